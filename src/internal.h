@@ -1,0 +1,57 @@
+/* Internal to libpipegemm: the registry entry and the launch contract shared
+ * by the C dispatcher and the extern "C" launchers in src/kernels/. */
+#ifndef PG_INTERNAL_H
+#define PG_INTERNAL_H
+
+#include "pipegemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Everything a launcher needs, already checked by pg_sgemm. */
+typedef struct {
+  int m, n, k;
+  float alpha, beta;
+  const float *a;
+  const float *b;
+  float *c;
+  int lda, ldb, ldc;
+  int vec_a; /* 1: A rows may be read as 16-byte vectors (lda % 4 == 0, a 16-byte aligned) */
+  int vec_b; /* 1: same for B */
+  int stages;
+  size_t smem_bytes; /* dynamic shared memory the launcher must request */
+  cudaStream_t stream;
+} pg_gemm_args;
+
+typedef cudaError_t (*pg_launch_fn)(const pg_gemm_args *args);
+typedef size_t (*pg_smem_fn)(int stages);
+
+typedef struct {
+  pg_variant_info info;
+  pg_smem_fn smem_bytes; /* per block, for an allowed stage count */
+  pg_launch_fn launch;   /* NULL for cublas, which pg_sgemm calls itself */
+} pg_variant_entry;
+
+/* The registry (src/registry.c). */
+extern const pg_variant_entry pg_registry[];
+extern const int pg_registry_count;
+const pg_variant_entry *pg_entry_of(const pg_variant_info *info);
+
+/* cuBLAS strict FP32 (src/cublas.c). */
+pg_status pg_cublas_sgemm(const pg_gemm_args *args);
+/* cuBLAS version as major*10000 + minor*100 + patch, or a negative pg_status. */
+int pg_cublas_version(void);
+
+/* Records a CUDA error for pg_last_cuda_error() and maps it to a pg_status. */
+pg_status pg_status_from_cuda(cudaError_t err);
+
+/* Launchers, one per file in src/kernels/. */
+cudaError_t pg_launch_baseline(const pg_gemm_args *args);
+cudaError_t pg_launch_pingpong(const pg_gemm_args *args);
+cudaError_t pg_launch_cp_async(const pg_gemm_args *args);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
