@@ -1,0 +1,44 @@
+/* 02 pingpong — double buffering through registers (seed 000, "Ping-Pong
+ * (Double Buffering)").
+ *
+ * Two shared buffers. While the block computes on one, each thread has
+ * already issued the global loads (LDG) of the next tile into registers and
+ * stores them (STS) into the other buffer after its FFMAs, so the load
+ * latency can hide behind the compute. One barrier per step: it both
+ * publishes the next tile and retires the current one. How much overlap
+ * there is depends on where the compiler schedules the LDGs.
+ *
+ *   pipegemm bench --variant pingpong --size 2048
+ */
+#include "kernels/tile128.cuh"
+
+__global__ void __launch_bounds__(T128_THREADS)
+    pg_pingpong_kernel(const pg_gemm_args g) {
+  __shared__ __align__(16) float stages[2][T128_STAGE_FLOATS];
+  const int m0 = blockIdx.y * T128_TILE_M, n0 = blockIdx.x * T128_TILE_N;
+  float acc[T128_THREAD_M][T128_THREAD_N];
+  t128_zero(acc);
+
+  const int k_tiles = t128_k_tiles(g);
+  if (k_tiles > 0) {
+    t128_store_shared(stages[0], t128_load_global(g, m0, n0, 0));
+    __syncthreads();
+  }
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const int current = kt & 1;
+    const int has_next = kt + 1 < k_tiles;
+    t128_regs next;
+    if (has_next) next = t128_load_global(g, m0, n0, (kt + 1) * T128_TILE_K);
+    t128_compute(stages[current], acc);
+    /* Safe without a barrier before it: the other buffer was last read in
+     * step kt-1, and the barrier that ended kt-1 retired those reads. */
+    if (has_next) t128_store_shared(stages[current ^ 1], next);
+    __syncthreads();
+  }
+  t128_epilogue(g, m0, n0, acc);
+}
+
+extern "C" cudaError_t pg_launch_pingpong(const pg_gemm_args *g) {
+  pg_pingpong_kernel<<<t128_grid(g), T128_THREADS, 0, g->stream>>>(*g);
+  return cudaGetLastError();
+}

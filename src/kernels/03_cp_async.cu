@@ -1,0 +1,68 @@
+/* 03 cp_async — multi-stage cp.async pipeline (seed 000, "cp.async
+ * Multi-Stage Pipeline"); STAGES = 1..8 chosen at run time.
+ *
+ * Tiles go global -> shared directly (LDGSTS), no registers in between.
+ * Each tile's copies form one commit group; with STAGES buffers, STAGES-1
+ * tiles are in flight while the block computes on the oldest, and
+ * wait_group(STAGES-2) says "all but the newest STAGES-2 groups have landed".
+ * STAGES = 2 is the seed's measured configuration (same depth as pingpong,
+ * different data path); STAGES = 1 issues, waits and computes with no overlap.
+ *
+ *   pipegemm bench --variant cp_async --stages 1-8 --size 2048
+ */
+#include "kernels/tile128.cuh"
+
+__global__ void __launch_bounds__(T128_THREADS)
+    pg_cp_async_kernel(const pg_gemm_args g) {
+  extern __shared__ float4 smem_raw[]; /* float4: 16-byte aligned for cp.async */
+  float *const smem = (float *)smem_raw;
+  const int stages = g.stages;
+  const int m0 = blockIdx.y * T128_TILE_M, n0 = blockIdx.x * T128_TILE_N;
+  float acc[T128_THREAD_M][T128_THREAD_N];
+  t128_zero(acc);
+
+  const int k_tiles = t128_k_tiles(g);
+  if (stages == 1) {
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      t128_cp_async_tile(g, smem, m0, n0, kt * T128_TILE_K);
+      pg_cp_async_commit();
+      pg_cp_async_wait(0);
+      __syncthreads(); /* every thread's copies are visible */
+      t128_compute(smem, acc);
+      __syncthreads(); /* the single buffer is free again */
+    }
+  } else {
+    /* Prologue: STAGES-1 tiles in flight. A group is committed even when it
+     * is empty (fewer K tiles than stages), so group i is always tile i. */
+    for (int s = 0; s < stages - 1; ++s) {
+      if (s < k_tiles) t128_cp_async_tile(g, smem + s * T128_STAGE_FLOATS, m0, n0, s * T128_TILE_K);
+      pg_cp_async_commit();
+    }
+    int read_slot = 0, write_slot = stages - 1;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      pg_cp_async_wait(stages - 2); /* tile kt has landed (this thread's part) */
+      /* Publishes tile kt to the block and retires step kt-1's reads of the
+       * slot the next copy overwrites. */
+      __syncthreads();
+      const int next = kt + stages - 1;
+      if (next < k_tiles)
+        t128_cp_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0, next * T128_TILE_K);
+      pg_cp_async_commit();
+      t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
+      read_slot = read_slot + 1 == stages ? 0 : read_slot + 1;
+      write_slot = write_slot + 1 == stages ? 0 : write_slot + 1;
+    }
+  }
+  t128_epilogue(g, m0, n0, acc);
+}
+
+extern "C" cudaError_t pg_launch_cp_async(const pg_gemm_args *g) {
+  /* Above 48 KB a block must opt in to more dynamic shared memory. */
+  if (g->smem_bytes > 48 * 1024) {
+    cudaError_t err = cudaFuncSetAttribute(
+        pg_cp_async_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->smem_bytes);
+    if (err != cudaSuccess) return err;
+  }
+  pg_cp_async_kernel<<<t128_grid(g), T128_THREADS, g->smem_bytes, g->stream>>>(*g);
+  return cudaGetLastError();
+}

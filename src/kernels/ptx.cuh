@@ -1,0 +1,55 @@
+/* Inline-PTX wrappers shared by the kernels. One place for each instruction,
+ * so a kernel file shows the mechanism, not the asm syntax.
+ * Reference: PTX ISA, "cp.async", "cp.async.commit_group", "cp.async.wait_group". */
+#ifndef PG_PTX_CUH
+#define PG_PTX_CUH
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "pipegemm kernels need sm_80 or newer (cp.async); set CMAKE_CUDA_ARCHITECTURES"
+#endif
+
+static __device__ __forceinline__ unsigned pg_smem_addr(const void *p) {
+  return (unsigned)__cvta_generic_to_shared(p);
+}
+
+/* 4-byte asynchronous copy global -> shared. src_bytes is 4 or 0; with 0
+ * nothing is read and the destination is zero-filled, which is how edge
+ * tiles are padded without a branch around the copy. `.ca` is the only cache
+ * mode a 4-byte copy may use. */
+static __device__ __forceinline__ void pg_cp_async_4(void *smem, const void *gmem,
+                                                     int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(pg_smem_addr(smem)),
+               "l"(gmem), "r"(src_bytes)
+               : "memory");
+}
+
+/* 16-byte asynchronous copy; `.cg` skips L1 (the tile is read once per block). */
+static __device__ __forceinline__ void pg_cp_async_16(void *smem, const void *gmem,
+                                                      int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(pg_smem_addr(smem)),
+               "l"(gmem), "r"(src_bytes)
+               : "memory");
+}
+
+/* Closes the group of copies this thread issued since the last commit. */
+static __device__ __forceinline__ void pg_cp_async_commit(void) {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+/* Waits until at most `pending` of this thread's groups are still in flight.
+ * The count must be an immediate in PTX; the stage count is a run-time value,
+ * so the switch maps it (a uniform branch: every thread takes the same case). */
+static __device__ __forceinline__ void pg_cp_async_wait(int pending) {
+  switch (pending) {
+    case 0: asm volatile("cp.async.wait_group 0;\n" ::: "memory"); break;
+    case 1: asm volatile("cp.async.wait_group 1;\n" ::: "memory"); break;
+    case 2: asm volatile("cp.async.wait_group 2;\n" ::: "memory"); break;
+    case 3: asm volatile("cp.async.wait_group 3;\n" ::: "memory"); break;
+    case 4: asm volatile("cp.async.wait_group 4;\n" ::: "memory"); break;
+    case 5: asm volatile("cp.async.wait_group 5;\n" ::: "memory"); break;
+    case 6: asm volatile("cp.async.wait_group 6;\n" ::: "memory"); break;
+    default: asm volatile("cp.async.wait_group 7;\n" ::: "memory"); break;
+  }
+}
+
+#endif
