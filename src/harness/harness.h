@@ -1,0 +1,105 @@
+/* pgh_: what the CLI and the GPU tests need around the library — device
+ * facts, seeded inputs, an independent FP64 reference and its comparison,
+ * L2 flushing, clock sampling and event timing. Not part of the public API.
+ * Every function returns pg_status and never prints or exits. */
+#ifndef PG_HARNESS_H
+#define PG_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "pipegemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  int device;
+  char name[256];
+  int cc_major, cc_minor;
+  int sm_count;
+  int max_sm_clock_mhz;      /* from the device attribute, 0 if unknown */
+  size_t l2_bytes;
+  size_t smem_optin_bytes;   /* max dynamic shared memory per block */
+  int driver_version;        /* e.g. 13000 */
+  int runtime_version;       /* e.g. 13000 */
+  int cublas_version;        /* major*10000 + minor*100 + patch, 0 if unknown */
+} pgh_device_info;
+
+/* PG_ERR_NO_DEVICE (with a reason in pg_last_cuda_error) when no GPU. */
+pg_status pgh_device_query(int device, pgh_device_info *info);
+
+/* Uniform floats in [-1, 1) from a counter-based hash of (seed, index):
+ * the same seed gives the same matrix on any GPU. Fills rows x cols of a
+ * row-major matrix with leading dimension ld; the padding between rows gets
+ * NaN, so a kernel that reads past its row width is caught. */
+pg_status pgh_fill_uniform(float *d, int rows, int cols, int ld, uint64_t seed,
+                           cudaStream_t stream);
+
+/* Sets rows x cols (leading dim ld) to NaN, the poison before a checked run. */
+pg_status pgh_poison(float *d, int rows, int cols, int ld, cudaStream_t stream);
+
+/* FP64 reference, a plain one-thread-per-output loop that shares no code with
+ * the kernels. c0 may be NULL when beta == 0. ref and scale are m x n,
+ * row-major, dense (leading dimension n), device memory. */
+pg_status pgh_reference(int m, int n, int k, float alpha, const float *a,
+                        int lda, const float *b, int ldb, float beta,
+                        const float *c0, int ldc, double *ref, double *scale,
+                        cudaStream_t stream);
+
+#define PGH_MAX_REPORTED 10
+typedef struct {
+  long long checked;
+  long long failed;       /* elements outside tolerance, NaN/Inf included */
+  long long nonfinite;    /* NaN or Inf among the failures */
+  double max_abs_err;     /* over finite elements */
+  double max_rel_err;     /* max |out-ref| / scale over finite elements: error relative
+                             to the magnitudes summed */
+  double max_tol_ratio;   /* max |out-ref| / tolerance; <= 1 passes */
+  int reported;           /* up to PGH_MAX_REPORTED failures, sorted by position (not always the first ones) */
+  int bad_row[PGH_MAX_REPORTED], bad_col[PGH_MAX_REPORTED];
+  float bad_out[PGH_MAX_REPORTED];
+  double bad_ref[PGH_MAX_REPORTED];
+} pgh_check;
+
+/* Compares C (m x n, leading dim ldc, device) against ref/scale (device). */
+pg_status pgh_compare(int m, int n, int k, const float *c, int ldc,
+                      const double *ref, const double *scale, pgh_check *out,
+                      cudaStream_t stream);
+
+/* The same comparison on host arrays (for tests and small problems). */
+void pgh_compare_host(int m, int n, int k, const float *c, int ldc,
+                      const double *ref, const double *scale, pgh_check *out);
+
+/* FP64 reference on the host, same contract as pgh_reference on host arrays. */
+void pgh_reference_host(int m, int n, int k, float alpha, const float *a,
+                        int lda, const float *b, int ldb, float beta,
+                        const float *c0, int ldc, double *ref, double *scale);
+
+/* A buffer big enough to evict the L2 when cleared. */
+typedef struct {
+  void *buf;
+  size_t bytes;
+} pgh_l2_flusher;
+pg_status pgh_l2_flusher_init(pgh_l2_flusher *f, size_t l2_bytes);
+pg_status pgh_l2_flush(pgh_l2_flusher *f, cudaStream_t stream);
+void pgh_l2_flusher_free(pgh_l2_flusher *f);
+
+/* SM clock seen by a short busy kernel: clock64 cycles over %globaltimer ns.
+ * Blocks until done. */
+pg_status pgh_sm_clock_mhz(cudaStream_t stream, double *mhz);
+
+/* Times `iters` calls of fn (after `warmup` untimed ones) with CUDA events
+ * around each call, flushing L2 before each when flusher != NULL.
+ * ms must hold `iters` values. fn returns pg_status; the first error stops. */
+typedef pg_status (*pgh_run_fn)(void *ctx, cudaStream_t stream);
+pg_status pgh_time(pgh_run_fn fn, void *ctx, int warmup, int iters,
+                   pgh_l2_flusher *flusher, cudaStream_t stream, float *ms);
+
+/* Median/min/max of n values (n >= 1); does not reorder `v`. */
+void pgh_stats(const float *v, int n, float *median, float *min, float *max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
