@@ -1,0 +1,661 @@
+/* Argument parsing for pipegemm: one table of options says which command
+ * takes which option, and the usage texts below document exactly that table
+ * (tests/test_cli_args.c checks both directions). */
+#include "args.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Longest variant name we compare; anything longer is unknown anyway. */
+#define VARIANT_NAME_MAX 64
+
+typedef enum {
+  OPT_HELP,
+  OPT_VERSION,
+  OPT_VARIANT,
+  OPT_SIZE,
+  OPT_M,
+  OPT_N,
+  OPT_K,
+  OPT_STAGES,
+  OPT_WARMUP,
+  OPT_ITERS,
+  OPT_FLUSH_L2,
+  OPT_SEED,
+  OPT_FORMAT,
+  OPT_CHECK,
+  OPT_DEVICE,
+  OPT_QUIET
+} option_id;
+
+/* Which commands accept an option: one bit per pgc_command. */
+#define FOR_TOOL (1u << PGC_CMD_NONE)
+#define FOR_LIST (1u << PGC_CMD_LIST)
+#define FOR_BENCH (1u << PGC_CMD_BENCH)
+#define FOR_STUDY (1u << PGC_CMD_STUDY)
+#define FOR_EVERY (FOR_TOOL | FOR_LIST | FOR_BENCH | FOR_STUDY)
+
+typedef struct {
+  const char *name;
+  option_id id;
+  int takes_value;
+  unsigned commands;
+} option_spec;
+
+static const option_spec option_table[] = {
+    {"--help", OPT_HELP, 0, FOR_EVERY},
+    {"--version", OPT_VERSION, 0, FOR_TOOL},
+    {"--variant", OPT_VARIANT, 1, FOR_BENCH},
+    {"--size", OPT_SIZE, 1, FOR_BENCH | FOR_STUDY},
+    {"--m", OPT_M, 1, FOR_BENCH},
+    {"--n", OPT_N, 1, FOR_BENCH},
+    {"--k", OPT_K, 1, FOR_BENCH},
+    {"--stages", OPT_STAGES, 1, FOR_BENCH},
+    {"--warmup", OPT_WARMUP, 1, FOR_BENCH},
+    {"--iters", OPT_ITERS, 1, FOR_BENCH},
+    {"--flush-l2", OPT_FLUSH_L2, 1, FOR_BENCH | FOR_STUDY},
+    {"--seed", OPT_SEED, 1, FOR_BENCH | FOR_STUDY},
+    {"--format", OPT_FORMAT, 1, FOR_LIST | FOR_BENCH | FOR_STUDY},
+    {"--check", OPT_CHECK, 1, FOR_BENCH | FOR_STUDY},
+    {"--device", OPT_DEVICE, 1, FOR_LIST | FOR_BENCH | FOR_STUDY},
+    {"--quiet", OPT_QUIET, 0, FOR_BENCH | FOR_STUDY},
+};
+#define OPTION_COUNT ((int)(sizeof option_table / sizeof option_table[0]))
+
+typedef struct {
+  const char *name;
+  pgc_command command;
+} command_spec;
+
+static const command_spec command_table[] = {
+    {"list", PGC_CMD_LIST},
+    {"bench", PGC_CMD_BENCH},
+    {"study", PGC_CMD_STUDY},
+};
+#define COMMAND_COUNT ((int)(sizeof command_table / sizeof command_table[0]))
+
+typedef struct {
+  const char *name;
+  pgc_study study;
+} study_spec;
+
+static const study_spec study_table[] = {
+    {"pipelining", PGC_STUDY_PIPELINING},
+};
+#define STUDY_COUNT ((int)(sizeof study_table / sizeof study_table[0]))
+
+int pgc_option_count(void) { return OPTION_COUNT; }
+
+const char *pgc_option_name(int index) {
+  return index >= 0 && index < OPTION_COUNT ? option_table[index].name : NULL;
+}
+
+int pgc_option_applies(int index, pgc_command command) {
+  if (index < 0 || index >= OPTION_COUNT) return 0;
+  return (option_table[index].commands & (1u << command)) != 0;
+}
+
+/* ---- usage texts ---------------------------------------------------------- */
+
+static const char usage_tool[] =
+    "usage: pipegemm <command> [options]\n"
+    "\n"
+    "Software pipelining in FP32 GEMM on NVIDIA GPUs: one kernel per way of\n"
+    "hiding global-to-shared memory latency, each verified against an FP64\n"
+    "reference and timed.\n"
+    "\n"
+    "commands:\n"
+    "  list               every variant, its technique, and whether this GPU runs it\n"
+    "  bench              verify and time variants at one GEMM shape\n"
+    "  study pipelining   the experiment of the \"CUDA Kernel Study: Pipelining\"\n"
+    "                     write-up, beside its RTX A6000 table\n"
+    "\n"
+    "options:\n"
+    "  -h, --help         this text; 'pipegemm <command> --help' for a command\n"
+    "  --version          the version of pipegemm\n"
+    "\n"
+    "exit codes: 0 ok, 1 a check failed or a run returned an error,\n"
+    "            2 bad usage, 3 no usable CUDA GPU\n";
+
+static const char usage_list[] =
+    "usage: pipegemm list [options]\n"
+    "\n"
+    "Every variant in the registry: technique, source, minimum compute\n"
+    "capability, stage counts, tile, shared memory per block at the default\n"
+    "stage count, and whether the selected GPU runs it. Needs no GPU.\n"
+    "\n"
+    "options:\n"
+    "  --format table|csv|json   output format (default: table)\n"
+    "  --device N                CUDA device to report on (default: 0)\n"
+    "  -h, --help                this text\n"
+    "\n"
+    "An option's value goes after a space or an '=': --format csv, --format=csv.\n";
+
+static const char usage_bench[] =
+    "usage: pipegemm bench [options]\n"
+    "\n"
+    "Runs each selected variant at each stage count on C = A * B (FP32, row-major,\n"
+    "alpha 1, beta 0): first once with C poisoned with NaN, compared with an FP64\n"
+    "reference, then timed with CUDA events; reports the median.\n"
+    "\n"
+    "options:\n"
+    "  --variant LIST        comma-separated variant names, or all (default: all);\n"
+    "                        'pipegemm list' shows the names\n"
+    "  --size S              M = N = K = S (default: 4096)\n"
+    "  --m M, --n N, --k K   one dimension; overrides --size wherever it appears\n"
+    "  --stages LIST         stage counts and ranges, e.g. 2,3,4 or 1-8 or 1-3,6\n"
+    "                        (default: each variant's default); a variant with one\n"
+    "                        fixed stage count runs once at it; with --variant all,\n"
+    "                        counts outside a variant's range are skipped for it\n"
+    "  --warmup N            untimed runs before timing (default: 10)\n"
+    "  --iters N             timed runs, at least 1 (default: 20)\n"
+    "  --flush-l2 on|off     clear the L2 cache before every run (default: on)\n"
+    "  --seed N              seed of the random inputs, 0 to 2^64-1 (default: 1)\n"
+    "  --check on|off        verify before timing (default: on)\n"
+    "  --format table|csv|json   output format (default: table)\n"
+    "  --device N            CUDA device (default: 0)\n"
+    "  --quiet               no progress lines on stderr\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "An option's value goes after a space or an '=': --size 2048, --size=2048.\n"
+    "exit codes: 0 ok, 1 a check failed or a run returned an error,\n"
+    "            2 bad usage, 3 no usable CUDA GPU\n";
+
+static const char usage_study[] =
+    "usage: pipegemm study pipelining [options]\n"
+    "\n"
+    "The experiment of the \"CUDA Kernel Study: Pipelining\" write-up: baseline,\n"
+    "pingpong and cp_async at STAGES=2, plus cublas, on a size^3 GEMM; each is\n"
+    "verified, then timed as the write-up did (5 + 10 warm-up runs, 20 timed\n"
+    "runs), and printed beside the write-up's RTX A6000 figures.\n"
+    "\n"
+    "options:\n"
+    "  --size S              M = N = K = S (default: 2048, the write-up's)\n"
+    "  --flush-l2 on|off     clear the L2 cache before every run (default: on)\n"
+    "  --seed N              seed of the random inputs, 0 to 2^64-1 (default: 1)\n"
+    "  --check on|off        verify before timing (default: on)\n"
+    "  --format table|csv|json   output format (default: table)\n"
+    "  --device N            CUDA device (default: 0)\n"
+    "  --quiet               no progress lines on stderr\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "An option's value goes after a space or an '=': --size 1024, --size=1024.\n"
+    "exit codes: 0 ok, 1 a check failed or a run returned an error,\n"
+    "            2 bad usage, 3 no usable CUDA GPU\n";
+
+const char *pgc_usage_text(pgc_command topic) {
+  switch (topic) {
+    case PGC_CMD_LIST: return usage_list;
+    case PGC_CMD_BENCH: return usage_bench;
+    case PGC_CMD_STUDY: return usage_study;
+    default: return usage_tool;
+  }
+}
+
+const char *pgc_on_off(int flag) { return flag ? "on" : "off"; }
+
+const char *pgc_format_name(pgc_format format) {
+  switch (format) {
+    case PGC_FORMAT_CSV: return "csv";
+    case PGC_FORMAT_JSON: return "json";
+    default: return "table";
+  }
+}
+
+/* ---- helpers -------------------------------------------------------------- */
+
+/* Writes a message into the caller's buffer; returns PGC_EXIT_USAGE so that
+ * `return usage_error(...)` reads as what it does. */
+static int usage_error(char *err, size_t err_size, const char *fmt, ...) {
+  if (err && err_size > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_size, fmt, ap);
+    va_end(ap);
+  }
+  return PGC_EXIT_USAGE;
+}
+
+/* Appends to a message already in err, truncating at the buffer's end. */
+static void append(char *err, size_t err_size, const char *fmt, ...) {
+  if (!err || err_size == 0) return;
+  size_t used = strlen(err);
+  if (used + 1 >= err_size) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err + used, err_size - used, fmt, ap);
+  va_end(ap);
+}
+
+/* Decimal digits only (no sign, no spaces, no base prefix), at least one,
+ * value <= max. Returns 0, or -1 if not a number, -2 if above max. */
+static int parse_digits(const char *text, size_t len, uint64_t max,
+                        uint64_t *value) {
+  if (len == 0) return -1;
+  uint64_t acc = 0;
+  for (size_t i = 0; i < len; ++i) {
+    if (text[i] < '0' || text[i] > '9') return -1;
+    unsigned digit = (unsigned)(text[i] - '0');
+    if (acc > (max - digit) / 10) return -2;
+    acc = acc * 10 + digit;
+  }
+  *value = acc;
+  return 0;
+}
+
+/* A non-negative integer option value in [min, max]. */
+static int parse_int_option(const char *option, const char *text, int min,
+                            int max, int *value, char *err, size_t err_size) {
+  uint64_t parsed = 0;
+  int rc = parse_digits(text, strlen(text), (uint64_t)max, &parsed);
+  if (rc == -1)
+    return usage_error(err, err_size,
+                       "%s expects a non-negative integer, got '%s'", option,
+                       text);
+  if (rc == -2)
+    return usage_error(err, err_size, "%s %s is too large (at most %d)",
+                       option, text, max);
+  if ((int)parsed < min)
+    return usage_error(err, err_size, "%s must be at least %d, got %s", option,
+                       min, text);
+  *value = (int)parsed;
+  return PGC_EXIT_OK;
+}
+
+static int parse_on_off(const char *option, const char *text, int *flag,
+                        char *err, size_t err_size) {
+  if (strcmp(text, "on") == 0) {
+    *flag = 1;
+    return PGC_EXIT_OK;
+  }
+  if (strcmp(text, "off") == 0) {
+    *flag = 0;
+    return PGC_EXIT_OK;
+  }
+  return usage_error(err, err_size, "%s expects on or off, got '%s'", option,
+                     text);
+}
+
+static int parse_format(const char *text, pgc_format *format, char *err,
+                        size_t err_size) {
+  static const pgc_format formats[] = {PGC_FORMAT_TABLE, PGC_FORMAT_CSV,
+                                       PGC_FORMAT_JSON};
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; ++i) {
+    if (strcmp(text, pgc_format_name(formats[i])) == 0) {
+      *format = formats[i];
+      return PGC_EXIT_OK;
+    }
+  }
+  return usage_error(err, err_size,
+                     "--format expects table, csv or json, got '%s'", text);
+}
+
+static int parse_seed(const char *text, uint64_t *seed, char *err,
+                      size_t err_size) {
+  int rc = parse_digits(text, strlen(text), UINT64_MAX, seed);
+  if (rc == -1)
+    return usage_error(err, err_size,
+                       "--seed expects a non-negative integer, got '%s'", text);
+  if (rc == -2)
+    return usage_error(err, err_size,
+                       "--seed %s is too large (at most 2^64-1)", text);
+  return PGC_EXIT_OK;
+}
+
+static int has_stage(const pgc_options *opts, int stages) {
+  for (int i = 0; i < opts->stage_count; ++i)
+    if (opts->stages[i] == stages) return 1;
+  return 0;
+}
+
+/* One entry of a stage list: "N" or "A-B". */
+static int parse_stage_entry(const char *entry, size_t len, const char *list,
+                             pgc_options *opts, char *err, size_t err_size) {
+  const char *dash = memchr(entry, '-', len);
+  size_t first_len = dash ? (size_t)(dash - entry) : len;
+  uint64_t first = 0, last = 0;
+  int rc = parse_digits(entry, first_len, INT_MAX, &first);
+  if (rc == 0 && dash)
+    rc = parse_digits(dash + 1, len - first_len - 1, INT_MAX, &last);
+  else
+    last = first;
+  if (rc != 0)
+    return usage_error(err, err_size,
+                       "--stages: '%.*s' is not a stage count or a range A-B",
+                       (int)len, entry);
+  if (first < 1 || last < 1)
+    return usage_error(err, err_size,
+                       "--stages: stage counts start at 1, got '%.*s'",
+                       (int)len, entry);
+  if (first > last)
+    return usage_error(err, err_size,
+                       "--stages: range '%.*s' is reversed (write it low-high)",
+                       (int)len, entry);
+  /* Checked before expanding, so that "1-2000000000" fails at once. */
+  if (last - first + 1 > PGC_MAX_STAGE_COUNTS)
+    return usage_error(err, err_size,
+                       "--stages: more than %d stage counts in '%s'",
+                       PGC_MAX_STAGE_COUNTS, list);
+  for (uint64_t value = first; value <= last; ++value) {
+    if (has_stage(opts, (int)value)) continue;
+    if (opts->stage_count == PGC_MAX_STAGE_COUNTS)
+      return usage_error(err, err_size,
+                         "--stages: more than %d stage counts in '%s'",
+                         PGC_MAX_STAGE_COUNTS, list);
+    opts->stages[opts->stage_count++] = (int)value;
+  }
+  return PGC_EXIT_OK;
+}
+
+static int parse_stage_list(const char *list, pgc_options *opts, char *err,
+                            size_t err_size) {
+  opts->stage_count = 0;
+  if (list[0] == '\0')
+    return usage_error(err, err_size, "--stages needs at least one stage count");
+  const char *entry = list;
+  for (;;) {
+    const char *comma = strchr(entry, ',');
+    size_t len = comma ? (size_t)(comma - entry) : strlen(entry);
+    if (len == 0)
+      return usage_error(err, err_size, "--stages: empty entry in '%s'", list);
+    int rc = parse_stage_entry(entry, len, list, opts, err, err_size);
+    if (rc != PGC_EXIT_OK) return rc;
+    if (!comma) return PGC_EXIT_OK;
+    entry = comma + 1;
+  }
+}
+
+static int unknown_variant(const char *name, size_t len, char *err,
+                           size_t err_size) {
+  usage_error(err, err_size, "unknown variant '%.*s' (valid: ", (int)len, name);
+  for (int i = 0; i < pg_variant_count(); ++i) {
+    const pg_variant_info *variant = pg_variant_at(i);
+    if (variant) append(err, err_size, "%s%s", i ? ", " : "", variant->name);
+  }
+  append(err, err_size, "; or all)");
+  return PGC_EXIT_USAGE;
+}
+
+static int parse_variant_list(const char *list, pgc_options *opts, char *err,
+                              size_t err_size) {
+  opts->variant_count = 0;
+  opts->all_variants = 0;
+  if (strcmp(list, "all") == 0) {
+    opts->all_variants = 1;
+    return PGC_EXIT_OK;
+  }
+  if (list[0] == '\0')
+    return usage_error(err, err_size, "--variant needs at least one name");
+  const char *name = list;
+  for (;;) {
+    const char *comma = strchr(name, ',');
+    size_t len = comma ? (size_t)(comma - name) : strlen(name);
+    if (len == 0)
+      return usage_error(err, err_size, "--variant: empty name in '%s'", list);
+    if (len == strlen("all") && strncmp(name, "all", len) == 0)
+      return usage_error(err, err_size,
+                         "--variant: 'all' cannot be combined with names");
+    if (len >= VARIANT_NAME_MAX) return unknown_variant(name, len, err, err_size);
+    char copy[VARIANT_NAME_MAX];
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    const pg_variant_info *variant = pg_variant_find(copy);
+    if (!variant) return unknown_variant(name, len, err, err_size);
+    int seen = 0;
+    for (int i = 0; i < opts->variant_count; ++i)
+      if (opts->variants[i] == variant) seen = 1;
+    if (!seen) {
+      if (opts->variant_count == PGC_MAX_VARIANTS)
+        return usage_error(err, err_size, "--variant: more than %d names",
+                           PGC_MAX_VARIANTS);
+      opts->variants[opts->variant_count++] = variant;
+    }
+    if (!comma) return PGC_EXIT_OK;
+    name = comma + 1;
+  }
+}
+
+static const option_spec *find_option(const char *name, size_t len) {
+  for (int i = 0; i < OPTION_COUNT; ++i) {
+    if (strlen(option_table[i].name) == len &&
+        strncmp(option_table[i].name, name, len) == 0)
+      return &option_table[i];
+  }
+  return NULL;
+}
+
+/* How messages name a command: "'bench'", or the tool before any command. */
+static const char *command_display(pgc_command command) {
+  switch (command) {
+    case PGC_CMD_LIST: return "'list'";
+    case PGC_CMD_BENCH: return "'bench'";
+    case PGC_CMD_STUDY: return "'study'";
+    default: return "pipegemm without a command";
+  }
+}
+
+static void set_defaults(pgc_options *opts, int argc, char **argv) {
+  memset(opts, 0, sizeof *opts);
+  opts->command = PGC_CMD_NONE;
+  opts->help_topic = PGC_CMD_NONE;
+  opts->study = PGC_STUDY_NONE;
+  opts->format = PGC_FORMAT_TABLE;
+  opts->device = 0;
+  opts->quiet = 0;
+  opts->check = 1;
+  opts->flush_l2 = 1;
+  opts->seed = PGC_DEFAULT_SEED;
+  opts->m = opts->n = opts->k = PGC_BENCH_DEFAULT_SIZE;
+  opts->warmup = PGC_DEFAULT_WARMUP;
+  opts->iters = PGC_DEFAULT_ITERS;
+  opts->all_variants = 1;
+  opts->argc = argc;
+  opts->argv = argv;
+}
+
+/* Dimensions as given: --size, then --m/--n/--k wherever they appear. */
+typedef struct {
+  int size;
+  int m, n, k; /* -1: not given */
+} shape_request;
+
+/* Applies one option with its value (NULL for an option without one). */
+static int apply_option(const option_spec *spec, const char *value,
+                        pgc_options *opts, shape_request *shape, char *err,
+                        size_t err_size) {
+  switch (spec->id) {
+    case OPT_HELP:
+    case OPT_VERSION: return PGC_EXIT_OK; /* handled by the caller */
+    case OPT_VARIANT: return parse_variant_list(value, opts, err, err_size);
+    case OPT_SIZE:
+      return parse_int_option(spec->name, value, 0, INT_MAX, &shape->size, err,
+                              err_size);
+    case OPT_M:
+      return parse_int_option(spec->name, value, 0, INT_MAX, &shape->m, err,
+                              err_size);
+    case OPT_N:
+      return parse_int_option(spec->name, value, 0, INT_MAX, &shape->n, err,
+                              err_size);
+    case OPT_K:
+      return parse_int_option(spec->name, value, 0, INT_MAX, &shape->k, err,
+                              err_size);
+    case OPT_STAGES: return parse_stage_list(value, opts, err, err_size);
+    case OPT_WARMUP:
+      return parse_int_option(spec->name, value, 0, PGC_MAX_REPEATS,
+                              &opts->warmup, err, err_size);
+    case OPT_ITERS:
+      return parse_int_option(spec->name, value, 1, PGC_MAX_REPEATS,
+                              &opts->iters, err, err_size);
+    case OPT_FLUSH_L2:
+      return parse_on_off(spec->name, value, &opts->flush_l2, err, err_size);
+    case OPT_SEED: return parse_seed(value, &opts->seed, err, err_size);
+    case OPT_FORMAT: return parse_format(value, &opts->format, err, err_size);
+    case OPT_CHECK:
+      return parse_on_off(spec->name, value, &opts->check, err, err_size);
+    case OPT_DEVICE:
+      return parse_int_option(spec->name, value, 0, INT_MAX, &opts->device,
+                              err, err_size);
+    case OPT_QUIET: opts->quiet = 1; return PGC_EXIT_OK;
+  }
+  return usage_error(err, err_size, "internal error: unhandled option %s",
+                     spec->name);
+}
+
+/* A variant named with --variant must allow every count in --stages,
+ * unless it has one fixed count (then --stages does not apply to it). */
+static int check_explicit_stages(const pgc_options *opts, char *err,
+                                 size_t err_size) {
+  if (opts->all_variants) return PGC_EXIT_OK;
+  for (int v = 0; v < opts->variant_count; ++v) {
+    const pg_variant_info *variant = opts->variants[v];
+    if (variant->min_stages == variant->max_stages) continue;
+    for (int s = 0; s < opts->stage_count; ++s) {
+      int stages = opts->stages[s];
+      if (stages < variant->min_stages || stages > variant->max_stages)
+        return usage_error(err, err_size,
+                           "%s allows stage counts %d-%d, --stages asked for %d",
+                           variant->name, variant->min_stages,
+                           variant->max_stages, stages);
+    }
+  }
+  return PGC_EXIT_OK;
+}
+
+static int parse_command_args(int argc, char **argv, int first,
+                              pgc_options *opts, char *err, size_t err_size) {
+  unsigned command_bit = 1u << opts->command;
+  shape_request shape = {opts->command == PGC_CMD_STUDY
+                             ? PGC_STUDY_DEFAULT_SIZE
+                             : PGC_BENCH_DEFAULT_SIZE,
+                         -1, -1, -1};
+  for (int i = first; i < argc; ++i) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "-h") == 0) arg = "--help";
+    if (arg[0] == '-' && arg[1] != '\0' && arg[1] != '-')
+      return usage_error(err, err_size, "unknown option '%s'", arg);
+    if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
+      /* A positional argument: only `study` takes one, the experiment. */
+      if (opts->command == PGC_CMD_STUDY && opts->study == PGC_STUDY_NONE) {
+        for (int s = 0; s < STUDY_COUNT; ++s)
+          if (strcmp(arg, study_table[s].name) == 0)
+            opts->study = study_table[s].study;
+        if (opts->study == PGC_STUDY_NONE) {
+          usage_error(err, err_size, "unknown experiment '%s' (known: ", arg);
+          for (int s = 0; s < STUDY_COUNT; ++s)
+            append(err, err_size, "%s%s", s ? ", " : "", study_table[s].name);
+          append(err, err_size, ")");
+          return PGC_EXIT_USAGE;
+        }
+        continue;
+      }
+      return usage_error(err, err_size, "unexpected argument '%s' for %s", arg,
+                         command_display(opts->command));
+    }
+    const char *equals = strchr(arg, '=');
+    size_t name_len = equals ? (size_t)(equals - arg) : strlen(arg);
+    const option_spec *spec = find_option(arg, name_len);
+    if (!spec)
+      return usage_error(err, err_size, "unknown option '%.*s'", (int)name_len,
+                         arg);
+    if (!(spec->commands & command_bit))
+      return usage_error(err, err_size, "%s is not an option of %s",
+                         spec->name, command_display(opts->command));
+    if (spec->id == OPT_HELP && !equals) {
+      opts->help_topic = opts->command;
+      opts->command = PGC_CMD_HELP;
+      return PGC_EXIT_OK;
+    }
+    if (spec->id == OPT_VERSION && !equals) {
+      if (i + 1 < argc)
+        return usage_error(err, err_size, "unexpected argument '%s' after %s",
+                           argv[i + 1], spec->name);
+      opts->command = PGC_CMD_VERSION;
+      return PGC_EXIT_OK;
+    }
+    const char *value = NULL;
+    if (!spec->takes_value) {
+      if (equals)
+        return usage_error(err, err_size, "%s takes no value", spec->name);
+    } else if (equals) {
+      value = equals + 1;
+    } else {
+      /* "--size --m 5": the next word is another option, not a value. */
+      if (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)
+        return usage_error(err, err_size, "%s needs a value", spec->name);
+      value = argv[++i];
+    }
+    int rc = apply_option(spec, value, opts, &shape, err, err_size);
+    if (rc != PGC_EXIT_OK) return rc;
+  }
+  if (opts->command == PGC_CMD_NONE)
+    return usage_error(err, err_size, "no command given");
+  if (opts->command == PGC_CMD_STUDY && opts->study == PGC_STUDY_NONE) {
+    usage_error(err, err_size, "study needs an experiment: ");
+    for (int s = 0; s < STUDY_COUNT; ++s)
+      append(err, err_size, "%s%s", s ? ", " : "", study_table[s].name);
+    return PGC_EXIT_USAGE;
+  }
+  opts->m = shape.m >= 0 ? shape.m : shape.size;
+  opts->n = shape.n >= 0 ? shape.n : shape.size;
+  opts->k = shape.k >= 0 ? shape.k : shape.size;
+  if (opts->command == PGC_CMD_BENCH) return check_explicit_stages(opts, err, err_size);
+  return PGC_EXIT_OK;
+}
+
+int pgc_parse_args(int argc, char **argv, pgc_options *opts, char *err,
+                   size_t err_size) {
+  if (err && err_size > 0) err[0] = '\0';
+  set_defaults(opts, argc, argv);
+  if (argc < 2 || !argv[1])
+    return usage_error(err, err_size, "no command given");
+  const char *word = argv[1];
+  if (word[0] == '-') /* options of the tool itself: --help, --version */
+    return parse_command_args(argc, argv, 1, opts, err, err_size);
+  for (int i = 0; i < COMMAND_COUNT; ++i) {
+    if (strcmp(word, command_table[i].name) == 0) {
+      opts->command = command_table[i].command;
+      return parse_command_args(argc, argv, 2, opts, err, err_size);
+    }
+  }
+  usage_error(err, err_size, "unknown command '%s' (commands: ", word);
+  for (int i = 0; i < COMMAND_COUNT; ++i)
+    append(err, err_size, "%s%s", i ? ", " : "", command_table[i].name);
+  append(err, err_size, ")");
+  return PGC_EXIT_USAGE;
+}
+
+/* ---- the plan of runs ----------------------------------------------------- */
+
+static int plan_variant(const pgc_options *opts, const pg_variant_info *variant,
+                        pgc_run_spec *runs, int capacity, int count) {
+  if (variant->min_stages == variant->max_stages || opts->stage_count == 0) {
+    int stages = variant->min_stages == variant->max_stages
+                     ? variant->min_stages
+                     : variant->default_stages;
+    if (count < capacity) runs[count] = (pgc_run_spec){variant, stages};
+    return count + 1;
+  }
+  for (int s = 0; s < opts->stage_count; ++s) {
+    int stages = opts->stages[s];
+    if (stages < variant->min_stages || stages > variant->max_stages) continue;
+    if (count < capacity) runs[count] = (pgc_run_spec){variant, stages};
+    ++count;
+  }
+  return count;
+}
+
+int pgc_plan_runs(const pgc_options *opts, pgc_run_spec *runs, int capacity) {
+  int count = 0;
+  if (opts->all_variants) {
+    for (int i = 0; i < pg_variant_count(); ++i) {
+      const pg_variant_info *variant = pg_variant_at(i);
+      if (variant) count = plan_variant(opts, variant, runs, capacity, count);
+    }
+  } else {
+    for (int i = 0; i < opts->variant_count; ++i)
+      count = plan_variant(opts, opts->variants[i], runs, capacity, count);
+  }
+  return count;
+}

@@ -1,0 +1,115 @@
+/* Command-line parsing for the pipegemm tool: pure functions that read argv
+ * and the variant registry, never print, never exit and never touch a GPU,
+ * so that every rule here is checked by tests/test_cli_args.c. */
+#ifndef PGC_ARGS_H
+#define PGC_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "pipegemm.h"
+
+/* Exit codes of the tool (DESIGN.md, "Command line"). */
+enum {
+  PGC_EXIT_OK = 0,
+  PGC_EXIT_FAILED = 1,   /* a check failed or a run returned an error */
+  PGC_EXIT_USAGE = 2,    /* bad usage */
+  PGC_EXIT_NO_GPU = 3    /* no usable CUDA GPU */
+};
+
+typedef enum {
+  PGC_CMD_NONE = 0,
+  PGC_CMD_HELP,    /* print the usage text of help_topic */
+  PGC_CMD_VERSION,
+  PGC_CMD_LIST,
+  PGC_CMD_BENCH,
+  PGC_CMD_STUDY
+} pgc_command;
+
+typedef enum { PGC_FORMAT_TABLE = 0, PGC_FORMAT_CSV, PGC_FORMAT_JSON } pgc_format;
+
+typedef enum { PGC_STUDY_NONE = 0, PGC_STUDY_PIPELINING } pgc_study;
+
+/* Upper bounds that keep the options in fixed-size arrays and stop a typo
+ * from asking for an hour of GPU time or a huge host allocation. */
+#define PGC_MAX_STAGE_COUNTS 64
+#define PGC_MAX_VARIANTS 64
+#define PGC_MAX_REPEATS 1000000 /* --warmup, --iters */
+/* A caller buffer this large holds any message pgc_parse_args writes. */
+#define PGC_ERROR_SIZE 1024
+
+/* Defaults (DESIGN.md and the seed protocols). */
+#define PGC_BENCH_DEFAULT_SIZE 4096
+#define PGC_STUDY_DEFAULT_SIZE 2048
+#define PGC_DEFAULT_WARMUP 10
+#define PGC_DEFAULT_ITERS 20
+#define PGC_DEFAULT_SEED 1u
+
+typedef struct {
+  pgc_command command;
+  /* With PGC_CMD_HELP: whose help was asked for (PGC_CMD_NONE = the tool's). */
+  pgc_command help_topic;
+  pgc_study study;
+
+  pgc_format format;
+  int device;
+  int quiet;     /* 1: no progress lines on stderr */
+  int check;     /* 1: verify before timing */
+  int flush_l2;  /* 1: flush L2 before every timed run */
+  uint64_t seed;
+  int m, n, k;
+  int warmup, iters;
+
+  /* Variant selection: all_variants, or the variant_count registry entries
+   * named by --variant, in the order given, without repeats. */
+  int all_variants;
+  int variant_count;
+  const pg_variant_info *variants[PGC_MAX_VARIANTS];
+
+  /* Stage counts from --stages, in the order given, without repeats;
+   * stage_count == 0 means "each variant's default". */
+  int stage_count;
+  int stages[PGC_MAX_STAGE_COUNTS];
+
+  /* The command line as given, for the report header (borrowed from argv). */
+  int argc;
+  char **argv;
+} pgc_options;
+
+/* Parses argv into *opts. Returns PGC_EXIT_OK, or PGC_EXIT_USAGE with a
+ * one-line message (no trailing newline, no "pipegemm: " prefix) in err.
+ * *opts is fully written on success and unspecified on failure. Validates
+ * variant names against the registry, and rejects a stage count outside the
+ * allowed range of a variant named explicitly with --variant. */
+int pgc_parse_args(int argc, char **argv, pgc_options *opts, char *err,
+                   size_t err_size);
+
+/* One (variant, stage count) combination that bench runs. */
+typedef struct {
+  const pg_variant_info *variant;
+  int stages;
+} pgc_run_spec;
+
+/* Expands the options into the combinations to run, in variant order and
+ * then stage order: a variant with one fixed stage count runs once at it
+ * whatever --stages says; otherwise once per requested count in its range
+ * (counts out of range are skipped, which only happens with --variant all),
+ * or once at its default when --stages was not given. Writes at most
+ * `capacity` specs and returns how many there are in all. */
+int pgc_plan_runs(const pgc_options *opts, pgc_run_spec *runs, int capacity);
+
+/* The usage text for a command (PGC_CMD_NONE: the tool's), ending in a
+ * newline. Static storage. */
+const char *pgc_usage_text(pgc_command topic);
+
+/* The option table, so tests can hold the usage texts to it: the number of
+ * options, the name of one ("--size"), and whether a command accepts it
+ * (PGC_CMD_NONE: the tool itself, before any command). */
+int pgc_option_count(void);
+const char *pgc_option_name(int index);
+int pgc_option_applies(int index, pgc_command command);
+
+/* "on"/"off" and the format's name, for headers. */
+const char *pgc_on_off(int flag);
+const char *pgc_format_name(pgc_format format);
+
+#endif

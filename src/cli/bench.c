@@ -1,0 +1,661 @@
+/* `pipegemm bench`, and the measuring core it shares with `pipegemm study`.
+ *
+ * Per (variant, stage count): ask the library whether this GPU can run it;
+ * poison C with NaN, run once, compare with the FP64 reference (so a kernel
+ * that skips an element fails); time warm-up + timed runs with CUDA events,
+ * flushing L2 before each; then sample the SM clock, since a throttled GPU
+ * makes every number that follows slower for a reason that is not the
+ * kernel's. */
+#include "bench.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+
+/* C = 1 * A * B + 0 * C: beta = 0 so that C need not be reset between runs
+ * (a kernel that read C anyway would be caught: C starts as NaN). */
+#define GEMM_ALPHA 1.0f
+#define GEMM_BETA 0.0f
+
+#define BYTES_PER_KIB 1024.0
+#define MHZ_TO_HZ 1e6
+#define FLOPS_PER_TFLOP 1e12
+#define MS_PER_SECOND 1e3
+#define FLOPS_PER_FMA 2.0
+#define PERCENT 100.0
+
+/* ---- numbers -------------------------------------------------------------- */
+
+int pgc_fp32_lanes_per_sm(int cc_major, int cc_minor) {
+  /* Volta/Turing SMs and the A100 (8.0) issue 64 FP32 FFMA per clock;
+   * GA10x (8.6, 8.7), Ada (8.9), Hopper (9.0) and later issue 128. */
+  enum { LANES_HALF = 64, LANES_FULL = 128 };
+  if (cc_major < 7) return 0;
+  if (cc_major == 7) return LANES_HALF;
+  if (cc_major == 8 && cc_minor == 0) return LANES_HALF;
+  return LANES_FULL;
+}
+
+double pgc_ffma_peak_tflops(int cc_major, int cc_minor, int sm_count,
+                            double clock_mhz) {
+  int lanes = pgc_fp32_lanes_per_sm(cc_major, cc_minor);
+  if (lanes <= 0 || sm_count <= 0 || !(clock_mhz > 0)) return NAN;
+  return FLOPS_PER_FMA * lanes * sm_count * clock_mhz * MHZ_TO_HZ /
+         FLOPS_PER_TFLOP;
+}
+
+double pgc_gemm_tflops(int m, int n, int k, double ms) {
+  if (!(ms > 0) || !isfinite(ms)) return NAN;
+  double flops = FLOPS_PER_FMA * (double)m * (double)n * (double)k;
+  return flops / (ms / MS_PER_SECOND) / FLOPS_PER_TFLOP;
+}
+
+void pgc_cuda_version_text(int version, char *buf, size_t size) {
+  /* CUDA encodes major * 1000 + minor * 10. */
+  enum { MAJOR_UNIT = 1000, MINOR_UNIT = 10 };
+  if (version <= 0)
+    snprintf(buf, size, "unknown");
+  else
+    snprintf(buf, size, "%d.%d", version / MAJOR_UNIT,
+             (version % MAJOR_UNIT) / MINOR_UNIT);
+}
+
+/* A and B from one --seed: the first and second outputs of a SplitMix64
+ * generator seeded with it, so that no two seeds share an operand. */
+static uint64_t operand_seed(uint64_t seed, unsigned operand) {
+  const uint64_t golden_gamma = 0x9e3779b97f4a7c15ULL;
+  uint64_t z = seed + golden_gamma * (uint64_t)(operand + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+enum { OPERAND_A = 0, OPERAND_B = 1 };
+
+/* ---- error lines ---------------------------------------------------------- */
+
+/* The CUDA error behind a status, when there is one to tell. */
+static const char *cuda_detail(pg_status status) {
+  if (status != PG_ERR_CUDA && status != PG_ERR_NO_MEMORY &&
+      status != PG_ERR_NO_DEVICE)
+    return NULL;
+  cudaError_t err = pg_last_cuda_error();
+  return err == cudaSuccess ? NULL : cudaGetErrorString(err);
+}
+
+/* "pipegemm: <what>: <pg_strerror> (<CUDA error>)". */
+static void print_status_error(const char *what, pg_status status) {
+  const char *detail = cuda_detail(status);
+  if (detail)
+    fprintf(stderr, "pipegemm: %s: %s (%s)\n", what, pg_strerror(status), detail);
+  else
+    fprintf(stderr, "pipegemm: %s: %s\n", what, pg_strerror(status));
+}
+
+static void print_cuda_error(const char *what, cudaError_t err) {
+  fprintf(stderr, "pipegemm: %s: %s (%s)\n", what, pg_strerror(PG_ERR_CUDA),
+          cudaGetErrorString(err));
+}
+
+/* ---- session -------------------------------------------------------------- */
+
+void pgc_session_close(pgc_session *session) {
+  if (session->has_flusher) pgh_l2_flusher_free(&session->flusher);
+  session->has_flusher = 0;
+  if (session->has_stream) {
+    cudaError_t err = cudaStreamDestroy(session->stream);
+    if (err != cudaSuccess) print_cuda_error("cudaStreamDestroy", err);
+  }
+  session->has_stream = 0;
+  free(session->times_ms);
+  session->times_ms = NULL;
+}
+
+int pgc_session_open(pgc_session *session, const pgc_measure_config *config) {
+  memset(session, 0, sizeof *session);
+  session->config = *config;
+  session->clock_min_mhz = session->clock_max_mhz = NAN;
+
+  pg_status status = pgh_device_query(config->device, &session->info);
+  if (status != PG_OK) {
+    const char *detail = cuda_detail(status);
+    fprintf(stderr, "pipegemm: no usable CUDA GPU (%s)\n",
+            detail ? detail : pg_strerror(status));
+    return PGC_EXIT_NO_GPU;
+  }
+  cudaError_t err = cudaSetDevice(config->device);
+  if (err != cudaSuccess) {
+    fprintf(stderr, "pipegemm: no usable CUDA GPU (%s)\n",
+            cudaGetErrorString(err));
+    return PGC_EXIT_NO_GPU;
+  }
+  err = cudaStreamCreateWithFlags(&session->stream, cudaStreamNonBlocking);
+  if (err != cudaSuccess) {
+    print_cuda_error("cudaStreamCreateWithFlags", err);
+    return PGC_EXIT_FAILED;
+  }
+  session->has_stream = 1;
+  if (config->flush_l2) {
+    status = pgh_l2_flusher_init(&session->flusher, session->info.l2_bytes);
+    if (status != PG_OK) {
+      print_status_error("L2 flush buffer", status);
+      pgc_session_close(session);
+      return PGC_EXIT_FAILED;
+    }
+    session->has_flusher = 1;
+  }
+  session->times_ms = malloc((size_t)config->iters * sizeof *session->times_ms);
+  if (!session->times_ms) {
+    fprintf(stderr, "pipegemm: out of host memory for %d timings\n",
+            config->iters);
+    pgc_session_close(session);
+    return PGC_EXIT_FAILED;
+  }
+  return PGC_EXIT_OK;
+}
+
+/* ---- problem -------------------------------------------------------------- */
+
+/* rows x cols elements of elem_size bytes, or -1 if that overflows size_t. */
+static int matrix_bytes(int rows, int cols, size_t elem_size, size_t *bytes) {
+  size_t r = (size_t)rows, c = (size_t)cols;
+  if (c != 0 && r > SIZE_MAX / c / elem_size) return -1;
+  *bytes = r * c * elem_size;
+  return 0;
+}
+
+/* cudaMalloc of rows x cols elements; an empty matrix stays NULL. */
+static int device_alloc(void **ptr, int rows, int cols, size_t elem_size,
+                        const char *name) {
+  size_t bytes = 0;
+  *ptr = NULL;
+  if (matrix_bytes(rows, cols, elem_size, &bytes) != 0) {
+    fprintf(stderr, "pipegemm: %s (%d x %d) is too large to address\n", name,
+            rows, cols);
+    return -1;
+  }
+  if (bytes == 0) return 0;
+  cudaError_t err = cudaMalloc(ptr, bytes);
+  if (err != cudaSuccess) {
+    *ptr = NULL;
+    fprintf(stderr, "pipegemm: cannot allocate %s (%d x %d, %.1f MiB): %s\n",
+            name, rows, cols, (double)bytes / (BYTES_PER_KIB * BYTES_PER_KIB),
+            cudaGetErrorString(err));
+    return -1;
+  }
+  return 0;
+}
+
+static void device_free(void *ptr) {
+  if (!ptr) return;
+  cudaError_t err = cudaFree(ptr);
+  if (err != cudaSuccess) print_cuda_error("cudaFree", err);
+}
+
+void pgc_problem_close(pgc_problem *problem) {
+  device_free(problem->a);
+  device_free(problem->b);
+  device_free(problem->c);
+  device_free(problem->ref);
+  device_free(problem->scale);
+  problem->a = problem->b = problem->c = NULL;
+  problem->ref = problem->scale = NULL;
+}
+
+int pgc_problem_open(pgc_session *session, pgc_problem *problem, int m, int n,
+                     int k) {
+  memset(problem, 0, sizeof *problem);
+  problem->m = m;
+  problem->n = n;
+  problem->k = k;
+  problem->lda = k > 1 ? k : 1;
+  problem->ldb = n > 1 ? n : 1;
+  problem->ldc = problem->ldb;
+  int check = session->config.check;
+  if (device_alloc((void **)&problem->a, m, k, sizeof(float), "A") != 0 ||
+      device_alloc((void **)&problem->b, k, n, sizeof(float), "B") != 0 ||
+      device_alloc((void **)&problem->c, m, n, sizeof(float), "C") != 0 ||
+      (check && device_alloc((void **)&problem->ref, m, n, sizeof(double),
+                             "the FP64 reference") != 0) ||
+      (check && device_alloc((void **)&problem->scale, m, n, sizeof(double),
+                             "the reference's error scale") != 0)) {
+    pgc_problem_close(problem);
+    return PGC_EXIT_FAILED;
+  }
+  pg_status status = PG_OK;
+  const char *step = NULL;
+  if (problem->a) {
+    step = "filling A";
+    status = pgh_fill_uniform(problem->a, m, k, problem->lda,
+                              operand_seed(session->config.seed, OPERAND_A),
+                              session->stream);
+  }
+  if (status == PG_OK && problem->b) {
+    step = "filling B";
+    status = pgh_fill_uniform(problem->b, k, n, problem->ldb,
+                              operand_seed(session->config.seed, OPERAND_B),
+                              session->stream);
+  }
+  if (status == PG_OK && problem->ref) {
+    step = "FP64 reference";
+    status = pgh_reference(m, n, k, GEMM_ALPHA, problem->a, problem->lda,
+                           problem->b, problem->ldb, GEMM_BETA, NULL,
+                           problem->ldc, problem->ref, problem->scale,
+                           session->stream);
+  }
+  if (status != PG_OK) {
+    print_status_error(step, status);
+    pgc_problem_close(problem);
+    return PGC_EXIT_FAILED;
+  }
+  /* Surface an asynchronous failure here, not in the first variant's row. */
+  cudaError_t err = cudaStreamSynchronize(session->stream);
+  if (err != cudaSuccess) {
+    print_cuda_error("preparing the inputs", err);
+    pgc_problem_close(problem);
+    return PGC_EXIT_FAILED;
+  }
+  return PGC_EXIT_OK;
+}
+
+/* ---- one run -------------------------------------------------------------- */
+
+void pgc_support_reason(const pg_variant_info *variant, int stages,
+                        pg_status status, const pgh_device_info *info,
+                        char *buf, size_t size) {
+  enum { CC_SCALE = 10 }; /* min_cc is major * 10 + minor */
+  size_t smem = 0;
+  switch (status) {
+    case PG_OK: snprintf(buf, size, "yes"); return;
+    case PG_ERR_NO_DEVICE: snprintf(buf, size, "no GPU"); return;
+    case PG_ERR_ARCH:
+      snprintf(buf, size, "needs CC %d.%d", variant->min_cc / CC_SCALE,
+               variant->min_cc % CC_SCALE);
+      return;
+    case PG_ERR_SMEM:
+      if (info && pg_variant_smem_bytes(variant, stages, &smem) == PG_OK) {
+        snprintf(buf, size, "needs %.1f KiB shared memory, GPU allows %.1f KiB",
+                 (double)smem / BYTES_PER_KIB,
+                 (double)info->smem_optin_bytes / BYTES_PER_KIB);
+        return;
+      }
+      break;
+    case PG_ERR_STAGES:
+      snprintf(buf, size, "stage count %d not allowed", stages);
+      return;
+    default: break;
+  }
+  snprintf(buf, size, "%s", pg_strerror(status));
+}
+
+/* What pgh_time calls: the GEMM under test, nothing else. */
+typedef struct {
+  const pg_variant_info *variant;
+  int stages;
+  const pgc_problem *problem;
+} gemm_call;
+
+static pg_status run_gemm(void *ctx, cudaStream_t stream) {
+  const gemm_call *call = ctx;
+  const pgc_problem *p = call->problem;
+  return pg_sgemm_variant(call->variant, call->stages, p->m, p->n, p->k,
+                          GEMM_ALPHA, p->a, p->lda, p->b, p->ldb, GEMM_BETA,
+                          p->c, p->ldc, stream);
+}
+
+/* "cp_async stages=2", or the bare name for a variant without stages. */
+static void run_label(const pg_variant_info *variant, int stages, char *buf,
+                      size_t size) {
+  if (stages > 0)
+    snprintf(buf, size, "%s stages=%d", variant->name, stages);
+  else
+    snprintf(buf, size, "%s", variant->name);
+}
+
+static void print_mismatches(const char *label, const pgh_check *check) {
+  fprintf(stderr,
+          "pipegemm: %s: %lld of %lld elements outside tolerance "
+          "(%lld NaN or Inf)%s\n",
+          label, check->failed, check->checked, check->nonfinite,
+          check->reported > 0 ? "; first ones:" : "");
+  for (int i = 0; i < check->reported && i < PGH_MAX_REPORTED; ++i)
+    fprintf(stderr, "pipegemm: %s:   C[%d][%d] = %.9g, expected %.9g\n", label,
+            check->bad_row[i], check->bad_col[i], (double)check->bad_out[i],
+            check->bad_ref[i]);
+}
+
+/* Poison, run once, compare. PGC_EXIT_FAILED with an ERROR row if a step
+ * returned an error; otherwise the row says PASS or FAIL. */
+static int verify(pgc_session *session, const pgc_problem *problem,
+                  const gemm_call *call, const char *label,
+                  pgc_result_row *row) {
+  cudaStream_t stream = session->stream;
+  pgh_check check;
+  memset(&check, 0, sizeof check);
+  if ((size_t)problem->m * (size_t)problem->n > 0) {
+    pg_status status = pgh_poison(problem->c, problem->m, problem->n,
+                                  problem->ldc, stream);
+    if (status != PG_OK) {
+      char what[PGC_VERDICT_TEXT_SIZE * 2];
+      snprintf(what, sizeof what, "%s: poisoning C", label);
+      print_status_error(what, status);
+      pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, pg_strerror(status));
+      return PGC_EXIT_FAILED;
+    }
+  }
+  pg_status status = run_gemm((void *)call, stream);
+  if (status != PG_OK) {
+    print_status_error(label, status);
+    pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, pg_strerror(status));
+    return PGC_EXIT_FAILED;
+  }
+  cudaError_t err = cudaStreamSynchronize(stream);
+  if (err != cudaSuccess) {
+    print_cuda_error(label, err);
+    pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, cudaGetErrorString(err));
+    return PGC_EXIT_FAILED;
+  }
+  if ((size_t)problem->m * (size_t)problem->n > 0) {
+    status = pgh_compare(problem->m, problem->n, problem->k, problem->c,
+                         problem->ldc, problem->ref, problem->scale, &check,
+                         stream);
+    if (status != PG_OK) {
+      char what[PGC_VERDICT_TEXT_SIZE * 2];
+      snprintf(what, sizeof what, "%s: comparing with the reference", label);
+      print_status_error(what, status);
+      pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, pg_strerror(status));
+      return PGC_EXIT_FAILED;
+    }
+  }
+  row->max_abs_err = check.max_abs_err;
+  row->err_tol_ratio = check.max_tol_ratio;
+  if (check.failed > 0) {
+    print_mismatches(label, &check);
+    pgc_result_row_set_verdict(row, PGC_VERDICT_FAIL, NULL);
+  } else {
+    pgc_result_row_set_verdict(row, PGC_VERDICT_PASS, NULL);
+  }
+  return PGC_EXIT_OK;
+}
+
+/* Samples the SM clock after a run, keeps the range seen, warns on a sag.
+ * Returns the sample, or NaN when it could not be taken. */
+static double sample_clock(pgc_session *session, const char *label) {
+  double mhz = NAN;
+  pg_status status = pgh_sm_clock_mhz(session->stream, &mhz);
+  if (status != PG_OK) {
+    char what[PGC_VERDICT_TEXT_SIZE * 2];
+    snprintf(what, sizeof what, "warning: %s: could not sample the SM clock",
+             label);
+    print_status_error(what, status);
+    return NAN;
+  }
+  if (!(mhz > 0)) {
+    fprintf(stderr, "pipegemm: warning: %s: SM clock sample %g MHz ignored\n",
+            label, mhz);
+    return NAN;
+  }
+  if (!(session->clock_min_mhz <= mhz)) session->clock_min_mhz = mhz;
+  if (!(session->clock_max_mhz >= mhz)) session->clock_max_mhz = mhz;
+  int max_mhz = session->info.max_sm_clock_mhz;
+  if (max_mhz > 0 && mhz < PGC_CLOCK_SAG_FRACTION * max_mhz)
+    fprintf(stderr,
+            "pipegemm: warning: SM clock %.0f MHz is below %.0f%% of max %d MHz "
+            "during %s\n",
+            mhz, PGC_CLOCK_SAG_FRACTION * PERCENT, max_mhz, label);
+  return mhz;
+}
+
+int pgc_run_one(pgc_session *session, const pgc_problem *problem,
+                const pg_variant_info *variant, int stages, pgc_result_row *row) {
+  char label[PGC_VERDICT_TEXT_SIZE];
+  run_label(variant, stages, label, sizeof label);
+  pgc_result_row_init(row, variant->name, stages, problem->m, problem->n,
+                      problem->k);
+  ++session->run_index;
+  if (!session->config.quiet)
+    fprintf(stderr, "[%d/%d] %s %s\n", session->run_index, session->run_total,
+            label, row->shape);
+
+  pg_status status = pg_variant_supported(variant, stages);
+  if (status != PG_OK) {
+    char reason[PGC_VERDICT_TEXT_SIZE];
+    pgc_support_reason(variant, stages, status, &session->info, reason,
+                       sizeof reason);
+    pgc_result_row_set_verdict(row, PGC_VERDICT_SKIP, reason);
+    return PGC_EXIT_OK;
+  }
+
+  gemm_call call = {variant, stages, problem};
+  if (session->config.check) {
+    if (verify(session, problem, &call, label, row) != PGC_EXIT_OK)
+      return PGC_EXIT_FAILED;
+  } else {
+    pgc_result_row_set_verdict(row, PGC_VERDICT_UNCHECKED, NULL);
+  }
+
+  int iters = session->config.iters;
+  status = pgh_time(run_gemm, &call, session->config.warmup, iters,
+                    session->has_flusher ? &session->flusher : NULL,
+                    session->stream, session->times_ms);
+  if (status != PG_OK) {
+    char what[PGC_VERDICT_TEXT_SIZE * 2];
+    snprintf(what, sizeof what, "%s: timing", label);
+    print_status_error(what, status);
+    pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, pg_strerror(status));
+    return PGC_EXIT_FAILED;
+  }
+  float median = 0, min = 0, max = 0;
+  pgh_stats(session->times_ms, iters, &median, &min, &max);
+  row->median_ms = median;
+  row->min_ms = min;
+  row->max_ms = max;
+  row->tflops = pgc_gemm_tflops(problem->m, problem->n, problem->k, median);
+
+  double clock_mhz = sample_clock(session, label);
+  if (!(clock_mhz > 0)) clock_mhz = session->info.max_sm_clock_mhz;
+  double peak = pgc_ffma_peak_tflops(session->info.cc_major,
+                                     session->info.cc_minor,
+                                     session->info.sm_count, clock_mhz);
+  row->pct_ffma_peak = row->tflops / peak * PERCENT; /* NaN if either is */
+
+  return row->verdict == PGC_VERDICT_FAIL ? PGC_EXIT_FAILED : PGC_EXIT_OK;
+}
+
+/* ---- report header -------------------------------------------------------- */
+
+/* A word of the command line as a shell would need it typed. */
+static int needs_quotes(const char *word) {
+  if (word[0] == '\0') return 1;
+  for (const char *p = word; *p; ++p)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                "0123456789_./=,:+-@%",
+                *p))
+      return 1;
+  return 0;
+}
+
+static void join_command_line(const pgc_options *opts, char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < opts->argc && used + 1 < size; ++i) {
+    /* argv[0] may be a path; the report names the tool. */
+    const char *word = i == 0 ? "pipegemm" : opts->argv[i];
+    const char *quote = needs_quotes(word) ? "'" : "";
+    int written = snprintf(buf + used, size - used, "%s%s%s%s", i ? " " : "",
+                           quote, word, quote);
+    if (written < 0) break;
+    used += (size_t)written;
+  }
+}
+
+static void add_fact(pgc_header *header, const char *key, const char *label,
+                     pgc_cell value, int decimals, const char *unit, int show) {
+  if (header->count >= PGC_HEADER_MAX_FACTS) return;
+  pgc_fact *fact = &header->facts[header->count++];
+  fact->key = key;
+  fact->label = label;
+  fact->value = value;
+  fact->decimals = decimals;
+  fact->unit = unit;
+  fact->show = show;
+}
+
+void pgc_header_build(pgc_header *header, const pgc_session *session,
+                      const pgc_options *opts) {
+  enum { CUBLAS_MAJOR = 10000, CUBLAS_MINOR = 100 }; /* pgh_device_info */
+  const pgh_device_info *info = &session->info;
+  const pgc_measure_config *config = &session->config;
+  memset(header, 0, sizeof *header);
+
+  snprintf(header->cc, sizeof header->cc, "%d.%d", info->cc_major,
+           info->cc_minor);
+  if (isfinite(session->clock_min_mhz))
+    snprintf(header->clock_seen, sizeof header->clock_seen,
+             "%.0f..%.0f MHz (max %d MHz)", session->clock_min_mhz,
+             session->clock_max_mhz, info->max_sm_clock_mhz);
+  else
+    snprintf(header->clock_seen, sizeof header->clock_seen,
+             "not sampled (max %d MHz)", info->max_sm_clock_mhz);
+  pgc_cuda_version_text(info->driver_version, header->driver,
+                        sizeof header->driver);
+  pgc_cuda_version_text(info->runtime_version, header->runtime,
+                        sizeof header->runtime);
+  if (info->cublas_version > 0)
+    snprintf(header->cublas, sizeof header->cublas, "%d.%d.%d",
+             info->cublas_version / CUBLAS_MAJOR,
+             info->cublas_version % CUBLAS_MAJOR / CUBLAS_MINOR,
+             info->cublas_version % CUBLAS_MINOR);
+  else
+    snprintf(header->cublas, sizeof header->cublas, "unknown");
+  time_t now = time(NULL);
+  struct tm utc;
+  if (now == (time_t)-1 || !gmtime_r(&now, &utc) ||
+      strftime(header->date, sizeof header->date, "%Y-%m-%d %H:%M:%S UTC",
+               &utc) == 0)
+    snprintf(header->date, sizeof header->date, "unknown");
+  join_command_line(opts, header->command_line, sizeof header->command_line);
+
+  add_fact(header, "gpu", "GPU", pgc_cell_text(info->name), 0, NULL, PGC_SHOW_ALL);
+  add_fact(header, "device", "device", pgc_cell_int(info->device), 0, NULL,
+           PGC_SHOW_ALL);
+  add_fact(header, "cc", "compute capability", pgc_cell_text(header->cc), 0,
+           NULL, PGC_SHOW_ALL);
+  add_fact(header, "sm_count", "SMs", pgc_cell_int(info->sm_count), 0, NULL,
+           PGC_SHOW_ALL);
+  add_fact(header, "sm_clock_seen", "SM clock seen",
+           pgc_cell_text(header->clock_seen), 0, NULL, PGC_SHOW_TABLE);
+  add_fact(header, "sm_clock_seen_min_mhz", "", pgc_cell_real(session->clock_min_mhz),
+           0, NULL, PGC_SHOW_DATA);
+  add_fact(header, "sm_clock_seen_max_mhz", "", pgc_cell_real(session->clock_max_mhz),
+           0, NULL, PGC_SHOW_DATA);
+  add_fact(header, "sm_clock_max_mhz", "",
+           info->max_sm_clock_mhz > 0 ? pgc_cell_int(info->max_sm_clock_mhz)
+                                      : pgc_cell_absent(),
+           0, NULL, PGC_SHOW_DATA);
+  add_fact(header, "driver", "CUDA driver", pgc_cell_text(header->driver), 0,
+           NULL, PGC_SHOW_ALL);
+  add_fact(header, "runtime", "CUDA runtime", pgc_cell_text(header->runtime), 0,
+           NULL, PGC_SHOW_ALL);
+  add_fact(header, "cublas", "cuBLAS", pgc_cell_text(header->cublas), 0, NULL,
+           PGC_SHOW_ALL);
+  add_fact(header, "warmup", "warm-up runs", pgc_cell_int(config->warmup), 0,
+           NULL, PGC_SHOW_ALL);
+  add_fact(header, "iters", "timed runs", pgc_cell_int(config->iters), 0, NULL,
+           PGC_SHOW_ALL);
+  add_fact(header, "flush_l2", "L2 flush", pgc_cell_text(pgc_on_off(config->flush_l2)),
+           0, NULL, PGC_SHOW_ALL);
+  add_fact(header, "check", "check", pgc_cell_text(pgc_on_off(config->check)), 0,
+           NULL, PGC_SHOW_ALL);
+  add_fact(header, "seed", "seed", pgc_cell_uint(config->seed), 0, NULL,
+           PGC_SHOW_ALL);
+  add_fact(header, "command_line", "command", pgc_cell_text(header->command_line),
+           0, NULL, PGC_SHOW_ALL);
+  add_fact(header, "date", "date", pgc_cell_text(header->date), 0, NULL,
+           PGC_SHOW_ALL);
+}
+
+/* ---- pipegemm bench ------------------------------------------------------- */
+
+static const char *const bench_notes[] = {
+    "TFLOP/s counts 2*M*N*K per GEMM over the median time. × baseline and "
+    "× cuBLAS: that variant's median at the same shape over this row's.",
+    "% FFMA peak: of 2 x FP32 lanes per SM x SMs x the SM clock sampled right "
+    "after the run. error/tol: max |C - reference| over the tolerance; at most "
+    "1 passes.",
+};
+
+static void print_bench_report(const pgc_options *opts,
+                               const pgc_session *session,
+                               const pgc_result_row *rows, int count,
+                               pgc_cell *cells) {
+  pgc_header header;
+  pgc_header_build(&header, session, opts);
+  for (int r = 0; r < count; ++r)
+    pgc_result_row_cells(&rows[r], &cells[(size_t)r * pgc_result_column_count]);
+  pgc_report report = {
+      .command = "bench",
+      .facts = header.facts,
+      .fact_count = header.count,
+      .columns = pgc_result_columns,
+      .column_count = pgc_result_column_count,
+      .cells = cells,
+      .row_count = count,
+      .notes = bench_notes,
+      .note_count = (int)(sizeof bench_notes / sizeof bench_notes[0]),
+  };
+  pgc_print_report(stdout, opts->format, &report);
+  fflush(stdout);
+}
+
+int pgc_cmd_bench(const pgc_options *opts) {
+  int count = pgc_plan_runs(opts, NULL, 0);
+  if (count == 0) {
+    fprintf(stderr,
+            "pipegemm: no selected variant allows the requested stage counts "
+            "(see pipegemm --help)\n");
+    return PGC_EXIT_USAGE;
+  }
+  pgc_run_spec *runs = calloc((size_t)count, sizeof *runs);
+  pgc_result_row *rows = calloc((size_t)count, sizeof *rows);
+  pgc_cell *cells =
+      calloc((size_t)count * (size_t)pgc_result_column_count, sizeof *cells);
+  if (!runs || !rows || !cells) {
+    fprintf(stderr, "pipegemm: out of host memory\n");
+    free(runs);
+    free(rows);
+    free(cells);
+    return PGC_EXIT_FAILED;
+  }
+  pgc_plan_runs(opts, runs, count);
+
+  pgc_measure_config config = {opts->device, opts->warmup, opts->iters,
+                               opts->check, opts->flush_l2, opts->quiet,
+                               opts->seed};
+  pgc_session session;
+  int exit_code = pgc_session_open(&session, &config);
+  if (exit_code == PGC_EXIT_OK) {
+    pgc_problem problem;
+    exit_code = pgc_problem_open(&session, &problem, opts->m, opts->n, opts->k);
+    if (exit_code == PGC_EXIT_OK) {
+      session.run_total = count;
+      for (int i = 0; i < count; ++i)
+        if (pgc_run_one(&session, &problem, runs[i].variant, runs[i].stages,
+                        &rows[i]) != PGC_EXIT_OK)
+          exit_code = PGC_EXIT_FAILED;
+      pgc_result_rows_relate(rows, count, PGC_BASELINE_VARIANT,
+                             PGC_CUBLAS_VARIANT);
+      print_bench_report(opts, &session, rows, count, cells);
+      pgc_problem_close(&problem);
+    }
+    pgc_session_close(&session);
+    pg_shutdown();
+  }
+  free(runs);
+  free(rows);
+  free(cells);
+  return exit_code;
+}

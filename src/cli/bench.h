@@ -1,0 +1,115 @@
+/* The measuring core shared by `pipegemm bench` and `pipegemm study`: a
+ * session (device, stream, L2 flusher, clock samples), a problem (A, B, C
+ * and the FP64 reference for one shape) and pgc_run_one, which verifies and
+ * times one (variant, stage count) on a problem and fills a result row.
+ * Errors are printed here, one line each on stderr, as the tool's own. */
+#ifndef PGC_BENCH_H
+#define PGC_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "args.h"
+#include "format.h"
+#include "harness.h"
+
+/* The variants whose rows the others are compared with (× baseline,
+ * × cuBLAS columns): roles, not a list of variants. */
+#define PGC_BASELINE_VARIANT "baseline"
+#define PGC_CUBLAS_VARIANT "cublas"
+
+/* An SM clock under this fraction of the maximum during a run means the GPU
+ * throttled (power, heat) or sat in a low power state: a warning. */
+#define PGC_CLOCK_SAG_FRACTION 0.75
+
+typedef struct {
+  int device;
+  int warmup, iters;
+  int check, flush_l2, quiet;
+  uint64_t seed;
+} pgc_measure_config;
+
+typedef struct {
+  pgc_measure_config config;
+  pgh_device_info info;
+  cudaStream_t stream;
+  int has_stream;
+  pgh_l2_flusher flusher;
+  int has_flusher;
+  float *times_ms; /* config.iters entries, reused by every run */
+  /* SM clock over all samples so far; NaN until the first. */
+  double clock_min_mhz, clock_max_mhz;
+  /* Progress lines: "[run_index/run_total] ...". */
+  int run_index, run_total;
+} pgc_session;
+
+/* Queries the device, makes it current, creates the stream, the L2 flusher
+ * and the timing buffer. Returns PGC_EXIT_OK; PGC_EXIT_NO_GPU after printing
+ * "pipegemm: no usable CUDA GPU (reason)"; or PGC_EXIT_FAILED after printing
+ * the error. On failure everything it made is released already. */
+int pgc_session_open(pgc_session *session, const pgc_measure_config *config);
+/* Releases what pgc_session_open made; safe on a zeroed session. */
+void pgc_session_close(pgc_session *session);
+
+/* One GEMM shape: dense row-major device matrices, inputs
+ * seeded from the session's seed, and the FP64 reference and scale when the
+ * session checks. */
+typedef struct {
+  int m, n, k;
+  /* The BLAS rule ld >= max(1, width): an empty dimension still gets ld 1. */
+  int lda, ldb, ldc;
+  float *a, *b, *c;
+  double *ref, *scale; /* NULL with --check off */
+} pgc_problem;
+
+/* Allocates and fills a problem. PGC_EXIT_OK, or PGC_EXIT_FAILED after
+ * printing the error (nothing left allocated). */
+int pgc_problem_open(pgc_session *session, pgc_problem *problem, int m, int n,
+                     int k);
+/* Frees the problem's device memory; safe on a zeroed problem. */
+void pgc_problem_close(pgc_problem *problem);
+
+/* Verifies (with --check on) and times one variant at `stages` on the
+ * problem, and writes the row: a variant the GPU cannot run gets a SKIP row.
+ * Returns PGC_EXIT_OK for PASS, UNCHECKED and SKIP, PGC_EXIT_FAILED for FAIL
+ * and ERROR (the error already printed as "pipegemm: <variant>: ..."). */
+int pgc_run_one(pgc_session *session, const pgc_problem *problem,
+                const pg_variant_info *variant, int stages, pgc_result_row *row);
+
+/* Why a variant cannot run here, from pg_variant_supported's status:
+ * "no GPU", "needs CC 9.0", "needs 120.0 KiB shared memory, GPU allows
+ * 99.0 KiB", ... `info` may be NULL when no device was found. */
+void pgc_support_reason(const pg_variant_info *variant, int stages,
+                        pg_status status, const pgh_device_info *info,
+                        char *buf, size_t size);
+
+/* The facts above a bench or study report: GPU, clocks, versions, the
+ * measuring parameters, the command line and the date. Strings are kept
+ * inside the struct, so it must outlive the printing of the report. */
+#define PGC_HEADER_MAX_FACTS 24
+#define PGC_HEADER_TEXT_SIZE 64
+#define PGC_COMMAND_LINE_SIZE 1024
+typedef struct {
+  pgc_fact facts[PGC_HEADER_MAX_FACTS];
+  int count;
+  char cc[PGC_HEADER_TEXT_SIZE];
+  char clock_seen[PGC_HEADER_TEXT_SIZE];
+  char driver[PGC_HEADER_TEXT_SIZE];
+  char runtime[PGC_HEADER_TEXT_SIZE];
+  char cublas[PGC_HEADER_TEXT_SIZE];
+  char date[PGC_HEADER_TEXT_SIZE];
+  char command_line[PGC_COMMAND_LINE_SIZE];
+} pgc_header;
+void pgc_header_build(pgc_header *header, const pgc_session *session,
+                      const pgc_options *opts);
+
+/* FP32 lanes (FFMA per clock) per SM for a compute capability; 0 if unknown. */
+int pgc_fp32_lanes_per_sm(int cc_major, int cc_minor);
+/* 2 x lanes x SMs x clock, in TFLOP/s; NaN when a factor is unknown. */
+double pgc_ffma_peak_tflops(int cc_major, int cc_minor, int sm_count,
+                            double clock_mhz);
+/* 2MNK / time, in TFLOP/s; NaN for a time that is not positive. */
+double pgc_gemm_tflops(int m, int n, int k, double ms);
+/* "13.0" from a CUDA version number such as 13000. */
+void pgc_cuda_version_text(int version, char *buf, size_t size);
+
+#endif

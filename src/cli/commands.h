@@ -1,0 +1,12 @@
+/* The commands of the pipegemm tool. Each takes parsed options, prints its
+ * report on stdout and its errors on stderr, and returns the exit code. */
+#ifndef PGC_COMMANDS_H
+#define PGC_COMMANDS_H
+
+#include "args.h"
+
+int pgc_cmd_list(const pgc_options *opts);
+int pgc_cmd_bench(const pgc_options *opts);
+int pgc_cmd_study(const pgc_options *opts);
+
+#endif

@@ -1,0 +1,467 @@
+/* Text table, CSV and JSON printers for pgc_report, and the bench result row.
+ * Machine formats print reals with enough digits to round-trip a float
+ * measurement; the text table rounds to what a reader compares. */
+#include "format.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Nine significant digits reproduce any FP32 value exactly, and every event
+ * timing starts as a float. */
+#define DATA_REAL_FORMAT "%.9g"
+/* Three significant digits for PGC_SCIENTIFIC cells. */
+#define SCIENTIFIC_FORMAT "%.2e"
+/* Spaces between two columns of the text table. */
+#define COLUMN_GAP 2
+/* Room for any one formatted number. */
+#define NUMBER_TEXT_SIZE 64
+
+pgc_cell pgc_cell_absent(void) {
+  pgc_cell cell = {PGC_CELL_ABSENT, NULL, 0, 0, 0.0};
+  return cell;
+}
+
+pgc_cell pgc_cell_text(const char *text) {
+  pgc_cell cell = pgc_cell_absent();
+  if (text) {
+    cell.kind = PGC_CELL_TEXT;
+    cell.text = text;
+  }
+  return cell;
+}
+
+pgc_cell pgc_cell_int(long long value) {
+  pgc_cell cell = pgc_cell_absent();
+  cell.kind = PGC_CELL_INTEGER;
+  cell.integer = value;
+  return cell;
+}
+
+pgc_cell pgc_cell_uint(unsigned long long value) {
+  pgc_cell cell = pgc_cell_absent();
+  cell.kind = PGC_CELL_UNSIGNED;
+  cell.unsigned_integer = value;
+  return cell;
+}
+
+pgc_cell pgc_cell_real(double value) {
+  pgc_cell cell = pgc_cell_absent();
+  cell.kind = PGC_CELL_REAL;
+  cell.real = value;
+  return cell;
+}
+
+static int cell_is_absent(const pgc_cell *cell) {
+  return cell->kind == PGC_CELL_ABSENT ||
+         (cell->kind == PGC_CELL_REAL && !isfinite(cell->real));
+}
+
+/* Columns on a terminal: UTF-8 continuation bytes take none, so that
+ * "× baseline" lines up with ASCII titles. */
+static int display_width(const char *text) {
+  int width = 0;
+  for (const unsigned char *p = (const unsigned char *)text; *p; ++p)
+    if ((*p & 0xC0) != 0x80) ++width;
+  return width;
+}
+
+static void print_spaces(FILE *out, int count) {
+  for (int i = 0; i < count; ++i) fputc(' ', out);
+}
+
+/* A line break or tab inside a cell would break the table's lines and
+ * columns: control characters print as one space each (display_width counts
+ * them as one column too). */
+static void print_table_text(FILE *out, const char *text) {
+  for (const unsigned char *p = (const unsigned char *)text; *p; ++p)
+    fputc(*p < 0x20 || *p == 0x7f ? ' ' : *p, out);
+}
+
+/* A number as the text table shows it; text cells are returned as they are.
+ * `buf` must hold NUMBER_TEXT_SIZE bytes. */
+static const char *table_text(const pgc_cell *cell, int decimals, char *buf) {
+  if (cell_is_absent(cell)) return "-";
+  switch (cell->kind) {
+    case PGC_CELL_TEXT: return cell->text;
+    case PGC_CELL_INTEGER:
+      snprintf(buf, NUMBER_TEXT_SIZE, "%lld", cell->integer);
+      return buf;
+    case PGC_CELL_UNSIGNED:
+      snprintf(buf, NUMBER_TEXT_SIZE, "%llu", cell->unsigned_integer);
+      return buf;
+    case PGC_CELL_REAL:
+      if (decimals == PGC_SCIENTIFIC)
+        snprintf(buf, NUMBER_TEXT_SIZE, SCIENTIFIC_FORMAT, cell->real);
+      else
+        snprintf(buf, NUMBER_TEXT_SIZE, "%.*f", decimals, cell->real);
+      return buf;
+    default: return "-";
+  }
+}
+
+/* A number as CSV and JSON show it; NULL for an absent cell. */
+static const char *data_number_text(const pgc_cell *cell, char *buf) {
+  if (cell_is_absent(cell)) return NULL;
+  switch (cell->kind) {
+    case PGC_CELL_INTEGER:
+      snprintf(buf, NUMBER_TEXT_SIZE, "%lld", cell->integer);
+      return buf;
+    case PGC_CELL_UNSIGNED:
+      snprintf(buf, NUMBER_TEXT_SIZE, "%llu", cell->unsigned_integer);
+      return buf;
+    case PGC_CELL_REAL:
+      snprintf(buf, NUMBER_TEXT_SIZE, DATA_REAL_FORMAT, cell->real);
+      return buf;
+    default: return NULL;
+  }
+}
+
+/* ---- text table ----------------------------------------------------------- */
+
+static void print_table_facts(FILE *out, const pgc_report *report) {
+  int label_width = 0, shown = 0;
+  for (int i = 0; i < report->fact_count; ++i) {
+    const pgc_fact *fact = &report->facts[i];
+    if (!(fact->show & PGC_SHOW_TABLE)) continue;
+    int width = display_width(fact->label);
+    if (width > label_width) label_width = width;
+    ++shown;
+  }
+  if (shown == 0) return;
+  for (int i = 0; i < report->fact_count; ++i) {
+    const pgc_fact *fact = &report->facts[i];
+    if (!(fact->show & PGC_SHOW_TABLE)) continue;
+    char buf[NUMBER_TEXT_SIZE];
+    const char *value = table_text(&fact->value, fact->decimals, buf);
+    print_table_text(out, fact->label);
+    fputc(':', out);
+    print_spaces(out, label_width - display_width(fact->label) + 1);
+    print_table_text(out, value);
+    if (fact->unit && !cell_is_absent(&fact->value)) fprintf(out, " %s", fact->unit);
+    fputc('\n', out);
+  }
+  fputc('\n', out);
+}
+
+static void print_table_cell(FILE *out, const char *text, int width,
+                             pgc_align align, int last) {
+  int pad = width - display_width(text);
+  if (align == PGC_ALIGN_RIGHT) print_spaces(out, pad);
+  print_table_text(out, text);
+  /* No trailing blanks at the end of a line. */
+  if (align == PGC_ALIGN_LEFT && !last) print_spaces(out, pad);
+  if (!last) print_spaces(out, COLUMN_GAP);
+}
+
+void pgc_print_table(FILE *out, const pgc_report *report) {
+  print_table_facts(out, report);
+  int shown[PGC_MAX_COLUMNS];
+  int width[PGC_MAX_COLUMNS];
+  int shown_count = 0;
+  for (int c = 0; c < report->column_count && shown_count < PGC_MAX_COLUMNS; ++c) {
+    const pgc_column *column = &report->columns[c];
+    if (!(column->show & PGC_SHOW_TABLE)) continue;
+    int w = display_width(column->title);
+    for (int r = 0; r < report->row_count; ++r) {
+      char buf[NUMBER_TEXT_SIZE];
+      const pgc_cell *cell = &report->cells[(size_t)r * report->column_count + c];
+      int cw = display_width(table_text(cell, column->decimals, buf));
+      if (cw > w) w = cw;
+    }
+    shown[shown_count] = c;
+    width[shown_count] = w;
+    ++shown_count;
+  }
+  if (shown_count > 0) {
+    for (int i = 0; i < shown_count; ++i) {
+      const pgc_column *column = &report->columns[shown[i]];
+      print_table_cell(out, column->title, width[i], column->align,
+                       i == shown_count - 1);
+    }
+    fputc('\n', out);
+    for (int i = 0; i < shown_count; ++i) {
+      for (int j = 0; j < width[i]; ++j) fputc('-', out);
+      if (i != shown_count - 1) print_spaces(out, COLUMN_GAP);
+    }
+    fputc('\n', out);
+    for (int r = 0; r < report->row_count; ++r) {
+      for (int i = 0; i < shown_count; ++i) {
+        const pgc_column *column = &report->columns[shown[i]];
+        const pgc_cell *cell =
+            &report->cells[(size_t)r * report->column_count + shown[i]];
+        char buf[NUMBER_TEXT_SIZE];
+        print_table_cell(out, table_text(cell, column->decimals, buf), width[i],
+                         column->align, i == shown_count - 1);
+      }
+      fputc('\n', out);
+    }
+  }
+  if (report->note_count > 0) {
+    fputc('\n', out);
+    for (int i = 0; i < report->note_count; ++i) {
+      print_table_text(out, report->notes[i]);
+      fputc('\n', out);
+    }
+  }
+}
+
+/* ---- CSV ------------------------------------------------------------------ */
+
+void pgc_print_csv_field(FILE *out, const char *text) {
+  size_t len = strlen(text);
+  int quote = strpbrk(text, ",\"\r\n") != NULL ||
+              (len > 0 && (text[0] == ' ' || text[len - 1] == ' '));
+  if (!quote) {
+    fputs(text, out);
+    return;
+  }
+  fputc('"', out);
+  for (const char *p = text; *p; ++p) {
+    if (*p == '"') fputc('"', out);
+    fputc(*p, out);
+  }
+  fputc('"', out);
+}
+
+/* Comment lines are not fields: a line break would end them early. */
+static void print_comment_text(FILE *out, const char *text) {
+  for (const char *p = text; *p; ++p)
+    fputc(*p == '\n' || *p == '\r' ? ' ' : *p, out);
+}
+
+static void print_csv_cell(FILE *out, const pgc_cell *cell) {
+  char buf[NUMBER_TEXT_SIZE];
+  if (cell->kind == PGC_CELL_TEXT) {
+    pgc_print_csv_field(out, cell->text);
+    return;
+  }
+  const char *number = data_number_text(cell, buf);
+  if (number) fputs(number, out);
+}
+
+void pgc_print_csv(FILE *out, const pgc_report *report) {
+  fprintf(out, "# report: pipegemm %s\n", report->command);
+  for (int i = 0; i < report->fact_count; ++i) {
+    const pgc_fact *fact = &report->facts[i];
+    if (!(fact->show & PGC_SHOW_DATA)) continue;
+    char buf[NUMBER_TEXT_SIZE];
+    fprintf(out, "# %s: ", fact->key);
+    if (fact->value.kind == PGC_CELL_TEXT) {
+      print_comment_text(out, fact->value.text);
+    } else {
+      const char *number = data_number_text(&fact->value, buf);
+      fputs(number ? number : "", out);
+    }
+    fputc('\n', out);
+  }
+  for (int i = 0; i < report->note_count; ++i) {
+    fputs("# note: ", out);
+    print_comment_text(out, report->notes[i]);
+    fputc('\n', out);
+  }
+  int first = 1;
+  for (int c = 0; c < report->column_count; ++c) {
+    if (!(report->columns[c].show & PGC_SHOW_DATA)) continue;
+    if (!first) fputc(',', out);
+    pgc_print_csv_field(out, report->columns[c].key);
+    first = 0;
+  }
+  fputc('\n', out);
+  for (int r = 0; r < report->row_count; ++r) {
+    first = 1;
+    for (int c = 0; c < report->column_count; ++c) {
+      if (!(report->columns[c].show & PGC_SHOW_DATA)) continue;
+      if (!first) fputc(',', out);
+      print_csv_cell(out, &report->cells[(size_t)r * report->column_count + c]);
+      first = 0;
+    }
+    fputc('\n', out);
+  }
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+void pgc_print_json_string(FILE *out, const char *text) {
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)text; *p; ++p) {
+    switch (*p) {
+      case '"': fputs("\\\"", out); break;
+      case '\\': fputs("\\\\", out); break;
+      case '\b': fputs("\\b", out); break;
+      case '\f': fputs("\\f", out); break;
+      case '\n': fputs("\\n", out); break;
+      case '\r': fputs("\\r", out); break;
+      case '\t': fputs("\\t", out); break;
+      default:
+        /* Other control characters must be escaped (RFC 8259, section 7). */
+        if (*p < 0x20)
+          fprintf(out, "\\u%04x", (unsigned)*p);
+        else
+          fputc(*p, out);
+    }
+  }
+  fputc('"', out);
+}
+
+static void print_json_cell(FILE *out, const pgc_cell *cell) {
+  char buf[NUMBER_TEXT_SIZE];
+  if (cell->kind == PGC_CELL_TEXT) {
+    pgc_print_json_string(out, cell->text);
+    return;
+  }
+  const char *number = data_number_text(cell, buf);
+  fputs(number ? number : "null", out);
+}
+
+void pgc_print_json(FILE *out, const pgc_report *report) {
+  fputs("{\n  \"report\": ", out);
+  pgc_print_json_string(out, report->command);
+  fputs(",\n  \"header\": {", out);
+  int first = 1;
+  for (int i = 0; i < report->fact_count; ++i) {
+    const pgc_fact *fact = &report->facts[i];
+    if (!(fact->show & PGC_SHOW_DATA)) continue;
+    fputs(first ? "\n    " : ",\n    ", out);
+    pgc_print_json_string(out, fact->key);
+    fputs(": ", out);
+    print_json_cell(out, &fact->value);
+    first = 0;
+  }
+  fputs(first ? "},\n" : "\n  },\n", out);
+  fputs("  \"rows\": [", out);
+  for (int r = 0; r < report->row_count; ++r) {
+    fputs(r ? ",\n    {" : "\n    {", out);
+    first = 1;
+    for (int c = 0; c < report->column_count; ++c) {
+      const pgc_column *column = &report->columns[c];
+      if (!(column->show & PGC_SHOW_DATA)) continue;
+      if (!first) fputs(", ", out);
+      pgc_print_json_string(out, column->key);
+      fputs(": ", out);
+      print_json_cell(out, &report->cells[(size_t)r * report->column_count + c]);
+      first = 0;
+    }
+    fputc('}', out);
+  }
+  fputs(report->row_count ? "\n  ],\n" : "],\n", out);
+  fputs("  \"notes\": [", out);
+  for (int i = 0; i < report->note_count; ++i) {
+    fputs(i ? ", " : "", out);
+    pgc_print_json_string(out, report->notes[i]);
+  }
+  fputs("]\n}\n", out);
+}
+
+void pgc_print_report(FILE *out, pgc_format format, const pgc_report *report) {
+  switch (format) {
+    case PGC_FORMAT_CSV: pgc_print_csv(out, report); break;
+    case PGC_FORMAT_JSON: pgc_print_json(out, report); break;
+    default: pgc_print_table(out, report); break;
+  }
+}
+
+/* ---- the bench result row ------------------------------------------------- */
+
+void pgc_result_row_init(pgc_result_row *row, const char *variant, int stages,
+                         int m, int n, int k) {
+  memset(row, 0, sizeof *row);
+  row->variant = variant;
+  row->stages = stages;
+  row->m = m;
+  row->n = n;
+  row->k = k;
+  snprintf(row->shape, sizeof row->shape, "%dx%dx%d", m, n, k);
+  row->median_ms = row->min_ms = row->max_ms = NAN;
+  row->tflops = row->x_baseline = row->x_cublas = row->pct_ffma_peak = NAN;
+  row->max_abs_err = row->err_tol_ratio = NAN;
+  pgc_result_row_set_verdict(row, PGC_VERDICT_PASS, NULL);
+}
+
+void pgc_result_row_set_verdict(pgc_result_row *row, pgc_verdict verdict,
+                                const char *reason) {
+  static const char *const names[] = {"PASS", "FAIL", "SKIP", "ERROR",
+                                      "UNCHECKED"};
+  row->verdict = verdict;
+  if (reason)
+    snprintf(row->verdict_text, sizeof row->verdict_text, "%s (%s)",
+             names[verdict], reason);
+  else
+    snprintf(row->verdict_text, sizeof row->verdict_text, "%s", names[verdict]);
+}
+
+static const pgc_result_row *timed_row_of(const pgc_result_row *rows, int count,
+                                          const char *variant, int m, int n,
+                                          int k) {
+  for (int i = 0; i < count; ++i) {
+    const pgc_result_row *row = &rows[i];
+    if (row->m == m && row->n == n && row->k == k && row->variant &&
+        strcmp(row->variant, variant) == 0 && isfinite(row->median_ms) &&
+        row->median_ms > 0)
+      return row;
+  }
+  return NULL;
+}
+
+void pgc_result_rows_relate(pgc_result_row *rows, int count,
+                            const char *baseline_name, const char *cublas_name) {
+  for (int i = 0; i < count; ++i) {
+    pgc_result_row *row = &rows[i];
+    row->x_baseline = row->x_cublas = NAN;
+    if (!isfinite(row->median_ms) || row->median_ms <= 0) continue;
+    const pgc_result_row *baseline =
+        timed_row_of(rows, count, baseline_name, row->m, row->n, row->k);
+    const pgc_result_row *cublas =
+        timed_row_of(rows, count, cublas_name, row->m, row->n, row->k);
+    if (baseline) row->x_baseline = baseline->median_ms / row->median_ms;
+    if (cublas) row->x_cublas = cublas->median_ms / row->median_ms;
+  }
+}
+
+/* Millisecond timings of small shapes are a few microseconds: four places. */
+#define MS_DECIMALS 4
+#define TFLOPS_DECIMALS 2
+#define RATIO_DECIMALS 2
+#define PERCENT_DECIMALS 1
+
+const pgc_column pgc_result_columns[] = {
+    {"variant", "variant", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"stages", "stages", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
+    {"shape", "shape", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"m", "M", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    {"n", "N", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    {"k", "K", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    {"median_ms", "median ms", PGC_ALIGN_RIGHT, MS_DECIMALS, PGC_SHOW_ALL},
+    {"min_ms", "min ms", PGC_ALIGN_RIGHT, MS_DECIMALS, PGC_SHOW_ALL},
+    {"max_ms", "max ms", PGC_ALIGN_RIGHT, MS_DECIMALS, PGC_SHOW_ALL},
+    {"tflops", "TFLOP/s", PGC_ALIGN_RIGHT, TFLOPS_DECIMALS, PGC_SHOW_ALL},
+    {"x_baseline", "× baseline", PGC_ALIGN_RIGHT, RATIO_DECIMALS, PGC_SHOW_ALL},
+    {"x_cublas", "× cuBLAS", PGC_ALIGN_RIGHT, RATIO_DECIMALS, PGC_SHOW_ALL},
+    {"pct_ffma_peak", "% FFMA peak", PGC_ALIGN_RIGHT, PERCENT_DECIMALS,
+     PGC_SHOW_ALL},
+    {"max_abs_err", "max error", PGC_ALIGN_RIGHT, PGC_SCIENTIFIC, PGC_SHOW_ALL},
+    {"err_tol_ratio", "error/tol", PGC_ALIGN_RIGHT, PGC_SCIENTIFIC,
+     PGC_SHOW_ALL},
+    {"verdict", "verdict", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+};
+const int pgc_result_column_count =
+    (int)(sizeof pgc_result_columns / sizeof pgc_result_columns[0]);
+
+void pgc_result_row_cells(const pgc_result_row *row, pgc_cell *cells) {
+  int i = 0;
+  cells[i++] = pgc_cell_text(row->variant);
+  cells[i++] = row->stages > 0 ? pgc_cell_int(row->stages) : pgc_cell_absent();
+  cells[i++] = pgc_cell_text(row->shape);
+  cells[i++] = pgc_cell_int(row->m);
+  cells[i++] = pgc_cell_int(row->n);
+  cells[i++] = pgc_cell_int(row->k);
+  cells[i++] = pgc_cell_real(row->median_ms);
+  cells[i++] = pgc_cell_real(row->min_ms);
+  cells[i++] = pgc_cell_real(row->max_ms);
+  cells[i++] = pgc_cell_real(row->tflops);
+  cells[i++] = pgc_cell_real(row->x_baseline);
+  cells[i++] = pgc_cell_real(row->x_cublas);
+  cells[i++] = pgc_cell_real(row->pct_ffma_peak);
+  cells[i++] = pgc_cell_real(row->max_abs_err);
+  cells[i++] = pgc_cell_real(row->err_tol_ratio);
+  cells[i++] = pgc_cell_text(row->verdict_text);
+}

@@ -1,0 +1,144 @@
+/* Reports of the pipegemm tool in three formats. A report is a few header
+ * facts, a table of typed cells and a few notes; bench, study and list each
+ * build one, and the printers here turn it into an aligned text table, CSV
+ * (RFC 4180 quoting, header facts as leading "# key: value" lines) or JSON.
+ * Printers are pure: they write to the FILE* they are given and nothing else,
+ * so tests print into a memory stream and read the text back. */
+#ifndef PGC_FORMAT_H
+#define PGC_FORMAT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "args.h"
+
+typedef enum {
+  PGC_CELL_ABSENT = 0, /* "-" in a table, empty in CSV, null in JSON */
+  PGC_CELL_TEXT,
+  PGC_CELL_INTEGER,
+  PGC_CELL_UNSIGNED,
+  PGC_CELL_REAL /* NaN or Inf prints as absent */
+} pgc_cell_kind;
+
+typedef struct {
+  pgc_cell_kind kind;
+  const char *text; /* borrowed; PGC_CELL_TEXT only */
+  long long integer;
+  unsigned long long unsigned_integer;
+  double real;
+} pgc_cell;
+
+pgc_cell pgc_cell_absent(void);
+pgc_cell pgc_cell_text(const char *text); /* NULL gives an absent cell */
+pgc_cell pgc_cell_int(long long value);
+pgc_cell pgc_cell_uint(unsigned long long value);
+pgc_cell pgc_cell_real(double value);
+
+/* Where a column or fact shows: the text table reads best with composed
+ * cells ("4096x4096x4096"), machine formats with separate numbers. */
+enum {
+  PGC_SHOW_TABLE = 1,
+  PGC_SHOW_DATA = 2, /* CSV and JSON */
+  PGC_SHOW_ALL = PGC_SHOW_TABLE | PGC_SHOW_DATA
+};
+
+typedef enum { PGC_ALIGN_LEFT = 0, PGC_ALIGN_RIGHT } pgc_align;
+
+typedef struct {
+  const char *key;   /* CSV header and JSON member name: [a-z0-9_]+ */
+  const char *title; /* text table heading */
+  pgc_align align;
+  int decimals;      /* digits after the point for reals in the text table,
+                        or PGC_SCIENTIFIC */
+  int show;          /* PGC_SHOW_* */
+} pgc_column;
+
+/* As `decimals`: three significant digits with an exponent ("3.05e-05"), for
+ * values that span many orders of magnitude, such as errors. */
+#define PGC_SCIENTIFIC (-1)
+
+typedef struct {
+  const char *key;   /* as for columns */
+  const char *label; /* text table */
+  pgc_cell value;
+  int decimals;      /* for a real value in the text table */
+  const char *unit;  /* appended in the text table ("MHz"), or NULL */
+  int show;
+} pgc_fact;
+
+/* The text table shows at most this many columns (the rest are data-only
+ * or dropped); no report comes near it. */
+#define PGC_MAX_COLUMNS 32
+
+typedef struct {
+  const char *command; /* which report: "bench", "list", "study pipelining" */
+  const pgc_fact *facts;
+  int fact_count;
+  const pgc_column *columns;
+  int column_count;
+  const pgc_cell *cells; /* row_count x column_count, row-major */
+  int row_count;
+  const char *const *notes; /* lines printed after the table */
+  int note_count;
+} pgc_report;
+
+void pgc_print_table(FILE *out, const pgc_report *report);
+void pgc_print_csv(FILE *out, const pgc_report *report);
+void pgc_print_json(FILE *out, const pgc_report *report);
+void pgc_print_report(FILE *out, pgc_format format, const pgc_report *report);
+
+/* A JSON string literal with its quotes, escaped per RFC 8259. */
+void pgc_print_json_string(FILE *out, const char *text);
+/* A CSV field, quoted when it holds a comma, quote, CR or LF, or starts or
+ * ends with a space; quotes inside are doubled (RFC 4180). */
+void pgc_print_csv_field(FILE *out, const char *text);
+
+/* ---- the result row of bench (and of study, which adds seed columns) ---- */
+
+typedef enum {
+  PGC_VERDICT_PASS = 0,
+  PGC_VERDICT_FAIL,
+  PGC_VERDICT_SKIP,      /* the GPU cannot run it; text says why */
+  PGC_VERDICT_ERROR,     /* the run returned an error */
+  PGC_VERDICT_UNCHECKED  /* --check off */
+} pgc_verdict;
+
+#define PGC_SHAPE_TEXT_SIZE 40
+#define PGC_VERDICT_TEXT_SIZE 96
+
+typedef struct {
+  const char *variant; /* registry name, static */
+  int stages;          /* stage count used; 0 where the variant has none */
+  int m, n, k;
+  char shape[PGC_SHAPE_TEXT_SIZE]; /* "MxNxK" */
+  /* NaN where not measured (a skipped or failed run, or no baseline). */
+  double median_ms, min_ms, max_ms;
+  double tflops;
+  double x_baseline; /* baseline's median at this shape / this median */
+  double x_cublas;   /* cublas's median at this shape / this median */
+  double pct_ffma_peak;
+  double max_abs_err;
+  double err_tol_ratio; /* max |out - ref| / tolerance; <= 1 passes */
+  pgc_verdict verdict;
+  char verdict_text[PGC_VERDICT_TEXT_SIZE]; /* "PASS", "SKIP (no GPU)", ... */
+} pgc_result_row;
+
+/* Every number NaN, verdict PASS, shape text filled in. */
+void pgc_result_row_init(pgc_result_row *row, const char *variant, int stages,
+                         int m, int n, int k);
+/* Sets verdict and its text: "PASS", "FAIL", "UNCHECKED", or
+ * "SKIP (reason)" / "ERROR (reason)" when reason is not NULL. */
+void pgc_result_row_set_verdict(pgc_result_row *row, pgc_verdict verdict,
+                                const char *reason);
+
+/* Fills x_baseline and x_cublas of each row from the rows of the variants
+ * named baseline_name and cublas_name at the same shape, when those ran. */
+void pgc_result_rows_relate(pgc_result_row *rows, int count,
+                            const char *baseline_name, const char *cublas_name);
+
+/* The columns of a bench report, and one row's cells in that order
+ * (cells must hold pgc_result_column_count entries; they borrow from row). */
+extern const pgc_column pgc_result_columns[];
+extern const int pgc_result_column_count;
+void pgc_result_row_cells(const pgc_result_row *row, pgc_cell *cells);
+
+#endif

@@ -1,0 +1,37 @@
+/* pipegemm: the command-line tool. Parses the arguments, dispatches to the
+ * command, and turns a usage error into one line on stderr and exit code 2.
+ * `pipegemm --help` lists the commands; `pipegemm <command> --help` its
+ * options. */
+#include <stdio.h>
+
+#include "args.h"
+#include "commands.h"
+
+/* The build may pass the project version; this fallback keeps a bare
+ * compile of this file working. */
+#ifndef PIPEGEMM_VERSION
+#define PIPEGEMM_VERSION "0.1.0"
+#endif
+
+int main(int argc, char **argv) {
+  pgc_options opts;
+  char err[PGC_ERROR_SIZE];
+  if (pgc_parse_args(argc, argv, &opts, err, sizeof err) != PGC_EXIT_OK) {
+    fprintf(stderr, "pipegemm: %s (see pipegemm --help)\n", err);
+    return PGC_EXIT_USAGE;
+  }
+  switch (opts.command) {
+    case PGC_CMD_HELP:
+      fputs(pgc_usage_text(opts.help_topic), stdout);
+      return PGC_EXIT_OK;
+    case PGC_CMD_VERSION:
+      printf("pipegemm %s\n", PIPEGEMM_VERSION);
+      return PGC_EXIT_OK;
+    case PGC_CMD_LIST: return pgc_cmd_list(&opts);
+    case PGC_CMD_BENCH: return pgc_cmd_bench(&opts);
+    case PGC_CMD_STUDY: return pgc_cmd_study(&opts);
+    case PGC_CMD_NONE: break;
+  }
+  fprintf(stderr, "pipegemm: no command given (see pipegemm --help)\n");
+  return PGC_EXIT_USAGE;
+}
