@@ -1,0 +1,32 @@
+# Runs the pipegemm tool and checks its exit code (and optionally its output).
+# CTest's PASS_REGULAR_EXPRESSION ignores the exit code, hence this script.
+#
+#   cmake -DPIPEGEMM=<tool> "-DCLI_ARGS=bench --size 64" "-DEXPECT_CODES=0 3"
+#         [-DEXPECT_OUTPUT=<regex on stdout>] -P cli_exit_code.cmake
+#
+# EXPECT_OUTPUT applies only when the exit code is 0.
+cmake_minimum_required(VERSION 3.24)
+
+foreach(required PIPEGEMM CLI_ARGS EXPECT_CODES)
+  if(NOT DEFINED ${required})
+    message(FATAL_ERROR "cli_exit_code.cmake: ${required} is not set")
+  endif()
+endforeach()
+
+separate_arguments(args UNIX_COMMAND "${CLI_ARGS}")
+separate_arguments(codes UNIX_COMMAND "${EXPECT_CODES}")
+execute_process(
+  COMMAND "${PIPEGEMM}" ${args}
+  RESULT_VARIABLE code
+  OUTPUT_VARIABLE out
+  ERROR_VARIABLE err)
+
+message(STATUS "pipegemm ${CLI_ARGS} -> exit ${code}")
+if(NOT code IN_LIST codes)
+  message(FATAL_ERROR "pipegemm ${CLI_ARGS}: exit code ${code}, expected one of "
+                      "${EXPECT_CODES}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(DEFINED EXPECT_OUTPUT AND code EQUAL 0 AND NOT out MATCHES "${EXPECT_OUTPUT}")
+  message(FATAL_ERROR "pipegemm ${CLI_ARGS}: stdout lacks '${EXPECT_OUTPUT}'\n"
+                      "stdout:\n${out}\nstderr:\n${err}")
+endif()

@@ -1,0 +1,549 @@
+/* Argument parsing of the pipegemm tool (src/cli/args.c): defaults, every
+ * option in both spellings, stage lists, variant names, bad values, and the
+ * usage texts against the option table. No GPU needed: parsing reads only
+ * argv and the variant registry. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "args.h"
+
+/* Room for any argv a test builds. */
+#define MAX_ARGS 32
+
+typedef struct {
+  pgc_options opts;
+  char err[PGC_ERROR_SIZE];
+  int rc;
+} parse_result;
+
+/* Parses a NULL-terminated list of words after "pipegemm". */
+static parse_result parse_words(const char *first, ...) {
+  static char *argv[MAX_ARGS];
+  int argc = 0;
+  argv[argc++] = (char *)"pipegemm";
+  va_list ap;
+  va_start(ap, first);
+  for (const char *word = first; word && argc < MAX_ARGS - 1;
+       word = va_arg(ap, const char *))
+    argv[argc++] = (char *)word;
+  va_end(ap);
+  argv[argc] = NULL;
+  parse_result result;
+  memset(&result, 0, sizeof result);
+  result.rc = pgc_parse_args(argc, argv, &result.opts, result.err,
+                             sizeof result.err);
+  return result;
+}
+#define PARSE(...) parse_words(__VA_ARGS__, (const char *)NULL)
+
+/* The parse succeeds. */
+#define EXPECT_OK(r)                                                           \
+  do {                                                                         \
+    if ((r).rc != PGC_EXIT_OK) print_error("unexpected error: %s\n", (r).err); \
+    assert_int_equal((r).rc, PGC_EXIT_OK);                                     \
+  } while (0)
+
+/* The parse fails as a usage error whose message contains `part`. */
+static void expect_usage_error(parse_result r, const char *part) {
+  if (r.rc != PGC_EXIT_USAGE) print_error("expected an error with '%s'\n", part);
+  assert_int_equal(r.rc, PGC_EXIT_USAGE);
+  if (!strstr(r.err, part))
+    print_error("message '%s' lacks '%s'\n", r.err, part);
+  assert_non_null(strstr(r.err, part));
+  assert_null(strchr(r.err, '\n')); /* one line */
+}
+
+/* ---- defaults ------------------------------------------------------------- */
+
+static void test_bench_defaults(void **state) {
+  (void)state;
+  parse_result r = PARSE("bench");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.command, PGC_CMD_BENCH);
+  assert_true(r.opts.all_variants);
+  assert_int_equal(r.opts.variant_count, 0);
+  assert_int_equal(r.opts.m, 4096);
+  assert_int_equal(r.opts.n, 4096);
+  assert_int_equal(r.opts.k, 4096);
+  assert_int_equal(r.opts.stage_count, 0);
+  assert_int_equal(r.opts.warmup, 10);
+  assert_int_equal(r.opts.iters, 20);
+  assert_int_equal(r.opts.flush_l2, 1);
+  assert_true(r.opts.seed == 1);
+  assert_int_equal(r.opts.format, PGC_FORMAT_TABLE);
+  assert_int_equal(r.opts.check, 1);
+  assert_int_equal(r.opts.device, 0);
+  assert_int_equal(r.opts.quiet, 0);
+}
+
+static void test_study_defaults(void **state) {
+  (void)state;
+  parse_result r = PARSE("study", "pipelining");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.command, PGC_CMD_STUDY);
+  assert_int_equal(r.opts.study, PGC_STUDY_PIPELINING);
+  assert_int_equal(r.opts.m, 2048);
+  assert_int_equal(r.opts.n, 2048);
+  assert_int_equal(r.opts.k, 2048);
+  assert_int_equal(r.opts.flush_l2, 1);
+  assert_int_equal(r.opts.check, 1);
+  assert_int_equal(r.opts.format, PGC_FORMAT_TABLE);
+}
+
+static void test_list_defaults(void **state) {
+  (void)state;
+  parse_result r = PARSE("list");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.command, PGC_CMD_LIST);
+  assert_int_equal(r.opts.format, PGC_FORMAT_TABLE);
+  assert_int_equal(r.opts.device, 0);
+}
+
+/* ---- every option, both spellings ---------------------------------------- */
+
+static void test_options_separate_and_joined(void **state) {
+  (void)state;
+  parse_result sep = PARSE("bench", "--variant", "cp_async,baseline", "--size",
+                           "64", "--stages", "2,3", "--warmup", "3", "--iters",
+                           "7", "--flush-l2", "off", "--seed",
+                           "18446744073709551615", "--format", "csv", "--check",
+                           "off", "--device", "2", "--quiet");
+  parse_result joined =
+      PARSE("bench", "--variant=cp_async,baseline", "--size=64",
+            "--stages=2,3", "--warmup=3", "--iters=7", "--flush-l2=off",
+            "--seed=18446744073709551615", "--format=csv", "--check=off",
+            "--device=2", "--quiet");
+  const parse_result *both[] = {&sep, &joined};
+  for (int i = 0; i < 2; ++i) {
+    const parse_result *r = both[i];
+    EXPECT_OK(*r);
+    assert_false(r->opts.all_variants);
+    assert_int_equal(r->opts.variant_count, 2);
+    assert_string_equal(r->opts.variants[0]->name, "cp_async");
+    assert_string_equal(r->opts.variants[1]->name, "baseline");
+    assert_int_equal(r->opts.m, 64);
+    assert_int_equal(r->opts.n, 64);
+    assert_int_equal(r->opts.k, 64);
+    assert_int_equal(r->opts.stage_count, 2);
+    assert_int_equal(r->opts.stages[0], 2);
+    assert_int_equal(r->opts.stages[1], 3);
+    assert_int_equal(r->opts.warmup, 3);
+    assert_int_equal(r->opts.iters, 7);
+    assert_int_equal(r->opts.flush_l2, 0);
+    assert_true(r->opts.seed == UINT64_MAX);
+    assert_int_equal(r->opts.format, PGC_FORMAT_CSV);
+    assert_int_equal(r->opts.check, 0);
+    assert_int_equal(r->opts.device, 2);
+    assert_int_equal(r->opts.quiet, 1);
+  }
+}
+
+static void test_dimensions_override_size(void **state) {
+  (void)state;
+  /* --m/--n/--k win over --size wherever they appear. */
+  parse_result r = PARSE("bench", "--m", "5", "--size", "100", "--k=7");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.m, 5);
+  assert_int_equal(r.opts.n, 100);
+  assert_int_equal(r.opts.k, 7);
+  r = PARSE("bench", "--m=1", "--n", "2", "--k", "3");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.m, 1);
+  assert_int_equal(r.opts.n, 2);
+  assert_int_equal(r.opts.k, 3);
+  r = PARSE("bench", "--size", "0");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.m, 0);
+  r = PARSE("bench", "--size", "2147483647");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.k, 2147483647);
+}
+
+static void test_study_and_list_options(void **state) {
+  (void)state;
+  parse_result r = PARSE("study", "--size=512", "pipelining", "--flush-l2",
+                         "off", "--seed", "9", "--format", "json", "--check=off",
+                         "--device", "1", "--quiet");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.study, PGC_STUDY_PIPELINING);
+  assert_int_equal(r.opts.m, 512);
+  assert_int_equal(r.opts.flush_l2, 0);
+  assert_true(r.opts.seed == 9);
+  assert_int_equal(r.opts.format, PGC_FORMAT_JSON);
+  assert_int_equal(r.opts.check, 0);
+  assert_int_equal(r.opts.device, 1);
+  assert_int_equal(r.opts.quiet, 1);
+
+  r = PARSE("list", "--format", "json", "--device=3");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.format, PGC_FORMAT_JSON);
+  assert_int_equal(r.opts.device, 3);
+  r = PARSE("list", "--format=table");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.format, PGC_FORMAT_TABLE);
+}
+
+static void test_last_value_wins(void **state) {
+  (void)state;
+  parse_result r = PARSE("bench", "--format", "csv", "--format", "json",
+                         "--variant", "baseline", "--variant", "all");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.format, PGC_FORMAT_JSON);
+  assert_true(r.opts.all_variants);
+}
+
+/* ---- stage lists ---------------------------------------------------------- */
+
+static void expect_stages(parse_result r, const int *want, int count) {
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.stage_count, count);
+  for (int i = 0; i < count; ++i) assert_int_equal(r.opts.stages[i], want[i]);
+}
+
+static void test_stage_lists(void **state) {
+  (void)state;
+  expect_stages(PARSE("bench", "--stages", "2,3,4"), (const int[]){2, 3, 4}, 3);
+  expect_stages(PARSE("bench", "--stages", "1-8"),
+                (const int[]){1, 2, 3, 4, 5, 6, 7, 8}, 8);
+  expect_stages(PARSE("bench", "--stages=1-3,6"), (const int[]){1, 2, 3, 6}, 4);
+  expect_stages(PARSE("bench", "--stages", "4"), (const int[]){4}, 1);
+  expect_stages(PARSE("bench", "--stages", "5-5"), (const int[]){5}, 1);
+  /* Repeats collapse, keeping the first position. */
+  expect_stages(PARSE("bench", "--stages", "3,1-4,3"), (const int[]){3, 1, 2, 4},
+                4);
+  parse_result r = PARSE("bench", "--stages", "1-64");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.stage_count, PGC_MAX_STAGE_COUNTS);
+}
+
+static void test_stage_list_errors(void **state) {
+  (void)state;
+  expect_usage_error(PARSE("bench", "--stages="), "--stages");
+  expect_usage_error(PARSE("bench", "--stages", "2,,3"), "empty entry");
+  expect_usage_error(PARSE("bench", "--stages", "3,"), "empty entry");
+  expect_usage_error(PARSE("bench", "--stages", ",3"), "empty entry");
+  expect_usage_error(PARSE("bench", "--stages", "4-2"), "reversed");
+  expect_usage_error(PARSE("bench", "--stages", "0"), "start at 1");
+  expect_usage_error(PARSE("bench", "--stages", "0-3"), "start at 1");
+  expect_usage_error(PARSE("bench", "--stages", "1-65"), "more than 64");
+  expect_usage_error(PARSE("bench", "--stages", "1-40,41-70"), "more than 64");
+  expect_usage_error(PARSE("bench", "--stages", "1-2000000000"), "more than 64");
+  expect_usage_error(PARSE("bench", "--stages", "two"), "'two'");
+  expect_usage_error(PARSE("bench", "--stages", "2-"), "'2-'");
+  expect_usage_error(PARSE("bench", "--stages", "1-2-3"), "'1-2-3'");
+  expect_usage_error(PARSE("bench", "--stages", "+2"), "'+2'");
+  expect_usage_error(PARSE("bench", "--stages", "2 3"), "'2 3'");
+  expect_usage_error(PARSE("bench", "--stages", "99999999999"), "99999999999");
+}
+
+/* ---- variants ------------------------------------------------------------- */
+
+static void test_variant_names(void **state) {
+  (void)state;
+  parse_result r = PARSE("bench", "--variant", "all");
+  EXPECT_OK(r);
+  assert_true(r.opts.all_variants);
+
+  r = PARSE("bench", "--variant", "cp_async,cp_async,baseline");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.variant_count, 2); /* repeats collapse */
+
+  /* The error names the culprit and lists every registry name. */
+  r = PARSE("bench", "--variant", "cp_async,warp_speed");
+  expect_usage_error(r, "unknown variant 'warp_speed'");
+  for (int i = 0; i < pg_variant_count(); ++i)
+    assert_non_null(strstr(r.err, pg_variant_at(i)->name));
+
+  expect_usage_error(PARSE("bench", "--variant", "CP_ASYNC"), "'CP_ASYNC'");
+  expect_usage_error(PARSE("bench", "--variant", ""), "--variant");
+  expect_usage_error(PARSE("bench", "--variant", "baseline,,cp_async"),
+                     "empty name");
+  expect_usage_error(PARSE("bench", "--variant", "all,cp_async"), "'all'");
+  char long_name[200];
+  memset(long_name, 'x', sizeof long_name - 1);
+  long_name[sizeof long_name - 1] = '\0';
+  expect_usage_error(PARSE("bench", "--variant", long_name), "unknown variant");
+}
+
+/* A variant named explicitly must allow every requested stage count; with
+ * --variant all, counts outside a variant's range are skipped for it. */
+static void test_explicit_stage_range(void **state) {
+  (void)state;
+  const pg_variant_info *ranged = NULL, *fixed = NULL;
+  for (int i = 0; i < pg_variant_count(); ++i) {
+    const pg_variant_info *v = pg_variant_at(i);
+    if (!ranged && v->min_stages < v->max_stages) ranged = v;
+    if (!fixed && v->min_stages == v->max_stages) fixed = v;
+  }
+  assert_non_null(ranged);
+  assert_non_null(fixed);
+  char too_many[32];
+  snprintf(too_many, sizeof too_many, "%d", ranged->max_stages + 1);
+
+  expect_usage_error(PARSE("bench", "--variant", ranged->name, "--stages",
+                           too_many),
+                     ranged->name);
+  /* Order of the options does not matter. */
+  expect_usage_error(PARSE("bench", "--stages", too_many, "--variant",
+                           ranged->name),
+                     too_many);
+  EXPECT_OK(PARSE("bench", "--variant", "all", "--stages", too_many));
+  EXPECT_OK(PARSE("bench", "--stages", too_many));
+  /* A fixed-stage variant runs at its count whatever --stages says. */
+  EXPECT_OK(PARSE("bench", "--variant", fixed->name, "--stages", too_many));
+}
+
+static int runs_of(const pgc_run_spec *runs, int count, const char *name) {
+  int found = 0;
+  for (int i = 0; i < count; ++i)
+    if (strcmp(runs[i].variant->name, name) == 0) ++found;
+  return found;
+}
+
+static void test_plan(void **state) {
+  (void)state;
+  pgc_run_spec runs[PGC_MAX_VARIANTS * PGC_MAX_STAGE_COUNTS];
+
+  /* No --stages: every variant once, at its default. */
+  parse_result r = PARSE("bench");
+  EXPECT_OK(r);
+  int count = pgc_plan_runs(&r.opts, runs, (int)(sizeof runs / sizeof runs[0]));
+  assert_int_equal(count, pg_variant_count());
+  for (int i = 0; i < count; ++i) {
+    assert_ptr_equal(runs[i].variant, pg_variant_at(i));
+    assert_int_equal(runs[i].stages, runs[i].variant->default_stages);
+  }
+
+  /* --stages 1-64 with all: ranged variants once per allowed count, fixed
+   * ones once. */
+  r = PARSE("bench", "--stages", "1-64");
+  EXPECT_OK(r);
+  count = pgc_plan_runs(&r.opts, runs, (int)(sizeof runs / sizeof runs[0]));
+  int expected = 0;
+  for (int i = 0; i < pg_variant_count(); ++i) {
+    const pg_variant_info *v = pg_variant_at(i);
+    int lo = v->min_stages < 1 ? 1 : v->min_stages;
+    int hi = v->max_stages > PGC_MAX_STAGE_COUNTS ? PGC_MAX_STAGE_COUNTS
+                                                  : v->max_stages;
+    int per = v->min_stages == v->max_stages ? 1 : (hi >= lo ? hi - lo + 1 : 0);
+    expected += per;
+    assert_int_equal(runs_of(runs, count, v->name), per);
+  }
+  assert_int_equal(count, expected);
+
+  /* The capacity bounds what is written, not the count returned. */
+  assert_int_equal(pgc_plan_runs(&r.opts, runs, 1), expected);
+  assert_int_equal(pgc_plan_runs(&r.opts, NULL, 0), expected);
+
+  /* Explicit variants keep the order given. */
+  r = PARSE("bench", "--variant", "cp_async,baseline", "--stages", "3,2");
+  EXPECT_OK(r);
+  count = pgc_plan_runs(&r.opts, runs, (int)(sizeof runs / sizeof runs[0]));
+  assert_int_equal(count, 3);
+  assert_string_equal(runs[0].variant->name, "cp_async");
+  assert_int_equal(runs[0].stages, 3);
+  assert_int_equal(runs[1].stages, 2);
+  assert_string_equal(runs[2].variant->name, "baseline");
+  assert_int_equal(runs[2].stages, runs[2].variant->min_stages);
+}
+
+/* ---- bad values ----------------------------------------------------------- */
+
+static void test_bad_sizes(void **state) {
+  (void)state;
+  expect_usage_error(PARSE("bench", "--size", "12x"), "'12x'");
+  expect_usage_error(PARSE("bench", "--size", "-5"), "'-5'");
+  expect_usage_error(PARSE("bench", "--size", "+5"), "'+5'");
+  expect_usage_error(PARSE("bench", "--size", " 5"), "' 5'");
+  expect_usage_error(PARSE("bench", "--size", "0x10"), "'0x10'");
+  expect_usage_error(PARSE("bench", "--size", "1e3"), "'1e3'");
+  expect_usage_error(PARSE("bench", "--size="), "--size");
+  expect_usage_error(PARSE("bench", "--size", "2147483648"), "too large");
+  expect_usage_error(PARSE("bench", "--size", "99999999999999999999999"),
+                     "too large");
+  expect_usage_error(PARSE("bench", "--m", "-1"), "--m");
+  expect_usage_error(PARSE("bench", "--n", "x"), "--n");
+  expect_usage_error(PARSE("bench", "--k=1.5"), "--k");
+  expect_usage_error(PARSE("study", "pipelining", "--size", "big"), "'big'");
+}
+
+static void test_bad_values(void **state) {
+  (void)state;
+  expect_usage_error(PARSE("bench", "--format", "xml"), "'xml'");
+  expect_usage_error(PARSE("list", "--format=CSV"), "'CSV'");
+  expect_usage_error(PARSE("bench", "--flush-l2", "yes"), "'yes'");
+  expect_usage_error(PARSE("bench", "--check", "1"), "'1'");
+  expect_usage_error(PARSE("bench", "--iters", "0"), "at least 1");
+  expect_usage_error(PARSE("bench", "--iters", "1000001"), "too large");
+  EXPECT_OK(PARSE("bench", "--warmup", "0"));
+  expect_usage_error(PARSE("bench", "--warmup", "-1"), "--warmup");
+  expect_usage_error(PARSE("bench", "--seed", "18446744073709551616"),
+                     "too large");
+  expect_usage_error(PARSE("bench", "--seed", "-1"), "--seed");
+  expect_usage_error(PARSE("bench", "--device", "-1"), "--device");
+  expect_usage_error(PARSE("bench", "--quiet=yes"), "takes no value");
+}
+
+static void test_missing_values(void **state) {
+  (void)state;
+  static const char *const valued[] = {"--variant", "--size",  "--m",
+                                       "--n",       "--k",     "--stages",
+                                       "--warmup",  "--iters", "--flush-l2",
+                                       "--seed",    "--format", "--check",
+                                       "--device"};
+  for (size_t i = 0; i < sizeof valued / sizeof valued[0]; ++i) {
+    expect_usage_error(PARSE("bench", valued[i]), "needs a value");
+    /* The next word is another option, not this one's value. */
+    expect_usage_error(PARSE("bench", valued[i], "--quiet"), "needs a value");
+  }
+  expect_usage_error(PARSE("list", "--format"), "needs a value");
+}
+
+static void test_unknown_options(void **state) {
+  (void)state;
+  expect_usage_error(PARSE("bench", "--frobnicate"), "unknown option '--frobnicate'");
+  expect_usage_error(PARSE("bench", "--frobnicate=3"), "'--frobnicate'");
+  expect_usage_error(PARSE("bench", "-x"), "unknown option '-x'");
+  expect_usage_error(PARSE("bench", "--SIZE", "4"), "'--SIZE'");
+  expect_usage_error(PARSE("bench", "extra"), "unexpected argument 'extra'");
+  /* Options that exist, on a command that does not take them. */
+  expect_usage_error(PARSE("study", "pipelining", "--iters", "3"), "--iters");
+  expect_usage_error(PARSE("study", "pipelining", "--m", "3"), "--m");
+  expect_usage_error(PARSE("study", "pipelining", "--stages", "2"), "--stages");
+  expect_usage_error(PARSE("list", "--size", "3"), "--size");
+  expect_usage_error(PARSE("list", "--quiet"), "--quiet");
+  expect_usage_error(PARSE("bench", "--version"), "--version");
+  expect_usage_error(PARSE("--size", "4"), "--size");
+}
+
+/* ---- commands, help, version ---------------------------------------------- */
+
+static void test_study_experiment(void **state) {
+  (void)state;
+  expect_usage_error(PARSE("study"), "pipelining");
+  expect_usage_error(PARSE("study", "--size", "64"), "needs an experiment");
+  expect_usage_error(PARSE("study", "pipelinning"), "unknown experiment 'pipelinning'");
+  expect_usage_error(PARSE("study", "pipelining", "again"), "'again'");
+  parse_result r = PARSE("study", "--quiet", "pipelining");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.study, PGC_STUDY_PIPELINING);
+}
+
+static void test_commands(void **state) {
+  (void)state;
+  expect_usage_error(PARSE(NULL), "no command");
+  expect_usage_error(PARSE("benchmark"), "unknown command 'benchmark'");
+  expect_usage_error(PARSE(""), "unknown command");
+}
+
+static void test_help_and_version(void **state) {
+  (void)state;
+  static const struct {
+    const char *words[3];
+    pgc_command topic;
+  } cases[] = {
+      {{"--help", NULL, NULL}, PGC_CMD_NONE},
+      {{"-h", NULL, NULL}, PGC_CMD_NONE},
+      {{"list", "--help", NULL}, PGC_CMD_LIST},
+      {{"bench", "-h", NULL}, PGC_CMD_BENCH},
+      {{"bench", "--size=8", "--help"}, PGC_CMD_BENCH},
+      {{"study", "--help", NULL}, PGC_CMD_STUDY},
+      {{"study", "pipelining", "-h"}, PGC_CMD_STUDY},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    parse_result r = PARSE(cases[i].words[0], cases[i].words[1], cases[i].words[2]);
+    EXPECT_OK(r);
+    assert_int_equal(r.opts.command, PGC_CMD_HELP);
+    assert_int_equal(r.opts.help_topic, cases[i].topic);
+  }
+  expect_usage_error(PARSE("--help=bench"), "takes no value");
+
+  parse_result r = PARSE("--version");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.command, PGC_CMD_VERSION);
+  expect_usage_error(PARSE("--version", "list"), "'list'");
+}
+
+/* Every "--word" in a usage text: the options it documents. */
+static int documents(const char *text, const char *option) {
+  size_t len = strlen(option);
+  for (const char *p = strstr(text, option); p; p = strstr(p + 1, option)) {
+    char after = p[len];
+    int starts = p == text || !(p[-1] == '-' || (p[-1] >= 'a' && p[-1] <= 'z'));
+    int ends = !(after == '-' || (after >= 'a' && after <= 'z') ||
+                 (after >= '0' && after <= '9'));
+    if (starts && ends) return 1;
+  }
+  return 0;
+}
+
+static int is_option_of(const char *word, size_t len, pgc_command command) {
+  for (int i = 0; i < pgc_option_count(); ++i) {
+    const char *name = pgc_option_name(i);
+    if (strlen(name) == len && strncmp(name, word, len) == 0)
+      return pgc_option_applies(i, command);
+  }
+  return 0;
+}
+
+/* The usage texts document exactly the options each command accepts. */
+static void test_usage_matches_option_table(void **state) {
+  (void)state;
+  static const pgc_command commands[] = {PGC_CMD_NONE, PGC_CMD_LIST,
+                                         PGC_CMD_BENCH, PGC_CMD_STUDY};
+  for (size_t c = 0; c < sizeof commands / sizeof commands[0]; ++c) {
+    const char *text = pgc_usage_text(commands[c]);
+    assert_non_null(text);
+    assert_int_equal(text[strlen(text) - 1], '\n');
+    for (int i = 0; i < pgc_option_count(); ++i) {
+      if (!pgc_option_applies(i, commands[c])) continue;
+      if (!documents(text, pgc_option_name(i)))
+        print_error("usage of command %d lacks %s\n", (int)commands[c],
+                    pgc_option_name(i));
+      assert_true(documents(text, pgc_option_name(i)));
+    }
+    for (const char *p = strstr(text, "--"); p; p = strstr(p + 2, "--")) {
+      size_t len = 2;
+      while (p[len] == '-' || (p[len] >= 'a' && p[len] <= 'z') ||
+             (p[len] >= '0' && p[len] <= '9'))
+        ++len;
+      if (!is_option_of(p, len, commands[c]))
+        print_error("usage of command %d documents %.*s, not accepted\n",
+                    (int)commands[c], (int)len, p);
+      assert_true(is_option_of(p, len, commands[c]));
+      p += len - 2;
+    }
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_bench_defaults),
+      cmocka_unit_test(test_study_defaults),
+      cmocka_unit_test(test_list_defaults),
+      cmocka_unit_test(test_options_separate_and_joined),
+      cmocka_unit_test(test_dimensions_override_size),
+      cmocka_unit_test(test_study_and_list_options),
+      cmocka_unit_test(test_last_value_wins),
+      cmocka_unit_test(test_stage_lists),
+      cmocka_unit_test(test_stage_list_errors),
+      cmocka_unit_test(test_variant_names),
+      cmocka_unit_test(test_explicit_stage_range),
+      cmocka_unit_test(test_plan),
+      cmocka_unit_test(test_bad_sizes),
+      cmocka_unit_test(test_bad_values),
+      cmocka_unit_test(test_missing_values),
+      cmocka_unit_test(test_unknown_options),
+      cmocka_unit_test(test_study_experiment),
+      cmocka_unit_test(test_commands),
+      cmocka_unit_test(test_help_and_version),
+      cmocka_unit_test(test_usage_matches_option_table),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

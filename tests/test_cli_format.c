@@ -1,0 +1,615 @@
+/* Report printers of the pipegemm tool (src/cli/format.c): the text table is
+ * aligned, CSV reads back field for field through an RFC 4180 reader, JSON
+ * passes a strict structural parser, and absent numbers come out as "-",
+ * empty fields and null. Also the bench result row and the FLOP arithmetic
+ * the report is made of. Printers write into memory streams; no GPU. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bench.h"
+#include "format.h"
+
+/* ---- capturing a printer's output ------------------------------------------ */
+
+typedef struct {
+  char *text;
+  size_t size;
+  FILE *stream;
+} capture;
+
+static FILE *capture_begin(capture *c) {
+  c->text = NULL;
+  c->size = 0;
+  c->stream = open_memstream(&c->text, &c->size);
+  assert_non_null(c->stream);
+  return c->stream;
+}
+
+/* The captured text; the caller frees it. */
+static char *capture_end(capture *c) {
+  assert_int_equal(fclose(c->stream), 0);
+  assert_non_null(c->text);
+  return c->text;
+}
+
+/* ---- a report with every kind of awkward cell ------------------------------- */
+
+static const char awkward_name[] =
+    "has,comma \"quoted\"\nnewline\\back\ttab\x01" "ctl";
+
+static const pgc_column sample_columns[] = {
+    {"name", "name", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"count", "count", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
+    {"ratio", "ratio", PGC_ALIGN_RIGHT, 2, PGC_SHOW_ALL},
+    {"hidden", "hidden", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    {"pretty", "pretty", PGC_ALIGN_LEFT, 0, PGC_SHOW_TABLE},
+    {"big", "big", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
+    {"speed", "× speed", PGC_ALIGN_RIGHT, PGC_SCIENTIFIC, PGC_SHOW_ALL},
+};
+#define SAMPLE_COLUMNS ((int)(sizeof sample_columns / sizeof sample_columns[0]))
+#define SAMPLE_ROWS 3
+
+static const char *const sample_notes[] = {"a note, with \"quotes\""};
+
+typedef struct {
+  pgc_fact facts[5];
+  pgc_cell cells[SAMPLE_ROWS * SAMPLE_COLUMNS];
+  pgc_report report;
+} sample;
+
+static void sample_build(sample *s) {
+  pgc_fact facts[] = {
+      {"gpu", "GPU", pgc_cell_text("Test \"GPU\", rev\\2"), 0, NULL, PGC_SHOW_ALL},
+      {"sms", "SMs", pgc_cell_int(132), 0, NULL, PGC_SHOW_ALL},
+      {"clock", "clock", pgc_cell_real(1980.4), 0, "MHz", PGC_SHOW_TABLE},
+      {"clock_mhz", "", pgc_cell_real(1980.4), 0, NULL, PGC_SHOW_DATA},
+      {"missing", "missing", pgc_cell_real(NAN), 1, "ms", PGC_SHOW_ALL},
+  };
+  memcpy(s->facts, facts, sizeof facts);
+  pgc_cell rows[SAMPLE_ROWS][SAMPLE_COLUMNS] = {
+      {pgc_cell_text("plain"), pgc_cell_int(7), pgc_cell_real(1.5),
+       pgc_cell_int(42), pgc_cell_text("p"), pgc_cell_uint(UINT64_MAX),
+       pgc_cell_real(3.05e-5)},
+      {pgc_cell_text(awkward_name), pgc_cell_int(-3), pgc_cell_real(NAN),
+       pgc_cell_absent(), pgc_cell_text("q"), pgc_cell_uint(0),
+       pgc_cell_real(12.0)},
+      {pgc_cell_text(" padded "), pgc_cell_int(0), pgc_cell_real(INFINITY),
+       pgc_cell_int(1), pgc_cell_text(NULL), pgc_cell_uint(5),
+       pgc_cell_absent()},
+  };
+  memcpy(s->cells, rows, sizeof rows);
+  pgc_report report = {"test", s->facts, 5, sample_columns, SAMPLE_COLUMNS,
+                       s->cells, SAMPLE_ROWS, sample_notes, 1};
+  s->report = report;
+}
+
+static char *print_sample(pgc_format format) {
+  sample s;
+  sample_build(&s);
+  capture c;
+  pgc_print_report(capture_begin(&c), format, &s.report);
+  return capture_end(&c);
+}
+
+/* ---- an RFC 4180 reader ------------------------------------------------------ */
+
+#define CSV_MAX_RECORDS 16
+#define CSV_MAX_FIELDS 16
+#define CSV_FIELD_SIZE 128
+
+typedef struct {
+  int records;
+  int fields[CSV_MAX_RECORDS];
+  char field[CSV_MAX_RECORDS][CSV_MAX_FIELDS][CSV_FIELD_SIZE];
+  int comments;
+  char comment[CSV_MAX_RECORDS][CSV_FIELD_SIZE];
+} csv_table;
+
+/* Reads records, setting aside lines that start with '#'. Returns 0, or -1
+ * when the text breaks the quoting rules. */
+static int csv_read(const char *text, csv_table *t) {
+  memset(t, 0, sizeof *t);
+  const char *p = text;
+  while (*p) {
+    if (*p == '#') {
+      const char *end = strchr(p, '\n');
+      size_t len = end ? (size_t)(end - p) : strlen(p);
+      if (t->comments == CSV_MAX_RECORDS || len >= CSV_FIELD_SIZE) return -1;
+      memcpy(t->comment[t->comments++], p, len);
+      p += len + (end ? 1 : 0);
+      continue;
+    }
+    if (t->records == CSV_MAX_RECORDS) return -1;
+    int r = t->records++;
+    for (;;) { /* one field */
+      if (t->fields[r] == CSV_MAX_FIELDS) return -1;
+      char *out = t->field[r][t->fields[r]++];
+      size_t len = 0;
+      if (*p == '"') {
+        ++p;
+        for (;;) {
+          if (*p == '\0') return -1; /* unterminated */
+          if (*p == '"' && p[1] == '"') {
+            p += 2;
+            out[len++] = '"';
+          } else if (*p == '"') {
+            ++p;
+            break;
+          } else {
+            out[len++] = *p++;
+          }
+          if (len >= CSV_FIELD_SIZE) return -1;
+        }
+        if (*p != ',' && *p != '\n' && *p != '\0') return -1;
+      } else {
+        while (*p && *p != ',' && *p != '\n') {
+          if (*p == '"' || *p == '\r') return -1; /* must have been quoted */
+          out[len++] = *p++;
+          if (len >= CSV_FIELD_SIZE) return -1;
+        }
+      }
+      out[len] = '\0';
+      if (*p == ',') {
+        ++p;
+        continue;
+      }
+      if (*p == '\n') ++p;
+      break;
+    }
+  }
+  return 0;
+}
+
+static void test_csv_reads_back(void **state) {
+  (void)state;
+  char *text = print_sample(PGC_FORMAT_CSV);
+  csv_table t;
+  assert_int_equal(csv_read(text, &t), 0);
+
+  /* Header facts as "# key: value" lines; table-only facts left out. */
+  assert_string_equal(t.comment[0], "# report: pipegemm test");
+  assert_string_equal(t.comment[1], "# gpu: Test \"GPU\", rev\\2");
+  assert_string_equal(t.comment[2], "# sms: 132");
+  assert_string_equal(t.comment[3], "# clock_mhz: 1980.4");
+  assert_string_equal(t.comment[4], "# missing: ");
+  assert_string_equal(t.comment[5], "# note: a note, with \"quotes\"");
+  assert_int_equal(t.comments, 6);
+
+  /* Header line of keys, data-only columns in, table-only out. */
+  assert_int_equal(t.records, 1 + SAMPLE_ROWS);
+  static const char *const keys[] = {"name", "count", "ratio", "hidden", "big",
+                                     "speed"};
+  assert_int_equal(t.fields[0], 6);
+  for (int i = 0; i < 6; ++i) assert_string_equal(t.field[0][i], keys[i]);
+  for (int r = 1; r <= SAMPLE_ROWS; ++r) assert_int_equal(t.fields[r], 6);
+
+  assert_string_equal(t.field[1][0], "plain");
+  assert_string_equal(t.field[1][1], "7");
+  assert_string_equal(t.field[1][2], "1.5");
+  assert_string_equal(t.field[1][3], "42");
+  assert_string_equal(t.field[1][4], "18446744073709551615");
+  assert_string_equal(t.field[1][5], "3.05e-05");
+  /* Commas, quotes, line breaks and backslashes survive the round trip. */
+  assert_string_equal(t.field[2][0], awkward_name);
+  assert_string_equal(t.field[2][1], "-3");
+  assert_string_equal(t.field[2][2], ""); /* NaN */
+  assert_string_equal(t.field[2][3], ""); /* absent */
+  assert_string_equal(t.field[3][0], " padded ");
+  assert_string_equal(t.field[3][2], ""); /* Inf */
+  assert_string_equal(t.field[3][5], "");
+  free(text);
+}
+
+static void test_csv_field_quoting(void **state) {
+  (void)state;
+  static const struct {
+    const char *in, *out;
+  } cases[] = {
+      {"plain", "plain"},
+      {"", ""},
+      {"a,b", "\"a,b\""},
+      {"say \"hi\"", "\"say \"\"hi\"\"\""},
+      {"two\nlines", "\"two\nlines\""},
+      {"cr\rhere", "\"cr\rhere\""},
+      {" lead", "\" lead\""},
+      {"trail ", "\"trail \""},
+      {"mid space", "mid space"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    capture c;
+    pgc_print_csv_field(capture_begin(&c), cases[i].in);
+    char *text = capture_end(&c);
+    assert_string_equal(text, cases[i].out);
+    free(text);
+  }
+}
+
+/* ---- a strict JSON parser (RFC 8259), structure only ------------------------ */
+
+typedef struct {
+  const char *p;
+  int depth;
+} json_reader;
+
+#define JSON_MAX_DEPTH 32
+
+static void json_space(json_reader *r) {
+  while (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t') ++r->p;
+}
+
+static int json_value(json_reader *r);
+
+static int json_string(json_reader *r) {
+  if (*r->p != '"') return -1;
+  ++r->p;
+  for (;;) {
+    unsigned char ch = (unsigned char)*r->p;
+    if (ch == '\0' || ch < 0x20) return -1; /* raw control character */
+    ++r->p;
+    if (ch == '"') return 0;
+    if (ch != '\\') continue;
+    char esc = *r->p++;
+    if (esc == 'u') {
+      for (int i = 0; i < 4; ++i, ++r->p)
+        if (!strchr("0123456789abcdefABCDEF", *r->p) || *r->p == '\0') return -1;
+    } else if (!strchr("\"\\/bfnrt", esc) || esc == '\0') {
+      return -1;
+    }
+  }
+}
+
+static int json_digits(json_reader *r) {
+  if (*r->p < '0' || *r->p > '9') return -1;
+  while (*r->p >= '0' && *r->p <= '9') ++r->p;
+  return 0;
+}
+
+static int json_number(json_reader *r) {
+  if (*r->p == '-') ++r->p;
+  if (*r->p == '0')
+    ++r->p;
+  else if (json_digits(r) != 0)
+    return -1;
+  if (*r->p == '.') {
+    ++r->p;
+    if (json_digits(r) != 0) return -1;
+  }
+  if (*r->p == 'e' || *r->p == 'E') {
+    ++r->p;
+    if (*r->p == '+' || *r->p == '-') ++r->p;
+    if (json_digits(r) != 0) return -1;
+  }
+  return 0;
+}
+
+static int json_word(json_reader *r, const char *word) {
+  size_t len = strlen(word);
+  if (strncmp(r->p, word, len) != 0) return -1;
+  r->p += len;
+  return 0;
+}
+
+/* '{' members '}' or '[' values ']'. */
+static int json_container(json_reader *r, char close, int members) {
+  if (++r->depth > JSON_MAX_DEPTH) return -1;
+  ++r->p;
+  json_space(r);
+  if (*r->p == close) {
+    ++r->p;
+    --r->depth;
+    return 0;
+  }
+  for (;;) {
+    json_space(r);
+    if (members) {
+      if (json_string(r) != 0) return -1;
+      json_space(r);
+      if (*r->p++ != ':') return -1;
+    }
+    if (json_value(r) != 0) return -1;
+    json_space(r);
+    if (*r->p == ',') {
+      ++r->p;
+      continue;
+    }
+    if (*r->p++ != close) return -1;
+    --r->depth;
+    return 0;
+  }
+}
+
+static int json_value(json_reader *r) {
+  json_space(r);
+  switch (*r->p) {
+    case '{': return json_container(r, '}', 1);
+    case '[': return json_container(r, ']', 0);
+    case '"': return json_string(r);
+    case 't': return json_word(r, "true");
+    case 'f': return json_word(r, "false");
+    case 'n': return json_word(r, "null");
+    default: return json_number(r);
+  }
+}
+
+/* 0 if text is exactly one JSON object and nothing else but blanks. */
+static int json_check(const char *text) {
+  json_reader r = {text, 0};
+  json_space(&r);
+  if (*r.p != '{' || json_value(&r) != 0) return -1;
+  json_space(&r);
+  return *r.p == '\0' ? 0 : -1;
+}
+
+static void test_json_parser_rejects_bad_text(void **state) {
+  (void)state;
+  /* The checker itself must catch what a broken printer would produce. */
+  assert_int_equal(json_check("{\"a\": 1}"), 0);
+  assert_int_not_equal(json_check("{\"a\": nan}"), 0);
+  assert_int_not_equal(json_check("{\"a\": 1,}"), 0);
+  assert_int_not_equal(json_check("{\"a\": \"x\ny\"}"), 0);
+  assert_int_not_equal(json_check("{\"a\": \"\\q\"}"), 0);
+  assert_int_not_equal(json_check("{\"a\": [1, 2}"), 0);
+  assert_int_not_equal(json_check("{\"a\": 1} x"), 0);
+  assert_int_not_equal(json_check("{\"a\": 01}"), 0);
+}
+
+static void test_json_is_valid_and_escaped(void **state) {
+  (void)state;
+  char *text = print_sample(PGC_FORMAT_JSON);
+  if (json_check(text) != 0) print_error("invalid JSON:\n%s\n", text);
+  assert_int_equal(json_check(text), 0);
+  assert_non_null(strstr(text, "\"report\": \"test\""));
+  assert_non_null(strstr(text, "\"gpu\": \"Test \\\"GPU\\\", rev\\\\2\""));
+  assert_non_null(strstr(text, "\"sms\": 132"));
+  assert_non_null(strstr(text, "\"clock_mhz\": 1980.4"));
+  assert_non_null(strstr(text, "\"missing\": null"));
+  assert_null(strstr(text, "\"clock\":")); /* table-only fact */
+  assert_non_null(strstr(
+      text,
+      "\"name\": \"has,comma \\\"quoted\\\"\\nnewline\\\\back\\ttab\\u0001ctl\""));
+  assert_non_null(strstr(text, "\"ratio\": null"));  /* NaN */
+  assert_non_null(strstr(text, "\"hidden\": null")); /* absent */
+  assert_non_null(strstr(text, "\"big\": 18446744073709551615"));
+  assert_null(strstr(text, "pretty"));
+  assert_null(strstr(text, "nan"));
+  assert_null(strstr(text, "inf"));
+  assert_non_null(strstr(text, "\"notes\": [\"a note, with \\\"quotes\\\"\"]"));
+  free(text);
+}
+
+static void test_json_empty_report(void **state) {
+  (void)state;
+  pgc_report empty = {"nothing", NULL, 0, sample_columns, SAMPLE_COLUMNS, NULL,
+                      0, NULL, 0};
+  capture c;
+  pgc_print_json(capture_begin(&c), &empty);
+  char *text = capture_end(&c);
+  assert_int_equal(json_check(text), 0);
+  assert_non_null(strstr(text, "\"rows\": []"));
+  free(text);
+}
+
+/* ---- the text table ----------------------------------------------------------- */
+
+/* Display column of byte offset `at` in `line` (UTF-8). */
+static int column_of(const char *line, size_t at) {
+  int col = 0;
+  for (size_t i = 0; i < at; ++i)
+    if (((unsigned char)line[i] & 0xC0) != 0x80) ++col;
+  return col;
+}
+
+/* Byte offset of display column `col`. */
+static size_t offset_of(const char *line, int col) {
+  size_t i = 0;
+  for (int c = 0; line[i] && c < col; ++c) {
+    ++i;
+    while (((unsigned char)line[i] & 0xC0) == 0x80) ++i;
+  }
+  return i;
+}
+
+#define MAX_LINES 32
+
+static int split_lines(char *text, char **lines) {
+  int count = 0;
+  for (char *line = strtok(text, "\n"); line && count < MAX_LINES;
+       line = strtok(NULL, "\n"))
+    lines[count++] = line;
+  return count;
+}
+
+static void test_table_is_aligned(void **state) {
+  (void)state;
+  char *text = print_sample(PGC_FORMAT_TABLE);
+  char *copy = strdup(text);
+  char *lines[MAX_LINES];
+  int count = split_lines(copy, lines);
+
+  /* Facts first, values in one column; data-only facts left out; an absent
+   * value has no unit. */
+  assert_string_equal(lines[0], "GPU:     Test \"GPU\", rev\\2");
+  assert_string_equal(lines[1], "SMs:     132");
+  assert_string_equal(lines[2], "clock:   1980 MHz");
+  assert_string_equal(lines[3], "missing: -");
+  assert_null(strstr(text, "clock_mhz"));
+
+  /* Then the table: titles, a rule of dashes per column, the rows. */
+  const char *header = lines[4];
+  const char *rule = lines[5];
+  assert_non_null(strstr(header, "name"));
+  assert_non_null(strstr(header, "× speed"));
+  assert_non_null(strstr(header, "pretty"));
+  assert_null(strstr(header, "hidden"));
+  assert_int_equal(count, 4 + 2 + SAMPLE_ROWS + 1);
+  assert_string_equal(lines[count - 1], sample_notes[0]);
+
+  /* Column extents from the rule: runs of dashes. */
+  int start[SAMPLE_COLUMNS], end[SAMPLE_COLUMNS], columns = 0;
+  for (size_t i = 0; rule[i];) {
+    if (rule[i] != '-') {
+      assert_int_equal(rule[i], ' ');
+      ++i;
+      continue;
+    }
+    start[columns] = (int)i;
+    while (rule[i] == '-') ++i;
+    end[columns++] = (int)i;
+  }
+  assert_int_equal(columns, 6); /* every column but the data-only one */
+  for (int c = 1; c < columns; ++c) assert_int_equal(start[c] - end[c - 1], 2);
+
+  /* Left-aligned columns (name, pretty) start at their rule; right-aligned
+   * ones end at it; UTF-8 titles count one column per character. */
+  static const int right_aligned[] = {0, 1, 1, 0, 1, 1};
+  for (int l = 4; l < 4 + 2 + SAMPLE_ROWS; ++l) {
+    const char *line = lines[l];
+    assert_true(line[strlen(line) - 1] != ' '); /* no trailing blanks */
+    assert_int_equal(column_of(line, strlen(line)), end[columns - 1]);
+    for (int c = 0; c < columns; ++c) {
+      size_t first = offset_of(line, start[c]);
+      size_t last = offset_of(line, end[c] - 1);
+      if (right_aligned[c]) {
+        assert_true(line[last] != ' ');
+      } else {
+        assert_true(line[first] != ' ' || (l == 4 + 2 + 2 && c == 0));
+      }
+      if (c > 0) assert_true(line[offset_of(line, start[c]) - 1] == ' ');
+    }
+  }
+  /* Absent and non-finite cells show as "-"; no raw line break leaks. */
+  assert_non_null(strstr(lines[7], "has,comma \"quoted\" newline\\back tab ctl"));
+  assert_null(strstr(text, "nan"));
+  assert_null(strstr(text, "inf"));
+  assert_non_null(strstr(lines[6], "3.05e-05"));
+  assert_non_null(strstr(lines[6], "1.50"));
+  free(copy);
+  free(text);
+}
+
+/* ---- the bench result row ----------------------------------------------------- */
+
+static void test_result_row(void **state) {
+  (void)state;
+  pgc_result_row row;
+  pgc_result_row_init(&row, "cp_async", 2, 64, 32, 16);
+  assert_string_equal(row.shape, "64x32x16");
+  assert_true(isnan(row.median_ms) && isnan(row.tflops) && isnan(row.x_cublas));
+  assert_true(isnan(row.max_abs_err) && isnan(row.pct_ffma_peak));
+  assert_string_equal(row.verdict_text, "PASS");
+  pgc_result_row_set_verdict(&row, PGC_VERDICT_SKIP, "needs CC 9.0");
+  assert_int_equal(row.verdict, PGC_VERDICT_SKIP);
+  assert_string_equal(row.verdict_text, "SKIP (needs CC 9.0)");
+  pgc_result_row_set_verdict(&row, PGC_VERDICT_FAIL, NULL);
+  assert_string_equal(row.verdict_text, "FAIL");
+  pgc_result_row_set_verdict(&row, PGC_VERDICT_UNCHECKED, NULL);
+  assert_string_equal(row.verdict_text, "UNCHECKED");
+
+  /* One cell per column, no more; stages 0 is absent. */
+  pgc_cell cells[PGC_MAX_COLUMNS + 1];
+  for (int i = 0; i <= PGC_MAX_COLUMNS; ++i) cells[i] = pgc_cell_text("sentinel");
+  pgc_result_row_init(&row, "cublas", 0, 8, 8, 8);
+  pgc_result_row_cells(&row, cells);
+  assert_true(pgc_result_column_count <= PGC_MAX_COLUMNS);
+  assert_string_equal(cells[pgc_result_column_count].text, "sentinel");
+  assert_int_equal(cells[0].kind, PGC_CELL_TEXT);
+  assert_string_equal(cells[0].text, "cublas");
+  assert_int_equal(cells[1].kind, PGC_CELL_ABSENT);
+  assert_string_equal(pgc_result_columns[0].key, "variant");
+  assert_string_equal(pgc_result_columns[pgc_result_column_count - 1].key,
+                      "verdict");
+}
+
+static void test_result_rows_relate(void **state) {
+  (void)state;
+  enum { ROWS = 5 };
+  pgc_result_row rows[ROWS];
+  pgc_result_row_init(&rows[0], "baseline", 1, 64, 64, 64);
+  pgc_result_row_init(&rows[1], "cp_async", 2, 64, 64, 64);
+  pgc_result_row_init(&rows[2], "cublas", 1, 64, 64, 64);
+  pgc_result_row_init(&rows[3], "cp_async", 2, 128, 128, 128); /* no baseline */
+  pgc_result_row_init(&rows[4], "tma", 4, 64, 64, 64);         /* skipped */
+  rows[0].median_ms = 2.0;
+  rows[1].median_ms = 1.0;
+  rows[2].median_ms = 0.5;
+  rows[3].median_ms = 3.0;
+  pgc_result_rows_relate(rows, ROWS, "baseline", "cublas");
+  assert_float_equal(rows[0].x_baseline, 1.0, 1e-12);
+  assert_float_equal(rows[1].x_baseline, 2.0, 1e-12);
+  assert_float_equal(rows[2].x_baseline, 4.0, 1e-12);
+  assert_float_equal(rows[0].x_cublas, 0.25, 1e-12);
+  assert_float_equal(rows[1].x_cublas, 0.5, 1e-12);
+  assert_float_equal(rows[2].x_cublas, 1.0, 1e-12);
+  assert_true(isnan(rows[3].x_baseline) && isnan(rows[3].x_cublas));
+  assert_true(isnan(rows[4].x_baseline) && isnan(rows[4].x_cublas));
+
+  /* A bench report of these rows is valid JSON and CSV. */
+  pgc_cell cells[ROWS * PGC_MAX_COLUMNS];
+  for (int r = 0; r < ROWS; ++r)
+    pgc_result_row_cells(&rows[r], &cells[r * pgc_result_column_count]);
+  pgc_report report = {"bench", NULL, 0, pgc_result_columns,
+                       pgc_result_column_count, cells, ROWS, NULL, 0};
+  capture c;
+  pgc_print_json(capture_begin(&c), &report);
+  char *text = capture_end(&c);
+  assert_int_equal(json_check(text), 0);
+  assert_non_null(strstr(text, "\"x_baseline\": 2,"));
+  free(text);
+  pgc_print_csv(capture_begin(&c), &report);
+  text = capture_end(&c);
+  csv_table t;
+  assert_int_equal(csv_read(text, &t), 0);
+  assert_int_equal(t.records, 1 + ROWS);
+  free(text);
+}
+
+/* ---- the arithmetic behind TFLOP/s and % of peak ------------------------------ */
+
+static void test_flop_arithmetic(void **state) {
+  (void)state;
+  assert_int_equal(pgc_fp32_lanes_per_sm(7, 0), 64);
+  assert_int_equal(pgc_fp32_lanes_per_sm(7, 5), 64);
+  assert_int_equal(pgc_fp32_lanes_per_sm(8, 0), 64);
+  assert_int_equal(pgc_fp32_lanes_per_sm(8, 6), 128);
+  assert_int_equal(pgc_fp32_lanes_per_sm(8, 9), 128);
+  assert_int_equal(pgc_fp32_lanes_per_sm(9, 0), 128);
+  assert_int_equal(pgc_fp32_lanes_per_sm(10, 0), 128);
+  assert_int_equal(pgc_fp32_lanes_per_sm(6, 1), 0);
+  /* H200: 132 SMs x 128 lanes x 2 x 1980 MHz. */
+  assert_float_equal(pgc_ffma_peak_tflops(9, 0, 132, 1980.0), 66.90816, 1e-9);
+  assert_true(isnan(pgc_ffma_peak_tflops(9, 0, 132, 0.0)));
+  assert_true(isnan(pgc_ffma_peak_tflops(6, 1, 20, 1500.0)));
+  /* The write-up's baseline: 2048^3 in 2.296 ms is 7484 GFLOPS. */
+  assert_float_equal(pgc_gemm_tflops(2048, 2048, 2048, 2.296), 7.4825, 1e-3);
+  assert_true(isnan(pgc_gemm_tflops(64, 64, 64, 0.0)));
+  char buf[16];
+  pgc_cuda_version_text(12080, buf, sizeof buf);
+  assert_string_equal(buf, "12.8");
+  pgc_cuda_version_text(13000, buf, sizeof buf);
+  assert_string_equal(buf, "13.0");
+  pgc_cuda_version_text(0, buf, sizeof buf);
+  assert_string_equal(buf, "unknown");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_csv_reads_back),
+      cmocka_unit_test(test_csv_field_quoting),
+      cmocka_unit_test(test_json_parser_rejects_bad_text),
+      cmocka_unit_test(test_json_is_valid_and_escaped),
+      cmocka_unit_test(test_json_empty_report),
+      cmocka_unit_test(test_table_is_aligned),
+      cmocka_unit_test(test_result_row),
+      cmocka_unit_test(test_result_rows_relate),
+      cmocka_unit_test(test_flop_arithmetic),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

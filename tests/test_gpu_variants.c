@@ -1,0 +1,420 @@
+/* Every registered variant the GPU runs, at every allowed stage count in
+ * 1..4 (and its default), over edge shapes and layouts, against the FP64
+ * reference of src/harness. Exit 0 pass, 1 fail, 77 without a GPU.
+ *
+ * Layouts ("modes"), each with its own alpha and beta:
+ *   dense       alpha 1, beta 0, C poisoned with NaN (an unwritten element fails)
+ *   beta        alpha 0.5, beta 3, random C0 (C is read); also run with stages 0
+ *   padded      lda = K+3, ldb = N+5, ldc = N+7, padding of A and B holds NaN
+ *   unaligned_ab  A and B start one float past a 16-byte boundary, odd lda, ldb
+ *   unaligned_c   C starts one float past a 16-byte boundary, odd ldc
+ *   unaligned_ptr A, B and C start one float past a 16-byte boundary while
+ *                 every ld is a multiple of 4: alignment is a property of the
+ *                 pointer too, not of the stride alone
+ * Around and between C's rows lies a sentinel: a variant that writes outside
+ * the M x N window fails. A variant may answer PG_ERR_UNSUPPORTED only for a
+ * layout whose pointers or strides are not 16-byte multiples, and never for
+ * `auto`; it must then leave C as it was.
+ *
+ *   PG_TEST_QUICK=1      drops 1000x1000x1000 (for compute-sanitizer runs)
+ *   PG_TEST_VARIANTS=a,b only these variants (debugging)
+ *   PG_TEST_SKIP_VARIANTS=a,b  all but these (e.g. cublas under racecheck) */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu_util.h"
+#include "harness.h"
+
+typedef struct {
+  int m, n, k;
+} shape;
+
+static const shape shapes[] = {
+    {1, 1, 1},       {7, 13, 5},       {35, 79, 19},  {128, 128, 8}, {129, 257, 17},
+    {300, 200, 9},   {256, 384, 40},   {64, 96, 0},   {1000, 1000, 1000},
+};
+#define BIG_DIM 1000 /* shapes with a dimension this large are dropped by PG_TEST_QUICK */
+
+typedef enum {
+  MODE_DENSE,
+  MODE_BETA,
+  MODE_PADDED,
+  MODE_UNALIGNED_AB,
+  MODE_UNALIGNED_C,
+  MODE_UNALIGNED_PTR
+} mode_id;
+typedef struct {
+  mode_id id;
+  const char *name;
+  float alpha, beta;
+} mode;
+static const mode modes[] = {
+    {MODE_DENSE, "dense", 1.0f, 0.0f},
+    {MODE_BETA, "beta", 0.5f, 3.0f},
+    {MODE_PADDED, "padded", 1.25f, -0.5f},
+    {MODE_UNALIGNED_AB, "unaligned_ab", -0.75f, 0.25f},
+    {MODE_UNALIGNED_C, "unaligned_c", 1.0f, -2.0f},
+    {MODE_UNALIGNED_PTR, "unaligned_ptr", 2.0f, 0.0f},
+};
+#define N_MODES ((int)(sizeof modes / sizeof modes[0]))
+
+#define GUARD_FLOATS 64       /* sentinel after the last row of C */
+#define MAX_FAILURE_REPORTS 40 /* full reports; later failures are only counted */
+#define MAX_TEST_STAGES 4
+static const uint32_t SENTINEL_BITS = 0x7FA5A5A5u; /* a NaN with a payload */
+
+/* One problem: inputs, its reference, and C's initial image. */
+typedef struct {
+  shape s;
+  const mode *md;
+  int lda, ldb, ldc;
+  int a_off, b_off, c_off; /* in floats from the allocation */
+  size_t a_total, b_total, c_total;
+  float *a_buf, *b_buf; /* device */
+  float *c_init, *c_run; /* device: pristine image, and the one a variant writes */
+  float *c_host_init, *c_host_out; /* host copies of the whole C allocation */
+  double *ref, *scale; /* device, m x n */
+} problem;
+
+static int failures, runs_checked, runs_unsupported;
+static int *unsupported_by_variant; /* per registry index */
+static int quick;
+static const char *only_variants, *skip_variants;
+static cudaStream_t stream;
+
+static int max_int(int x, int y) { return x > y ? x : y; }
+static int odd(int x) { return x | 1; }
+static int round_up4(int x) { return (x + 3) / 4 * 4; }
+
+/* 1 if `name` is an item of the comma-separated `list`. */
+static int listed(const char *list, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = list; *p;) {
+    const char *end = strchr(p, ',');
+    size_t item = end ? (size_t)(end - p) : strlen(p);
+    if (item == len && strncmp(p, name, len) == 0) return 1;
+    if (!end) break;
+    p = end + 1;
+  }
+  return 0;
+}
+
+static int selected(const char *name) {
+  if (skip_variants != NULL && listed(skip_variants, name)) return 0;
+  return only_variants == NULL || *only_variants == '\0' || listed(only_variants, name);
+}
+
+static void setup_layout(problem *p) {
+  int m = p->s.m, n = p->s.n, k = p->s.k;
+  p->lda = max_int(1, k);
+  p->ldb = max_int(1, n);
+  p->ldc = max_int(1, n);
+  p->a_off = p->b_off = p->c_off = 0;
+  switch (p->md->id) {
+  case MODE_DENSE:
+  case MODE_BETA:
+    break;
+  case MODE_PADDED:
+    p->lda = k + 3;
+    p->ldb = n + 5;
+    p->ldc = n + 7;
+    break;
+  case MODE_UNALIGNED_AB:
+    p->a_off = p->b_off = 1;
+    p->lda = odd(p->lda);
+    p->ldb = odd(p->ldb);
+    break;
+  case MODE_UNALIGNED_C:
+    p->c_off = 1;
+    p->ldc = odd(p->ldc);
+    break;
+  case MODE_UNALIGNED_PTR:
+    p->a_off = p->b_off = p->c_off = 1;
+    p->lda = round_up4(p->lda);
+    p->ldb = round_up4(p->ldb);
+    p->ldc = round_up4(p->ldc);
+    break;
+  }
+  p->a_total = (size_t)p->a_off + (size_t)m * p->lda + GUARD_FLOATS;
+  p->b_total = (size_t)p->b_off + (size_t)max_int(k, 1) * p->ldb + GUARD_FLOATS;
+  p->c_total = (size_t)p->c_off + (size_t)m * p->ldc + GUARD_FLOATS;
+}
+
+/* 1 when every pointer and row stride is a multiple of 16 bytes: no variant
+ * may call such a layout unsupported. */
+static int layout_aligned(const problem *p) {
+  return p->a_off % 4 == 0 && p->b_off % 4 == 0 && p->c_off % 4 == 0 && p->lda % 4 == 0 &&
+         p->ldb % 4 == 0 && p->ldc % 4 == 0;
+}
+
+static int in_window(const problem *p, size_t index) {
+  if (index < (size_t)p->c_off) return 0;
+  size_t rel = index - (size_t)p->c_off;
+  size_t row = rel / (size_t)p->ldc, col = rel % (size_t)p->ldc;
+  return row < (size_t)p->s.m && col < (size_t)p->s.n;
+}
+
+static void prepare(problem *p, int shape_index) {
+  const int m = p->s.m, n = p->s.n, k = p->s.k;
+  const uint64_t seed = 1000u * (uint64_t)shape_index + 10u * (uint64_t)p->md->id;
+  setup_layout(p);
+  p->a_buf = pgt_malloc_device(p->a_total * sizeof(float));
+  p->b_buf = pgt_malloc_device(p->b_total * sizeof(float));
+  p->c_init = pgt_malloc_device(p->c_total * sizeof(float));
+  p->c_run = pgt_malloc_device(p->c_total * sizeof(float));
+  p->ref = pgt_malloc_device((size_t)m * n * sizeof(double));
+  p->scale = pgt_malloc_device((size_t)m * n * sizeof(double));
+  p->c_host_init = pgt_malloc_host(p->c_total * sizeof(float));
+  p->c_host_out = pgt_malloc_host(p->c_total * sizeof(float));
+
+  /* All-ones bytes are a NaN: whatever lies outside A's and B's windows is NaN. */
+  PGT_CUDA(cudaMemset(p->a_buf, 0xFF, p->a_total * sizeof(float)));
+  PGT_CUDA(cudaMemset(p->b_buf, 0xFF, p->b_total * sizeof(float)));
+  if (k > 0) {
+    PGT_PG(pgh_fill_uniform(p->a_buf + p->a_off, m, k, p->lda, seed + 1, stream));
+    PGT_PG(pgh_fill_uniform(p->b_buf + p->b_off, k, n, p->ldb, seed + 2, stream));
+  }
+
+  /* C: sentinel everywhere, the window NaN (beta 0) or random C0. */
+  float sentinel;
+  memcpy(&sentinel, &SENTINEL_BITS, sizeof sentinel);
+  for (size_t i = 0; i < p->c_total; i++) p->c_host_init[i] = sentinel;
+  float *c0_dense = NULL;
+  if (p->md->beta != 0.0f) {
+    float *d = pgt_malloc_device((size_t)m * n * sizeof(float));
+    PGT_PG(pgh_fill_uniform(d, m, n, n, seed + 3, stream));
+    c0_dense = pgt_malloc_host((size_t)m * n * sizeof(float));
+    PGT_CUDA(cudaMemcpyAsync(c0_dense, d, (size_t)m * n * sizeof(float), cudaMemcpyDeviceToHost,
+                             stream));
+    PGT_CUDA(cudaStreamSynchronize(stream));
+    PGT_CUDA(cudaFree(d));
+  }
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++)
+      p->c_host_init[(size_t)p->c_off + (size_t)i * p->ldc + j] =
+          c0_dense ? c0_dense[(size_t)i * n + j] : NAN;
+  free(c0_dense);
+  PGT_CUDA(cudaMemcpyAsync(p->c_init, p->c_host_init, p->c_total * sizeof(float),
+                           cudaMemcpyHostToDevice, stream));
+
+  PGT_PG(pgh_reference(m, n, k, p->md->alpha, p->a_buf + p->a_off, p->lda, p->b_buf + p->b_off,
+                       p->ldb, p->md->beta, p->md->beta != 0.0f ? p->c_init + p->c_off : NULL,
+                       p->ldc, p->ref, p->scale, stream));
+  PGT_CUDA(cudaStreamSynchronize(stream));
+}
+
+static void release(problem *p) {
+  PGT_CUDA(cudaFree(p->a_buf));
+  PGT_CUDA(cudaFree(p->b_buf));
+  PGT_CUDA(cudaFree(p->c_init));
+  PGT_CUDA(cudaFree(p->c_run));
+  PGT_CUDA(cudaFree(p->ref));
+  PGT_CUDA(cudaFree(p->scale));
+  free(p->c_host_init);
+  free(p->c_host_out);
+}
+
+static void describe(const problem *p, const pg_variant_info *v, int stages) {
+  printf("FAIL variant=%s stages=%d shape=%dx%dx%d mode=%s alpha=%g beta=%g lda=%d ldb=%d "
+         "ldc=%d offsets(floats) a+%d b+%d c+%d\n",
+         v->name, stages, p->s.m, p->s.n, p->s.k, p->md->name, (double)p->md->alpha,
+         (double)p->md->beta, p->lda, p->ldb, p->ldc, p->a_off, p->b_off, p->c_off);
+}
+
+/* Elements outside the window must still hold their initial bits. */
+static long long count_outside_writes(const problem *p, long long *first) {
+  long long changed = 0;
+  *first = -1;
+  for (size_t i = 0; i < p->c_total; i++) {
+    if (in_window(p, i)) continue;
+    if (memcmp(&p->c_host_out[i], &p->c_host_init[i], sizeof(float)) != 0) {
+      if (*first < 0) *first = (long long)i;
+      changed++;
+    }
+  }
+  return changed;
+}
+
+/* Counts a failure; returns 1 when its details should still be printed. */
+static int begin_failure(const problem *p, const pg_variant_info *v, int stages) {
+  failures++;
+  if (failures > MAX_FAILURE_REPORTS) return 0;
+  describe(p, v, stages);
+  return 1;
+}
+
+static void fail_report(const problem *p, const pg_variant_info *v, int stages, const char *why) {
+  if (begin_failure(p, v, stages)) printf("  %s\n", why);
+}
+
+static void run_one(const problem *p, int variant_index, int stages) {
+  const pg_variant_info *v = pg_variant_at(variant_index);
+  const int m = p->s.m, n = p->s.n, k = p->s.k;
+  char why[512];
+  PGT_CUDA(cudaMemcpyAsync(p->c_run, p->c_init, p->c_total * sizeof(float),
+                           cudaMemcpyDeviceToDevice, stream));
+  pg_status st = pg_sgemm_variant(v, stages, m, n, k, p->md->alpha, p->a_buf + p->a_off, p->lda,
+                                  p->b_buf + p->b_off, p->ldb, p->md->beta, p->c_run + p->c_off,
+                                  p->ldc, stream);
+  cudaError_t sync = cudaStreamSynchronize(stream);
+  if (sync != cudaSuccess) {
+    /* A fault in a kernel poisons the context: nothing after it can be trusted. */
+    describe(p, v, stages);
+    printf("  CUDA error after the call (status %s): %s\n", pg_status_name(st),
+           cudaGetErrorString(sync));
+    printf("FAILED: stopping, the CUDA context is no longer usable\n");
+    exit(1);
+  }
+  cudaError_t pending = cudaGetLastError();
+  if (pending != cudaSuccess && st == PG_OK) {
+    snprintf(why, sizeof why, "returned PG_OK but left a CUDA error behind: %s",
+             cudaGetErrorString(pending));
+    fail_report(p, v, stages, why);
+    return;
+  }
+  PGT_CUDA(cudaMemcpy(p->c_host_out, p->c_run, p->c_total * sizeof(float),
+                      cudaMemcpyDeviceToHost));
+
+  if (st == PG_ERR_UNSUPPORTED) {
+    if (layout_aligned(p) || strcmp(v->name, "auto") == 0) {
+      fail_report(p, v, stages, "PG_ERR_UNSUPPORTED for a layout every variant must run");
+      return;
+    }
+    long long diff = pgt_first_diff(p->c_host_out, p->c_host_init, p->c_total);
+    if (diff >= 0) {
+      snprintf(why, sizeof why, "PG_ERR_UNSUPPORTED but C changed (first at buffer index %lld)",
+               diff);
+      fail_report(p, v, stages, why);
+      return;
+    }
+    runs_unsupported++;
+    unsupported_by_variant[variant_index]++;
+    return;
+  }
+  if (st != PG_OK) {
+    snprintf(why, sizeof why, "returned %s (%s), CUDA: %s", pg_status_name(st), pg_strerror(st),
+             cudaGetErrorString(pg_last_cuda_error()));
+    fail_report(p, v, stages, why);
+    return;
+  }
+  runs_checked++;
+
+  pgh_check chk;
+  PGT_PG(pgh_compare(m, n, k, p->c_run + p->c_off, p->ldc, p->ref, p->scale, &chk, stream));
+  long long first_outside = -1;
+  long long outside = count_outside_writes(p, &first_outside);
+  if (chk.failed == 0 && outside == 0) return;
+
+  if (!begin_failure(p, v, stages)) return;
+  if (chk.failed != 0) {
+    printf("  %lld of %lld elements wrong (%lld NaN/Inf), max |err| %.3g, max err/tolerance %.3g\n",
+           chk.failed, chk.checked, chk.nonfinite, chk.max_abs_err, chk.max_tol_ratio);
+    for (int r = 0; r < chk.reported && r < 5; r++)
+      printf("  C[%d][%d] = %.9g, reference %.9g\n", chk.bad_row[r], chk.bad_col[r],
+             (double)chk.bad_out[r], chk.bad_ref[r]);
+  }
+  if (outside != 0) {
+    long long rel = first_outside - p->c_off;
+    printf("  wrote outside C: %lld element(s) changed, first at buffer index %lld "
+           "(row %lld, column %lld of ldc %d)\n",
+           outside, first_outside, rel >= 0 ? rel / p->ldc : -1, rel >= 0 ? rel % p->ldc : -1,
+           p->ldc);
+  }
+}
+
+/* Stage counts to test: allowed ones in 1..4, plus the default if above. */
+static int stage_list(const pg_variant_info *v, int *out) {
+  int count = 0;
+  for (int s = max_int(1, v->min_stages); s <= v->max_stages && s <= MAX_TEST_STAGES; s++)
+    out[count++] = s;
+  if (v->default_stages > MAX_TEST_STAGES) out[count++] = v->default_stages;
+  return count;
+}
+
+int main(void) {
+  if (!pgt_have_device()) return PG_TEST_SKIP;
+  const char *q = getenv("PG_TEST_QUICK");
+  quick = q != NULL && strcmp(q, "") != 0 && strcmp(q, "0") != 0;
+  only_variants = getenv("PG_TEST_VARIANTS");
+  skip_variants = getenv("PG_TEST_SKIP_VARIANTS");
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+
+  pgh_device_info dev;
+  PGT_PG(pgh_device_query(0, &dev));
+  printf("device: %s, sm_%d%d, %d SMs%s\n", dev.name, dev.cc_major, dev.cc_minor, dev.sm_count,
+         quick ? " (PG_TEST_QUICK: large shapes dropped)" : "");
+  PGT_CUDA(cudaStreamCreate(&stream));
+  unsupported_by_variant = calloc((size_t)pg_variant_count() + 1, sizeof(int));
+  if (unsupported_by_variant == NULL) return 1;
+
+  /* Which (variant, stages) pairs this device runs. */
+  int tested_variants = 0;
+  for (int i = 0; i < pg_variant_count(); i++) {
+    const pg_variant_info *v = pg_variant_at(i);
+    if (!selected(v->name)) continue;
+    int stages[MAX_TEST_STAGES + 1], n_stages = stage_list(v, stages);
+    printf("%-18s stages:", v->name);
+    for (int j = 0; j < n_stages; j++) {
+      pg_status st = pg_variant_supported(v, stages[j]);
+      if (st == PG_OK) printf(" %d", stages[j]);
+      else if (st == PG_ERR_ARCH || st == PG_ERR_SMEM) printf(" %d(%s: not run)", stages[j], pg_status_name(st));
+      else {
+        printf(" %d(FAIL: pg_variant_supported returned %s)", stages[j], pg_status_name(st));
+        failures++;
+      }
+    }
+    printf("\n");
+    tested_variants++;
+  }
+  if (tested_variants == 0) {
+    printf("FAIL: no variant selected (PG_TEST_VARIANTS=%s, PG_TEST_SKIP_VARIANTS=%s)\n",
+           only_variants ? only_variants : "", skip_variants ? skip_variants : "");
+    return 1;
+  }
+
+  for (int si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++) {
+    const shape s = shapes[si];
+    if (quick && (s.m >= BIG_DIM || s.n >= BIG_DIM || s.k >= BIG_DIM)) continue;
+    for (int mi = 0; mi < N_MODES; mi++) {
+      problem p;
+      memset(&p, 0, sizeof p);
+      p.s = s;
+      p.md = &modes[mi];
+      prepare(&p, si);
+      for (int i = 0; i < pg_variant_count(); i++) {
+        const pg_variant_info *v = pg_variant_at(i);
+        if (!selected(v->name)) continue;
+        int stages[MAX_TEST_STAGES + 1], n_stages = stage_list(v, stages);
+        for (int j = 0; j < n_stages; j++)
+          if (pg_variant_supported(v, stages[j]) == PG_OK) run_one(&p, i, stages[j]);
+        /* stages 0 means "the default" */
+        if (modes[mi].id == MODE_BETA && pg_variant_supported(v, 0) == PG_OK) run_one(&p, i, 0);
+      }
+      release(&p);
+    }
+  }
+
+  PGT_CUDA(cudaStreamDestroy(stream));
+  pg_shutdown();
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  for (int i = 0; i < pg_variant_count(); i++)
+    if (unsupported_by_variant[i] != 0)
+      printf("note: %s answered PG_ERR_UNSUPPORTED (C untouched) in %d unaligned/odd-stride runs\n",
+             pg_variant_at(i)->name, unsupported_by_variant[i]);
+  free(unsupported_by_variant);
+  if (failures > MAX_FAILURE_REPORTS)
+    printf("(%d more failures not shown)\n", failures - MAX_FAILURE_REPORTS);
+  printf("test_gpu_variants: %d runs checked, %d unsupported layouts (allowed), %d failed, %.1f s\n",
+         runs_checked, runs_unsupported, failures, seconds);
+  if (runs_checked == 0) {
+    printf("FAIL: nothing was checked\n");
+    return 1;
+  }
+  return failures == 0 ? 0 : 1;
+}

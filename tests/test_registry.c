@@ -1,0 +1,161 @@
+/* The variant registry, without a GPU: names, lookups, stage ranges, the
+ * seed-000 facts the study depends on, and shared-memory sizes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cuda_runtime_api.h>
+
+#include "pipegemm.h"
+
+static int have_gpu(void) {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+static void test_count_and_at(void **state) {
+  (void)state;
+  int n = pg_variant_count();
+  assert_true(n > 0);
+  assert_null(pg_variant_at(-1));
+  assert_null(pg_variant_at(n));
+  assert_null(pg_variant_at(INT32_MAX));
+  for (int i = 0; i < n; i++) assert_non_null(pg_variant_at(i));
+}
+
+static void test_names_unique_and_found(void **state) {
+  (void)state;
+  int n = pg_variant_count();
+  for (int i = 0; i < n; i++) {
+    const pg_variant_info *v = pg_variant_at(i);
+    assert_non_null(v->name);
+    assert_true(strlen(v->name) > 0);
+    assert_non_null(v->technique);
+    assert_true(strlen(v->technique) > 0);
+    assert_non_null(v->seed);
+    assert_true(strlen(v->seed) > 0);
+    for (int j = 0; j < i; j++) assert_string_not_equal(v->name, pg_variant_at(j)->name);
+    /* Round trip: find gives back the very entry. */
+    assert_ptr_equal(pg_variant_find(v->name), v);
+  }
+}
+
+static void test_find_unknown(void **state) {
+  (void)state;
+  assert_null(pg_variant_find(NULL));
+  assert_null(pg_variant_find(""));
+  assert_null(pg_variant_find("no_such_variant"));
+  assert_null(pg_variant_find("baseline "));
+  assert_null(pg_variant_find("Baseline"));
+  assert_null(pg_variant_find("base"));
+  assert_null(pg_variant_find("cp_async2"));
+}
+
+static void test_stage_ranges(void **state) {
+  (void)state;
+  for (int i = 0; i < pg_variant_count(); i++) {
+    const pg_variant_info *v = pg_variant_at(i);
+    assert_true(v->min_stages >= 1);
+    assert_true(v->min_stages <= v->default_stages);
+    assert_true(v->default_stages <= v->max_stages);
+    assert_true(v->min_cc >= 0);
+    assert_true(v->tile_m >= 0 && v->tile_n >= 0 && v->tile_k >= 0);
+    assert_true(v->threads >= 0);
+  }
+}
+
+static const pg_variant_info *must_find(const char *name) {
+  const pg_variant_info *v = pg_variant_find(name);
+  if (v == NULL) fail_msg("variant \"%s\" is missing from the registry", name);
+  return v;
+}
+
+/* baseline, pingpong and cp_async share seed 000's tile so that a comparison
+ * isolates the pipelining mechanism (DESIGN.md, "Variant names"). */
+static void check_seed000_tile(const pg_variant_info *v) {
+  assert_int_equal(v->tile_m, 128);
+  assert_int_equal(v->tile_n, 128);
+  assert_int_equal(v->tile_k, 8);
+  assert_int_equal(v->threads, 256);
+  assert_int_equal(v->min_cc, 80);
+  assert_non_null(strstr(v->seed, "000"));
+}
+
+static void test_contract_variants(void **state) {
+  (void)state;
+  check_seed000_tile(must_find("baseline"));
+  check_seed000_tile(must_find("pingpong"));
+  const pg_variant_info *cp = must_find("cp_async");
+  check_seed000_tile(cp);
+  assert_int_equal(cp->min_stages, 1);
+  assert_int_equal(cp->max_stages, 8);
+  /* cuBLAS is the reference row, not from a seed (DESIGN.md: "anchor"). */
+  const pg_variant_info *cublas = must_find("cublas");
+  assert_non_null(strstr(cublas->seed, "anchor"));
+}
+
+static void test_smem_bytes(void **state) {
+  (void)state;
+  const pg_variant_info *cp = must_find("cp_async");
+  size_t prev = 0;
+  for (int s = cp->min_stages; s <= cp->max_stages; s++) {
+    size_t bytes = 0;
+    assert_int_equal(pg_variant_smem_bytes(cp, s, &bytes), PG_OK);
+    /* Each stage holds at least one 128x8 tile of A and one 8x128 of B. */
+    assert_true(bytes >= (size_t)s * (128 * 8 + 8 * 128) * sizeof(float));
+    if (s > cp->min_stages) assert_true(bytes > prev);
+    prev = bytes;
+  }
+  size_t dflt = 0, explicit_default = 0;
+  assert_int_equal(pg_variant_smem_bytes(cp, 0, &dflt), PG_OK);
+  assert_int_equal(pg_variant_smem_bytes(cp, cp->default_stages, &explicit_default), PG_OK);
+  assert_true(dflt == explicit_default);
+}
+
+static void test_smem_bytes_rejects(void **state) {
+  (void)state;
+  size_t sentinel = (size_t)0x5a5a5a5a, bytes;
+  for (int i = 0; i < pg_variant_count(); i++) {
+    const pg_variant_info *v = pg_variant_at(i);
+    bytes = sentinel;
+    assert_int_equal(pg_variant_smem_bytes(v, v->max_stages + 1, &bytes), PG_ERR_STAGES);
+    assert_int_equal(pg_variant_smem_bytes(v, -1, &bytes), PG_ERR_STAGES);
+    if (v->min_stages > 1)
+      assert_int_equal(pg_variant_smem_bytes(v, v->min_stages - 1, &bytes), PG_ERR_STAGES);
+    assert_true(bytes == sentinel); /* untouched on failure */
+    for (int s = v->min_stages; s <= v->max_stages; s++)
+      assert_int_equal(pg_variant_smem_bytes(v, s, &bytes), PG_OK);
+    assert_int_equal(pg_variant_smem_bytes(v, 0, NULL), PG_ERR_INVALID_ARG);
+  }
+  bytes = sentinel;
+  assert_int_equal(pg_variant_smem_bytes(NULL, 0, &bytes), PG_ERR_INVALID_ARG);
+  assert_int_equal(pg_variant_smem_bytes(NULL, 2, &bytes), PG_ERR_INVALID_ARG);
+  assert_true(bytes == sentinel);
+}
+
+static void test_supported_without_gpu(void **state) {
+  (void)state;
+  if (have_gpu()) skip(); /* the GPU tests cover pg_variant_supported there */
+  for (int i = 0; i < pg_variant_count(); i++) {
+    const pg_variant_info *v = pg_variant_at(i);
+    assert_int_equal(pg_variant_supported(v, 0), PG_ERR_NO_DEVICE);
+    assert_int_equal(pg_variant_supported(v, v->max_stages), PG_ERR_NO_DEVICE);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_count_and_at),
+      cmocka_unit_test(test_names_unique_and_found),
+      cmocka_unit_test(test_find_unknown),
+      cmocka_unit_test(test_stage_ranges),
+      cmocka_unit_test(test_contract_variants),
+      cmocka_unit_test(test_smem_bytes),
+      cmocka_unit_test(test_smem_bytes_rejects),
+      cmocka_unit_test(test_supported_without_gpu),
+  };
+  return cmocka_run_group_tests_name("registry", tests, NULL, NULL);
+}

@@ -1,0 +1,381 @@
+/* The verification math on the host: the FP64 reference, the per-element
+ * acceptance rule and the comparison. A GPU result is only as trustworthy as
+ * these, so each is checked against values computed here independently, and
+ * the comparison is shown to catch the bugs it exists for: NaN, an unwritten
+ * element, a wrong index, TF32 inputs, and to accept any FP32 summation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+#include "verify_math.h"
+
+/* ---- independent helpers (no code shared with the harness) --------------- */
+
+static uint64_t rng_state;
+static void rng_seed(uint64_t s) { rng_state = s * 0x9E3779B97F4A7C15ull + 1; }
+static float rng_uniform(void) { /* [-1, 1) */
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (float)((double)(rng_state >> 40) / (double)(1ull << 23) - 1.0);
+}
+
+/* rows x cols, leading dim ld; the padding holds NaN. */
+static float *random_matrix(int rows, int cols, int ld, uint64_t seed) {
+  size_t count = (size_t)rows * (size_t)ld;
+  float *m = malloc((count ? count : 1) * sizeof *m);
+  assert_non_null(m);
+  rng_seed(seed);
+  for (int r = 0; r < rows; r++)
+    for (int c = 0; c < ld; c++) m[(size_t)r * ld + c] = c < cols ? rng_uniform() : NAN;
+  return m;
+}
+
+static double *alloc_doubles(size_t count) {
+  double *d = malloc((count ? count : 1) * sizeof *d);
+  assert_non_null(d);
+  return d;
+}
+
+static float *nan_matrix(int rows, int ld) {
+  size_t count = (size_t)rows * (size_t)ld;
+  float *m = malloc((count ? count : 1) * sizeof *m);
+  assert_non_null(m);
+  for (size_t i = 0; i < count; i++) m[i] = NAN;
+  return m;
+}
+
+typedef enum { SUM_FORWARD, SUM_REVERSED, SUM_PAIRWISE, SUM_FMA } sum_order;
+
+static float pairwise(const float *v, int n) {
+  if (n == 1) return v[0];
+  int h = n / 2;
+  return pairwise(v, h) + pairwise(v + h, n - h);
+}
+
+/* An FP32 GEMM written here, C = A*B (alpha 1, beta 0), in a chosen order. */
+static void gemm_fp32(int m, int n, int k, const float *a, int lda, const float *b,
+                      int ldb, float *c, int ldc, sum_order order) {
+  float *prod = malloc((size_t)(k ? k : 1) * sizeof *prod);
+  assert_non_null(prod);
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      float acc = 0.0f;
+      for (int p = 0; p < k; p++) prod[p] = a[(size_t)i * lda + p] * b[(size_t)p * ldb + j];
+      switch (order) {
+      case SUM_FORWARD:
+        for (int p = 0; p < k; p++) acc += prod[p];
+        break;
+      case SUM_REVERSED:
+        for (int p = k - 1; p >= 0; p--) acc += prod[p];
+        break;
+      case SUM_PAIRWISE:
+        acc = k ? pairwise(prod, k) : 0.0f;
+        break;
+      case SUM_FMA:
+        for (int p = 0; p < k; p++) acc = fmaf(a[(size_t)i * lda + p], b[(size_t)p * ldb + j], acc);
+        break;
+      }
+      c[(size_t)i * ldc + j] = acc;
+    }
+  free(prod);
+}
+
+/* Round to TF32: 10 explicit mantissa bits, to nearest even. */
+static float to_tf32(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  u += 0xFFFu + ((u >> 13) & 1u);
+  u &= ~0x1FFFu;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+/* ---- the reference --------------------------------------------------------- */
+
+static void test_reference_2x2(void **state) {
+  (void)state;
+  /* A = [1 -2; 3 4], B = [5 6; 7 8], C0 = [1 -1; 2 -2] with ldc 3 (padding NaN).
+   * A*B = [-9 -10; 43 50]; |A|*|B| = [19 22; 43 50].
+   * alpha 2, beta 0.5: ref = [-17.5 -20.5; 87 99], scale = [38.5 44.5; 87 101]. */
+  const float a[] = {1, -2, 3, 4};
+  const float b[] = {5, 6, 7, 8};
+  const float c0[] = {1, -1, NAN, 2, -2, NAN};
+  double ref[4], scale[4];
+  pgh_reference_host(2, 2, 2, 2.0f, a, 2, b, 2, 0.5f, c0, 3, ref, scale);
+  const double want_ref[] = {-17.5, -20.5, 87, 99};
+  const double want_scale[] = {38.5, 44.5, 87, 101};
+  for (int i = 0; i < 4; i++) {
+    assert_true(ref[i] == want_ref[i]);
+    assert_true(scale[i] == want_scale[i]);
+  }
+  /* beta 0: C0 is not read, even when it holds NaN (BLAS semantics). */
+  pgh_reference_host(2, 2, 2, 2.0f, a, 2, b, 2, 0.0f, c0, 3, ref, scale);
+  const double want_ref0[] = {-18, -20, 86, 100};
+  const double want_scale0[] = {38, 44, 86, 100};
+  for (int i = 0; i < 4; i++) {
+    assert_true(ref[i] == want_ref0[i]);
+    assert_true(scale[i] == want_scale0[i]);
+  }
+  /* beta 0 with no C0 at all. */
+  pgh_reference_host(2, 2, 2, 2.0f, a, 2, b, 2, 0.0f, NULL, 2, ref, scale);
+  for (int i = 0; i < 4; i++) assert_true(ref[i] == want_ref0[i]);
+  /* K = 0: C = beta * C0. */
+  pgh_reference_host(2, 2, 0, 2.0f, a, 1, b, 2, 0.5f, c0, 3, ref, scale);
+  const double want_k0[] = {0.5, -0.5, 1, -1};
+  for (int i = 0; i < 4; i++) {
+    assert_true(ref[i] == want_k0[i]);
+    assert_true(scale[i] == fabs(want_k0[i]));
+  }
+}
+
+static void test_reference_random(void **state) {
+  (void)state;
+  const int m = 5, n = 7, k = 13, lda = k + 2, ldb = n + 3, ldc = n + 1;
+  const float alpha = -0.75f, beta = 1.25f;
+  float *a = random_matrix(m, k, lda, 1);
+  float *b = random_matrix(k, n, ldb, 2);
+  float *c0 = random_matrix(m, n, ldc, 3);
+  double *ref = alloc_doubles((size_t)m * n), *scale = alloc_doubles((size_t)m * n);
+  pgh_reference_host(m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc, ref, scale);
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j++) {
+      long double sum = 0, abs_sum = 0;
+      for (int p = 0; p < k; p++) {
+        long double prod = (long double)a[i * lda + p] * (long double)b[p * ldb + j];
+        sum += prod;
+        abs_sum += fabsl(prod);
+      }
+      long double want = (long double)alpha * sum + (long double)beta * c0[i * ldc + j];
+      long double want_scale =
+          fabsl((long double)alpha) * abs_sum + fabsl((long double)beta * c0[i * ldc + j]);
+      double got = ref[i * n + j], got_scale = scale[i * n + j];
+      assert_true(isfinite(got) && isfinite(got_scale));
+      assert_true(fabsl((long double)got - want) <= 1e-13L * want_scale);
+      assert_true(fabsl((long double)got_scale - want_scale) <= 1e-13L * want_scale);
+    }
+  free(a); free(b); free(c0); free(ref); free(scale);
+}
+
+/* ---- the acceptance rule --------------------------------------------------- */
+
+static void test_element_ok(void **state) {
+  (void)state;
+  const int k = 16;
+  /* tolerance for scale 1, k 16: (8 + 4) * 2^-24, about 7.2e-7 */
+  assert_true(pgv_element_ok(1.0f, 1.0, 1.0, k));
+  assert_true(pgv_element_ok(nextafterf(1.0f, 2.0f), 1.0, 1.0, k)); /* one ulp */
+  assert_true(pgv_element_ok(nextafterf(1.0f, 0.0f), 1.0, 1.0, k));
+  assert_true(pgv_element_ok(-0.5f, -0.5, 3.0, k));
+  assert_true(pgv_element_ok(0.0f, 0.0, 0.0, 0));
+  assert_false(pgv_element_ok(1.0f + 1e-5f, 1.0, 1.0, k));
+  assert_false(pgv_element_ok(1.0f, 1.0 + 1e-5, 1.0, k));
+  assert_false(pgv_element_ok(-1.0f, 1.0, 1.0, k));
+  assert_false(pgv_element_ok(1e-20f, 0.0, 0.0, 0)); /* zero scale: exact zero */
+  assert_false(pgv_element_ok(NAN, 1.0, 1.0, k));
+  assert_false(pgv_element_ok(-NAN, 1.0, 1.0, k));
+  assert_false(pgv_element_ok(INFINITY, 1.0, 1.0, k));
+  assert_false(pgv_element_ok(-INFINITY, -1.0, 1.0, k));
+  assert_false(pgv_element_ok(INFINITY, INFINITY, INFINITY, k));
+  assert_false(pgv_element_ok(INFINITY, 1.0, INFINITY, k)); /* even an infinite tolerance */
+  assert_false(pgv_element_ok(NAN, 0.0, 1e300, k));
+  /* The tolerance widens with k and scale. */
+  assert_true(pgv_tolerance(1.0, 4096) > pgv_tolerance(1.0, 16));
+  assert_true(pgv_tolerance(2.0, 16) > pgv_tolerance(1.0, 16));
+}
+
+/* ---- the comparison -------------------------------------------------------- */
+
+typedef struct {
+  int m, n, k, lda, ldb, ldc;
+  float *a, *b, *c;
+  double *ref, *scale;
+} problem;
+
+/* A*B with alpha 1, beta 0; C starts NaN everywhere, padding included. */
+static problem make_problem(int m, int n, int k, int lda, int ldb, int ldc, uint64_t seed) {
+  problem p = {m, n, k, lda, ldb, ldc, NULL, NULL, NULL, NULL, NULL};
+  p.a = random_matrix(m, k, lda, seed);
+  p.b = random_matrix(k, n, ldb, seed + 1);
+  p.c = nan_matrix(m, ldc);
+  p.ref = alloc_doubles((size_t)m * n);
+  p.scale = alloc_doubles((size_t)m * n);
+  pgh_reference_host(m, n, k, 1.0f, p.a, lda, p.b, ldb, 0.0f, NULL, ldc, p.ref, p.scale);
+  return p;
+}
+
+static void free_problem(problem *p) {
+  free(p->a); free(p->b); free(p->c); free(p->ref); free(p->scale);
+}
+
+static pgh_check compare(const problem *p) {
+  pgh_check chk;
+  memset(&chk, 0xA5, sizeof chk); /* the comparison must fill every field it reports */
+  pgh_compare_host(p->m, p->n, p->k, p->c, p->ldc, p->ref, p->scale, &chk);
+  return chk;
+}
+
+static void expect_pass(const problem *p) {
+  pgh_check chk = compare(p);
+  if (chk.failed != 0)
+    fail_msg("expected a pass: %lld of %lld failed, max tol ratio %g, first at (%d,%d) "
+             "out %g ref %g",
+             chk.failed, chk.checked, chk.max_tol_ratio, chk.reported ? chk.bad_row[0] : -1,
+             chk.reported ? chk.bad_col[0] : -1, chk.reported ? (double)chk.bad_out[0] : 0.0,
+             chk.reported ? chk.bad_ref[0] : 0.0);
+  assert_int_equal(chk.checked, (long long)p->m * p->n);
+  assert_int_equal(chk.nonfinite, 0);
+  assert_int_equal(chk.reported, 0);
+  assert_true(chk.max_tol_ratio <= 1.0);
+  assert_true(chk.max_abs_err >= 0.0);
+}
+
+/* Exactly one failure, at (row, col). */
+static void expect_one_failure(const problem *p, int row, int col, int nonfinite) {
+  pgh_check chk = compare(p);
+  assert_int_equal(chk.checked, (long long)p->m * p->n);
+  assert_int_equal(chk.failed, 1);
+  assert_int_equal(chk.nonfinite, nonfinite);
+  assert_int_equal(chk.reported, 1);
+  assert_int_equal(chk.bad_row[0], row);
+  assert_int_equal(chk.bad_col[0], col);
+  assert_true(chk.bad_ref[0] == p->ref[(size_t)row * p->n + col]);
+  float got = chk.bad_out[0], want = p->c[(size_t)row * p->ldc + col];
+  assert_memory_equal(&got, &want, sizeof got);
+}
+
+static void test_compare_correct(void **state) {
+  (void)state;
+  problem p = make_problem(33, 47, 129, 129, 47, 47, 10);
+  gemm_fp32(p.m, p.n, p.k, p.a, p.lda, p.b, p.ldb, p.c, p.ldc, SUM_FORWARD);
+  expect_pass(&p);
+  free_problem(&p);
+}
+
+static void test_compare_catches_nan(void **state) {
+  (void)state;
+  problem p = make_problem(33, 47, 129, 129, 47, 47, 20);
+  gemm_fp32(p.m, p.n, p.k, p.a, p.lda, p.b, p.ldb, p.c, p.ldc, SUM_FORWARD);
+  p.c[17 * p.ldc + 29] = NAN;
+  expect_one_failure(&p, 17, 29, 1);
+  p.c[17 * p.ldc + 29] = INFINITY;
+  expect_one_failure(&p, 17, 29, 1);
+  free_problem(&p);
+}
+
+/* A "buggy GEMM": element (row, col) reads B's row p+1 instead of p (the last
+ * product stays right), the index slip that constant inputs never show. */
+static void test_compare_catches_off_by_one(void **state) {
+  (void)state;
+  problem p = make_problem(24, 40, 64, 64, 40, 40, 30);
+  gemm_fp32(p.m, p.n, p.k, p.a, p.lda, p.b, p.ldb, p.c, p.ldc, SUM_FORWARD);
+  const int row = 5, col = 38;
+  float acc = 0.0f;
+  for (int q = 0; q < p.k; q++) {
+    int brow = q + 1 < p.k ? q + 1 : q;
+    acc += p.a[row * p.lda + q] * p.b[brow * p.ldb + col];
+  }
+  p.c[row * p.ldc + col] = acc;
+  expect_one_failure(&p, row, col, 0);
+  free_problem(&p);
+}
+
+static void test_compare_catches_unwritten(void **state) {
+  (void)state;
+  problem p = make_problem(19, 23, 31, 31, 23, 23, 40);
+  /* C is NaN-poisoned; a kernel that skips the last element of the grid: */
+  float *full = nan_matrix(p.m, p.ldc);
+  gemm_fp32(p.m, p.n, p.k, p.a, p.lda, p.b, p.ldb, full, p.ldc, SUM_FORWARD);
+  for (int i = 0; i < p.m; i++)
+    for (int j = 0; j < p.n; j++)
+      if (!(i == p.m - 1 && j == p.n - 1)) p.c[i * p.ldc + j] = full[i * p.ldc + j];
+  free(full);
+  expect_one_failure(&p, p.m - 1, p.n - 1, 1);
+  free_problem(&p);
+}
+
+static void test_compare_rejects_tf32(void **state) {
+  (void)state;
+  problem p = make_problem(32, 32, 512, 512, 32, 32, 50);
+  float *a32 = random_matrix(p.m, p.k, p.lda, 50);
+  float *b32 = random_matrix(p.k, p.n, p.ldb, 51);
+  for (size_t i = 0; i < (size_t)p.m * p.lda; i++) a32[i] = to_tf32(a32[i]);
+  for (size_t i = 0; i < (size_t)p.k * p.ldb; i++) b32[i] = to_tf32(b32[i]);
+  gemm_fp32(p.m, p.n, p.k, a32, p.lda, b32, p.ldb, p.c, p.ldc, SUM_FORWARD);
+  pgh_check chk = compare(&p);
+  assert_int_equal(chk.nonfinite, 0);
+  /* Not a stray element: TF32 lands well outside the tolerance, so at least
+   * three quarters fail (about 90 % with this tolerance). */
+  if (chk.failed * 4 < chk.checked * 3)
+    fail_msg("TF32 result passed too often: %lld of %lld failed", chk.failed, chk.checked);
+  assert_true(chk.max_tol_ratio > 1.0);
+  assert_int_equal(chk.reported, PGH_MAX_REPORTED);
+  free(a32); free(b32);
+  free_problem(&p);
+}
+
+static void test_compare_accepts_fp32_orders(void **state) {
+  (void)state;
+  const sum_order orders[] = {SUM_FORWARD, SUM_REVERSED, SUM_PAIRWISE, SUM_FMA};
+  problem p = make_problem(12, 16, 4096, 4096, 16, 16, 60);
+  for (size_t o = 0; o < sizeof orders / sizeof orders[0]; o++) {
+    gemm_fp32(p.m, p.n, p.k, p.a, p.lda, p.b, p.ldb, p.c, p.ldc, orders[o]);
+    expect_pass(&p);
+  }
+  free_problem(&p);
+}
+
+/* ld > width: padding (NaN here) is never compared, and rows are found by ldc. */
+static void test_compare_padding(void **state) {
+  (void)state;
+  problem p = make_problem(21, 37, 45, 45 + 3, 37 + 5, 37 + 7, 70);
+  gemm_fp32(p.m, p.n, p.k, p.a, p.lda, p.b, p.ldb, p.c, p.ldc, SUM_REVERSED);
+  for (int i = 0; i < p.m; i++)
+    for (int j = p.n; j < p.ldc; j++) assert_true(isnan(p.c[i * p.ldc + j]));
+  expect_pass(&p);
+  p.c[(p.m - 1) * p.ldc + (p.n - 1)] += 0.5f; /* last element, last row */
+  expect_one_failure(&p, p.m - 1, p.n - 1, 0);
+  free_problem(&p);
+}
+
+/* Many failures: the first PGH_MAX_REPORTED in index order are reported. */
+static void test_compare_reports_in_order(void **state) {
+  (void)state;
+  problem p = make_problem(8, 9, 10, 10, 9, 11, 80);
+  gemm_fp32(p.m, p.n, p.k, p.a, p.lda, p.b, p.ldb, p.c, p.ldc, SUM_FORWARD);
+  for (int i = 0; i < p.m; i++) p.c[i * p.ldc + 4] = NAN; /* column 4 unwritten */
+  pgh_check chk = compare(&p);
+  assert_int_equal(chk.failed, p.m);
+  assert_int_equal(chk.nonfinite, p.m);
+  int want_reported = p.m < PGH_MAX_REPORTED ? p.m : PGH_MAX_REPORTED;
+  assert_int_equal(chk.reported, want_reported);
+  for (int r = 0; r < chk.reported; r++) {
+    assert_int_equal(chk.bad_row[r], r);
+    assert_int_equal(chk.bad_col[r], 4);
+  }
+  free_problem(&p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_reference_2x2),
+      cmocka_unit_test(test_reference_random),
+      cmocka_unit_test(test_element_ok),
+      cmocka_unit_test(test_compare_correct),
+      cmocka_unit_test(test_compare_catches_nan),
+      cmocka_unit_test(test_compare_catches_off_by_one),
+      cmocka_unit_test(test_compare_catches_unwritten),
+      cmocka_unit_test(test_compare_rejects_tf32),
+      cmocka_unit_test(test_compare_accepts_fp32_orders),
+      cmocka_unit_test(test_compare_padding),
+      cmocka_unit_test(test_compare_reports_in_order),
+  };
+  return cmocka_run_group_tests_name("verify", tests, NULL, NULL);
+}
