@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# The one run on the GPU machine: build, every test, compute-sanitizer over
+# the GPU tests, the benchmark and the seed-000 study, each step logged with a
+# timestamp. A failed step is recorded and the next one runs anyway.
+#
+#   OUT=/path/to/out scripts/device-check.sh        (cwd: the repo root)
+#
+# Needs .deps/cmocka (scripts/fetch-cmocka.sh, run where there is network;
+# .deps is git-ignored, so the device call must carry it). Files in $OUT:
+#   summary.txt   nvidia-smi, each step's exit status and time
+#   build.log     configure + build
+#   test.log      ctest, every test (GPU ones included)
+#   sanitizer.log compute-sanitizer memcheck/racecheck/synccheck/initcheck
+#   bench.txt     make run (pipegemm bench --variant all, 4096^3), table
+#   bench.csv     the same, --format csv
+#   study.txt     pipegemm study pipelining, twice (run-to-run spread)
+#   sweep.txt     pipegemm bench --variant baseline,pingpong,cp_async --stages 1-8 at 2048^3 and
+#                 4096^3, and the kernels' registers/shared memory (cuobjdump)
+#
+# Environment:
+#   PG_SKIP_SANITIZER=1  PG_SKIP_BENCH=1 (bench and study)  PG_SKIP_TESTS=1
+#   PG_BENCH_ARGS="..."        extra arguments for both bench runs
+#   PG_BENCH_SIZE=4096         bench problem size
+#   PG_SANITIZER_TOOLS="memcheck racecheck synccheck initcheck"
+#   PG_SANITIZER_VARIANTS=a,b  limit test_gpu_variants under the sanitizer to these
+#   PG_SANITIZER_SKIP=cublas   variants test_gpu_variants leaves out under every
+#                              tool but memcheck (cuBLAS's own kernels are not
+#                              ours to race-check)
+#   PG_DEADLINE_S=530          whole-script budget; steps that would pass it
+#                              are cut short (timeout) or skipped
+#   PG_BENCH_RESERVE_S=200     of which the sanitizer runs leave this much to
+#                              the benchmark and study
+#   PG_BUILD_DIR=build-dev
+set -uo pipefail
+
+root=$(pwd)
+OUT=${OUT:-$root/device-out}
+mkdir -p "$OUT"
+build=${PG_BUILD_DIR:-build-dev}
+deadline=$(( $(date +%s) + ${PG_DEADLINE_S:-530} ))
+summary=$OUT/summary.txt
+: >"$summary"
+: >"$OUT/build.log"
+failed_steps=0
+reserve_s=0 # seconds kept free for later steps (the benchmark)
+
+ts() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+note() { echo "[$(ts)] $*" | tee -a "$summary"; }
+
+# run_step NAME STDOUT STDERR LIMIT_S CMD...: runs CMD under a time limit
+# (never past the deadline), appends its output to the given files and
+# records the exit status in the summary. Returns CMD's status.
+run_step() {
+  local name=$1 out=$2 err=$3 limit=$4
+  shift 4
+  local left=$(( deadline - reserve_s - $(date +%s) ))
+  if (( left < 15 )); then
+    note "SKIP  $name: out of time (PG_DEADLINE_S, ${reserve_s}s kept for the benchmark)"
+    failed_steps=$((failed_steps + 1))
+    return 125
+  fi
+  (( limit > left - 5 )) && limit=$(( left - 5 ))
+  echo "==== [$(ts)] $name: $* (limit ${limit}s)" >>"$err"
+  local t0 rc
+  t0=$(date +%s)
+  timeout --kill-after=10 "$limit" "$@" >>"$out" 2>>"$err"
+  rc=$?
+  local took=$(( $(date +%s) - t0 ))
+  echo "==== [$(ts)] $name: exit $rc after ${took}s" >>"$err"
+  if (( rc == 0 )); then
+    note "ok    $name (${took}s)"
+  elif (( rc == 124 || rc == 137 )); then
+    note "FAIL  $name: timed out after ${took}s (limit ${limit}s)"
+    failed_steps=$((failed_steps + 1))
+  else
+    note "FAIL  $name: exit $rc (${took}s)"
+    failed_steps=$((failed_steps + 1))
+  fi
+  return $rc
+}
+
+# ---- environment ------------------------------------------------------------
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+cmocka_root=$root/.deps/cmocka/usr
+cmocka_lib=$cmocka_root/lib/x86_64-linux-gnu
+export LD_LIBRARY_PATH=$cmocka_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+note "device-check in $root, git $(git rev-parse --short HEAD 2>/dev/null || echo 'no commit'), deadline ${PG_DEADLINE_S:-530}s"
+{
+  echo "---- nvidia-smi"
+  timeout 30 nvidia-smi 2>&1 || echo "nvidia-smi failed: exit $?"
+  timeout 30 nvidia-smi --query-gpu=name,compute_cap,clocks.max.sm,clocks.sm,power.limit,driver_version --format=csv 2>&1
+  echo "---- $(nvcc --version 2>&1 | tail -n 1); $(cmake --version 2>&1 | head -n 1); $(gcc --version 2>&1 | head -n 1)"
+  echo "---- status of the working tree"
+  git status --short 2>&1 | head -n 40
+} >>"$summary"
+
+# ---- configure and build ----------------------------------------------------
+testing=ON
+if [ ! -f "$cmocka_root/include/cmocka.h" ]; then
+  note "FAIL  cmocka: $cmocka_root missing; run scripts/fetch-cmocka.sh here and carry .deps. Building without tests."
+  failed_steps=$((failed_steps + 1))
+  testing=OFF
+fi
+generator=()
+command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+configured=0
+if run_step configure "$OUT/build.log" "$OUT/build.log" 120 \
+    cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DCMOCKA_ROOT="$cmocka_root" -DBUILD_TESTING=$testing; then
+  configured=1
+fi
+built=0
+if (( configured )) &&
+   run_step build "$OUT/build.log" "$OUT/build.log" 360 \
+    cmake --build "$build" -j "$(nproc)"; then
+  built=1
+fi
+# Warnings and errors, short, in the summary; the whole log is in build.log.
+grep -E "error|warning" "$OUT/build.log" | head -n 20 >>"$summary"
+
+# ---- tests --------------------------------------------------------------------
+if (( built )) && [ "$testing" = ON ] && [ "${PG_SKIP_TESTS:-0}" != 1 ]; then
+  : >"$OUT/test.log"
+  # The README's test command, on the build configured above.
+  run_step "make test" "$OUT/test.log" "$OUT/test.log" 200 \
+    make test BUILD="$build"
+  # the per-test lines, for the summary
+  grep -E "Test +#|tests passed|Skipped|Failed" "$OUT/test.log" | head -n 40 >>"$summary"
+fi
+
+# ---- compute-sanitizer over the GPU tests ----------------------------------------
+if (( built )) && [ "$testing" = ON ] && [ "${PG_SKIP_SANITIZER:-0}" != 1 ]; then
+  : >"$OUT/sanitizer.log"
+  sanitizer=$(command -v compute-sanitizer || true)
+  [ -z "$sanitizer" ] && [ -x /usr/local/cuda/bin/compute-sanitizer ] && sanitizer=/usr/local/cuda/bin/compute-sanitizer
+  [ -z "$sanitizer" ] && [ -x /usr/local/cuda/compute-sanitizer/compute-sanitizer ] &&
+    sanitizer=/usr/local/cuda/compute-sanitizer/compute-sanitizer
+  gpu_tests=$(find "$build/tests" -maxdepth 1 -type f -name 'test_gpu_*' -perm -u+x | sort)
+  if [ -z "$sanitizer" ]; then
+    note "FAIL  sanitizer: compute-sanitizer not found"
+    failed_steps=$((failed_steps + 1))
+  elif [ -z "$gpu_tests" ]; then
+    note "FAIL  sanitizer: no test_gpu_* executables in $build/tests"
+    failed_steps=$((failed_steps + 1))
+  else
+    # The sanitizer runs stop early enough to leave the benchmark its time.
+    [ "${PG_SKIP_BENCH:-0}" != 1 ] && reserve_s=${PG_BENCH_RESERVE_S:-200}
+    for tool in ${PG_SANITIZER_TOOLS:-memcheck racecheck synccheck initcheck}; do
+      skip=${PG_SANITIZER_SKIP-cublas}
+      [ "$tool" = memcheck ] && skip=
+      for t in $gpu_tests; do
+        PG_TEST_QUICK=1 PG_TEST_VARIANTS=${PG_SANITIZER_VARIANTS:-} PG_TEST_SKIP_VARIANTS=$skip \
+          run_step "sanitizer $tool $(basename "$t")" "$OUT/sanitizer.log" "$OUT/sanitizer.log" 75 \
+          "$sanitizer" --tool "$tool" --error-exitcode 1 --print-limit 20 "$t"
+      done
+    done
+    reserve_s=0
+    grep -E "ERROR SUMMARY|Hazard|RACECHECK SUMMARY" "$OUT/sanitizer.log" | sort | uniq -c | head -n 20 >>"$summary"
+  fi
+fi
+
+# ---- benchmark and study ---------------------------------------------------------
+cli=$build/pipegemm
+if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
+  : >"$OUT/bench.txt"
+  : >"$OUT/bench.csv"
+  : >"$OUT/study.txt"
+  : >"$OUT/sweep.txt"
+  size=${PG_BENCH_SIZE:-4096}
+  if [ -z "${PG_BENCH_SIZE:-}${PG_BENCH_ARGS:-}" ]; then
+    # The README's main command, as a user runs it.
+    run_step "make run" "$OUT/bench.txt" "$OUT/bench.txt" 150 make run BUILD="$build"
+  else
+    # shellcheck disable=SC2086 # PG_BENCH_ARGS is a list of words
+    run_step "bench table" "$OUT/bench.txt" "$OUT/bench.txt" 150 \
+      "$cli" bench --variant all --size "$size" ${PG_BENCH_ARGS:-}
+  fi
+  # shellcheck disable=SC2086
+  run_step "bench csv" "$OUT/bench.csv" "$OUT/summary.txt" 150 \
+    "$cli" bench --variant all --size "$size" --format csv ${PG_BENCH_ARGS:-}
+  for pass in 1 2; do
+    run_step "study pipelining ($pass)" "$OUT/study.txt" "$OUT/study.txt" 120 \
+      "$cli" study pipelining
+  done
+  for sweep_size in 2048 4096; do
+    run_step "stage sweep $sweep_size" "$OUT/sweep.txt" "$OUT/sweep.txt" 120 \
+      "$cli" bench --variant baseline,pingpong,cp_async --stages 1-8 --size "$sweep_size"
+  done
+  objdump_tool=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+  run_step "resource usage" "$OUT/sweep.txt" "$OUT/sweep.txt" 60 \
+    "$objdump_tool" --dump-resource-usage "$build/libpipegemm.a"
+elif [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
+  note "SKIP  bench and study: no $cli"
+fi
+
+if (( failed_steps == 0 )); then
+  note "device-check: every step passed"
+  exit 0
+fi
+note "device-check: $failed_steps step(s) failed or were skipped for time"
+exit 1
