@@ -20,9 +20,11 @@ build: configure
 run: build
 	$(BUILD)/pipegemm bench --variant all
 
-# Every test; GPU tests report "skipped" on a machine without a GPU.
+# Every test; GPU tests report "skipped" on a machine without a GPU, and the
+# reason each skipped test gave is printed after the summary.
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure
+	@grep -h "^skipped:" $(BUILD)/Testing/Temporary/LastTest.log 2>/dev/null | sort -u | sed 's/^/ctest: /' || true
 
 # Only the GPU-labelled tests.
 test-gpu: build
