@@ -82,20 +82,8 @@ __global__ void pgh_reference_kernel(int m, int n, int k, float alpha, const flo
   const int row = blockIdx.y * PGH_REF_TILE + threadIdx.y;
   const int col = blockIdx.x * PGH_REF_TILE + threadIdx.x;
   if (row >= m || col >= n) return;
-  double dot = 0.0, dot_abs = 0.0;
-  for (int p = 0; p < k; ++p) {
-    const double prod = (double)a[(size_t)row * lda + p] * (double)b[(size_t)p * ldb + col];
-    dot += prod;
-    dot_abs += fabs(prod);
-  }
-  double r = (double)alpha * dot, s = fabs((double)alpha) * dot_abs;
-  if (beta != 0.0f) {
-    const double bc = (double)beta * (double)c0[(size_t)row * ldc + col];
-    r += bc;
-    s += fabs(bc);
-  }
-  ref[(size_t)row * n + col] = r;
-  scale[(size_t)row * n + col] = s;
+  const size_t out = (size_t)row * n + col;
+  pgv_reference_element(row, col, k, alpha, a, lda, b, ldb, beta, c0, ldc, &ref[out], &scale[out]);
 }
 
 extern "C" pg_status pgh_reference(int m, int n, int k, float alpha, const float *a, int lda,

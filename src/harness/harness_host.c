@@ -120,22 +120,9 @@ void pgh_reference_host(int m, int n, int k, float alpha, const float *a, int ld
                         int ldb, float beta, const float *c0, int ldc, double *ref,
                         double *scale) {
   for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      double dot = 0.0, dot_abs = 0.0;
-      for (int p = 0; p < k; ++p) {
-        const double prod = (double)a[(size_t)i * lda + p] * (double)b[(size_t)p * ldb + j];
-        dot += prod;
-        dot_abs += fabs(prod);
-      }
-      double r = (double)alpha * dot, s = fabs((double)alpha) * dot_abs;
-      if (beta != 0.0f) {
-        const double bc = (double)beta * (double)c0[(size_t)i * ldc + j];
-        r += bc;
-        s += fabs(bc);
-      }
-      ref[(size_t)i * n + j] = r;
-      scale[(size_t)i * n + j] = s;
-    }
+    for (int j = 0; j < n; ++j)
+      pgv_reference_element(i, j, k, alpha, a, lda, b, ldb, beta, c0, ldc,
+                            &ref[(size_t)i * n + j], &scale[(size_t)i * n + j]);
 }
 
 void pgh_compare_host(int m, int n, int k, const float *c, int ldc, const double *ref,

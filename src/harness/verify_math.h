@@ -1,6 +1,6 @@
-/* The acceptance rule for one output element, shared by the GPU comparison
- * kernel and the host-side comparison used by the host tests. It never
- * touches a GEMM kernel's code.
+/* The FP64 reference of one element and the acceptance rule for it, shared
+ * by the GPU kernels of src/harness and their host twins used by the host
+ * tests. None of it touches a GEMM kernel's code.
  *
  * ref   = alpha * sum_k a_ik b_kj + beta * c0_ij, accumulated in double.
  * scale = |alpha| * sum_k |a_ik| |b_kj| + |beta * c0_ij|, also in double.
@@ -12,6 +12,7 @@
 #define PG_VERIFY_MATH_H
 
 #include <math.h>
+#include <stddef.h>
 
 #ifdef __CUDACC__
 #define PGV_HD __host__ __device__
@@ -34,6 +35,30 @@ PGV_HD static inline int pgv_element_ok(float out, double ref, double scale, int
   double o = (double)out;
   if (!(o == o) || isinf(o)) return 0; /* NaN or Inf */
   return fabs(o - ref) <= pgv_tolerance(scale, k);
+}
+
+/* One element of the reference, the same code on the GPU and the host:
+ * ref = alpha * sum_p a[row][p] b[p][col] + beta * c0[row][col] and its
+ * scale, accumulated in double in plain index order. c0 is read only when
+ * beta != 0. */
+PGV_HD static inline void pgv_reference_element(int row, int col, int k, float alpha,
+                                                const float *a, int lda, const float *b,
+                                                int ldb, float beta, const float *c0, int ldc,
+                                                double *ref, double *scale) {
+  double dot = 0.0, dot_abs = 0.0;
+  for (int p = 0; p < k; ++p) {
+    const double prod = (double)a[(size_t)row * lda + p] * (double)b[(size_t)p * ldb + col];
+    dot += prod;
+    dot_abs += fabs(prod);
+  }
+  double r = (double)alpha * dot, s = fabs((double)alpha) * dot_abs;
+  if (beta != 0.0f) {
+    const double bc = (double)beta * (double)c0[(size_t)row * ldc + col];
+    r += bc;
+    s += fabs(bc);
+  }
+  *ref = r;
+  *scale = s;
 }
 
 #endif
