@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bad_calls.h"
 #include "gpu_util.h"
 #include "harness.h"
 
@@ -24,21 +25,9 @@ static float *d_a, *d_b, *d_c;
 static float host_c0[C_FLOATS], host_c[C_FLOATS];
 static int failures, checks;
 
-typedef struct {
-  const char *variant;
-  int stages, m, n, k;
-  float alpha;
-  const float *a;
-  int lda;
-  const float *b;
-  int ldb;
-  float beta;
-  float *c;
-  int ldc;
-} call;
 
-static call valid_call(const char *variant) {
-  call c = {variant, 0, M, N, K, 1.0f, d_a, LDA, d_b, LDB, 0.5f, d_c, LDC};
+static pgt_call valid_call(const char *variant) {
+  pgt_call c = {variant, 0, M, N, K, 1.0f, d_a, LDA, d_b, LDB, 0.5f, d_c, LDC};
   return c;
 }
 
@@ -47,10 +36,10 @@ static void reset_c(void) {
 }
 
 /* Runs the call; its status must be `want` and device C must be unchanged. */
-static void expect(const call *cl, pg_status want, const char *what) {
+static void expect(const pgt_call *cl, pg_status want, const char *what, void *ctx) {
+  (void)ctx;
   checks++;
-  pg_status got = pg_sgemm(cl->variant, cl->stages, cl->m, cl->n, cl->k, cl->alpha, cl->a,
-                           cl->lda, cl->b, cl->ldb, cl->beta, cl->c, cl->ldc, NULL);
+  pg_status got = pgt_run(cl, NULL);
   cudaError_t sync = cudaDeviceSynchronize();
   if (sync != cudaSuccess) {
     printf("FATAL: %s (variant %s): CUDA error after the call: %s\n", what,
@@ -74,32 +63,10 @@ static void expect(const call *cl, pg_status want, const char *what) {
   }
 }
 
+/* The shared case list (bad_calls.h) on device buffers. */
 static void bad_arguments(const pg_variant_info *v) {
-  const char *name = v->name;
-  call c;
-  c = valid_call(name); c.m = -1; expect(&c, PG_ERR_INVALID_ARG, "negative m");
-  c = valid_call(name); c.n = -1; expect(&c, PG_ERR_INVALID_ARG, "negative n");
-  c = valid_call(name); c.k = -1; expect(&c, PG_ERR_INVALID_ARG, "negative k");
-  c = valid_call(name); c.lda = K - 1; expect(&c, PG_ERR_INVALID_ARG, "lda < k");
-  c = valid_call(name); c.ldb = N - 1; expect(&c, PG_ERR_INVALID_ARG, "ldb < n");
-  c = valid_call(name); c.ldc = N - 1; expect(&c, PG_ERR_INVALID_ARG, "ldc < n");
-  c = valid_call(name); c.k = 0; c.lda = 0; expect(&c, PG_ERR_INVALID_ARG, "lda 0 with k 0");
-  c = valid_call(name); c.n = 0; c.ldb = 0; expect(&c, PG_ERR_INVALID_ARG, "ldb 0 with n 0");
-  c = valid_call(name); c.n = 0; c.ldc = 0; expect(&c, PG_ERR_INVALID_ARG, "ldc 0 with n 0");
-  c = valid_call(name); c.c = NULL; expect(&c, PG_ERR_INVALID_ARG, "NULL C");
-  c = valid_call(name); c.c = NULL; c.k = 0; expect(&c, PG_ERR_INVALID_ARG, "NULL C with k 0");
-  c = valid_call(name); c.a = NULL; expect(&c, PG_ERR_INVALID_ARG, "NULL A with k > 0");
-  c = valid_call(name); c.b = NULL; expect(&c, PG_ERR_INVALID_ARG, "NULL B with k > 0");
-  c = valid_call(name); c.stages = v->max_stages + 1; expect(&c, PG_ERR_STAGES, "stages above max");
-  c = valid_call(name); c.stages = -1; expect(&c, PG_ERR_STAGES, "negative stages");
-  if (v->min_stages > 1) {
-    c = valid_call(name); c.stages = v->min_stages - 1; expect(&c, PG_ERR_STAGES, "stages below min");
-  }
-  /* Nothing to do: PG_OK and C untouched, even with NULL pointers. */
-  c = valid_call(name); c.m = 0; expect(&c, PG_OK, "m 0");
-  c = valid_call(name); c.n = 0; expect(&c, PG_OK, "n 0");
-  c = valid_call(name); c.m = 0; c.a = NULL; c.b = NULL; c.c = NULL; expect(&c, PG_OK, "m 0, NULL pointers");
-  c = valid_call(name); c.n = 0; c.a = NULL; c.b = NULL; c.c = NULL; expect(&c, PG_OK, "n 0, NULL pointers");
+  const pgt_call valid = valid_call(v->name);
+  pgt_for_each_bad_call(v, &valid, expect, NULL);
 }
 
 /* K = 0 with NULL A and B: C = beta*C, exact for beta 2 and for beta 0
@@ -172,10 +139,10 @@ int main(void) {
   PGT_CUDA(cudaMemcpy(host_c0, d_c, sizeof host_c0, cudaMemcpyDeviceToHost));
 
   /* Names the registry does not know. */
-  call c = valid_call("no_such_variant");
-  expect(&c, PG_ERR_UNKNOWN_VARIANT, "unknown variant");
+  pgt_call c = valid_call("no_such_variant");
+  expect(&c, PG_ERR_UNKNOWN_VARIANT, "unknown variant", NULL);
   c = valid_call("");
-  expect(&c, PG_ERR_UNKNOWN_VARIANT, "empty variant name");
+  expect(&c, PG_ERR_UNKNOWN_VARIANT, "empty variant name", NULL);
   checks++;
   pg_status st = pg_sgemm(NULL, 0, M, N, K, 1.0f, d_a, LDA, d_b, LDB, 0.5f, d_c, LDC, NULL);
   if (st != PG_ERR_UNKNOWN_VARIANT && st != PG_ERR_INVALID_ARG) {
@@ -199,7 +166,7 @@ int main(void) {
                v->name, cc, v->min_cc);
       }
       c = valid_call(v->name);
-      expect(&c, PG_ERR_ARCH, "variant needs a newer GPU");
+      expect(&c, PG_ERR_ARCH, "variant needs a newer GPU", NULL);
       continue;
     }
     if (v->min_cc > cc) {
@@ -231,7 +198,7 @@ int main(void) {
         smem_cases++;
         c = valid_call(v->name);
         c.stages = s;
-        expect(&c, PG_ERR_SMEM, "stages that do not fit shared memory");
+        expect(&c, PG_ERR_SMEM, "stages that do not fit shared memory", NULL);
       }
     }
     if (sup != PG_OK) continue; /* default stages do not fit: reported above */
