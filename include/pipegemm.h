@@ -77,6 +77,19 @@ pg_status pg_variant_smem_bytes(const pg_variant_info *variant, int stages,
  * PG_ERR_NO_DEVICE. */
 pg_status pg_variant_supported(const pg_variant_info *variant, int stages);
 
+/* What the kernel a variant launches at `stages` needs and gets on the
+ * current device: threads per block, registers per thread, shared memory per
+ * block (static + dynamic), and resident blocks per SM from the occupancy
+ * calculator. PG_ERR_UNSUPPORTED for `cublas`, whose kernels are its own. */
+typedef struct {
+  int threads;
+  int registers;
+  size_t smem_bytes;
+  int blocks_per_sm;
+} pg_kernel_facts;
+pg_status pg_variant_kernel_facts(const pg_variant_info *variant, int stages,
+                                  pg_kernel_facts *facts);
+
 /* C = alpha * A * B + beta * C with the named variant on the current device.
  * stages = 0 picks the variant's default. Arguments are checked before any
  * device work: negative sizes, ld smaller than the row width, NULL pointers

@@ -21,8 +21,16 @@ typedef struct {
   int vec_b; /* 1: same for B */
   int stages;
   size_t smem_bytes; /* dynamic shared memory the launcher must request */
+  int producer_warps; /* warp_specialized: warps that only copy (PG_WS_PRODUCER_WARPS) */
   cudaStream_t stream;
+  /* Non-NULL: report the kernel that would run into *query, launch nothing.
+   * The launcher picks its kernel once, for both uses. */
+  pg_kernel_facts *query;
 } pg_gemm_args;
+
+/* warp_specialized's producer warps: 2 measured 3.95 ms against 4.46 for 1
+ * at 4096^3 on an H200 (bench/results/h200-mechanisms.md). */
+#define PG_WS_PRODUCER_WARPS 2
 
 typedef cudaError_t (*pg_launch_fn)(const pg_gemm_args *args);
 typedef size_t (*pg_smem_fn)(int stages);
@@ -46,10 +54,23 @@ int pg_cublas_version(void);
 /* Records a CUDA error for pg_last_cuda_error() and maps it to a pg_status. */
 pg_status pg_status_from_cuda(cudaError_t err);
 
-/* Launchers, one per file in src/kernels/. */
+/* Every launcher ends here (src/kernels/launch.cu): raises the dynamic
+ * shared-memory limit above 48 KB when needed, then launches `kernel` (whose
+ * one parameter is a pg_gemm_args by value) or, with args->query, fills it. */
+cudaError_t pg_launch_kernel(const void *kernel, dim3 grid, int threads,
+                             size_t dynamic_smem, const pg_gemm_args *args);
+
+/* Launchers, one per file in src/kernels/, in study order. */
+cudaError_t pg_launch_tiled32(const pg_gemm_args *args);
+cudaError_t pg_launch_tiled32_db(const pg_gemm_args *args);
 cudaError_t pg_launch_baseline(const pg_gemm_args *args);
 cudaError_t pg_launch_pingpong(const pg_gemm_args *args);
 cudaError_t pg_launch_cp_async(const pg_gemm_args *args);
+cudaError_t pg_launch_pipeline_thread(const pg_gemm_args *args);
+cudaError_t pg_launch_pipeline_block(const pg_gemm_args *args);
+cudaError_t pg_launch_barrier(const pg_gemm_args *args);
+cudaError_t pg_launch_mbarrier(const pg_gemm_args *args);
+cudaError_t pg_launch_warp_specialized(const pg_gemm_args *args);
 
 #ifdef __cplusplus
 }

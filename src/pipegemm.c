@@ -72,6 +72,7 @@ pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m,
 
   pg_gemm_args args;
   memset(&args, 0, sizeof args);
+  args.producer_warps = PG_WS_PRODUCER_WARPS;
   args.m = m;
   args.n = n;
   args.k = k;
@@ -101,4 +102,21 @@ pg_status pg_sgemm(const char *variant, int stages, int m, int n, int k,
                    cudaStream_t stream) {
   return pg_sgemm_variant(pg_variant_find(variant), stages, m, n, k, alpha, a,
                           lda, b, ldb, beta, c, ldc, stream);
+}
+
+pg_status pg_variant_kernel_facts(const pg_variant_info *variant, int stages,
+                                  pg_kernel_facts *facts) {
+  const pg_variant_entry *entry = pg_entry_of(variant);
+  if (entry == NULL || facts == NULL) return PG_ERR_INVALID_ARG;
+  if (entry->launch == NULL) return PG_ERR_UNSUPPORTED;
+  pg_status st = pg_variant_supported(variant, stages);
+  if (st != PG_OK) return st;
+  if (stages == 0) stages = variant->default_stages;
+  pg_gemm_args args;
+  memset(&args, 0, sizeof args);
+  args.producer_warps = PG_WS_PRODUCER_WARPS;
+  args.stages = stages;
+  args.smem_bytes = entry->smem_bytes(stages);
+  args.query = facts;
+  return pg_status_from_cuda(entry->launch(&args));
 }

@@ -6,10 +6,15 @@
 
 #include "internal.h"
 #include "kernels/tile128.h"
+#include "kernels/tiled32.h"
 
 static size_t smem_none(int stages) {
   (void)stages;
   return 0;
+}
+
+static size_t smem_tiled32(int stages) {
+  return (size_t)stages * TILED32_STAGE_BYTES;
 }
 
 /* The seed-000 family holds `stages` copies of one A+B tile. */
@@ -17,13 +22,25 @@ static size_t smem_tile128(int stages) {
   return (size_t)stages * T128_STAGE_BYTES;
 }
 
+
 #define SEED000 "seed 000"
+#define SEED001 "seed 001"
+#define SEED003 "seed 003"
+#define TILE32 TILED32_TILE, TILED32_TILE, TILED32_TILE, TILED32_THREADS
 #define TILE128 T128_TILE_M, T128_TILE_N, T128_TILE_K, T128_THREADS
 
 const pg_variant_entry pg_registry[] = {
     {{"cublas", "cuBLAS SGEMM, strict FP32 (no TF32): the reference row",
       "anchor", 50, 1, 1, 1, 0, 0, 0, 0},
      smem_none, NULL},
+    {{"tiled32",
+      "32x32 tiles, one output per thread: load -> sync -> compute -> sync",
+      SEED001, 50, 1, 1, 1, TILE32},
+     smem_tiled32, pg_launch_tiled32},
+    {{"tiled32_db",
+      "tiled32 with two buffers: next tile loaded during compute, one sync per tile",
+      SEED001, 50, 2, 2, 2, TILE32},
+     smem_tiled32, pg_launch_tiled32_db},
     {{"baseline",
       "no pipeline: load -> sync -> compute -> sync, one shared buffer",
       SEED000, 80, 1, 1, 1, TILE128},

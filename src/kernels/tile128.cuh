@@ -1,7 +1,7 @@
 /* Pieces every seed-000-family kernel shares: who loads what, the 8x8
  * per-thread inner product, the epilogue. Only the movement of a tile from
  * global to shared memory differs between kernels, so that
- * `diff 01_baseline.cu 03_cp_async.cu` is the mechanism.
+ * `diff 03_baseline.cu 05_cp_async.cu` is the mechanism.
  *
  * Loads: thread t moves A row t/2, k (t%2)*4..+3 and B row t/32, columns
  * (t%32)*4..+3 — one 16-byte piece of each per K step (layout: tile128.h).
@@ -88,17 +88,32 @@ static __device__ __forceinline__ void t128_cp_async_piece(float *dst, const flo
   }
 }
 
-/* Global -> shared with cp.async (LDGSTS), no registers in between. The
- * caller commits the group. */
+#define T128_PIECES_A (T128_SMEM_A_FLOATS / 4) /* 16-byte pieces of the A tile: 256 */
+#define T128_PIECES_B (T128_SMEM_B_FLOATS / 4) /* and of the B tile: 256 */
+
+/* Global -> shared with cp.async (LDGSTS), no registers in between: piece p
+ * of A is row p/2, k (p%2)*4..+3; piece q of B is row q/32, columns
+ * (q%32)*4..+3. The caller commits or arrives. */
+static __device__ __forceinline__ void t128_cp_async_a_piece(const pg_gemm_args &g, float *stage,
+                                                             int m0, int k0, int p) {
+  const int row = m0 + p / 2, col = k0 + (p % 2) * 4;
+  t128_cp_async_piece(t128_smem_a(stage) + p * 4, g.a, g.a + (size_t)row * g.lda, col, g.k,
+                      row < g.m, g.vec_a);
+}
+
+static __device__ __forceinline__ void t128_cp_async_b_piece(const pg_gemm_args &g, float *stage,
+                                                             int n0, int k0, int q) {
+  const int row = k0 + q / 32, col = n0 + (q % 32) * 4;
+  t128_cp_async_piece(t128_smem_b(stage) + q * 4, g.b, g.b + (size_t)row * g.ldb, col, g.n,
+                      row < g.k, g.vec_b);
+}
+
+/* The whole tile by the block's 256 threads: A piece tid and B piece tid,
+ * straight-line (a loop over pieces here costs the kernels ~9 %). */
 static __device__ __forceinline__ void t128_cp_async_tile(const pg_gemm_args &g, float *stage,
                                                           int m0, int n0, int k0) {
-  const int tid = threadIdx.x;
-  const int a_row = m0 + tid / 2, a_col = k0 + (tid % 2) * 4;
-  const int b_row = k0 + tid / 32, b_col = n0 + (tid % 32) * 4;
-  t128_cp_async_piece(t128_smem_a(stage) + (tid / 2) * T128_TILE_K + (tid % 2) * 4, g.a,
-                      g.a + (size_t)a_row * g.lda, a_col, g.k, a_row < g.m, g.vec_a);
-  t128_cp_async_piece(t128_smem_b(stage) + (tid / 32) * T128_TILE_N + (tid % 32) * 4, g.b,
-                      g.b + (size_t)b_row * g.ldb, b_col, g.n, b_row < g.k, g.vec_b);
+  t128_cp_async_a_piece(g, stage, m0, k0, threadIdx.x);
+  t128_cp_async_b_piece(g, stage, n0, k0, threadIdx.x);
 }
 
 static __device__ __forceinline__ float t128_lane(float4 v, int i) {

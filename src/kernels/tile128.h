@@ -22,5 +22,9 @@
 #define T128_SMEM_B_FLOATS (T128_TILE_K * T128_TILE_N)
 #define T128_STAGE_FLOATS (T128_SMEM_A_FLOATS + T128_SMEM_B_FLOATS)
 #define T128_STAGE_BYTES (T128_STAGE_FLOATS * 4)
+/* Kernels that synchronise stages with barriers keep them after the tiles in
+ * dynamic shared memory: room for two 8-byte mbarriers (full, empty) per
+ * stage. */
+#define T128_STAGE_SYNC_BYTES 16
 
 #endif

@@ -1,4 +1,4 @@
-/* 03 cp_async — multi-stage cp.async pipeline (seed 000, "cp.async
+/* 05 cp_async — multi-stage cp.async pipeline (seed 000, "cp.async
  * Multi-Stage Pipeline"); STAGES = 1..8 chosen at run time.
  *
  * Tiles go global -> shared directly (LDGSTS), no registers in between.
@@ -57,12 +57,6 @@ __global__ void __launch_bounds__(T128_THREADS)
 }
 
 extern "C" cudaError_t pg_launch_cp_async(const pg_gemm_args *g) {
-  /* Above 48 KB a block must opt in to more dynamic shared memory. */
-  if (g->smem_bytes > 48 * 1024) {
-    cudaError_t err = cudaFuncSetAttribute(
-        pg_cp_async_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->smem_bytes);
-    if (err != cudaSuccess) return err;
-  }
-  pg_cp_async_kernel<<<t128_grid(g), T128_THREADS, g->smem_bytes, g->stream>>>(*g);
-  return cudaGetLastError();
+  return pg_launch_kernel((const void *)pg_cp_async_kernel, t128_grid(g), T128_THREADS,
+                          g->smem_bytes, g);
 }

@@ -1,4 +1,4 @@
-/* 01 baseline — no pipeline (seed 000, the "CUDA Kernel Study: Pipelining"
+/* 03 baseline — no pipeline (seed 000, the "CUDA Kernel Study: Pipelining"
  * write-up, "Baseline (No Pipeline)").
  *
  * Each K step: every thread loads its share of the A and B tiles through
@@ -28,6 +28,5 @@ __global__ void __launch_bounds__(T128_THREADS)
 }
 
 extern "C" cudaError_t pg_launch_baseline(const pg_gemm_args *g) {
-  pg_baseline_kernel<<<t128_grid(g), T128_THREADS, 0, g->stream>>>(*g);
-  return cudaGetLastError();
+  return pg_launch_kernel((const void *)pg_baseline_kernel, t128_grid(g), T128_THREADS, 0, g);
 }

@@ -1,4 +1,4 @@
-/* 02 pingpong — double buffering through registers (seed 000, "Ping-Pong
+/* 04 pingpong — double buffering through registers (seed 000, "Ping-Pong
  * (Double Buffering)").
  *
  * Two shared buffers. While the block computes on one, each thread has
@@ -39,6 +39,5 @@ __global__ void __launch_bounds__(T128_THREADS)
 }
 
 extern "C" cudaError_t pg_launch_pingpong(const pg_gemm_args *g) {
-  pg_pingpong_kernel<<<t128_grid(g), T128_THREADS, 0, g->stream>>>(*g);
-  return cudaGetLastError();
+  return pg_launch_kernel((const void *)pg_pingpong_kernel, t128_grid(g), T128_THREADS, 0, g);
 }

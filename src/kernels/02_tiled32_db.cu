@@ -1,0 +1,51 @@
+/* 02 tiled32_db — double buffering in shared memory (seed 001, the
+ * "Software Pipelining and Double Buffering" guide's
+ * sgemmTiledDoubleBuffered).
+ *
+ * 01_tiled32.cu with two copies of each tile. Step t first loads tile t + 1
+ * into the buffer nobody is reading, then computes on tile t: while one warp
+ * waits for its global loads, the other warps of the block can already be
+ * doing their FMAs, so loads and compute overlap across warps (how much
+ * overlap there is inside one warp is up to the compiler's scheduling: each
+ * load feeds a shared-memory store before the compute reads the other
+ * buffer). One barrier per step instead of two: the buffer swap removes the
+ * write-after-read hazard the second barrier guarded.
+ *
+ *   pipegemm bench --variant tiled32,tiled32_db --size 2048
+ */
+#include "kernels/tiled32.cuh"
+
+__global__ void __launch_bounds__(TILED32_THREADS)
+    pg_tiled32_db_kernel(const pg_gemm_args g) {
+  __shared__ float As[2][TILE][TILE + 1];
+  __shared__ float Bs[2][TILE][TILE + 1];
+  const int row = blockIdx.y * TILE + threadIdx.x / TILE;
+  const int col = blockIdx.x * TILE + threadIdx.x % TILE;
+  float acc = 0.f;
+
+  const int k_tiles = (g.k + TILE - 1) / TILE;
+  int cur = 0;
+  if (k_tiles > 0) {
+    tiled32_load(g, As[cur], Bs[cur], row, col, 0);
+    __syncthreads(); /* the first tile is complete in shared memory */
+  }
+  for (int t = 0; t < k_tiles; ++t) {
+    const int nxt = cur ^ 1;
+    /* Safe without a barrier before it: buffer nxt was last read in step
+     * t - 1, and the barrier that ended step t - 1 retired those reads. */
+    if (t + 1 < k_tiles) tiled32_load(g, As[nxt], Bs[nxt], row, col, (t + 1) * TILE);
+    acc = tiled32_dot(As[cur], Bs[cur], acc);
+    /* One barrier: tile t + 1 is complete, and everyone is done with tile t,
+     * whose buffer step t + 1 fills. */
+    __syncthreads();
+    cur = nxt;
+  }
+  tiled32_store(g, row, col, acc);
+}
+
+static_assert(sizeof(float) * 2 * TILE * (TILE + 1) == TILED32_STAGE_BYTES,
+              "the registry's shared memory per stage is As + Bs");
+
+extern "C" cudaError_t pg_launch_tiled32_db(const pg_gemm_args *g) {
+  return pg_launch_kernel((const void *)pg_tiled32_db_kernel, tiled32_grid(g), TILED32_THREADS, 0, g);
+}
