@@ -17,11 +17,15 @@ static size_t smem_tiled32(int stages) {
   return (size_t)stages * TILED32_STAGE_BYTES;
 }
 
-/* The seed-000 family holds `stages` copies of one A+B tile. */
+/* The seed-000 family holds `stages` copies of one A+B tile... */
 static size_t smem_tile128(int stages) {
   return (size_t)stages * T128_STAGE_BYTES;
 }
 
+/* ...and, where stages are handed over through barriers, those too. */
+static size_t smem_tile128_barriers(int stages) {
+  return (size_t)stages * (T128_STAGE_BYTES + T128_STAGE_SYNC_BYTES);
+}
 
 #define SEED000 "seed 000"
 #define SEED001 "seed 001"
@@ -53,6 +57,18 @@ const pg_variant_entry pg_registry[] = {
       "cp.async global->shared, commit_group/wait_group, STAGES buffers",
       SEED000, 80, 1, 8, 2, TILE128},
      smem_tile128, pg_launch_cp_async},
+    {{"pipeline_thread",
+      "cuda::pipeline, thread scope: memcpy_async + producer/consumer calls (async-group)",
+      "seeds 001, 003", 80, 2, 8, 2, TILE128},
+     smem_tile128, pg_launch_pipeline_thread},
+    {{"pipeline_block",
+      "cuda::pipeline, block scope: pipeline_shared_state in shared memory (mbarrier)",
+      SEED003, 80, 2, 8, 2, TILE128},
+     smem_tile128_barriers, pg_launch_pipeline_block},
+    {{"barrier",
+      "cuda::memcpy_async bound to cuda::barrier, split arrive/wait per stage",
+      SEED003, 80, 2, 8, 2, TILE128},
+     smem_tile128_barriers, pg_launch_barrier},
 };
 
 const int pg_registry_count = (int)(sizeof pg_registry / sizeof pg_registry[0]);

@@ -1,0 +1,68 @@
+/* 06 pipeline_thread — the cp_async pipeline written with libcu++
+ * cuda::pipeline<cuda::thread_scope_thread> (the "Software Pipelining and
+ * Double Buffering" guide's memcpy_async + producer/consumer protocol, and
+ * the "A study on CUDA async memcpy" blog post on what it lowers to);
+ * STAGES = 2..8 chosen at run time.
+ *
+ * cuda::make_pipeline() with no shared state is a per-thread FIFO of stages
+ * and lowers to the same async-group PTX as 05: memcpy_async issues cp.async
+ * (16 bytes .cg, or 4 bytes .ca at edges), producer_commit is
+ * cp.async.commit_group, consumer_wait is cp.async.wait_group N, where the
+ * pipeline works N out from its own head/tail count (a uniform switch over
+ * N, like pg_cp_async_wait), and producer_acquire / consumer_release do
+ * nothing. Because the pipeline counts stages, the tail commits no empty
+ * groups: consumer_wait simply waits for fewer.
+ *
+ * "Thread scope" means each thread waits for its own copies only, so the
+ * __syncthreads of 05 stays: it publishes the tile to the block and retires
+ * the reads of the slot the next copy overwrites. libcu++ has no zero-fill
+ * copy, so out-of-range elements are plain zero stores into shared memory,
+ * published by the same __syncthreads.
+ *
+ *   pipegemm bench --variant pipeline_thread --stages 2-8 --size 2048
+ */
+#include "kernels/tile128_memcpy_async.cuh"
+
+typedef cuda::pipeline<cuda::thread_scope_thread> pipe_thread;
+
+__global__ void __launch_bounds__(T128_THREADS)
+    pg_pipeline_thread_kernel(const pg_gemm_args g) {
+  extern __shared__ float4 smem_raw[]; /* float4: 16-byte aligned for cp.async */
+  float *const smem = (float *)smem_raw;
+  const int stages = g.stages;
+  const int m0 = blockIdx.y * T128_TILE_M, n0 = blockIdx.x * T128_TILE_N;
+  float acc[T128_THREAD_M][T128_THREAD_N];
+  t128_zero(acc);
+
+  pipe_thread pipe = cuda::make_pipeline();
+  const int k_tiles = t128_k_tiles(g);
+  /* Prologue: STAGES-1 tiles in flight, or all of them when K is short. */
+  for (int s = 0; s < stages - 1 && s < k_tiles; ++s) {
+    pipe.producer_acquire();
+    t128_memcpy_async_tile(g, smem + s * T128_STAGE_FLOATS, m0, n0, s * T128_TILE_K, pipe);
+    pipe.producer_commit();
+  }
+  int read_slot = 0, write_slot = stages - 1;
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    pipe.consumer_wait(); /* the oldest stage, tile kt, has landed (this thread's part) */
+    /* Publishes tile kt to the block and retires step kt-1's reads of the
+     * slot the next copy overwrites. */
+    __syncthreads();
+    const int next = kt + stages - 1;
+    if (next < k_tiles) {
+      pipe.producer_acquire();
+      t128_memcpy_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0, next * T128_TILE_K, pipe);
+      pipe.producer_commit();
+    }
+    t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
+    pipe.consumer_release();
+    read_slot = read_slot + 1 == stages ? 0 : read_slot + 1;
+    write_slot = write_slot + 1 == stages ? 0 : write_slot + 1;
+  }
+  t128_epilogue(g, m0, n0, acc);
+}
+
+extern "C" cudaError_t pg_launch_pipeline_thread(const pg_gemm_args *g) {
+  return pg_launch_kernel((const void *)pg_pipeline_thread_kernel, t128_grid(g), T128_THREADS,
+                          g->smem_bytes, g);
+}

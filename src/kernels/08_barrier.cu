@@ -1,0 +1,106 @@
+/* 08 barrier — the pipeline built by hand from libcu++ cuda::barrier objects
+ * instead of cuda::pipeline (the "A study on CUDA async memcpy" blog post's
+ * split arrive/wait barrier with memcpy_async bound to it; the pipelining
+ * itself is the "Software Pipelining and Double Buffering" guide's);
+ * STAGES = 2..8 chosen at run time.
+ *
+ * One cuda::barrier<thread_scope_block> per stage, in dynamic shared memory
+ * after the tiles, counts 256 arrivals. cuda::memcpy_async(dst, src, size,
+ * bar) makes the barrier's phase also wait for that copy: on sm_80 it lowers
+ * to cp.async + cp.async.mbarrier.arrive; on sm_90 libcu++ turns a 16-byte
+ * aligned copy into a one-dimensional bulk copy (cp.async.bulk ...
+ * mbarrier::complete_tx, the TMA engine) + mbarrier.expect_tx, and only the
+ * 4-byte edge copies stay cp.async. (A bulk copy per thread per 16 bytes is
+ * far costlier to issue than a cp.async: on Hopper this variant measures the
+ * TMA engine used at the wrong grain, see mbarrier for cp.async.) Each thread
+ * arrives once per tile right after issuing its copies and waits
+ * (mbarrier.try_wait.parity) only when it is about to compute that tile,
+ * STAGES-1 tiles later.
+ *
+ * That barrier covers the read-after-write hazard for the whole block. The
+ * write-after-read hazard (refilling the slot every thread read one step
+ * earlier) is a __syncthreads, not a second "empty" barrier per stage: the
+ * slot refilled at step kt was read at step kt-1, so its wait would come right
+ * after its arrival and buy no slack, while a BAR.SYNC is one instruction
+ * against an arrive plus a polling loop (pipeline_block shows the
+ * all-mbarrier version). With the hazards split, the next tile's copies are
+ * issued before waiting for the current one, which 05 cannot do.
+ *
+ * Out-of-range elements are zero stores, published by the arrive (a release)
+ * and the wait (an acquire). On sm_90 they share slots with the async proxy's
+ * bulk copies, but a thread's piece only leaves the 16-byte path in the last
+ * K tile, so within a block a generic store never precedes a bulk write to
+ * the same bytes (the case that would need fence.proxy.async).
+ *
+ * compute-sanitizer synccheck (CUDA 13.0) reports "Barrier overflow" where
+ * the 4-byte copies run: it seems to count the cp.async.mbarrier.arrive that
+ * libcu++ adds after each of them (without .noinc, so per the PTX ISA net
+ * zero) as an extra arrival. The results are right and racecheck is clean.
+ *
+ *   pipegemm bench --variant barrier --stages 2-8 --size 2048
+ */
+#include "kernels/tile128_memcpy_async.cuh"
+
+typedef cuda::barrier<cuda::thread_scope_block> stage_barrier;
+
+static_assert(sizeof(stage_barrier) <= T128_STAGE_SYNC_BYTES,
+              "a stage's barrier fits in the shared memory reserved for it");
+
+__global__ void __launch_bounds__(T128_THREADS)
+    pg_barrier_kernel(const pg_gemm_args g) {
+  extern __shared__ float4 smem_raw[]; /* float4: 16-byte aligned for cp.async */
+  float *const smem = (float *)smem_raw;
+  const int stages = g.stages;
+  /* The barriers follow the tiles (T128_STAGE_BYTES keeps them 8-aligned). */
+  stage_barrier *const full = (stage_barrier *)(smem + stages * T128_STAGE_FLOATS);
+  const int m0 = blockIdx.y * T128_TILE_M, n0 = blockIdx.x * T128_TILE_N;
+  float acc[T128_THREAD_M][T128_THREAD_N];
+  t128_zero(acc);
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) init(&full[s], T128_THREADS);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    /* The bulk copies complete on the barriers from the async proxy, which
+     * must see them initialised. */
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+#endif
+  }
+  __syncthreads(); /* no thread uses a barrier before it is initialised */
+
+  const int k_tiles = t128_k_tiles(g);
+  /* Prologue: STAGES-1 tiles in flight, or all of them when K is short. The
+   * arrival tokens are dropped: a thread waits for tile t STAGES-1 tiles
+   * later, and a run-time-indexed array of tokens would live in local
+   * memory, so it waits by phase parity instead (tile t is phase t/STAGES of
+   * barrier t%STAGES). */
+  for (int s = 0; s < stages - 1 && s < k_tiles; ++s) {
+    t128_memcpy_async_tile(g, smem + s * T128_STAGE_FLOATS, m0, n0, s * T128_TILE_K, full[s]);
+    (void)full[s].arrive();
+  }
+  int read_slot = 0, write_slot = stages - 1;
+  int read_parity = 0; /* phase parity of full[read_slot] that holds tile kt */
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const int next = kt + stages - 1;
+    if (next < k_tiles) {
+      /* Every thread has finished reading tile kt-1 from this slot, and has
+       * waited on its barrier's previous phase, so no arrival below can run
+       * a phase ahead of a thread still waiting by parity. */
+      __syncthreads();
+      t128_memcpy_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0, next * T128_TILE_K,
+                    full[write_slot]);
+      (void)full[write_slot].arrive();
+    }
+    /* Every thread has arrived and every copy of tile kt has landed. */
+    full[read_slot].wait_parity(read_parity);
+    t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
+    read_slot = read_slot + 1 == stages ? 0 : read_slot + 1;
+    if (read_slot == 0) read_parity ^= 1;
+    write_slot = write_slot + 1 == stages ? 0 : write_slot + 1;
+  }
+  t128_epilogue(g, m0, n0, acc);
+}
+
+extern "C" cudaError_t pg_launch_barrier(const pg_gemm_args *g) {
+  return pg_launch_kernel((const void *)pg_barrier_kernel, t128_grid(g), T128_THREADS,
+                          g->smem_bytes, g);
+}
