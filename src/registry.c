@@ -69,6 +69,14 @@ const pg_variant_entry pg_registry[] = {
       "cuda::memcpy_async bound to cuda::barrier, split arrive/wait per stage",
       SEED003, 80, 2, 8, 2, TILE128},
      smem_tile128_barriers, pg_launch_barrier},
+    {{"mbarrier",
+      "raw PTX: cp.async + cp.async.mbarrier.arrive.noinc + mbarrier.try_wait.parity",
+      SEED003, 80, 2, 8, 2, TILE128},
+     smem_tile128_barriers, pg_launch_mbarrier},
+    {{"warp_specialized",
+      "producer warp(s) fill STAGES buffers with cp.async, consumer warps compute",
+      SEED003, 80, 2, 8, 2, TILE128},
+     smem_tile128_barriers, pg_launch_warp_specialized},
 };
 
 const int pg_registry_count = (int)(sizeof pg_registry / sizeof pg_registry[0]);

@@ -52,4 +52,68 @@ static __device__ __forceinline__ void pg_cp_async_wait(int pending) {
   }
 }
 
+/* ---- mbarrier (PTX ISA: "Parallel Synchronization and Communication
+ * Instructions: mbarrier"). A 64-bit object in shared memory that counts
+ * arrivals; when the expected count is reached its current phase completes
+ * and the next begins. Waiters name the phase by its parity (0, 1, 0, ...),
+ * so a ring of barriers needs one bit of state per slot, not a token. */
+
+/* One thread initialises; the block must sync before anyone else uses it. */
+static __device__ __forceinline__ void pg_mbar_init(unsigned long long *bar, unsigned count) {
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(pg_smem_addr(bar)), "r"(count)
+               : "memory");
+}
+
+/* An ordinary arrival (release: this thread's earlier shared-memory reads
+ * and writes are ordered before the phase completes). */
+static __device__ __forceinline__ void pg_mbar_arrive(unsigned long long *bar) {
+  /* The returned phase state is not needed: waits go by parity. */
+  asm volatile(
+      "{\n .reg .b64 state;\n"
+      " mbarrier.arrive.shared.b64 state, [%0];\n}\n" ::"r"(pg_smem_addr(bar))
+      : "memory");
+}
+
+/* Arrives on `bar` once every cp.async this thread issued so far has landed.
+ * `.noinc`: the arrival is one of the count given at init (without it the
+ * instruction would add one to the expected count and cancel itself). */
+static __device__ __forceinline__ void pg_cp_async_mbar_arrive_noinc(unsigned long long *bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(pg_smem_addr(bar))
+               : "memory");
+}
+
+/* Returns once the phase of parity `parity` has completed (acquire: what the
+ * arriving threads and their tracked copies wrote is visible). sm_90 has
+ * try_wait, which may suspend the thread in hardware for a while; sm_80 has
+ * only test_wait, a poll. */
+static __device__ __forceinline__ void pg_mbar_wait_parity(unsigned long long *bar,
+                                                           unsigned parity) {
+  const unsigned addr = pg_smem_addr(bar);
+  unsigned done = 0;
+  while (!done) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile(
+        "{\n .reg .pred p;\n"
+        " mbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(addr), "r"(parity)
+        : "memory");
+#else
+    asm volatile(
+        "{\n .reg .pred p;\n"
+        " mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(addr), "r"(parity)
+        : "memory");
+#endif
+  }
+}
+
+/* Waits for every cp.async this thread issued (a producer before it exits). */
+static __device__ __forceinline__ void pg_cp_async_wait_all(void) {
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
+
 #endif
