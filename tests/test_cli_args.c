@@ -96,6 +96,25 @@ static void test_study_defaults(void **state) {
   assert_int_equal(r.opts.format, PGC_FORMAT_TABLE);
 }
 
+static void test_single_warp_defaults(void **state) {
+  (void)state;
+  parse_result r = PARSE("study", "single-warp");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.command, PGC_CMD_STUDY);
+  assert_int_equal(r.opts.study, PGC_STUDY_SINGLE_WARP);
+  /* The blog post's shape: one warp's width, K = 65536. */
+  assert_int_equal(r.opts.m, 32);
+  assert_int_equal(r.opts.n, 32);
+  assert_int_equal(r.opts.k, 65536);
+  assert_int_equal(r.opts.warmup, 10);
+  assert_int_equal(r.opts.iters, 20);
+  assert_int_equal(r.opts.flush_l2, 1);
+  assert_int_equal(r.opts.check, 1);
+  assert_true(r.opts.seed == 1);
+  assert_int_equal(r.opts.format, PGC_FORMAT_TABLE);
+  assert_int_equal(r.opts.quiet, 0);
+}
+
 static void test_list_defaults(void **state) {
   (void)state;
   parse_result r = PARSE("list");
@@ -187,6 +206,63 @@ static void test_study_and_list_options(void **state) {
   r = PARSE("list", "--format=table");
   EXPECT_OK(r);
   assert_int_equal(r.opts.format, PGC_FORMAT_TABLE);
+}
+
+static void test_single_warp_options(void **state) {
+  (void)state;
+  parse_result sep = PARSE("study", "single-warp", "--k", "4096", "--warmup",
+                           "2", "--iters", "3", "--format", "csv", "--seed",
+                           "7", "--check", "off", "--flush-l2", "off",
+                           "--device", "1", "--quiet");
+  /* The experiment may come after its options. */
+  parse_result joined =
+      PARSE("study", "--k=4096", "--warmup=2", "--iters=3", "--format=csv",
+            "--seed=7", "--check=off", "--flush-l2=off", "--device=1",
+            "--quiet", "single-warp");
+  const parse_result *both[] = {&sep, &joined};
+  for (int i = 0; i < 2; ++i) {
+    const parse_result *r = both[i];
+    EXPECT_OK(*r);
+    assert_int_equal(r->opts.study, PGC_STUDY_SINGLE_WARP);
+    assert_int_equal(r->opts.m, 32);
+    assert_int_equal(r->opts.n, 32);
+    assert_int_equal(r->opts.k, 4096);
+    assert_int_equal(r->opts.warmup, 2);
+    assert_int_equal(r->opts.iters, 3);
+    assert_int_equal(r->opts.format, PGC_FORMAT_CSV);
+    assert_true(r->opts.seed == 7);
+    assert_int_equal(r->opts.check, 0);
+    assert_int_equal(r->opts.flush_l2, 0);
+    assert_int_equal(r->opts.device, 1);
+    assert_int_equal(r->opts.quiet, 1);
+  }
+  parse_result r = PARSE("study", "single-warp", "--k", "0");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.k, 0);
+  r = PARSE("study", "single-warp", "--k", "16777216");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.k, 16777216);
+
+  expect_usage_error(PARSE("study", "single-warp", "--k", "16777217"),
+                     "too large");
+  expect_usage_error(PARSE("study", "single-warp", "--k", "-1"), "--k");
+  expect_usage_error(PARSE("study", "single-warp", "--iters", "0"),
+                     "at least 1");
+  expect_usage_error(PARSE("study", "single-warp", "--k"), "needs a value");
+  /* Each experiment takes its own options, wherever the name comes. */
+  expect_usage_error(PARSE("study", "single-warp", "--size", "64"),
+                     "--size is not an option of 'study single-warp'");
+  expect_usage_error(PARSE("study", "--size", "64", "single-warp"),
+                     "--size is not an option of 'study single-warp'");
+  expect_usage_error(PARSE("study", "pipelining", "--k", "64"),
+                     "--k is not an option of 'study pipelining'");
+  expect_usage_error(PARSE("study", "--warmup", "1", "pipelining"),
+                     "--warmup is not an option of 'study pipelining'");
+  expect_usage_error(PARSE("study", "single-warp", "--m", "8"), "--m");
+  expect_usage_error(PARSE("study", "single-warp", "--stages", "2"),
+                     "--stages");
+  expect_usage_error(PARSE("study", "single-warp", "--variant", "cp_async"),
+                     "--variant");
 }
 
 static void test_last_value_wins(void **state) {
@@ -430,6 +506,14 @@ static void test_study_experiment(void **state) {
   expect_usage_error(PARSE("study", "--size", "64"), "needs an experiment");
   expect_usage_error(PARSE("study", "pipelinning"), "unknown experiment 'pipelinning'");
   expect_usage_error(PARSE("study", "pipelining", "again"), "'again'");
+  expect_usage_error(PARSE("study", "single-warp", "pipelining"),
+                     "'pipelining'");
+  expect_usage_error(PARSE("study", "single_warp"),
+                     "unknown experiment 'single_warp' (known: pipelining, "
+                     "single-warp)");
+  assert_string_equal(pgc_study_name(PGC_STUDY_PIPELINING), "pipelining");
+  assert_string_equal(pgc_study_name(PGC_STUDY_SINGLE_WARP), "single-warp");
+  assert_null(pgc_study_name(PGC_STUDY_NONE));
   parse_result r = PARSE("study", "--quiet", "pipelining");
   EXPECT_OK(r);
   assert_int_equal(r.opts.study, PGC_STUDY_PIPELINING);
@@ -455,6 +539,7 @@ static void test_help_and_version(void **state) {
       {{"bench", "--size=8", "--help"}, PGC_CMD_BENCH},
       {{"study", "--help", NULL}, PGC_CMD_STUDY},
       {{"study", "pipelining", "-h"}, PGC_CMD_STUDY},
+      {{"study", "single-warp", "--help"}, PGC_CMD_STUDY},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     parse_result r = PARSE(cases[i].words[0], cases[i].words[1], cases[i].words[2]);
@@ -522,14 +607,71 @@ static void test_usage_matches_option_table(void **state) {
   }
 }
 
+/* The part of `text` from the line `heading` to the next blank line, copied
+ * into buf (empty if there is no such heading). */
+static const char *section(const char *text, const char *heading, char *buf,
+                           size_t size) {
+  buf[0] = '\0';
+  const char *start = strstr(text, heading);
+  if (!start) return buf;
+  const char *end = strstr(start, "\n\n");
+  size_t len = end ? (size_t)(end - start) : strlen(start);
+  if (len >= size) len = size - 1;
+  memcpy(buf, start, len);
+  buf[len] = '\0';
+  return buf;
+}
+
+/* The study's usage text has a section of options for every experiment and
+ * one per experiment; together they document exactly what it accepts. */
+static void test_study_usage_sections(void **state) {
+  (void)state;
+  static const pgc_study studies[] = {PGC_STUDY_PIPELINING,
+                                      PGC_STUDY_SINGLE_WARP};
+  enum { SECTION_SIZE = 4096 };
+  static char common[SECTION_SIZE], own[SECTION_SIZE];
+  const char *text = pgc_usage_text(PGC_CMD_STUDY);
+  section(text, "options of every experiment:", common, sizeof common);
+  assert_true(strlen(common) > 0);
+  assert_non_null(strstr(text, "pipegemm study <experiment>"));
+  for (size_t s = 0; s < sizeof studies / sizeof studies[0]; ++s) {
+    const char *name = pgc_study_name(studies[s]);
+    assert_non_null(name);
+    char heading[64];
+    snprintf(heading, sizeof heading, "options of %s:", name);
+    section(text, heading, own, sizeof own);
+    if (strlen(own) == 0) print_error("no '%s' in the study usage\n", heading);
+    assert_true(strlen(own) > 0);
+    for (int i = 0; i < pgc_option_count(); ++i) {
+      const char *option = pgc_option_name(i);
+      int documented = documents(common, option) || documents(own, option);
+      int applies = pgc_option_applies_to_study(i, studies[s]);
+      if (documented != applies)
+        print_error("study %s: %s is %s but %s\n", name, option,
+                    documented ? "documented" : "not documented",
+                    applies ? "accepted" : "not accepted");
+      assert_int_equal(documented, applies);
+    }
+  }
+  /* Options of every experiment apply to each of them. */
+  for (int i = 0; i < pgc_option_count(); ++i) {
+    if (!documents(common, pgc_option_name(i))) continue;
+    for (size_t s = 0; s < sizeof studies / sizeof studies[0]; ++s)
+      assert_true(pgc_option_applies_to_study(i, studies[s]));
+  }
+  assert_false(pgc_option_applies_to_study(0, PGC_STUDY_NONE));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bench_defaults),
       cmocka_unit_test(test_study_defaults),
+      cmocka_unit_test(test_single_warp_defaults),
       cmocka_unit_test(test_list_defaults),
       cmocka_unit_test(test_options_separate_and_joined),
       cmocka_unit_test(test_dimensions_override_size),
       cmocka_unit_test(test_study_and_list_options),
+      cmocka_unit_test(test_single_warp_options),
       cmocka_unit_test(test_last_value_wins),
       cmocka_unit_test(test_stage_lists),
       cmocka_unit_test(test_stage_list_errors),
@@ -544,6 +686,7 @@ int main(void) {
       cmocka_unit_test(test_commands),
       cmocka_unit_test(test_help_and_version),
       cmocka_unit_test(test_usage_matches_option_table),
+      cmocka_unit_test(test_study_usage_sections),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -102,7 +102,7 @@ static char *print_sample(pgc_format format) {
 /* ---- an RFC 4180 reader ------------------------------------------------------ */
 
 #define CSV_MAX_RECORDS 16
-#define CSV_MAX_FIELDS 16
+#define CSV_MAX_FIELDS PGC_MAX_COLUMNS /* a bench row has 19 */
 #define CSV_FIELD_SIZE 128
 
 typedef struct {
@@ -526,6 +526,36 @@ static void test_result_row(void **state) {
   assert_string_equal(pgc_result_columns[0].key, "variant");
   assert_string_equal(pgc_result_columns[pgc_result_column_count - 1].key,
                       "verdict");
+
+  /* Shared memory and blocks per SM: absent until the kernel's facts are
+   * known (cublas never has them), numbers in every format once they are. */
+  int smem = -1, blocks = -1, regs = -1;
+  for (int c = 0; c < pgc_result_column_count; ++c) {
+    if (strcmp(pgc_result_columns[c].key, "smem_kib") == 0) smem = c;
+    if (strcmp(pgc_result_columns[c].key, "blocks_per_sm") == 0) blocks = c;
+    if (strcmp(pgc_result_columns[c].key, "registers") == 0) regs = c;
+  }
+  assert_true(smem >= 0 && blocks >= 0 && regs >= 0);
+  assert_int_equal(row.registers, -1);
+  assert_int_equal(cells[regs].kind, PGC_CELL_ABSENT);
+  assert_int_equal(pgc_result_columns[smem].show, PGC_SHOW_ALL);
+  assert_int_equal(pgc_result_columns[blocks].show, PGC_SHOW_ALL);
+  assert_true(isnan(row.smem_kib));
+  assert_int_equal(row.blocks_per_sm, -1);
+  assert_true(cells[smem].kind == PGC_CELL_ABSENT ||
+              (cells[smem].kind == PGC_CELL_REAL && isnan(cells[smem].real)));
+  assert_int_equal(cells[blocks].kind, PGC_CELL_ABSENT);
+  pgc_result_row_init(&row, "cp_async", 4, 8, 8, 8);
+  row.smem_kib = 32.0625;
+  row.blocks_per_sm = 0; /* does not fit: a number, not absent */
+  row.registers = 112;
+  pgc_result_row_cells(&row, cells);
+  assert_int_equal(cells[smem].kind, PGC_CELL_REAL);
+  assert_float_equal(cells[smem].real, 32.0625, 0);
+  assert_int_equal(cells[blocks].kind, PGC_CELL_INTEGER);
+  assert_int_equal(cells[blocks].integer, 0);
+  assert_int_equal(cells[regs].kind, PGC_CELL_INTEGER);
+  assert_int_equal(cells[regs].integer, 112);
 }
 
 static void test_result_rows_relate(void **state) {
@@ -541,6 +571,8 @@ static void test_result_rows_relate(void **state) {
   rows[1].median_ms = 1.0;
   rows[2].median_ms = 0.5;
   rows[3].median_ms = 3.0;
+  rows[1].smem_kib = 16.5;
+  rows[1].blocks_per_sm = 3;
   pgc_result_rows_relate(rows, ROWS, "baseline", "cublas");
   assert_float_equal(rows[0].x_baseline, 1.0, 1e-12);
   assert_float_equal(rows[1].x_baseline, 2.0, 1e-12);
@@ -562,12 +594,25 @@ static void test_result_rows_relate(void **state) {
   char *text = capture_end(&c);
   assert_int_equal(json_check(text), 0);
   assert_non_null(strstr(text, "\"x_baseline\": 2,"));
+  assert_non_null(strstr(text, "\"smem_kib\": 16.5, \"blocks_per_sm\": 3,"));
+  assert_non_null(strstr(text, "\"smem_kib\": null, \"blocks_per_sm\": null,"));
   free(text);
   pgc_print_csv(capture_begin(&c), &report);
   text = capture_end(&c);
   csv_table t;
   assert_int_equal(csv_read(text, &t), 0);
   assert_int_equal(t.records, 1 + ROWS);
+  assert_int_equal(t.fields[0], t.fields[1]);
+  int smem = -1, blocks = -1;
+  for (int f = 0; f < t.fields[0]; ++f) {
+    if (strcmp(t.field[0][f], "smem_kib") == 0) smem = f;
+    if (strcmp(t.field[0][f], "blocks_per_sm") == 0) blocks = f;
+  }
+  assert_true(smem >= 0 && blocks == smem + 1);
+  assert_string_equal(t.field[2][smem], "16.5"); /* cp_async, row 1 */
+  assert_string_equal(t.field[2][blocks], "3");
+  assert_string_equal(t.field[3][smem], ""); /* cublas, row 2 */
+  assert_string_equal(t.field[3][blocks], "");
   free(text);
 }
 

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernels/single_warp.h"
+
 /* Longest variant name we compare; anything longer is unknown anyway. */
 #define VARIANT_NAME_MAX 64
 
@@ -37,30 +39,36 @@ typedef enum {
 #define FOR_STUDY (1u << PGC_CMD_STUDY)
 #define FOR_EVERY (FOR_TOOL | FOR_LIST | FOR_BENCH | FOR_STUDY)
 
+/* Which experiments of `study` accept an option: one bit per pgc_study. */
+#define IN_PIPELINING (1u << PGC_STUDY_PIPELINING)
+#define IN_SINGLE_WARP (1u << PGC_STUDY_SINGLE_WARP)
+#define IN_EVERY_STUDY (IN_PIPELINING | IN_SINGLE_WARP)
+
 typedef struct {
   const char *name;
   option_id id;
   int takes_value;
   unsigned commands;
+  unsigned studies; /* with FOR_STUDY: the experiments that take it */
 } option_spec;
 
 static const option_spec option_table[] = {
-    {"--help", OPT_HELP, 0, FOR_EVERY},
-    {"--version", OPT_VERSION, 0, FOR_TOOL},
-    {"--variant", OPT_VARIANT, 1, FOR_BENCH},
-    {"--size", OPT_SIZE, 1, FOR_BENCH | FOR_STUDY},
-    {"--m", OPT_M, 1, FOR_BENCH},
-    {"--n", OPT_N, 1, FOR_BENCH},
-    {"--k", OPT_K, 1, FOR_BENCH},
-    {"--stages", OPT_STAGES, 1, FOR_BENCH},
-    {"--warmup", OPT_WARMUP, 1, FOR_BENCH},
-    {"--iters", OPT_ITERS, 1, FOR_BENCH},
-    {"--flush-l2", OPT_FLUSH_L2, 1, FOR_BENCH | FOR_STUDY},
-    {"--seed", OPT_SEED, 1, FOR_BENCH | FOR_STUDY},
-    {"--format", OPT_FORMAT, 1, FOR_LIST | FOR_BENCH | FOR_STUDY},
-    {"--check", OPT_CHECK, 1, FOR_BENCH | FOR_STUDY},
-    {"--device", OPT_DEVICE, 1, FOR_LIST | FOR_BENCH | FOR_STUDY},
-    {"--quiet", OPT_QUIET, 0, FOR_BENCH | FOR_STUDY},
+    {"--help", OPT_HELP, 0, FOR_EVERY, IN_EVERY_STUDY},
+    {"--version", OPT_VERSION, 0, FOR_TOOL, 0},
+    {"--variant", OPT_VARIANT, 1, FOR_BENCH, 0},
+    {"--size", OPT_SIZE, 1, FOR_BENCH | FOR_STUDY, IN_PIPELINING},
+    {"--m", OPT_M, 1, FOR_BENCH, 0},
+    {"--n", OPT_N, 1, FOR_BENCH, 0},
+    {"--k", OPT_K, 1, FOR_BENCH | FOR_STUDY, IN_SINGLE_WARP},
+    {"--stages", OPT_STAGES, 1, FOR_BENCH, 0},
+    {"--warmup", OPT_WARMUP, 1, FOR_BENCH | FOR_STUDY, IN_SINGLE_WARP},
+    {"--iters", OPT_ITERS, 1, FOR_BENCH | FOR_STUDY, IN_SINGLE_WARP},
+    {"--flush-l2", OPT_FLUSH_L2, 1, FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
+    {"--seed", OPT_SEED, 1, FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
+    {"--format", OPT_FORMAT, 1, FOR_LIST | FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
+    {"--check", OPT_CHECK, 1, FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
+    {"--device", OPT_DEVICE, 1, FOR_LIST | FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
+    {"--quiet", OPT_QUIET, 0, FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
 };
 #define OPTION_COUNT ((int)(sizeof option_table / sizeof option_table[0]))
 
@@ -83,6 +91,7 @@ typedef struct {
 
 static const study_spec study_table[] = {
     {"pipelining", PGC_STUDY_PIPELINING},
+    {"single-warp", PGC_STUDY_SINGLE_WARP},
 };
 #define STUDY_COUNT ((int)(sizeof study_table / sizeof study_table[0]))
 
@@ -95,6 +104,18 @@ const char *pgc_option_name(int index) {
 int pgc_option_applies(int index, pgc_command command) {
   if (index < 0 || index >= OPTION_COUNT) return 0;
   return (option_table[index].commands & (1u << command)) != 0;
+}
+
+int pgc_option_applies_to_study(int index, pgc_study study) {
+  if (!pgc_option_applies(index, PGC_CMD_STUDY) || study == PGC_STUDY_NONE)
+    return 0;
+  return (option_table[index].studies & (1u << study)) != 0;
+}
+
+const char *pgc_study_name(pgc_study study) {
+  for (int s = 0; s < STUDY_COUNT; ++s)
+    if (study_table[s].study == study) return study_table[s].name;
+  return NULL;
 }
 
 /* ---- usage texts ---------------------------------------------------------- */
@@ -111,6 +132,8 @@ static const char usage_tool[] =
     "  bench              verify and time variants at one GEMM shape\n"
     "  study pipelining   the experiment of the \"CUDA Kernel Study: Pipelining\"\n"
     "                     write-up, beside its RTX A6000 table\n"
+    "  study single-warp  the single-warp 32x32xK experiment of the \"A study on\n"
+    "                     CUDA async memcpy\" blog post, beside its RTX 4070 figures\n"
     "\n"
     "options:\n"
     "  -h, --help         this text; 'pipegemm <command> --help' for a command\n"
@@ -164,15 +187,23 @@ static const char usage_bench[] =
     "            2 bad usage, 3 no usable CUDA GPU\n";
 
 static const char usage_study[] =
-    "usage: pipegemm study pipelining [options]\n"
+    "usage: pipegemm study <experiment> [options]\n"
     "\n"
-    "The experiment of the \"CUDA Kernel Study: Pipelining\" write-up: baseline,\n"
-    "pingpong and cp_async at STAGES=2, plus cublas, on a size^3 GEMM; each is\n"
-    "verified, then timed as the write-up did (5 + 10 warm-up runs, 20 timed\n"
-    "runs), and printed beside the write-up's RTX A6000 figures.\n"
+    "Reruns the experiment of one source on this GPU and prints it beside the\n"
+    "source's own figures. Every kernel is verified against an FP64 reference\n"
+    "(C poisoned with NaN first), then timed with CUDA events; the median counts.\n"
     "\n"
-    "options:\n"
-    "  --size S              M = N = K = S (default: 2048, the write-up's)\n"
+    "experiments:\n"
+    "  pipelining    the \"CUDA Kernel Study: Pipelining\" write-up: baseline,\n"
+    "                pingpong and cp_async at STAGES=2, plus cublas, on a size^3\n"
+    "                GEMM, timed as the write-up did (5 + 10 warm-up runs, 20\n"
+    "                timed runs), beside its RTX A6000 table\n"
+    "  single-warp   the \"A study on CUDA async memcpy\" blog post's 32x32xK GEMM\n"
+    "                on one block of one warp: its reference kernel (load, sync,\n"
+    "                compute, sync per K step) and its 2-stage block-scoped\n"
+    "                cuda::pipeline kernel, beside the post's RTX 4070 figures\n"
+    "\n"
+    "options of every experiment:\n"
     "  --flush-l2 on|off     clear the L2 cache before every run (default: on)\n"
     "  --seed N              seed of the random inputs, 0 to 2^64-1 (default: 1)\n"
     "  --check on|off        verify before timing (default: on)\n"
@@ -181,7 +212,16 @@ static const char usage_study[] =
     "  --quiet               no progress lines on stderr\n"
     "  -h, --help            this text\n"
     "\n"
-    "An option's value goes after a space or an '=': --size 1024, --size=1024.\n"
+    "options of pipelining:\n"
+    "  --size S              M = N = K = S (default: 2048, the write-up's)\n"
+    "\n"
+    "options of single-warp:\n"
+    "  --k K                 K, 0 to 16777216 (default: 65536, the post's);\n"
+    "                        M = N = 32 always\n"
+    "  --warmup N            untimed runs of each kernel (default: 10)\n"
+    "  --iters N             timed runs of each kernel, at least 1 (default: 20)\n"
+    "\n"
+    "An option's value goes after a space or an '=': --k 4096, --k=4096.\n"
     "exit codes: 0 ok, 1 a check failed or a run returned an error,\n"
     "            2 bad usage, 3 no usable CUDA GPU\n";
 
@@ -530,6 +570,10 @@ static int parse_command_args(int argc, char **argv, int first,
                              ? PGC_STUDY_DEFAULT_SIZE
                              : PGC_BENCH_DEFAULT_SIZE,
                          -1, -1, -1};
+  /* The options given, in order, each once: a study's experiment may come
+   * after its options, so whether it takes them is checked at the end. */
+  const option_spec *given[OPTION_COUNT];
+  int given_count = 0;
   for (int i = first; i < argc; ++i) {
     const char *arg = argv[i];
     if (strcmp(arg, "-h") == 0) arg = "--help";
@@ -588,6 +632,9 @@ static int parse_command_args(int argc, char **argv, int first,
     }
     int rc = apply_option(spec, value, opts, &shape, err, err_size);
     if (rc != PGC_EXIT_OK) return rc;
+    int seen = 0;
+    for (int g = 0; g < given_count; ++g) seen |= given[g] == spec;
+    if (!seen) given[given_count++] = spec;
   }
   if (opts->command == PGC_CMD_NONE)
     return usage_error(err, err_size, "no command given");
@@ -596,6 +643,22 @@ static int parse_command_args(int argc, char **argv, int first,
     for (int s = 0; s < STUDY_COUNT; ++s)
       append(err, err_size, "%s%s", s ? ", " : "", study_table[s].name);
     return PGC_EXIT_USAGE;
+  }
+  if (opts->command == PGC_CMD_STUDY) {
+    for (int g = 0; g < given_count; ++g)
+      if (!(given[g]->studies & (1u << opts->study)))
+        return usage_error(err, err_size, "%s is not an option of 'study %s'",
+                           given[g]->name, pgc_study_name(opts->study));
+  }
+  if (opts->command == PGC_CMD_STUDY && opts->study == PGC_STUDY_SINGLE_WARP) {
+    opts->m = opts->n = PG_SINGLE_WARP_DIM;
+    opts->k = shape.k >= 0 ? shape.k : PGC_SINGLE_WARP_DEFAULT_K;
+    if (opts->k > PGC_SINGLE_WARP_MAX_K)
+      return usage_error(err, err_size,
+                         "--k %d is too large for study single-warp (at most "
+                         "%d: one warp does all the work)",
+                         opts->k, PGC_SINGLE_WARP_MAX_K);
+    return PGC_EXIT_OK;
   }
   opts->m = shape.m >= 0 ? shape.m : shape.size;
   opts->n = shape.n >= 0 ? shape.n : shape.size;

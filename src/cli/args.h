@@ -27,7 +27,11 @@ typedef enum {
 
 typedef enum { PGC_FORMAT_TABLE = 0, PGC_FORMAT_CSV, PGC_FORMAT_JSON } pgc_format;
 
-typedef enum { PGC_STUDY_NONE = 0, PGC_STUDY_PIPELINING } pgc_study;
+typedef enum {
+  PGC_STUDY_NONE = 0,
+  PGC_STUDY_PIPELINING, /* seed 000: 2048^3, baseline/pingpong/cp_async */
+  PGC_STUDY_SINGLE_WARP /* seed 003: 32x32xK on one warp, two kernels */
+} pgc_study;
 
 /* Upper bounds that keep the options in fixed-size arrays and stop a typo
  * from asking for an hour of GPU time or a huge host allocation. */
@@ -40,6 +44,11 @@ typedef enum { PGC_STUDY_NONE = 0, PGC_STUDY_PIPELINING } pgc_study;
 /* Defaults (DESIGN.md and the seed protocols). */
 #define PGC_BENCH_DEFAULT_SIZE 4096
 #define PGC_STUDY_DEFAULT_SIZE 2048
+/* study single-warp: M = N = one warp's width (PG_SINGLE_WARP_DIM), K as in
+ * the blog post. One warp does all the work, so K is capped well below what
+ * would tie a GPU up for minutes. */
+#define PGC_SINGLE_WARP_DEFAULT_K 65536
+#define PGC_SINGLE_WARP_MAX_K (1 << 24)
 #define PGC_DEFAULT_WARMUP 10
 #define PGC_DEFAULT_ITERS 20
 #define PGC_DEFAULT_SEED 1u
@@ -107,6 +116,12 @@ const char *pgc_usage_text(pgc_command topic);
 int pgc_option_count(void);
 const char *pgc_option_name(int index);
 int pgc_option_applies(int index, pgc_command command);
+/* Whether `study <experiment>` accepts option `index`: each experiment
+ * takes its own subset of the study options. */
+int pgc_option_applies_to_study(int index, pgc_study study);
+/* The experiment's name as typed after `study` ("single-warp"); NULL for
+ * PGC_STUDY_NONE. */
+const char *pgc_study_name(pgc_study study);
 
 /* "on"/"off" and the format's name, for headers. */
 const char *pgc_on_off(int flag);

@@ -330,7 +330,7 @@ static void print_mismatches(const char *label, const pgh_check *check) {
 /* Poison, run once, compare. PGC_EXIT_FAILED with an ERROR row if a step
  * returned an error; otherwise the row says PASS or FAIL. */
 static int verify(pgc_session *session, const pgc_problem *problem,
-                  const gemm_call *call, const char *label,
+                  pgh_run_fn fn, void *ctx, const char *label,
                   pgc_result_row *row) {
   cudaStream_t stream = session->stream;
   pgh_check check;
@@ -346,7 +346,7 @@ static int verify(pgc_session *session, const pgc_problem *problem,
       return PGC_EXIT_FAILED;
     }
   }
-  pg_status status = run_gemm((void *)call, stream);
+  pg_status status = fn(ctx, stream);
   if (status != PG_OK) {
     print_status_error(label, status);
     pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, pg_strerror(status));
@@ -409,38 +409,28 @@ static double sample_clock(pgc_session *session, const char *label) {
   return mhz;
 }
 
-int pgc_run_one(pgc_session *session, const pgc_problem *problem,
-                const pg_variant_info *variant, int stages, pgc_result_row *row) {
-  char label[PGC_VERDICT_TEXT_SIZE];
-  run_label(variant, stages, label, sizeof label);
-  pgc_result_row_init(row, variant->name, stages, problem->m, problem->n,
-                      problem->k);
+void pgc_run_begin(pgc_session *session, const char *label,
+                   const pgc_result_row *row) {
   ++session->run_index;
   if (!session->config.quiet)
     fprintf(stderr, "[%d/%d] %s %s\n", session->run_index, session->run_total,
             label, row->shape);
+}
 
-  pg_status status = pg_variant_supported(variant, stages);
-  if (status != PG_OK) {
-    char reason[PGC_VERDICT_TEXT_SIZE];
-    pgc_support_reason(variant, stages, status, &session->info, reason,
-                       sizeof reason);
-    pgc_result_row_set_verdict(row, PGC_VERDICT_SKIP, reason);
-    return PGC_EXIT_OK;
-  }
-
-  gemm_call call = {variant, stages, problem};
+int pgc_run_measure(pgc_session *session, const pgc_problem *problem,
+                    const char *label, pgh_run_fn fn, void *ctx,
+                    pgc_result_row *row) {
   if (session->config.check) {
-    if (verify(session, problem, &call, label, row) != PGC_EXIT_OK)
+    if (verify(session, problem, fn, ctx, label, row) != PGC_EXIT_OK)
       return PGC_EXIT_FAILED;
   } else {
     pgc_result_row_set_verdict(row, PGC_VERDICT_UNCHECKED, NULL);
   }
 
   int iters = session->config.iters;
-  status = pgh_time(run_gemm, &call, session->config.warmup, iters,
-                    session->has_flusher ? &session->flusher : NULL,
-                    session->stream, session->times_ms);
+  pg_status status = pgh_time(fn, ctx, session->config.warmup, iters,
+                              session->has_flusher ? &session->flusher : NULL,
+                              session->stream, session->times_ms);
   if (status != PG_OK) {
     char what[PGC_VERDICT_TEXT_SIZE * 2];
     snprintf(what, sizeof what, "%s: timing", label);
@@ -463,6 +453,46 @@ int pgc_run_one(pgc_session *session, const pgc_problem *problem,
   row->pct_ffma_peak = row->tflops / peak * PERCENT; /* NaN if either is */
 
   return row->verdict == PGC_VERDICT_FAIL ? PGC_EXIT_FAILED : PGC_EXIT_OK;
+}
+
+/* What the kernel needs per block and how many blocks fit on an SM, for the
+ * row; left absent for cublas, whose kernels are its own. */
+static void kernel_facts(const pg_variant_info *variant, int stages,
+                         const char *label, pgc_result_row *row) {
+  pg_kernel_facts facts;
+  pg_status status = pg_variant_kernel_facts(variant, stages, &facts);
+  if (status == PG_OK) {
+    row->smem_kib = (double)facts.smem_bytes / BYTES_PER_KIB;
+    row->blocks_per_sm = facts.blocks_per_sm;
+    row->registers = facts.registers;
+  } else if (status != PG_ERR_UNSUPPORTED) {
+    char what[PGC_VERDICT_TEXT_SIZE * 2];
+    snprintf(what, sizeof what,
+             "warning: %s: no shared memory or occupancy figures", label);
+    print_status_error(what, status);
+  }
+}
+
+int pgc_run_one(pgc_session *session, const pgc_problem *problem,
+                const pg_variant_info *variant, int stages, pgc_result_row *row) {
+  char label[PGC_VERDICT_TEXT_SIZE];
+  run_label(variant, stages, label, sizeof label);
+  pgc_result_row_init(row, variant->name, stages, problem->m, problem->n,
+                      problem->k);
+  pgc_run_begin(session, label, row);
+
+  pg_status status = pg_variant_supported(variant, stages);
+  if (status != PG_OK) {
+    char reason[PGC_VERDICT_TEXT_SIZE];
+    pgc_support_reason(variant, stages, status, &session->info, reason,
+                       sizeof reason);
+    pgc_result_row_set_verdict(row, PGC_VERDICT_SKIP, reason);
+    return PGC_EXIT_OK;
+  }
+  kernel_facts(variant, stages, label, row);
+
+  gemm_call call = {variant, stages, problem};
+  return pgc_run_measure(session, problem, label, run_gemm, &call, row);
 }
 
 /* ---- report header -------------------------------------------------------- */
@@ -586,6 +616,10 @@ static const char *const bench_notes[] = {
     "% FFMA peak: of 2 x FP32 lanes per SM x SMs x the SM clock sampled right "
     "after the run. error/tol: max |C - reference| over the tolerance; at most "
     "1 passes.",
+    "smem/block: shared memory per block (static + dynamic) at that stage "
+    "count; blocks/SM: blocks resident per SM by the occupancy calculator. A "
+    "stage that lowers blocks/SM trades latency hiding across warps for depth "
+    "within one.",
 };
 
 static void print_bench_report(const pgc_options *opts,

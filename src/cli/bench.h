@@ -69,11 +69,26 @@ int pgc_problem_open(pgc_session *session, pgc_problem *problem, int m, int n,
 void pgc_problem_close(pgc_problem *problem);
 
 /* Verifies (with --check on) and times one variant at `stages` on the
- * problem, and writes the row: a variant the GPU cannot run gets a SKIP row.
+ * problem, and writes the row, with the kernel's shared memory and blocks
+ * per SM: a variant the GPU cannot run gets a SKIP row.
  * Returns PGC_EXIT_OK for PASS, UNCHECKED and SKIP, PGC_EXIT_FAILED for FAIL
  * and ERROR (the error already printed as "pipegemm: <variant>: ..."). */
 int pgc_run_one(pgc_session *session, const pgc_problem *problem,
                 const pg_variant_info *variant, int stages, pgc_result_row *row);
+
+/* The two halves of pgc_run_one, for a study that runs something other than
+ * a registry variant (`study single-warp`):
+ * pgc_run_begin counts the run and prints its progress line
+ * ("[i/n] label shape") unless --quiet;
+ * pgc_run_measure verifies (with --check on) and times `fn`, which must
+ * compute C = A * B (alpha 1, beta 0) on the problem, and fills the timing,
+ * error and verdict fields of a row made by pgc_result_row_init. It returns
+ * as pgc_run_one; `label` names the run in error lines. */
+void pgc_run_begin(pgc_session *session, const char *label,
+                   const pgc_result_row *row);
+int pgc_run_measure(pgc_session *session, const pgc_problem *problem,
+                    const char *label, pgh_run_fn fn, void *ctx,
+                    pgc_result_row *row);
 
 /* Why a variant cannot run here, from pg_variant_supported's status:
  * "no GPU", "needs CC 9.0", "needs 120.0 KiB shared memory, GPU allows

@@ -374,6 +374,9 @@ void pgc_result_row_init(pgc_result_row *row, const char *variant, int stages,
   row->median_ms = row->min_ms = row->max_ms = NAN;
   row->tflops = row->x_baseline = row->x_cublas = row->pct_ffma_peak = NAN;
   row->max_abs_err = row->err_tol_ratio = NAN;
+  row->smem_kib = NAN;
+  row->blocks_per_sm = -1;
+  row->registers = -1;
   pgc_result_row_set_verdict(row, PGC_VERDICT_PASS, NULL);
 }
 
@@ -422,6 +425,7 @@ void pgc_result_rows_relate(pgc_result_row *rows, int count,
 #define TFLOPS_DECIMALS 2
 #define RATIO_DECIMALS 2
 #define PERCENT_DECIMALS 1
+#define KIB_DECIMALS 2 /* 8.25 KiB: tiled32's padded tiles */
 
 const pgc_column pgc_result_columns[] = {
     {"variant", "variant", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
@@ -438,6 +442,9 @@ const pgc_column pgc_result_columns[] = {
     {"x_cublas", "× cuBLAS", PGC_ALIGN_RIGHT, RATIO_DECIMALS, PGC_SHOW_ALL},
     {"pct_ffma_peak", "% FFMA peak", PGC_ALIGN_RIGHT, PERCENT_DECIMALS,
      PGC_SHOW_ALL},
+    {"registers", "regs", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
+    {"smem_kib", "smem/block KiB", PGC_ALIGN_RIGHT, KIB_DECIMALS, PGC_SHOW_ALL},
+    {"blocks_per_sm", "blocks/SM", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
     {"max_abs_err", "max error", PGC_ALIGN_RIGHT, PGC_SCIENTIFIC, PGC_SHOW_ALL},
     {"err_tol_ratio", "error/tol", PGC_ALIGN_RIGHT, PGC_SCIENTIFIC,
      PGC_SHOW_ALL},
@@ -461,6 +468,10 @@ void pgc_result_row_cells(const pgc_result_row *row, pgc_cell *cells) {
   cells[i++] = pgc_cell_real(row->x_baseline);
   cells[i++] = pgc_cell_real(row->x_cublas);
   cells[i++] = pgc_cell_real(row->pct_ffma_peak);
+  cells[i++] = row->registers >= 0 ? pgc_cell_int(row->registers) : pgc_cell_absent();
+  cells[i++] = pgc_cell_real(row->smem_kib);
+  cells[i++] = row->blocks_per_sm >= 0 ? pgc_cell_int(row->blocks_per_sm)
+                                       : pgc_cell_absent();
   cells[i++] = pgc_cell_real(row->max_abs_err);
   cells[i++] = pgc_cell_real(row->err_tol_ratio);
   cells[i++] = pgc_cell_text(row->verdict_text);

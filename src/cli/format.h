@@ -118,11 +118,18 @@ typedef struct {
   double pct_ffma_peak;
   double max_abs_err;
   double err_tol_ratio; /* max |out - ref| / tolerance; <= 1 passes */
+  /* What the kernel needs and gets (pg_variant_kernel_facts): registers per
+   * thread (-1), shared memory per block, static + dynamic, in KiB (NaN), and
+   * resident blocks per SM (-1); unknown for cublas and for a variant this
+   * GPU cannot run. */
+  int registers;
+  double smem_kib;
+  int blocks_per_sm;
   pgc_verdict verdict;
   char verdict_text[PGC_VERDICT_TEXT_SIZE]; /* "PASS", "SKIP (no GPU)", ... */
 } pgc_result_row;
 
-/* Every number NaN, verdict PASS, shape text filled in. */
+/* Every number NaN (registers and blocks_per_sm -1), verdict PASS, shape text filled in. */
 void pgc_result_row_init(pgc_result_row *row, const char *variant, int stages,
                          int m, int n, int k);
 /* Sets verdict and its text: "PASS", "FAIL", "UNCHECKED", or
