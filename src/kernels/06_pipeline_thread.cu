@@ -56,8 +56,8 @@ __global__ void __launch_bounds__(T128_THREADS)
     }
     t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
     pipe.consumer_release();
-    read_slot = read_slot + 1 == stages ? 0 : read_slot + 1;
-    write_slot = write_slot + 1 == stages ? 0 : write_slot + 1;
+    t128_ring_next(&read_slot, stages);
+    t128_ring_next(&write_slot, stages);
   }
   t128_epilogue(g, m0, n0, acc);
 }

@@ -75,8 +75,8 @@ __global__ void __launch_bounds__(T128_THREADS)
     pipe.consumer_wait(); /* every thread's copies of tile kt have landed */
     t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
     pipe.consumer_release(); /* this thread is done reading the slot */
-    read_slot = read_slot + 1 == stages ? 0 : read_slot + 1;
-    write_slot = write_slot + 1 == stages ? 0 : write_slot + 1;
+    t128_ring_next(&read_slot, stages);
+    t128_ring_next(&write_slot, stages);
   }
   t128_epilogue(g, m0, n0, acc);
   /* ~pipeline: the last thread to quit invalidates the barriers. Every stage

@@ -93,9 +93,8 @@ __global__ void __launch_bounds__(T128_THREADS)
     /* Every thread has arrived and every copy of tile kt has landed. */
     full[read_slot].wait_parity(read_parity);
     t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
-    read_slot = read_slot + 1 == stages ? 0 : read_slot + 1;
-    if (read_slot == 0) read_parity ^= 1;
-    write_slot = write_slot + 1 == stages ? 0 : write_slot + 1;
+    read_parity ^= t128_ring_next(&read_slot, stages);
+    t128_ring_next(&write_slot, stages);
   }
   t128_epilogue(g, m0, n0, acc);
 }

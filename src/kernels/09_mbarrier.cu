@@ -58,10 +58,7 @@ __global__ void __launch_bounds__(T128_THREADS)
       t128_cp_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0, next * T128_TILE_K);
       pg_cp_async_mbar_arrive_noinc(&full[write_slot]);
     }
-    if (++write_slot == stages) {
-      write_slot = 0;
-      write_parity ^= 1;
-    }
+    write_parity ^= t128_ring_next(&write_slot, stages);
 
     pg_mbar_wait_parity(&full[read_slot], read_parity); /* tile kt has landed, all of it */
     t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
@@ -71,10 +68,7 @@ __global__ void __launch_bounds__(T128_THREADS)
      * other lanes' reads is transitive, which compute-sanitizer's racecheck
      * does not follow.) */
     pg_mbar_arrive(&empty[read_slot]);
-    if (++read_slot == stages) {
-      read_slot = 0;
-      read_parity ^= 1;
-    }
+    read_parity ^= t128_ring_next(&read_slot, stages);
   }
   t128_epilogue(g, m0, n0, acc);
 }

@@ -81,10 +81,7 @@ __global__ void __maxnreg__(WS_MAX_REGISTERS) pg_warp_specialized_kernel(const p
       ws_copy_tile(g, smem + slot * T128_STAGE_FLOATS, m0, n0, kt * T128_TILE_K, producer,
                    32 * PRODUCER_WARPS);
       pg_cp_async_mbar_arrive_noinc(&full[slot]);
-      if (++slot == stages) {
-        slot = 0;
-        parity ^= 1;
-      }
+      parity ^= t128_ring_next(&slot, stages);
     }
     /* Leave no copy in flight behind an exited thread. */
     pg_cp_async_wait_all();
@@ -104,10 +101,7 @@ __global__ void __maxnreg__(WS_MAX_REGISTERS) pg_warp_specialized_kernel(const p
      * other lanes' reads is transitive, which compute-sanitizer's racecheck
      * does not follow.) */
     pg_mbar_arrive(&empty[slot]);
-    if (++slot == stages) {
-      slot = 0;
-      parity ^= 1;
-    }
+    parity ^= t128_ring_next(&slot, stages);
   }
   t128_epilogue(g, m0, n0, acc);
 }

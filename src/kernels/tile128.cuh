@@ -150,6 +150,15 @@ static __device__ __forceinline__ void t128_compute(const float *stage,
   }
 }
 
+/* Advances a slot of a `stages`-deep ring of buffers. Returns 1 when it
+ * wraps to slot 0: the slot's next use is a new barrier phase, so a waiter's
+ * parity flips then. */
+static __device__ __forceinline__ int t128_ring_next(int *slot, int stages) {
+  if (++*slot < stages) return 0;
+  *slot = 0;
+  return 1;
+}
+
 static __device__ __forceinline__ void t128_zero(float acc[T128_THREAD_M][T128_THREAD_N]) {
 #pragma unroll
   for (int i = 0; i < T128_THREAD_M; ++i)
