@@ -103,7 +103,10 @@ static void print_cuda_error(const char *what, cudaError_t err) {
 /* ---- session -------------------------------------------------------------- */
 
 void pgc_session_close(pgc_session *session) {
-  if (session->has_flusher) pgh_l2_flusher_free(&session->flusher);
+  if (session->has_flusher) {
+    pg_status status = pgh_l2_flusher_free(&session->flusher);
+    if (status != PG_OK) print_status_error("freeing the L2 flush buffer", status);
+  }
   session->has_flusher = 0;
   if (session->has_stream) {
     cudaError_t err = cudaStreamDestroy(session->stream);

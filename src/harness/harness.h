@@ -83,7 +83,7 @@ typedef struct {
 } pgh_l2_flusher;
 pg_status pgh_l2_flusher_init(pgh_l2_flusher *f, size_t l2_bytes);
 pg_status pgh_l2_flush(pgh_l2_flusher *f, cudaStream_t stream);
-void pgh_l2_flusher_free(pgh_l2_flusher *f);
+pg_status pgh_l2_flusher_free(pgh_l2_flusher *f);
 
 /* SM clock seen by a short busy kernel: clock64 cycles over %globaltimer ns.
  * Blocks until done. */

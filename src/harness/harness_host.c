@@ -63,11 +63,12 @@ pg_status pgh_l2_flush(pgh_l2_flusher *f, cudaStream_t stream) {
   return pg_status_from_cuda(cudaMemsetAsync(f->buf, 0, f->bytes, stream));
 }
 
-void pgh_l2_flusher_free(pgh_l2_flusher *f) {
-  if (f == NULL) return;
-  if (f->buf != NULL) cudaFree(f->buf);
+pg_status pgh_l2_flusher_free(pgh_l2_flusher *f) {
+  if (f == NULL) return PG_OK;
+  cudaError_t err = f->buf != NULL ? cudaFree(f->buf) : cudaSuccess;
   f->buf = NULL;
   f->bytes = 0;
+  return pg_status_from_cuda(err);
 }
 
 pg_status pgh_time(pgh_run_fn fn, void *ctx, int warmup, int iters, pgh_l2_flusher *flusher,
@@ -92,8 +93,10 @@ pg_status pgh_time(pgh_run_fn fn, void *ctx, int warmup, int iters, pgh_l2_flush
   }
   /* A kernel fault shows up here at the latest. */
   if (st == PG_OK) st = pg_status_from_cuda(cudaStreamSynchronize(stream));
-  if (start != NULL) cudaEventDestroy(start);
-  if (stop != NULL) cudaEventDestroy(stop);
+  /* Both are destroyed whatever happened; the first error is the one kept. */
+  const cudaError_t start_err = start != NULL ? cudaEventDestroy(start) : cudaSuccess;
+  const cudaError_t stop_err = stop != NULL ? cudaEventDestroy(stop) : cudaSuccess;
+  if (st == PG_OK) st = pg_status_from_cuda(start_err != cudaSuccess ? start_err : stop_err);
   return st;
 }
 
