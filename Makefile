@@ -4,7 +4,7 @@ CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all build configure run test test-gpu clean help
+.PHONY: all build configure run test test-gpu clean help profile report
 
 all: build
 
@@ -30,6 +30,43 @@ test: build
 test-gpu: build
 	ctest --test-dir $(BUILD) --output-on-failure -L gpu
 
+# Nsight Compute counters of the write-up's three kernels, side by side
+# (needs ncu and access to the GPU's counters); ncu's raw output is kept.
+RESULTS ?= $(BUILD)/results
+profile: build
+	@mkdir -p $(RESULTS)
+	$(BUILD)/pipegemm profile --variant baseline,pingpong,cp_async --size 2048 --raw $(RESULTS)/profile-ncu.txt
+
+# One Markdown page with plots (scripts/report.py, gnuplot) from the CSVs in
+# $(RESULTS) that pipegemm wrote with --format csv: bench.csv, sweep*.csv,
+# profile.csv, inspect.csv. Without any, from the committed H200 runs in
+# bench/results/ (their stage sweeps, and h200-profile.csv and
+# h200-inspect.csv where present), into bench/results/h200-report.md.
+REPORT_BENCH := $(wildcard $(RESULTS)/bench.csv)
+REPORT_SWEEP := $(wildcard $(RESULTS)/sweep*.csv)
+REPORT_PROFILE := $(wildcard $(RESULTS)/profile.csv)
+REPORT_INSPECT := $(wildcard $(RESULTS)/inspect.csv)
+H200 := bench/results/h200
+report:
+ifneq ($(strip $(REPORT_BENCH) $(REPORT_SWEEP) $(REPORT_PROFILE) $(REPORT_INSPECT)),)
+	python3 scripts/report.py $(addprefix --bench ,$(REPORT_BENCH)) \
+	  $(addprefix --sweep ,$(REPORT_SWEEP)) $(addprefix --profile ,$(REPORT_PROFILE)) \
+	  $(addprefix --inspect ,$(REPORT_INSPECT)) --out $(RESULTS) --name report
+else
+	python3 scripts/report.py --sweep $(H200)-stage-sweep-2048.csv --sweep $(H200)-stage-sweep-4096.csv \
+	  $(addprefix --profile ,$(wildcard $(H200)-profile.csv)) \
+	  $(addprefix --inspect ,$(wildcard $(H200)-inspect.csv)) --out bench/results --name h200-report
+endif
+
+# PTX and SASS, one file per kernel and architecture, in $(BUILD)/artifacts/
+# (scripts/artifacts.sh; cuobjdump as for pipegemm inspect).
+.PHONY: ptx sass
+ptx: build
+	scripts/artifacts.sh ptx $(BUILD)
+
+sass: build
+	scripts/artifacts.sh sass $(BUILD)
+
 clean:
 	rm -rf $(BUILD)
 
@@ -38,5 +75,9 @@ help:
 	@echo "make run      pipegemm bench --variant all (needs a GPU)"
 	@echo "make test     run every test (GPU tests skip without a GPU)"
 	@echo "make test-gpu run only the GPU tests"
+	@echo "make ptx      PTX of every kernel, per architecture, in $(BUILD)/artifacts/"
+	@echo "make sass     SASS of every kernel, per architecture, in $(BUILD)/artifacts/"
+	@echo "make profile  Nsight Compute table of baseline, pingpong, cp_async at 2048^3"
+	@echo "make report   Markdown page with plots from $(RESULTS)/*.csv, else bench/results/"
 	@echo "make clean    remove $(BUILD)"
 	@echo "variables: BUILD=dir CMAKE_FLAGS='-DCMAKE_CUDA_ARCHITECTURES=90'"

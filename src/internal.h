@@ -35,10 +35,40 @@ typedef struct {
 typedef cudaError_t (*pg_launch_fn)(const pg_gemm_args *args);
 typedef size_t (*pg_smem_fn)(int stages);
 
+/* One instruction a variant's SASS must show, or must not show, for its
+ * mechanism to be what the variant claims (`pipegemm inspect --check`).
+ * `opcode` names the instruction and the modifiers it must carry, in any
+ * order: "LDGSTS" matches LDGSTS.E.BYPASS.128, "LDG.128" matches
+ * LDG.E.128.CONSTANT, "SYNCS.PHASECHK" matches SYNCS.PHASECHK.TRANS64.TRYWAIT,
+ * and "DEPBAR" does not match LDGDEPBAR. */
+typedef struct {
+  int min_sm, max_sm;  /* code for sm_<min_sm>..sm_<max_sm> (0: no bound) */
+  int must_appear;     /* 1: at least once; 0: never */
+  const char *opcode;
+  const char *meaning; /* completes "LDGSTS missing — ..." or "STS present — ..." */
+} pg_sass_rule;
+
+/* Where a variant's kernels are in a binary, how the default configuration
+ * launches one, and the instructions that prove its mechanism. */
+typedef struct {
+  /* Symbol stem: the kernel "pg_cp_async_kernel", or every instance
+   * "pg_pipeline_block_kernel<N>" of a template. NULL: none of ours (cublas). */
+  const char *kernel;
+  /* The instance launched at the default configuration ("..._kernel<2>"),
+   * or NULL when the stem is not a template. */
+  const char *launched;
+  int launch_threads; /* threads per block of that launch */
+  int dynamic_smem;   /* 1: the launcher asks for smem_bytes(stages) as dynamic
+                         shared memory; 0: the kernel's shared memory is static */
+  const pg_sass_rule *rules;
+  int rule_count;
+} pg_kernel_spec;
+
 typedef struct {
   pg_variant_info info;
   pg_smem_fn smem_bytes; /* per block, for an allowed stage count */
   pg_launch_fn launch;   /* NULL for cublas, which pg_sgemm calls itself */
+  pg_kernel_spec kernel;
 } pg_variant_entry;
 
 /* The registry (src/registry.c). */

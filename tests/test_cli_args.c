@@ -526,6 +526,100 @@ static void test_commands(void **state) {
   expect_usage_error(PARSE(""), "unknown command");
 }
 
+/* `profile` takes bench's selection and shape options, --ncu and --raw;
+ * `study pipelining` takes --profile, and --ncu and --raw only with it. */
+static void test_profile_options(void **state) {
+  (void)state;
+  parse_result r = PARSE("profile");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.command, PGC_CMD_PROFILE);
+  assert_int_equal(r.opts.m, PGC_PROFILE_DEFAULT_SIZE);
+  assert_int_equal(r.opts.k, PGC_PROFILE_DEFAULT_SIZE);
+  assert_true(r.opts.all_variants);
+  assert_null(r.opts.ncu_path);
+  assert_null(r.opts.raw_path);
+
+  r = PARSE("profile", "--variant", "baseline,cp_async", "--stages", "2,3",
+            "--m", "64", "--size", "128", "--ncu=/opt/ncu", "--raw", "out.txt",
+            "--format", "csv", "--device", "1", "--quiet");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.variant_count, 2);
+  assert_int_equal(r.opts.stage_count, 2);
+  assert_int_equal(r.opts.m, 64);
+  assert_int_equal(r.opts.n, 128);
+  assert_string_equal(r.opts.ncu_path, "/opt/ncu");
+  assert_string_equal(r.opts.raw_path, "out.txt");
+  assert_int_equal(r.opts.format, PGC_FORMAT_CSV);
+  assert_int_equal(r.opts.device, 1);
+  assert_true(r.opts.quiet);
+
+  expect_usage_error(PARSE("profile", "--ncu", ""), "--ncu needs a path");
+  expect_usage_error(PARSE("profile", "--raw="), "--raw needs a path");
+  expect_usage_error(PARSE("profile", "--profile"), "--profile");
+  expect_usage_error(PARSE("profile", "--iters", "3"), "--iters");
+  expect_usage_error(PARSE("profile", "--variant", "cp_async", "--stages", "9"),
+                     "cp_async allows stage counts 1-8");
+  expect_usage_error(PARSE("bench", "--ncu", "/opt/ncu"), "--ncu");
+
+  r = PARSE("study", "pipelining", "--profile", "--ncu", "/opt/ncu", "--raw",
+            "raw.txt");
+  EXPECT_OK(r);
+  assert_true(r.opts.profile);
+  assert_string_equal(r.opts.ncu_path, "/opt/ncu");
+  assert_int_equal(r.opts.m, PGC_STUDY_DEFAULT_SIZE);
+  r = PARSE("study", "pipelining");
+  EXPECT_OK(r);
+  assert_false(r.opts.profile);
+  expect_usage_error(PARSE("study", "pipelining", "--ncu", "/opt/ncu"),
+                     "--ncu needs --profile");
+  expect_usage_error(PARSE("study", "pipelining", "--raw", "x"),
+                     "--raw needs --profile");
+  expect_usage_error(PARSE("study", "single-warp", "--profile"), "--profile");
+}
+
+/* `inspect`: --binary, the --check flag (bench's --check takes on|off),
+ * --swap CLAIM=KERNELS, --variant and --format. */
+static void test_inspect_options(void **state) {
+  (void)state;
+  parse_result r = PARSE("inspect");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.command, PGC_CMD_INSPECT);
+  assert_true(r.opts.all_variants);
+  assert_null(r.opts.inspect_binary);
+  assert_false(r.opts.inspect_check);
+  assert_null(r.opts.swap_claim);
+  assert_null(r.opts.swap_kernels);
+  assert_int_equal(r.opts.format, PGC_FORMAT_TABLE);
+
+  r = PARSE("inspect", "--binary", "build/libpipegemm.a", "--check", "--swap",
+            "cp_async=baseline", "--variant", "cp_async", "--format=json");
+  EXPECT_OK(r);
+  assert_string_equal(r.opts.inspect_binary, "build/libpipegemm.a");
+  assert_true(r.opts.inspect_check);
+  assert_string_equal(r.opts.swap_claim->name, "cp_async");
+  assert_string_equal(r.opts.swap_kernels->name, "baseline");
+  assert_int_equal(r.opts.variant_count, 1);
+  assert_int_equal(r.opts.format, PGC_FORMAT_JSON);
+  r = PARSE("inspect", "--binary=x.o");
+  EXPECT_OK(r);
+  assert_string_equal(r.opts.inspect_binary, "x.o");
+
+  expect_usage_error(PARSE("inspect", "--check=on"), "--check takes no value");
+  expect_usage_error(PARSE("bench", "--check"), "--check needs a value");
+  EXPECT_OK(PARSE("bench", "--check", "off"));
+  expect_usage_error(PARSE("inspect", "--binary", ""), "--binary needs a path");
+  expect_usage_error(PARSE("inspect", "--swap", "cp_async"), "--swap takes CLAIM=KERNELS");
+  expect_usage_error(PARSE("inspect", "--swap", "=baseline"), "--swap takes");
+  expect_usage_error(PARSE("inspect", "--swap", "cp_async="), "--swap takes");
+  expect_usage_error(PARSE("inspect", "--swap", "cp_asinc=baseline"),
+                     "unknown variant 'cp_asinc'");
+  expect_usage_error(PARSE("inspect", "--swap", "cp_async=basline"),
+                     "unknown variant 'basline'");
+  expect_usage_error(PARSE("inspect", "--size", "64"), "--size is not an option of 'inspect'");
+  expect_usage_error(PARSE("bench", "--binary", "x"), "--binary is not an option of 'bench'");
+  expect_usage_error(PARSE("inspect", "extra"), "unexpected argument 'extra'");
+}
+
 static void test_help_and_version(void **state) {
   (void)state;
   static const struct {
@@ -540,6 +634,8 @@ static void test_help_and_version(void **state) {
       {{"study", "--help", NULL}, PGC_CMD_STUDY},
       {{"study", "pipelining", "-h"}, PGC_CMD_STUDY},
       {{"study", "single-warp", "--help"}, PGC_CMD_STUDY},
+      {{"profile", "--help", NULL}, PGC_CMD_PROFILE},
+      {{"inspect", "--check", "-h"}, PGC_CMD_INSPECT},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     parse_result r = PARSE(cases[i].words[0], cases[i].words[1], cases[i].words[2]);
@@ -568,12 +664,25 @@ static int documents(const char *text, const char *option) {
   return 0;
 }
 
+/* One name may be two options for different commands (--check: on|off for
+ * bench and study, a flag for inspect); the command accepts the name if it
+ * takes either. */
 static int is_option_of(const char *word, size_t len, pgc_command command) {
   for (int i = 0; i < pgc_option_count(); ++i) {
     const char *name = pgc_option_name(i);
-    if (strlen(name) == len && strncmp(name, word, len) == 0)
-      return pgc_option_applies(i, command);
+    if (strlen(name) == len && strncmp(name, word, len) == 0 &&
+        pgc_option_applies(i, command))
+      return 1;
   }
+  return 0;
+}
+
+/* Whether experiment `study` accepts an option of this name. */
+static int study_accepts(const char *option, pgc_study study) {
+  for (int i = 0; i < pgc_option_count(); ++i)
+    if (strcmp(pgc_option_name(i), option) == 0 &&
+        pgc_option_applies_to_study(i, study))
+      return 1;
   return 0;
 }
 
@@ -581,7 +690,8 @@ static int is_option_of(const char *word, size_t len, pgc_command command) {
 static void test_usage_matches_option_table(void **state) {
   (void)state;
   static const pgc_command commands[] = {PGC_CMD_NONE, PGC_CMD_LIST,
-                                         PGC_CMD_BENCH, PGC_CMD_STUDY};
+                                         PGC_CMD_BENCH, PGC_CMD_STUDY,
+                                         PGC_CMD_PROFILE, PGC_CMD_INSPECT};
   for (size_t c = 0; c < sizeof commands / sizeof commands[0]; ++c) {
     const char *text = pgc_usage_text(commands[c]);
     assert_non_null(text);
@@ -645,7 +755,7 @@ static void test_study_usage_sections(void **state) {
     for (int i = 0; i < pgc_option_count(); ++i) {
       const char *option = pgc_option_name(i);
       int documented = documents(common, option) || documents(own, option);
-      int applies = pgc_option_applies_to_study(i, studies[s]);
+      int applies = study_accepts(option, studies[s]);
       if (documented != applies)
         print_error("study %s: %s is %s but %s\n", name, option,
                     documented ? "documented" : "not documented",
@@ -657,7 +767,7 @@ static void test_study_usage_sections(void **state) {
   for (int i = 0; i < pgc_option_count(); ++i) {
     if (!documents(common, pgc_option_name(i))) continue;
     for (size_t s = 0; s < sizeof studies / sizeof studies[0]; ++s)
-      assert_true(pgc_option_applies_to_study(i, studies[s]));
+      assert_true(study_accepts(pgc_option_name(i), studies[s]));
   }
   assert_false(pgc_option_applies_to_study(0, PGC_STUDY_NONE));
 }
@@ -684,9 +794,11 @@ int main(void) {
       cmocka_unit_test(test_unknown_options),
       cmocka_unit_test(test_study_experiment),
       cmocka_unit_test(test_commands),
+      cmocka_unit_test(test_inspect_options),
       cmocka_unit_test(test_help_and_version),
       cmocka_unit_test(test_usage_matches_option_table),
       cmocka_unit_test(test_study_usage_sections),
+      cmocka_unit_test(test_profile_options),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,13 @@ typedef enum {
   OPT_FORMAT,
   OPT_CHECK,
   OPT_DEVICE,
-  OPT_QUIET
+  OPT_QUIET,
+  OPT_PROFILE,
+  OPT_NCU,
+  OPT_RAW,
+  OPT_BINARY,
+  OPT_INSPECT_CHECK,
+  OPT_SWAP
 } option_id;
 
 /* Which commands accept an option: one bit per pgc_command. */
@@ -37,7 +43,10 @@ typedef enum {
 #define FOR_LIST (1u << PGC_CMD_LIST)
 #define FOR_BENCH (1u << PGC_CMD_BENCH)
 #define FOR_STUDY (1u << PGC_CMD_STUDY)
-#define FOR_EVERY (FOR_TOOL | FOR_LIST | FOR_BENCH | FOR_STUDY)
+#define FOR_PROFILE (1u << PGC_CMD_PROFILE)
+#define FOR_INSPECT (1u << PGC_CMD_INSPECT)
+#define FOR_EVERY \
+  (FOR_TOOL | FOR_LIST | FOR_BENCH | FOR_STUDY | FOR_PROFILE | FOR_INSPECT)
 
 /* Which experiments of `study` accept an option: one bit per pgc_study. */
 #define IN_PIPELINING (1u << PGC_STUDY_PIPELINING)
@@ -55,20 +64,30 @@ typedef struct {
 static const option_spec option_table[] = {
     {"--help", OPT_HELP, 0, FOR_EVERY, IN_EVERY_STUDY},
     {"--version", OPT_VERSION, 0, FOR_TOOL, 0},
-    {"--variant", OPT_VARIANT, 1, FOR_BENCH, 0},
-    {"--size", OPT_SIZE, 1, FOR_BENCH | FOR_STUDY, IN_PIPELINING},
-    {"--m", OPT_M, 1, FOR_BENCH, 0},
-    {"--n", OPT_N, 1, FOR_BENCH, 0},
-    {"--k", OPT_K, 1, FOR_BENCH | FOR_STUDY, IN_SINGLE_WARP},
-    {"--stages", OPT_STAGES, 1, FOR_BENCH, 0},
+    {"--variant", OPT_VARIANT, 1, FOR_BENCH | FOR_PROFILE | FOR_INSPECT, 0},
+    {"--size", OPT_SIZE, 1, FOR_BENCH | FOR_STUDY | FOR_PROFILE, IN_PIPELINING},
+    {"--m", OPT_M, 1, FOR_BENCH | FOR_PROFILE, 0},
+    {"--n", OPT_N, 1, FOR_BENCH | FOR_PROFILE, 0},
+    {"--k", OPT_K, 1, FOR_BENCH | FOR_STUDY | FOR_PROFILE, IN_SINGLE_WARP},
+    {"--stages", OPT_STAGES, 1, FOR_BENCH | FOR_PROFILE, 0},
     {"--warmup", OPT_WARMUP, 1, FOR_BENCH | FOR_STUDY, IN_SINGLE_WARP},
     {"--iters", OPT_ITERS, 1, FOR_BENCH | FOR_STUDY, IN_SINGLE_WARP},
     {"--flush-l2", OPT_FLUSH_L2, 1, FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
     {"--seed", OPT_SEED, 1, FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
-    {"--format", OPT_FORMAT, 1, FOR_LIST | FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
+    {"--format", OPT_FORMAT, 1,
+     FOR_LIST | FOR_BENCH | FOR_STUDY | FOR_PROFILE | FOR_INSPECT,
+     IN_EVERY_STUDY},
     {"--check", OPT_CHECK, 1, FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
-    {"--device", OPT_DEVICE, 1, FOR_LIST | FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
-    {"--quiet", OPT_QUIET, 0, FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
+    {"--device", OPT_DEVICE, 1, FOR_LIST | FOR_BENCH | FOR_STUDY | FOR_PROFILE,
+     IN_EVERY_STUDY},
+    {"--quiet", OPT_QUIET, 0, FOR_BENCH | FOR_STUDY | FOR_PROFILE, IN_EVERY_STUDY},
+    {"--profile", OPT_PROFILE, 0, FOR_STUDY, IN_PIPELINING},
+    {"--ncu", OPT_NCU, 1, FOR_STUDY | FOR_PROFILE, IN_PIPELINING},
+    {"--raw", OPT_RAW, 1, FOR_STUDY | FOR_PROFILE, IN_PIPELINING},
+    {"--binary", OPT_BINARY, 1, FOR_INSPECT, 0},
+    /* inspect's --check is a flag; bench's and study's takes on|off. */
+    {"--check", OPT_INSPECT_CHECK, 0, FOR_INSPECT, 0},
+    {"--swap", OPT_SWAP, 1, FOR_INSPECT, 0},
 };
 #define OPTION_COUNT ((int)(sizeof option_table / sizeof option_table[0]))
 
@@ -81,6 +100,8 @@ static const command_spec command_table[] = {
     {"list", PGC_CMD_LIST},
     {"bench", PGC_CMD_BENCH},
     {"study", PGC_CMD_STUDY},
+    {"profile", PGC_CMD_PROFILE},
+    {"inspect", PGC_CMD_INSPECT},
 };
 #define COMMAND_COUNT ((int)(sizeof command_table / sizeof command_table[0]))
 
@@ -134,13 +155,18 @@ static const char usage_tool[] =
     "                     write-up, beside its RTX A6000 table\n"
     "  study single-warp  the single-warp 32x32xK experiment of the \"A study on\n"
     "                     CUDA async memcpy\" blog post, beside its RTX 4070 figures\n"
+    "  profile            Nsight Compute counters of variants side by side, in the\n"
+    "                     rows of the pipelining write-up's metric tables\n"
+    "  inspect            no GPU needed: registers, shared memory, spills and a\n"
+    "                     SASS census of every kernel, and whether each kernel's\n"
+    "                     SASS shows the mechanism it claims\n"
     "\n"
     "options:\n"
     "  -h, --help         this text; 'pipegemm <command> --help' for a command\n"
     "  --version          the version of pipegemm\n"
     "\n"
     "exit codes: 0 ok, 1 a check failed or a run returned an error,\n"
-    "            2 bad usage, 3 no usable CUDA GPU\n";
+    "            2 bad usage, 3 no usable CUDA GPU (inspect: no cuobjdump)\n";
 
 static const char usage_list[] =
     "usage: pipegemm list [options]\n"
@@ -214,6 +240,16 @@ static const char usage_study[] =
     "\n"
     "options of pipelining:\n"
     "  --size S              M = N = K = S (default: 2048, the write-up's)\n"
+    "  --profile             after the timings, profile baseline, pingpong and\n"
+    "                        cp_async (2 stages) with Nsight Compute and print\n"
+    "                        the counters beside the write-up's RTX A6000 ones\n"
+    "                        (as 'pipegemm profile' does; with csv or json, a\n"
+    "                        second report follows the first); exit 3 when ncu\n"
+    "                        is missing or may not read the GPU's counters\n"
+    "  --ncu PATH            with --profile: the ncu to run (default: $PG_NCU,\n"
+    "                        else ncu on PATH, else /usr/local/cuda/bin/ncu,\n"
+    "                        else the newest in /opt/nvidia/nsight-compute)\n"
+    "  --raw FILE            with --profile: write all that ncu printed to FILE\n"
     "\n"
     "options of single-warp:\n"
     "  --k K                 K, 0 to 16777216 (default: 65536, the post's);\n"
@@ -225,11 +261,88 @@ static const char usage_study[] =
     "exit codes: 0 ok, 1 a check failed or a run returned an error,\n"
     "            2 bad usage, 3 no usable CUDA GPU\n";
 
+static const char usage_profile[] =
+    "usage: pipegemm profile [options]\n"
+    "\n"
+    "Profiles each selected variant at each stage count with Nsight Compute\n"
+    "(ncu) and prints the counters side by side, one column per kernel, in the\n"
+    "rows of the \"CUDA Kernel Study: Pipelining\" write-up's metric tables:\n"
+    "duration; SM, memory, DRAM, L1 and L2 throughput; DRAM bandwidth; issued\n"
+    "and eligible warps per scheduler; warp cycles per issued instruction;\n"
+    "registers; shared memory; achieved occupancy; L1 hit rate; wait, long\n"
+    "scoreboard and barrier stalls; excessive shared wavefronts, shared bank\n"
+    "conflicts and excessive global sectors.\n"
+    "\n"
+    "ncu runs this pipegemm once per kernel, as 'pipegemm bench' with one\n"
+    "unchecked launch, at the GPU's own clocks. It needs the GPU's performance\n"
+    "counters: root, or the driver option NVreg_RestrictProfilingToAdminUsers=0.\n"
+    "\n"
+    "options:\n"
+    "  --variant LIST        comma-separated variant names, or all (default: all);\n"
+    "                        cublas's own GEMM kernel is found by its name\n"
+    "  --size S              M = N = K = S (default: 2048, the write-up's)\n"
+    "  --m M, --n N, --k K   one dimension; overrides --size wherever it appears\n"
+    "  --stages LIST         stage counts and ranges, e.g. 2,3,4 or 1-8 (default:\n"
+    "                        each variant's default), as for bench\n"
+    "  --ncu PATH            the ncu to run (default: $PG_NCU, else ncu on PATH,\n"
+    "                        else /usr/local/cuda/bin/ncu, else the newest in\n"
+    "                        /opt/nvidia/nsight-compute)\n"
+    "  --raw FILE            also write all that ncu printed to FILE, each run\n"
+    "                        after a '# command:' line, to read again later\n"
+    "  --format table|csv|json   output format (default: table); csv and json\n"
+    "                        have one row per kernel, one column per metric\n"
+    "  --device N            CUDA device (default: 0)\n"
+    "  --quiet               no progress lines on stderr\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "An option's value goes after a space or an '=': --size 2048, --size=2048.\n"
+    "exit codes: 0 ok, 1 a kernel was not profiled or a run failed, 2 bad\n"
+    "            usage, 3 ncu missing, not allowed to read the counters, no\n"
+    "            usable GPU, or no kernel profiled at all\n";
+
+static const char usage_inspect[] =
+    "usage: pipegemm inspect [options]\n"
+    "\n"
+    "Reads the kernels compiled into a binary; needs no GPU. For each kernel of\n"
+    "each variant and each architecture: registers per thread, static and\n"
+    "dynamic shared memory, stack, local memory and spills (STL/LDL), blocks\n"
+    "per SM at the default configuration and the resource that limits it, and a\n"
+    "census of the SASS instructions that tell how tiles move and wait: LDG,\n"
+    "STS and LDS by width, LDGSTS, LDGDEPBAR, DEPBAR, BAR.SYNC, SYNCS\n"
+    "(mbarrier), ARRIVES, TMA and bulk copies, FFMA, and the rest.\n"
+    "\n"
+    "Each variant's registry entry names the instructions that prove its\n"
+    "mechanism (cp_async: LDGSTS, LDGDEPBAR, DEPBAR and no STS; pingpong:\n"
+    "LDG and STS, no LDGSTS; ...), and no sm_80 code may hold a Hopper-only\n"
+    "instruction. The mechanism column says whether each kernel holds to them.\n"
+    "\n"
+    "The disassembler is cuobjdump: $PG_CUOBJDUMP, else the one found when\n"
+    "pipegemm was configured (the CUDA toolkit's, or the nvidia-cuda-cuobjdump\n"
+    "pip wheel's), else cuobjdump on the PATH.\n"
+    "\n"
+    "options:\n"
+    "  --binary PATH         the executable or library to read (default: this\n"
+    "                        pipegemm, which holds libpipegemm's kernels)\n"
+    "  --variant LIST        comma-separated variant names, or all (default: all)\n"
+    "  --check               after the report, one line on stderr for each rule a\n"
+    "                        kernel breaks, or a kernel missing; exit 1 if any\n"
+    "  --swap A=B            self-test of the check: judge variant B's kernels by\n"
+    "                        variant A's rules (--swap cp_async=baseline --check\n"
+    "                        must fail)\n"
+    "  --format table|csv|json   output format (default: table)\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "An option's value goes after a space or an '=': --binary lib.a, --binary=lib.a.\n"
+    "exit codes: 0 ok, 1 --check found a violation or cuobjdump failed,\n"
+    "            2 bad usage or a binary without CUDA kernels, 3 no cuobjdump\n";
+
 const char *pgc_usage_text(pgc_command topic) {
   switch (topic) {
     case PGC_CMD_LIST: return usage_list;
     case PGC_CMD_BENCH: return usage_bench;
     case PGC_CMD_STUDY: return usage_study;
+    case PGC_CMD_PROFILE: return usage_profile;
+    case PGC_CMD_INSPECT: return usage_inspect;
     default: return usage_tool;
   }
 }
@@ -457,13 +570,41 @@ static int parse_variant_list(const char *list, pgc_options *opts, char *err,
   }
 }
 
-static const option_spec *find_option(const char *name, size_t len) {
+/* --swap A=B: two registry names. */
+static int parse_swap(const char *value, pgc_options *opts, char *err,
+                      size_t err_size) {
+  const char *equals = strchr(value, '=');
+  if (!equals || equals == value || equals[1] == '\0')
+    return usage_error(err, err_size,
+                       "--swap takes CLAIM=KERNELS, two variant names, got '%s'",
+                       value);
+  size_t len = (size_t)(equals - value);
+  if (len >= VARIANT_NAME_MAX) return unknown_variant(value, len, err, err_size);
+  char claim[VARIANT_NAME_MAX];
+  memcpy(claim, value, len);
+  claim[len] = '\0';
+  opts->swap_claim = pg_variant_find(claim);
+  if (!opts->swap_claim) return unknown_variant(value, len, err, err_size);
+  opts->swap_kernels = pg_variant_find(equals + 1);
+  if (!opts->swap_kernels)
+    return unknown_variant(equals + 1, strlen(equals + 1), err, err_size);
+  return PGC_EXIT_OK;
+}
+
+/* The option of that name for the command (one name may mean different
+ * options to different commands: --check), else any of that name, so that
+ * the caller can say it is not one of the command's. */
+static const option_spec *find_option(const char *name, size_t len,
+                                      unsigned command_bit) {
+  const option_spec *any = NULL;
   for (int i = 0; i < OPTION_COUNT; ++i) {
     if (strlen(option_table[i].name) == len &&
-        strncmp(option_table[i].name, name, len) == 0)
-      return &option_table[i];
+        strncmp(option_table[i].name, name, len) == 0) {
+      if (option_table[i].commands & command_bit) return &option_table[i];
+      if (!any) any = &option_table[i];
+    }
   }
-  return NULL;
+  return any;
 }
 
 /* How messages name a command: "'bench'", or the tool before any command. */
@@ -472,6 +613,8 @@ static const char *command_display(pgc_command command) {
     case PGC_CMD_LIST: return "'list'";
     case PGC_CMD_BENCH: return "'bench'";
     case PGC_CMD_STUDY: return "'study'";
+    case PGC_CMD_PROFILE: return "'profile'";
+    case PGC_CMD_INSPECT: return "'inspect'";
     default: return "pipegemm without a command";
   }
 }
@@ -538,6 +681,23 @@ static int apply_option(const option_spec *spec, const char *value,
       return parse_int_option(spec->name, value, 0, INT_MAX, &opts->device,
                               err, err_size);
     case OPT_QUIET: opts->quiet = 1; return PGC_EXIT_OK;
+    case OPT_PROFILE: opts->profile = 1; return PGC_EXIT_OK;
+    case OPT_NCU:
+    case OPT_RAW:
+      if (value[0] == '\0')
+        return usage_error(err, err_size, "%s needs a path", spec->name);
+      if (spec->id == OPT_NCU)
+        opts->ncu_path = value;
+      else
+        opts->raw_path = value;
+      return PGC_EXIT_OK;
+    case OPT_BINARY:
+      if (value[0] == '\0')
+        return usage_error(err, err_size, "%s needs a path", spec->name);
+      opts->inspect_binary = value;
+      return PGC_EXIT_OK;
+    case OPT_INSPECT_CHECK: opts->inspect_check = 1; return PGC_EXIT_OK;
+    case OPT_SWAP: return parse_swap(value, opts, err, err_size);
   }
   return usage_error(err, err_size, "internal error: unhandled option %s",
                      spec->name);
@@ -568,6 +728,8 @@ static int parse_command_args(int argc, char **argv, int first,
   unsigned command_bit = 1u << opts->command;
   shape_request shape = {opts->command == PGC_CMD_STUDY
                              ? PGC_STUDY_DEFAULT_SIZE
+                         : opts->command == PGC_CMD_PROFILE
+                             ? PGC_PROFILE_DEFAULT_SIZE
                              : PGC_BENCH_DEFAULT_SIZE,
                          -1, -1, -1};
   /* The options given, in order, each once: a study's experiment may come
@@ -599,7 +761,7 @@ static int parse_command_args(int argc, char **argv, int first,
     }
     const char *equals = strchr(arg, '=');
     size_t name_len = equals ? (size_t)(equals - arg) : strlen(arg);
-    const option_spec *spec = find_option(arg, name_len);
+    const option_spec *spec = find_option(arg, name_len, command_bit);
     if (!spec)
       return usage_error(err, err_size, "unknown option '%.*s'", (int)name_len,
                          arg);
@@ -649,6 +811,9 @@ static int parse_command_args(int argc, char **argv, int first,
       if (!(given[g]->studies & (1u << opts->study)))
         return usage_error(err, err_size, "%s is not an option of 'study %s'",
                            given[g]->name, pgc_study_name(opts->study));
+    if (!opts->profile && (opts->ncu_path || opts->raw_path))
+      return usage_error(err, err_size, "%s needs --profile",
+                         opts->ncu_path ? "--ncu" : "--raw");
   }
   if (opts->command == PGC_CMD_STUDY && opts->study == PGC_STUDY_SINGLE_WARP) {
     opts->m = opts->n = PG_SINGLE_WARP_DIM;
@@ -663,7 +828,8 @@ static int parse_command_args(int argc, char **argv, int first,
   opts->m = shape.m >= 0 ? shape.m : shape.size;
   opts->n = shape.n >= 0 ? shape.n : shape.size;
   opts->k = shape.k >= 0 ? shape.k : shape.size;
-  if (opts->command == PGC_CMD_BENCH) return check_explicit_stages(opts, err, err_size);
+  if (opts->command == PGC_CMD_BENCH || opts->command == PGC_CMD_PROFILE)
+    return check_explicit_stages(opts, err, err_size);
   return PGC_EXIT_OK;
 }
 

@@ -22,7 +22,9 @@ typedef enum {
   PGC_CMD_VERSION,
   PGC_CMD_LIST,
   PGC_CMD_BENCH,
-  PGC_CMD_STUDY
+  PGC_CMD_STUDY,
+  PGC_CMD_PROFILE,
+  PGC_CMD_INSPECT
 } pgc_command;
 
 typedef enum { PGC_FORMAT_TABLE = 0, PGC_FORMAT_CSV, PGC_FORMAT_JSON } pgc_format;
@@ -44,6 +46,7 @@ typedef enum {
 /* Defaults (DESIGN.md and the seed protocols). */
 #define PGC_BENCH_DEFAULT_SIZE 4096
 #define PGC_STUDY_DEFAULT_SIZE 2048
+#define PGC_PROFILE_DEFAULT_SIZE 2048 /* the write-up's profiled size */
 /* study single-warp: M = N = one warp's width (PG_SINGLE_WARP_DIM), K as in
  * the blog post. One warp does all the work, so K is capped well below what
  * would tie a GPU up for minutes. */
@@ -78,6 +81,21 @@ typedef struct {
    * stage_count == 0 means "each variant's default". */
   int stage_count;
   int stages[PGC_MAX_STAGE_COUNTS];
+
+  /* profile, and study pipelining --profile: where ncu is (--ncu) and
+   * where its raw output goes (--raw); NULL when not given (borrowed from
+   * argv). `profile` is 1 with study's --profile. */
+  int profile;
+  const char *ncu_path;
+  const char *raw_path;
+
+  /* inspect: the binary to read (--binary, borrowed from argv; NULL: this
+   * executable), --check, and --swap A=B (judge B's kernels by A's rules;
+   * both NULL when not given). Variant selection as for bench. */
+  const char *inspect_binary;
+  int inspect_check;
+  const pg_variant_info *swap_claim;
+  const pg_variant_info *swap_kernels;
 
   /* The command line as given, for the report header (borrowed from argv). */
   int argc;

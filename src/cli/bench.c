@@ -511,7 +511,7 @@ static int needs_quotes(const char *word) {
   return 0;
 }
 
-static void join_command_line(const pgc_options *opts, char *buf, size_t size) {
+void pgc_command_line_text(const pgc_options *opts, char *buf, size_t size) {
   size_t used = 0;
   buf[0] = '\0';
   for (int i = 0; i < opts->argc && used + 1 < size; ++i) {
@@ -523,6 +523,14 @@ static void join_command_line(const pgc_options *opts, char *buf, size_t size) {
     if (written < 0) break;
     used += (size_t)written;
   }
+}
+
+void pgc_date_text(char *buf, size_t size) {
+  time_t now = time(NULL);
+  struct tm utc;
+  if (now == (time_t)-1 || !gmtime_r(&now, &utc) ||
+      strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &utc) == 0)
+    snprintf(buf, size, "unknown");
 }
 
 static void add_fact(pgc_header *header, const char *key, const char *label,
@@ -564,13 +572,8 @@ void pgc_header_build(pgc_header *header, const pgc_session *session,
              info->cublas_version % CUBLAS_MINOR);
   else
     snprintf(header->cublas, sizeof header->cublas, "unknown");
-  time_t now = time(NULL);
-  struct tm utc;
-  if (now == (time_t)-1 || !gmtime_r(&now, &utc) ||
-      strftime(header->date, sizeof header->date, "%Y-%m-%d %H:%M:%S UTC",
-               &utc) == 0)
-    snprintf(header->date, sizeof header->date, "unknown");
-  join_command_line(opts, header->command_line, sizeof header->command_line);
+  pgc_date_text(header->date, sizeof header->date);
+  pgc_command_line_text(opts, header->command_line, sizeof header->command_line);
 
   add_fact(header, "gpu", "GPU", pgc_cell_text(info->name), 0, NULL, PGC_SHOW_ALL);
   add_fact(header, "device", "device", pgc_cell_int(info->device), 0, NULL,

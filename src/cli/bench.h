@@ -116,6 +116,10 @@ typedef struct {
 } pgc_header;
 void pgc_header_build(pgc_header *header, const pgc_session *session,
                       const pgc_options *opts);
+/* Two facts of every header: the command line as a shell would need it
+ * typed ("pipegemm bench --size 2048"), and the date and time in UTC. */
+void pgc_command_line_text(const pgc_options *opts, char *buf, size_t size);
+void pgc_date_text(char *buf, size_t size);
 
 /* FP32 lanes (FFMA per clock) per SM for a compute capability; 0 if unknown. */
 int pgc_fp32_lanes_per_sm(int cc_major, int cc_minor);

@@ -30,6 +30,8 @@ int main(int argc, char **argv) {
     case PGC_CMD_LIST: return pgc_cmd_list(&opts);
     case PGC_CMD_BENCH: return pgc_cmd_bench(&opts);
     case PGC_CMD_STUDY: return pgc_cmd_study(&opts);
+    case PGC_CMD_PROFILE: return pgc_cmd_profile(&opts);
+    case PGC_CMD_INSPECT: return pgc_cmd_inspect(&opts);
     case PGC_CMD_NONE: break;
   }
   fprintf(stderr, "pipegemm: no command given (see pipegemm --help)\n");
