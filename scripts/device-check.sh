@@ -17,9 +17,13 @@
 #                 pipegemm study single-warp
 #   sweep.csv     pipegemm bench --variant all --stages 1-8 --format csv at
 #                 2048^3 and 4096^3 (scripts/plot-stages.sh draws it)
+#   profile.txt   pipegemm study pipelining --profile (Nsight Compute), then
+#                 everything ncu printed (re-derive tables from it with
+#                 scripts/replay-ncu.sh, no GPU needed)
 #
 # Environment:
 #   PG_SKIP_SANITIZER=1  PG_SKIP_BENCH=1 (bench and study)  PG_SKIP_TESTS=1
+#   PG_SKIP_PROFILE=1
 #   PG_BENCH_ARGS="..."        extra arguments for both bench runs
 #   PG_BENCH_SIZE=4096         bench problem size
 #   PG_SANITIZER_TOOLS="memcheck racecheck synccheck initcheck"
@@ -216,6 +220,12 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
     run_step "stage sweep $sweep_size" "$OUT/sweep.csv" "$OUT/summary.txt" 150 \
       "$cli" bench --variant all --stages 1-8 --size "$sweep_size" --format csv --quiet
   done
+  if [ "${PG_SKIP_PROFILE:-0}" != 1 ]; then
+    : >"$OUT/profile.txt"
+    run_step "study pipelining --profile" "$OUT/profile.txt" "$OUT/profile.txt" 150 \
+      "$cli" study pipelining --profile --quiet --raw /tmp/pg-ncu-raw.txt
+    { echo "==== what ncu printed"; cat /tmp/pg-ncu-raw.txt 2>/dev/null; } >>"$OUT/profile.txt"
+  fi
   objdump_tool=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
   run_step "resource usage" "$OUT/bench.txt" "$OUT/bench.txt" 60 \
     "$objdump_tool" --dump-resource-usage "$build/libpipegemm.a"
