@@ -15,27 +15,13 @@
 #include <cmocka.h>
 
 #include "cli/ncu.h"
+#include "read_file.h"
 
 #ifndef PG_NCU_FIXTURE
 #error "PG_NCU_FIXTURE must name tests/ncu_raw_fixture.csv"
 #endif
 
 #define TOLERANCE 1e-9
-
-static char *read_file(const char *path) {
-  FILE *file = fopen(path, "rb");
-  assert_non_null(file);
-  assert_int_equal(fseek(file, 0, SEEK_END), 0);
-  long size = ftell(file);
-  assert_true(size > 0);
-  assert_int_equal(fseek(file, 0, SEEK_SET), 0);
-  char *text = malloc((size_t)size + 1);
-  assert_non_null(text);
-  assert_int_equal(fread(text, 1, (size_t)size, file), (size_t)size);
-  text[size] = '\0';
-  fclose(file);
-  return text;
-}
 
 static double shown(const pgc_ncu_result *result, const char *key) {
   int index = pgc_ncu_metric_index(key);
@@ -53,7 +39,7 @@ static void assert_close(double actual, double expected) {
 
 static void test_fixture_values(void **state) {
   (void)state;
-  char *text = read_file(PG_NCU_FIXTURE);
+  char *text = pgt_read_file(PG_NCU_FIXTURE);
   pgc_ncu_result result;
   assert_int_equal(pgc_ncu_parse_raw(text, &result), 0);
 
@@ -113,7 +99,7 @@ static void test_fixture_values(void **state) {
  * report, then the raw page. */
 static void test_mixed_output(void **state) {
   (void)state;
-  char *fixture = read_file(PG_NCU_FIXTURE);
+  char *fixture = pgt_read_file(PG_NCU_FIXTURE);
   static const char before[] =
       "==PROF== Connected to process 7 (/opt/pipegemm)\r\n"
       "# report: pipegemm bench\n"

@@ -14,29 +14,18 @@
 
 #include <cmocka.h>
 
+#include "read_file.h"
 #include "sass.h"
 
 #ifndef PG_TEST_DATA_DIR
 #error "PG_TEST_DATA_DIR must name tests/data"
 #endif
 
-/* The whole file, NUL-terminated; the caller frees it. */
+/* A fixture of tests/data. */
 static char *read_fixture(const char *name) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", PG_TEST_DATA_DIR, name);
-  FILE *in = fopen(path, "rb");
-  if (!in) print_error("cannot open %s\n", path);
-  assert_non_null(in);
-  assert_int_equal(fseek(in, 0, SEEK_END), 0);
-  long size = ftell(in);
-  assert_true(size > 0);
-  assert_int_equal(fseek(in, 0, SEEK_SET), 0);
-  char *text = malloc((size_t)size + 1);
-  assert_non_null(text);
-  assert_int_equal(fread(text, 1, (size_t)size, in), (size_t)size);
-  text[size] = '\0';
-  assert_int_equal(fclose(in), 0);
-  return text;
+  return pgt_read_file(path);
 }
 
 /* Both fixtures, parsed into one dump as inspect does. */
