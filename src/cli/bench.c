@@ -95,6 +95,20 @@ static void print_status_error(const char *what, pg_status status) {
     fprintf(stderr, "pipegemm: %s: %s\n", what, pg_strerror(status));
 }
 
+/* A step of one row's run failed: "pipegemm: <label>[: <step>]: ..." on
+ * stderr, the row's verdict ERROR. Returns the exit code to stop with. */
+static int row_failed(pgc_result_row *row, const char *label, const char *step,
+                      pg_status status) {
+  char what[PGC_VERDICT_TEXT_SIZE * 2];
+  if (step)
+    snprintf(what, sizeof what, "%s: %s", label, step);
+  else
+    snprintf(what, sizeof what, "%s", label);
+  print_status_error(what, status);
+  pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, pg_strerror(status));
+  return PGC_EXIT_FAILED;
+}
+
 static void print_cuda_error(const char *what, cudaError_t err) {
   fprintf(stderr, "pipegemm: %s: %s (%s)\n", what, pg_strerror(PG_ERR_CUDA),
           cudaGetErrorString(err));
@@ -342,19 +356,11 @@ static int verify(pgc_session *session, const pgc_problem *problem,
     pg_status status = pgh_poison(problem->c, problem->m, problem->n,
                                   problem->ldc, stream);
     if (status != PG_OK) {
-      char what[PGC_VERDICT_TEXT_SIZE * 2];
-      snprintf(what, sizeof what, "%s: poisoning C", label);
-      print_status_error(what, status);
-      pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, pg_strerror(status));
-      return PGC_EXIT_FAILED;
+      return row_failed(row, label, "poisoning C", status);
     }
   }
   pg_status status = fn(ctx, stream);
-  if (status != PG_OK) {
-    print_status_error(label, status);
-    pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, pg_strerror(status));
-    return PGC_EXIT_FAILED;
-  }
+  if (status != PG_OK) return row_failed(row, label, NULL, status);
   cudaError_t err = cudaStreamSynchronize(stream);
   if (err != cudaSuccess) {
     print_cuda_error(label, err);
@@ -366,11 +372,7 @@ static int verify(pgc_session *session, const pgc_problem *problem,
                          problem->ldc, problem->ref, problem->scale, &check,
                          stream);
     if (status != PG_OK) {
-      char what[PGC_VERDICT_TEXT_SIZE * 2];
-      snprintf(what, sizeof what, "%s: comparing with the reference", label);
-      print_status_error(what, status);
-      pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, pg_strerror(status));
-      return PGC_EXIT_FAILED;
+      return row_failed(row, label, "comparing with the reference", status);
     }
   }
   row->max_abs_err = check.max_abs_err;
@@ -435,11 +437,7 @@ int pgc_run_measure(pgc_session *session, const pgc_problem *problem,
                               session->has_flusher ? &session->flusher : NULL,
                               session->stream, session->times_ms);
   if (status != PG_OK) {
-    char what[PGC_VERDICT_TEXT_SIZE * 2];
-    snprintf(what, sizeof what, "%s: timing", label);
-    print_status_error(what, status);
-    pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, pg_strerror(status));
-    return PGC_EXIT_FAILED;
+    return row_failed(row, label, "timing", status);
   }
   float median = 0, min = 0, max = 0;
   pgh_stats(session->times_ms, iters, &median, &min, &max);
