@@ -28,6 +28,17 @@ static _Thread_local cudaError_t last_cuda_error = cudaSuccess;
 
 cudaError_t pg_last_cuda_error(void) { return last_cuda_error; }
 
+#define PG_DETAIL_SIZE 256
+static _Thread_local char last_detail[PG_DETAIL_SIZE];
+
+const char *pg_last_error_detail(void) { return last_detail; }
+
+void pg_set_error_detail(const char *text) {
+  size_t i = 0;
+  for (; text != NULL && text[i] != '\0' && i + 1 < PG_DETAIL_SIZE; ++i) last_detail[i] = text[i];
+  last_detail[i] = '\0';
+}
+
 pg_status pg_status_from_cuda(cudaError_t err) {
   if (err == cudaSuccess) return PG_OK;
   last_cuda_error = err;

@@ -4,8 +4,9 @@
 /* Above this (static + dynamic) a block must opt in to more shared memory. */
 #define PG_DEFAULT_SMEM_PER_BLOCK (48 * 1024)
 
-extern "C" cudaError_t pg_launch_kernel(const void *kernel, dim3 grid, int threads,
-                                        size_t dynamic_smem, const pg_gemm_args *args) {
+extern "C" cudaError_t pg_launch_kernel_with(const void *kernel, dim3 grid, int threads,
+                                             size_t dynamic_smem, const pg_gemm_args *args,
+                                             const void *second) {
   cudaFuncAttributes attr;
   cudaError_t err = cudaFuncGetAttributes(&attr, kernel);
   if (err != cudaSuccess) return err;
@@ -24,6 +25,11 @@ extern "C" cudaError_t pg_launch_kernel(const void *kernel, dim3 grid, int threa
     args->query->blocks_per_sm = blocks;
     return cudaSuccess;
   }
-  void *params[] = {(void *)args};
+  void *params[] = {(void *)args, (void *)second};
   return cudaLaunchKernel(kernel, grid, dim3((unsigned)threads), params, dynamic_smem, args->stream);
+}
+
+extern "C" cudaError_t pg_launch_kernel(const void *kernel, dim3 grid, int threads,
+                                        size_t dynamic_smem, const pg_gemm_args *args) {
+  return pg_launch_kernel_with(kernel, grid, threads, dynamic_smem, args, NULL);
 }

@@ -116,4 +116,63 @@ static __device__ __forceinline__ void pg_cp_async_wait_all(void) {
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
+/* ---- Hopper tensor memory accelerator (PTX ISA: "cp.async.bulk.tensor",
+ * "mbarrier.expect_tx"). One thread hands the copy engine a tensor map (the
+ * matrix's shape, strides, box and swizzle, encoded on the host) and a
+ * coordinate; the engine moves the whole box into shared memory, fills
+ * out-of-range elements with zeros, and counts the bytes it wrote against
+ * an mbarrier's transaction count. These exist on sm_90 only: callers guard
+ * with PG_HAVE_TMA, so no Hopper instruction reaches sm_80 code. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define PG_HAVE_TMA 1
+
+/* Makes barrier initialisation visible to the async proxy (the copy engine)
+ * before any copy may complete on the barrier. */
+static __device__ __forceinline__ void pg_fence_barrier_init(void) {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/* Arrives (one of the init count) and raises the phase's expected
+ * transaction count by `bytes`: the phase completes when the arrivals are
+ * in and that many bytes have landed. */
+static __device__ __forceinline__ void pg_mbar_arrive_expect_tx(unsigned long long *bar,
+                                                                unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
+                   pg_smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+
+/* Box at (x, y) of a 2-D tensor map -> shared memory at `dst`, completing on
+ * `bar`. x is the innermost (contiguous) coordinate. `map` must be a
+ * __grid_constant__ parameter (or in global/const memory). */
+static __device__ __forceinline__ void pg_tma_load_2d(void *dst, const void *map, int x, int y,
+                                                      unsigned long long *bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(pg_smem_addr(dst)),
+      "l"(map), "r"(x), "r"(y), "r"(pg_smem_addr(bar))
+      : "memory");
+}
+
+/* setmaxnreg (sm_90a): a warpgroup gives registers back to the SM's pool or
+ * takes them from it; every warp of the warpgroup executes the same one.
+ * Where the arch-specific features are absent the kernel keeps its launch
+ * count (PG_HAVE_SETMAXNREG tells which). */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define PG_HAVE_SETMAXNREG 1
+#define pg_setmaxnreg_dec(n) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(n))
+#define pg_setmaxnreg_inc(n) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(n))
+#else
+#define PG_HAVE_SETMAXNREG 0
+#define pg_setmaxnreg_dec(n) ((void)0)
+#define pg_setmaxnreg_inc(n) ((void)0)
+#endif
+
+/* Brings a tensor map into the cache before its first use. */
+static __device__ __forceinline__ void pg_tma_prefetch_map(const void *map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
+}
+#endif
+
 #endif

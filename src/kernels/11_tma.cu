@@ -1,0 +1,90 @@
+/* 11 tma — the seed-000 tile fed by Hopper's tensor memory accelerator (the
+ * TMA pipeline the "Software Pipelining and Double Buffering" guide ends
+ * with); STAGES = 2..8 at run time, sm_90 only.
+ *
+ * Same 128x128x8 tile, same shared layout and compute as 05_cp_async.cu and
+ * 09_mbarrier.cu; only the copy differs. Instead of 256 threads each issuing
+ * one 16-byte cp.async per operand, thread 0 issues two bulk tensor copies
+ * per tile (one box of A, one of B) after `mbarrier.arrive.expect_tx` on the
+ * slot's full barrier; the copy engine moves the 8 KB, zero-fills what lies
+ * outside the matrix, and completes the barrier's phase when the bytes have
+ * landed. The other 255 threads issue no copy instruction at all.
+ *
+ *   full[s]  init count 1: thread 0's arrive.expect_tx(8 KB); the phase
+ *            completes when that arrival and 8192 bytes are in;
+ *   empty[s] init count 256: every thread arrives when done reading the
+ *            slot; thread 0 waits on it before refilling the slot.
+ *
+ * The tile needs no swizzle: its dense layout is already free of bank
+ * conflicts for this compute loop (tile128.h), and a swizzle would change
+ * the layout the family shares.
+ *
+ *   pipegemm bench --variant tma,cp_async --stages 2-8 --size 4096
+ */
+#include "kernels/tile128.cuh"
+#include "kernels/tma_common.cuh"
+
+__global__ void __launch_bounds__(T128_THREADS)
+    pg_tma_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+#ifdef PG_HAVE_TMA
+  extern __shared__ float4 smem_raw[];
+  float *const smem = (float *)pg_tma_smem_base(smem_raw);
+  const int stages = g.stages;
+  unsigned long long *const full = (unsigned long long *)(smem + stages * T128_STAGE_FLOATS);
+  unsigned long long *const empty = full + stages;
+  const int m0 = blockIdx.y * T128_TILE_M, n0 = blockIdx.x * T128_TILE_N;
+  const int k_tiles = t128_k_tiles(g);
+  const int producer = threadIdx.x == 0;
+
+  if (producer) {
+    pg_tma_prefetch_map(&maps.a);
+    pg_tma_prefetch_map(&maps.b);
+    for (int s = 0; s < stages; ++s) {
+      pg_mbar_init(&full[s], 1);
+      pg_mbar_init(&empty[s], T128_THREADS);
+    }
+    pg_fence_barrier_init();
+  }
+  __syncthreads(); /* the barriers exist before anyone arrives or waits */
+
+  float acc[T128_THREAD_M][T128_THREAD_N];
+  t128_zero(acc);
+
+  /* Prologue: STAGES-1 tiles requested, each slot's first use. */
+  if (producer)
+    for (int t = 0; t < stages - 1 && t < k_tiles; ++t) {
+      float *stage = smem + t * T128_STAGE_FLOATS;
+      pg_mbar_arrive_expect_tx(&full[t], T128_STAGE_BYTES);
+      pg_tma_load_2d(t128_smem_a(stage), &maps.a, t * T128_TILE_K, m0, &full[t]);
+      pg_tma_load_2d(t128_smem_b(stage), &maps.b, n0, t * T128_TILE_K, &full[t]);
+    }
+
+  int read_slot = 0, read_parity = 0;            /* tile kt */
+  int write_slot = stages - 1, write_parity = 0; /* tile kt + STAGES-1 */
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const int next = kt + stages - 1;
+    if (producer && next < k_tiles) {
+      /* The slot held tile next-STAGES: all 256 threads must have released it. */
+      if (next >= stages) pg_mbar_wait_parity(&empty[write_slot], write_parity ^ 1);
+      float *stage = smem + write_slot * T128_STAGE_FLOATS;
+      pg_mbar_arrive_expect_tx(&full[write_slot], T128_STAGE_BYTES);
+      pg_tma_load_2d(t128_smem_a(stage), &maps.a, next * T128_TILE_K, m0, &full[write_slot]);
+      pg_tma_load_2d(t128_smem_b(stage), &maps.b, n0, next * T128_TILE_K, &full[write_slot]);
+    }
+    write_parity ^= t128_ring_next(&write_slot, stages);
+
+    pg_mbar_wait_parity(&full[read_slot], read_parity); /* the copy engine is done */
+    t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
+    pg_mbar_arrive(&empty[read_slot]);
+    read_parity ^= t128_ring_next(&read_slot, stages);
+  }
+  t128_epilogue(g, m0, n0, acc);
+#else
+  pg_tma_unavailable();
+#endif
+}
+
+extern "C" cudaError_t pg_launch_tma(const pg_gemm_args *g) {
+  const pg_tma_boxes boxes = {T128_TILE_K, T128_TILE_M, 0, T128_TILE_N, T128_TILE_K};
+  return pg_tma_launch((const void *)pg_tma_kernel, t128_grid(g), T128_THREADS, g, &boxes);
+}

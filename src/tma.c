@@ -1,0 +1,89 @@
+/* Host half of the TMA variants: layout checks and tensor-map encoding. */
+#include "tma.h"
+
+#include <cudaTypedefs.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* PTX ISA / CUDA driver API, cuTensorMapEncodeTiled: the global address must
+ * be 16-byte aligned and every stride (bytes between rows) a multiple of 16. */
+#define TMA_ALIGN 16u
+
+static int misaligned(const void *p) { return ((uintptr_t)p % TMA_ALIGN) != 0; }
+
+pg_status pg_tma_check(const pg_gemm_args *g, char *why, size_t why_size) {
+  if (g->k == 0) return PG_OK; /* no copies: C = beta*C */
+  const struct {
+    const char *name;
+    const void *ptr;
+    int ld;
+    const char *ld_name;
+  } ops[] = {{"A", g->a, g->lda, "lda"}, {"B", g->b, g->ldb, "ldb"}};
+  for (int i = 0; i < 2; ++i) {
+    if (misaligned(ops[i].ptr)) {
+      snprintf(why, why_size,
+               "TMA needs %s's base address 16-byte aligned; %p is not", ops[i].name,
+               ops[i].ptr);
+      return PG_ERR_UNSUPPORTED;
+    }
+    if (((size_t)ops[i].ld * sizeof(float)) % TMA_ALIGN != 0) {
+      snprintf(why, why_size,
+               "TMA needs %s's row stride a multiple of 16 bytes; %s = %d floats is %zu bytes",
+               ops[i].name, ops[i].ld_name, ops[i].ld, (size_t)ops[i].ld * sizeof(float));
+      return PG_ERR_UNSUPPORTED;
+    }
+  }
+  return PG_OK;
+}
+
+static PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
+static cudaError_t lookup_error = cudaSuccess;
+static pthread_once_t lookup_once = PTHREAD_ONCE_INIT;
+
+static void lookup_encoder(void) {
+  void *fn = NULL;
+  enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  lookup_error = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                  cudaEnableDefault, &found);
+  if (lookup_error == cudaSuccess && (found != cudaDriverEntryPointSuccess || fn == NULL))
+    lookup_error = cudaErrorSymbolNotFound;
+  if (lookup_error == cudaSuccess) encode_tiled = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+}
+
+static CUtensorMapSwizzle swizzle_mode(int bytes) {
+  switch (bytes) {
+    case 32: return CU_TENSOR_MAP_SWIZZLE_32B;
+    case 64: return CU_TENSOR_MAP_SWIZZLE_64B;
+    case 128: return CU_TENSOR_MAP_SWIZZLE_128B;
+    default: return CU_TENSOR_MAP_SWIZZLE_NONE;
+  }
+}
+
+/* A row-major rows x cols FP32 matrix with leading dimension ld, read in
+ * boxes of box_cols x box_rows. Out-of-range elements arrive as zeros. */
+static cudaError_t encode_matrix(CUtensorMap *map, const float *base, int rows, int cols,
+                                 int ld, int box_cols, int box_rows, int swizzle_bytes) {
+  const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+  const cuuint64_t strides[1] = {(cuuint64_t)ld * sizeof(float)};
+  const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  CUresult r = encode_tiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dims,
+                            strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            swizzle_mode(swizzle_bytes), CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+cudaError_t pg_tma_encode(const pg_gemm_args *g, const pg_tma_boxes *boxes, pg_tma_maps *maps) {
+  memset(maps, 0, sizeof *maps);
+  if (g->k == 0) return cudaSuccess;
+  if (pthread_once(&lookup_once, lookup_encoder) != 0) return cudaErrorUnknown;
+  if (lookup_error != cudaSuccess) return lookup_error;
+  cudaError_t err = encode_matrix(&maps->a, g->a, g->m, g->k, g->lda, boxes->a_box_k,
+                                  boxes->a_box_m, boxes->a_swizzle_bytes);
+  if (err == cudaSuccess)
+    err = encode_matrix(&maps->b, g->b, g->k, g->n, g->ldb, boxes->b_box_n, boxes->b_box_k, 0);
+  return err;
+}
