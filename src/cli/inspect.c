@@ -544,10 +544,14 @@ static void free_lines(line_list *list) {
   free(list->lines);
 }
 
+/* Whether the variant has a kernel for the GPU generation of `arch`: sm_90
+ * and sm_90a code both run on an sm_90 GPU, so either answers for the other
+ * (the flagship is built for sm_90a only, the rest for sm_90). */
 static int arch_has_row(const inspect_row *rows, int count, const judged_variant *judged,
                         const char *arch, const char *display) {
+  const int sm = atoi(arch + strcspn(arch, "0123456789"));
   for (int i = 0; i < count; ++i)
-    if (rows[i].judged == judged && strcmp(rows[i].kernel->arch, arch) == 0 &&
+    if (rows[i].judged == judged && rows[i].kernel->sm == sm &&
         (!display || strcmp(rows[i].display, display) == 0))
       return 1;
   return 0;

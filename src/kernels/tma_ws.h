@@ -1,0 +1,40 @@
+/* The flagship's tile (12_tma_ws.cu). Plain C so the registry and the tuning
+ * table (src/tuning.c) agree with the kernel on shared memory.
+ *
+ * A block is one consumer warpgroup (128 threads, 8x16 outputs each) and one
+ * producer warpgroup: a 128x128 output tile, K in steps of TWS_TILE_K. Two
+ * such blocks share an SM, so one block's epilogue and barrier waits hide
+ * behind the other's FFMAs. Registers decide the shape: 16 warps per SM
+ * launch with 128 registers each, too few for 128 accumulators; setmaxnreg
+ * (sm_90a) moves the producers down to TWS_PRODUCER_REGS and the consumers up
+ * to TWS_CONSUMER_REGS (4 x 24 + 4 x 232 = 8 x 128 per block; 232 against 216 measured 2.77 against
+ * 2.88 ms at 4096^3 on an H200). TWS_TILE_K was
+ * tuned on an H200 (bench/results/h200-tma.md); it is a compile-time shape
+ * because the swizzle and the unrolled compute loop depend on it. */
+#ifndef PG_TMA_WS_H
+#define PG_TMA_WS_H
+
+#ifndef TWS_TILE_K
+#define TWS_TILE_K 32
+#endif
+#define TWS_TILE_M 128
+#define TWS_TILE_N 128
+#define TWS_CONSUMERS 128 /* one warpgroup */
+#define TWS_THREADS (TWS_CONSUMERS + 128) /* + the producer warpgroup */
+#ifndef TWS_PRODUCER_REGS
+#define TWS_PRODUCER_REGS 24
+#define TWS_CONSUMER_REGS 232
+#endif
+#define TWS_THREAD_M 8
+#define TWS_THREAD_N 16
+/* A's rows are TWS_TILE_K floats; the copy engine swizzles them in 16-byte
+ * pieces over that many bytes (32, 64 or 128), which spreads the 4 rows a
+ * warp reads at once over distinct banks. */
+#define TWS_A_ROW_BYTES (TWS_TILE_K * 4)
+#define TWS_STAGE_A_BYTES (TWS_TILE_M * TWS_TILE_K * 4)
+#define TWS_STAGE_B_BYTES (TWS_TILE_K * TWS_TILE_N * 4)
+#define TWS_STAGE_BYTES (TWS_STAGE_A_BYTES + TWS_STAGE_B_BYTES)
+#define TWS_STAGE_SYNC_BYTES 16 /* full[s] and empty[s] */
+#define TWS_MIN_BLOCKS_PER_SM 2
+
+#endif
