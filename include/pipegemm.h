@@ -49,6 +49,11 @@ const char *pg_status_name(pg_status status);
  * PG_ERR_NO_MEMORY returned on this thread (cudaSuccess if none). */
 cudaError_t pg_last_cuda_error(void);
 
+/* Why the last call on this thread failed, in one line, where the status
+ * alone does not say (e.g. which TMA layout rule a PG_ERR_UNSUPPORTED broke);
+ * "" otherwise. Cleared by every pg_sgemm call. */
+const char *pg_last_error_detail(void);
+
 /* Description of one variant. Strings are static; the registry owns them. */
 typedef struct {
   const char *name;      /* stable name, e.g. "cp_async" */
@@ -103,6 +108,14 @@ pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m,
                            int n, int k, float alpha, const float *a, int lda,
                            const float *b, int ldb, float beta, float *c,
                            int ldc, cudaStream_t stream);
+
+/* What the `auto` variant runs for this shape and layout on the current
+ * device: the fastest of our variants that can run it (tma_ws on sm_90 when
+ * TMA accepts the layout, else the tuned cp.async-family configuration).
+ * Writes the variant and its stage count; PG_ERR_NO_DEVICE without a GPU. */
+pg_status pg_auto_select(int m, int n, int k, const float *a, int lda,
+                         const float *b, int ldb,
+                         const pg_variant_info **variant, int *stages);
 
 /* Releases the cuBLAS handles the `cublas` variant created (one per device).
  * Optional; safe to call more than once. */

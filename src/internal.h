@@ -22,6 +22,7 @@ typedef struct {
   int stages;
   size_t smem_bytes; /* dynamic shared memory the launcher must request */
   int producer_warps; /* warp_specialized: warps that only copy (PG_WS_PRODUCER_WARPS) */
+  int group_m;        /* tma_ws: tile rows per group of the tile order (its launcher sets it) */
   cudaStream_t stream;
   /* Non-NULL: report the kernel that would run into *query, launch nothing.
    * The launcher picks its kernel once, for both uses. */
@@ -33,6 +34,9 @@ typedef struct {
 #define PG_WS_PRODUCER_WARPS 2
 
 typedef cudaError_t (*pg_launch_fn)(const pg_gemm_args *args);
+/* A layout check a variant needs beyond pg_sgemm's own: PG_OK, or an error
+ * with its reason written to `why`. */
+typedef pg_status (*pg_check_fn)(const pg_gemm_args *args, char *why, size_t why_size);
 typedef size_t (*pg_smem_fn)(int stages);
 
 /* One instruction a variant's SASS must show, or must not show, for its
@@ -69,6 +73,7 @@ typedef struct {
   pg_smem_fn smem_bytes; /* per block, for an allowed stage count */
   pg_launch_fn launch;   /* NULL for cublas, which pg_sgemm calls itself */
   pg_kernel_spec kernel;
+  pg_check_fn check; /* NULL: every layout pg_sgemm accepts runs */
 } pg_variant_entry;
 
 /* The registry (src/registry.c). */
@@ -81,6 +86,9 @@ pg_status pg_cublas_sgemm(const pg_gemm_args *args);
 /* cuBLAS version as major*10000 + minor*100 + patch, or a negative pg_status. */
 int pg_cublas_version(void);
 
+/* Sets the text pg_last_error_detail() returns on this thread ("" clears). */
+void pg_set_error_detail(const char *text);
+
 /* Records a CUDA error for pg_last_cuda_error() and maps it to a pg_status. */
 pg_status pg_status_from_cuda(cudaError_t err);
 
@@ -89,6 +97,11 @@ pg_status pg_status_from_cuda(cudaError_t err);
  * one parameter is a pg_gemm_args by value) or, with args->query, fills it. */
 cudaError_t pg_launch_kernel(const void *kernel, dim3 grid, int threads,
                              size_t dynamic_smem, const pg_gemm_args *args);
+/* The same for a kernel with a second parameter (the TMA kernels' tensor
+ * maps): `second` points to it. */
+cudaError_t pg_launch_kernel_with(const void *kernel, dim3 grid, int threads,
+                                  size_t dynamic_smem, const pg_gemm_args *args,
+                                  const void *second);
 
 /* Launchers, one per file in src/kernels/, in study order. */
 cudaError_t pg_launch_tiled32(const pg_gemm_args *args);
@@ -101,6 +114,8 @@ cudaError_t pg_launch_pipeline_block(const pg_gemm_args *args);
 cudaError_t pg_launch_barrier(const pg_gemm_args *args);
 cudaError_t pg_launch_mbarrier(const pg_gemm_args *args);
 cudaError_t pg_launch_warp_specialized(const pg_gemm_args *args);
+cudaError_t pg_launch_tma(const pg_gemm_args *args);
+cudaError_t pg_launch_tma_ws(const pg_gemm_args *args);
 
 #ifdef __cplusplus
 }

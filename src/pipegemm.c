@@ -3,9 +3,14 @@
 #include <string.h>
 
 #include "internal.h"
+#include "kernels/tma_ws.h"
+#include "tma.h"
+#include "tuning.h"
 
 /* Largest grid extent in y; the seed-000 family puts M tiles on y. */
 #define PG_MAX_GRID_Y 65535
+/* Room for a variant's reason to reject a layout. */
+#define PG_WHY_SIZE 200
 
 static int max_int(int a, int b) { return a > b ? a : b; }
 
@@ -33,39 +38,105 @@ static pg_status check_arguments(const pg_variant_info *variant, int *stages,
   return PG_OK;
 }
 
-pg_status pg_variant_supported(const pg_variant_info *variant, int stages) {
-  size_t smem = 0;
-  pg_status st = pg_variant_smem_bytes(variant, stages, &smem);
-  if (st != PG_OK) return st;
-
-  int device = 0, major = 0, minor = 0, smem_optin = 0;
+/* The current device's compute capability (major*10 + minor), SM count and
+ * opt-in shared memory per block. Any failure to reach a device means there
+ * is none to use. */
+static pg_status query_device(int *cc, int *sms, int *smem_optin) {
+  int device = 0, major = 0, minor = 0;
   cudaError_t err = cudaGetDevice(&device);
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
   if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&smem_optin,
-                                 cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    err = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   if (err != cudaSuccess) {
-    st = pg_status_from_cuda(err);
-    /* Any failure to reach a device here means there is none to use. */
+    pg_status st = pg_status_from_cuda(err);
     return st == PG_ERR_CUDA ? PG_ERR_NO_DEVICE : st;
   }
-  if (major * 10 + minor < variant->min_cc) return PG_ERR_ARCH;
+  *cc = major * 10 + minor;
+  return PG_OK;
+}
+
+pg_status pg_variant_supported(const pg_variant_info *variant, int stages) {
+  size_t smem = 0;
+  pg_status st = pg_variant_smem_bytes(variant, stages, &smem);
+  if (st != PG_OK) return st;
+  int cc = 0, sms = 0, smem_optin = 0;
+  st = query_device(&cc, &sms, &smem_optin);
+  if (st != PG_OK) return st;
+  if (cc < variant->min_cc) return PG_ERR_ARCH;
   if (smem > (size_t)smem_optin) return PG_ERR_SMEM;
   return PG_OK;
+}
+
+static int is_auto(const pg_variant_info *variant) {
+  return variant != NULL && strcmp(variant->name, "auto") == 0;
+}
+
+
+pg_status pg_auto_select(int m, int n, int k, const float *a, int lda,
+                         const float *b, int ldb,
+                         const pg_variant_info **variant, int *stages) {
+  if (variant == NULL || stages == NULL) return PG_ERR_INVALID_ARG;
+  int cc = 0, sms = 0, smem_optin = 0;
+  pg_status st = query_device(&cc, &sms, &smem_optin);
+  if (st != PG_OK) return st;
+
+  pg_gemm_args probe;
+  memset(&probe, 0, sizeof probe);
+  probe.m = m;
+  probe.n = n;
+  probe.k = k;
+  probe.a = a;
+  probe.b = b;
+  probe.lda = lda;
+  probe.ldb = ldb;
+  char why[8];
+  const pg_tuning tuning = pg_tuning_for(cc, sms);
+  const long long tiles = (long long)((m + TWS_TILE_M - 1) / TWS_TILE_M) *
+                          ((n + TWS_TILE_N - 1) / TWS_TILE_N);
+  const pg_variant_info *flagship = pg_variant_find("tma_ws");
+  if (flagship != NULL && tiles >= (long long)tuning.auto_tma_min_tiles_per_sm * sms &&
+      pg_variant_supported(flagship, 0) == PG_OK &&
+      pg_tma_check(&probe, why, sizeof why) == PG_OK) {
+    *variant = flagship;
+    *stages = flagship->default_stages;
+    return PG_OK;
+  }
+  const pg_variant_info *fallback = pg_variant_find(tuning.fallback_variant);
+  if (fallback != NULL && pg_variant_supported(fallback, tuning.fallback_stages) == PG_OK) {
+    *variant = fallback;
+    *stages = tuning.fallback_stages;
+    return PG_OK;
+  }
+  /* Below sm_80: the one kernel family that needs no cp.async. */
+  *variant = pg_variant_find("tiled32_db");
+  *stages = (*variant)->default_stages;
+  return pg_variant_supported(*variant, *stages);
 }
 
 pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m,
                            int n, int k, float alpha, const float *a, int lda,
                            const float *b, int ldb, float beta, float *c,
                            int ldc, cudaStream_t stream) {
+  pg_set_error_detail("");
   const pg_variant_entry *entry = pg_entry_of(variant);
   if (variant != NULL && entry == NULL) return PG_ERR_INVALID_ARG;
   pg_status st =
       check_arguments(variant, &stages, m, n, k, a, lda, b, ldb, c, ldc);
   if (st != PG_OK || m == 0 || n == 0) return st;
+
+  if (is_auto(variant)) {
+    const pg_variant_info *chosen = NULL;
+    int chosen_stages = 0;
+    st = pg_auto_select(m, n, k, a, lda, b, ldb, &chosen, &chosen_stages);
+    if (st != PG_OK) return st;
+    return pg_sgemm_variant(chosen, chosen_stages, m, n, k, alpha, a, lda, b, ldb,
+                            beta, c, ldc, stream);
+  }
 
   st = pg_variant_supported(variant, stages);
   if (st != PG_OK) return st;
@@ -91,8 +162,19 @@ pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m,
   args.stream = stream;
 
   if (entry->launch == NULL) return pg_cublas_sgemm(&args);
-  if (variant->tile_m > 0 && (m + variant->tile_m - 1) / variant->tile_m > PG_MAX_GRID_Y)
+  if (variant->tile_m > 0 && (m + variant->tile_m - 1) / variant->tile_m > PG_MAX_GRID_Y) {
+    pg_set_error_detail("M needs more than 65535 tile rows, the grid's y limit");
     return PG_ERR_UNSUPPORTED;
+  }
+  if (entry->check != NULL) {
+    char why[PG_WHY_SIZE];
+    why[0] = '\0';
+    st = entry->check(&args, why, sizeof why);
+    if (st != PG_OK) {
+      pg_set_error_detail(why);
+      return st;
+    }
+  }
   return pg_status_from_cuda(entry->launch(&args));
 }
 

@@ -7,6 +7,8 @@
 #include "internal.h"
 #include "kernels/tile128.h"
 #include "kernels/tiled32.h"
+#include "kernels/tma_ws.h"
+#include "tma.h"
 
 static size_t smem_none(int stages) {
   (void)stages;
@@ -25,6 +27,18 @@ static size_t smem_tile128(int stages) {
 /* ...and, where stages are handed over through barriers, those too. */
 static size_t smem_tile128_barriers(int stages) {
   return (size_t)stages * (T128_STAGE_BYTES + T128_STAGE_SYNC_BYTES);
+}
+
+/* The TMA kernels: their stage ring starts at a 1024-byte boundary of the
+ * dynamic shared window (kernels/tma_common.cuh), hence the slack. */
+#define TMA_SMEM_SLACK 1024
+
+static size_t smem_tma(int stages) {
+  return (size_t)stages * (T128_STAGE_BYTES + T128_STAGE_SYNC_BYTES) + TMA_SMEM_SLACK;
+}
+
+static size_t smem_tma_ws(int stages) {
+  return (size_t)stages * (TWS_STAGE_BYTES + TWS_STAGE_SYNC_BYTES) + TMA_SMEM_SLACK;
 }
 
 /* ---- what each kernel's SASS must show (`pipegemm inspect --check`) ------
@@ -128,6 +142,18 @@ static const pg_sass_rule rules_warp_specialized[] = {
     {SM90_UP, MUST, "SYNCS.PHASECHK", "nobody waits on an mbarrier (try_wait) any more"},
 };
 
+/* tma, tma_ws: on sm_90 the tiles arrive by bulk tensor copy (UTMALDG) on
+ * mbarriers with a transaction count; no thread copies a piece itself. On
+ * sm_80 the kernel must trap (the host refuses to launch it there). */
+static const pg_sass_rule rules_tma[] = {
+    {SM90_UP, MUST, "UTMALDG", "the tiles no longer arrive by bulk tensor copy (TMA)"},
+    {SM90_UP, MUST, "SYNCS.ARRIVE", "nobody arrives on an mbarrier (expect_tx or release)"},
+    {SM90_UP, MUST, "SYNCS.PHASECHK", "nobody waits on an mbarrier (try_wait) any more"},
+    {ANY_SM, NEVER, "LDGSTS", "threads copy pieces with cp.async instead of the copy engine"},
+    {ANY_SM, NEVER, "LDGDEPBAR", "cp.async commit groups are back"},
+    {SM8X, MUST, "BPT.TRAP", "the sm_80 build no longer traps: it would silently do nothing"},
+};
+
 #define PG_STRINGIFY_(x) #x
 #define PG_STRINGIFY(x) PG_STRINGIFY_(x)
 #define PG_WARP_THREADS 32
@@ -141,54 +167,54 @@ static const pg_sass_rule rules_warp_specialized[] = {
 const pg_variant_entry pg_registry[] = {
     {{"cublas", "cuBLAS SGEMM, strict FP32 (no TF32): the reference row",
       "anchor", 50, 1, 1, 1, 0, 0, 0, 0},
-     smem_none, NULL, {NULL, NULL, 0, 0, NULL, 0}},
+     smem_none, NULL, {NULL, NULL, 0, 0, NULL, 0}, NULL},
     {{"tiled32",
       "32x32 tiles, one output per thread: load -> sync -> compute -> sync",
       SEED001, 50, 1, 1, 1, TILE32},
      smem_tiled32, pg_launch_tiled32,
-     {"pg_tiled32_kernel", NULL, TILED32_THREADS, 0, RULES(rules_tiled32)}},
+     {"pg_tiled32_kernel", NULL, TILED32_THREADS, 0, RULES(rules_tiled32)}, NULL},
     {{"tiled32_db",
       "tiled32 with two buffers: next tile loaded during compute, one sync per tile",
       SEED001, 50, 2, 2, 2, TILE32},
      smem_tiled32, pg_launch_tiled32_db,
-     {"pg_tiled32_db_kernel", NULL, TILED32_THREADS, 0, RULES(rules_tiled32)}},
+     {"pg_tiled32_db_kernel", NULL, TILED32_THREADS, 0, RULES(rules_tiled32)}, NULL},
     {{"baseline",
       "no pipeline: load -> sync -> compute -> sync, one shared buffer",
       SEED000, 80, 1, 1, 1, TILE128},
      smem_tile128, pg_launch_baseline,
-     {"pg_baseline_kernel", NULL, T128_THREADS, 0, RULES(rules_register_staged)}},
+     {"pg_baseline_kernel", NULL, T128_THREADS, 0, RULES(rules_register_staged)}, NULL},
     {{"pingpong",
       "two shared buffers, next tile staged through registers (LDG -> STS)",
       SEED000, 80, 2, 2, 2, TILE128},
      smem_tile128, pg_launch_pingpong,
-     {"pg_pingpong_kernel", NULL, T128_THREADS, 0, RULES(rules_register_staged)}},
+     {"pg_pingpong_kernel", NULL, T128_THREADS, 0, RULES(rules_register_staged)}, NULL},
     {{"cp_async",
       "cp.async global->shared, commit_group/wait_group, STAGES buffers",
       SEED000, 80, 1, 8, 2, TILE128},
      smem_tile128, pg_launch_cp_async,
-     {"pg_cp_async_kernel", NULL, T128_THREADS, 1, RULES(rules_cp_async)}},
+     {"pg_cp_async_kernel", NULL, T128_THREADS, 1, RULES(rules_cp_async)}, NULL},
     {{"pipeline_thread",
       "cuda::pipeline, thread scope: memcpy_async + producer/consumer calls (async-group)",
       "seeds 001, 003", 80, 2, 8, 2, TILE128},
      smem_tile128, pg_launch_pipeline_thread,
-     {"pg_pipeline_thread_kernel", NULL, T128_THREADS, 1, RULES(rules_pipeline_thread)}},
+     {"pg_pipeline_thread_kernel", NULL, T128_THREADS, 1, RULES(rules_pipeline_thread)}, NULL},
     {{"pipeline_block",
       "cuda::pipeline, block scope: pipeline_shared_state in shared memory (mbarrier)",
       SEED003, 80, 2, 8, 2, TILE128},
      smem_tile128_barriers, pg_launch_pipeline_block,
      /* One instance per stage count; the default launches <2>. */
      {"pg_pipeline_block_kernel", "pg_pipeline_block_kernel<2>", T128_THREADS, 1,
-      RULES(rules_pipeline_block)}},
+      RULES(rules_pipeline_block)}, NULL},
     {{"barrier",
       "cuda::memcpy_async bound to cuda::barrier, split arrive/wait per stage",
       SEED003, 80, 2, 8, 2, TILE128},
      smem_tile128_barriers, pg_launch_barrier,
-     {"pg_barrier_kernel", NULL, T128_THREADS, 1, RULES(rules_barrier)}},
+     {"pg_barrier_kernel", NULL, T128_THREADS, 1, RULES(rules_barrier)}, NULL},
     {{"mbarrier",
       "raw PTX: cp.async + cp.async.mbarrier.arrive.noinc + mbarrier.try_wait.parity",
       SEED003, 80, 2, 8, 2, TILE128},
      smem_tile128_barriers, pg_launch_mbarrier,
-     {"pg_mbarrier_kernel", NULL, T128_THREADS, 1, RULES(rules_mbarrier)}},
+     {"pg_mbarrier_kernel", NULL, T128_THREADS, 1, RULES(rules_mbarrier)}, NULL},
     {{"warp_specialized",
       "producer warp(s) fill STAGES buffers with cp.async, consumer warps compute",
       SEED003, 80, 2, 8, 2, TILE128},
@@ -197,7 +223,20 @@ const pg_variant_entry pg_registry[] = {
       * PG_WS_PRODUCER_WARPS of them beside the 256 compute threads. */
      {"pg_warp_specialized_kernel",
       "pg_warp_specialized_kernel<" PG_STRINGIFY(PG_WS_PRODUCER_WARPS) ">",
-      T128_THREADS + PG_WARP_THREADS * PG_WS_PRODUCER_WARPS, 1, RULES(rules_warp_specialized)}},
+      T128_THREADS + PG_WARP_THREADS * PG_WS_PRODUCER_WARPS, 1, RULES(rules_warp_specialized)}, NULL},
+    {{"tma",
+      "Hopper TMA: one thread issues cp.async.bulk.tensor per tile on an expect_tx mbarrier, STAGES buffers",
+      SEED001, 90, 2, 8, 4, TILE128},
+     smem_tma, pg_launch_tma,
+     {"pg_tma_kernel", NULL, T128_THREADS, 1, RULES(rules_tma)}, pg_tma_check},
+    {{"tma_ws",
+      "TMA producer warp + consumer warpgroup (8x16 each), full/empty mbarriers, persistent grouped tiles",
+      SEED001, 90, 2, 8, 3, TWS_TILE_M, TWS_TILE_N, TWS_TILE_K, TWS_THREADS},
+     smem_tma_ws, pg_launch_tma_ws,
+     {"pg_tma_ws_kernel", NULL, TWS_THREADS, 1, RULES(rules_tma)}, pg_tma_check},
+    {{"auto", "the fastest correct variant for this GPU and shape (pg_auto_select)",
+      "-", 50, 0, 0, 0, 0, 0, 0, 0},
+     smem_none, NULL, {NULL, NULL, 0, 0, NULL, 0}, NULL},
 };
 
 const int pg_registry_count = (int)(sizeof pg_registry / sizeof pg_registry[0]);

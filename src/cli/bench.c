@@ -79,6 +79,7 @@ enum { OPERAND_A = 0, OPERAND_B = 1 };
 
 /* The CUDA error behind a status, when there is one to tell. */
 static const char *cuda_detail(pg_status status) {
+  if (pg_last_error_detail()[0] != '\0') return pg_last_error_detail();
   if (status != PG_ERR_CUDA && status != PG_ERR_NO_MEMORY &&
       status != PG_ERR_NO_DEVICE)
     return NULL;
@@ -104,8 +105,9 @@ static int row_failed(pgc_result_row *row, const char *label, const char *step,
     snprintf(what, sizeof what, "%s: %s", label, step);
   else
     snprintf(what, sizeof what, "%s", label);
+  const char *detail = cuda_detail(status);
   print_status_error(what, status);
-  pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, pg_strerror(status));
+  pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, detail ? detail : pg_strerror(status));
   return PGC_EXIT_FAILED;
 }
 
@@ -490,7 +492,16 @@ int pgc_run_one(pgc_session *session, const pgc_problem *problem,
     pgc_result_row_set_verdict(row, PGC_VERDICT_SKIP, reason);
     return PGC_EXIT_OK;
   }
-  kernel_facts(variant, stages, label, row);
+  /* auto: the row names what it ran, whose kernel the facts describe. */
+  const pg_variant_info *runs = variant;
+  int runs_stages = stages;
+  if (variant->max_stages == 0 && variant->tile_m == 0 &&
+      pg_auto_select(problem->m, problem->n, problem->k, problem->a, problem->lda, problem->b,
+                     problem->ldb, &runs, &runs_stages) == PG_OK) {
+    row->runs = runs->name;
+    row->stages = runs_stages;
+  }
+  kernel_facts(runs, runs_stages, label, row);
 
   gemm_call call = {variant, stages, problem};
   return pgc_run_measure(session, problem, label, run_gemm, &call, row);

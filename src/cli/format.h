@@ -107,6 +107,8 @@ typedef enum {
 
 typedef struct {
   const char *variant; /* registry name, static */
+  /* `auto` only: the variant it ran at this shape (registry name, static). */
+  const char *runs;
   int stages;          /* stage count used; 0 where the variant has none */
   int m, n, k;
   char shape[PGC_SHAPE_TEXT_SIZE]; /* "MxNxK" */
