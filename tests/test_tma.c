@@ -1,0 +1,179 @@
+/* The host half of the TMA variants, without a GPU: the layout rules that
+ * decide PG_ERR_UNSUPPORTED and their reasons, the tuning table, and the
+ * registry facts of tma, tma_ws and auto. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernels/tma_ws.h"
+#include "tma.h"
+#include "tuning.h"
+
+/* A device-pointer stand-in: only its value is looked at. */
+static float storage[64] __attribute__((aligned(16)));
+
+static pg_gemm_args aligned_args(void) {
+  pg_gemm_args g;
+  memset(&g, 0, sizeof g);
+  g.m = 100;
+  g.n = 60;
+  g.k = 36;
+  g.a = storage;
+  g.b = storage;
+  g.lda = 36;
+  g.ldb = 60;
+  return g;
+}
+
+static void test_aligned_layout_passes(void **state) {
+  (void)state;
+  pg_gemm_args g = aligned_args();
+  char why[200] = "untouched";
+  assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_OK);
+  g.lda = 40; /* padded rows, still 16-byte multiples */
+  g.ldb = 64;
+  assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_OK);
+}
+
+static void test_odd_stride_rejected_with_reason(void **state) {
+  (void)state;
+  char why[200] = "";
+  pg_gemm_args g = aligned_args();
+  g.lda = 37;
+  assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
+  assert_non_null(strstr(why, "A's row stride"));
+  assert_non_null(strstr(why, "lda = 37"));
+  assert_non_null(strstr(why, "148 bytes"));
+
+  g = aligned_args();
+  g.ldb = 62;
+  why[0] = '\0';
+  assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
+  assert_non_null(strstr(why, "B's row stride"));
+  assert_non_null(strstr(why, "ldb = 62"));
+}
+
+static void test_misaligned_base_rejected_with_reason(void **state) {
+  (void)state;
+  char why[200] = "";
+  pg_gemm_args g = aligned_args();
+  g.a = storage + 1;
+  assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
+  assert_non_null(strstr(why, "A's base address"));
+
+  g = aligned_args();
+  g.b = storage + 2; /* 8-byte aligned is not enough */
+  why[0] = '\0';
+  assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
+  assert_non_null(strstr(why, "B's base address"));
+}
+
+static void test_k_zero_needs_no_maps(void **state) {
+  (void)state;
+  char why[200] = "";
+  pg_gemm_args g = aligned_args();
+  g.k = 0;
+  g.a = storage + 1; /* nothing is copied, so nothing can be misaligned */
+  g.lda = 1;
+  assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_OK);
+  pg_tma_maps maps;
+  memset(&maps, 0xff, sizeof maps);
+  const pg_tma_boxes boxes = {8, 128, 0, 128, 8};
+  assert_int_equal(pg_tma_encode(&g, &boxes, &maps), cudaSuccess);
+  const unsigned char *bytes = (const unsigned char *)&maps;
+  for (size_t i = 0; i < sizeof maps; ++i) assert_int_equal(bytes[i], 0);
+}
+
+static void test_tuning_table(void **state) {
+  (void)state;
+  unsetenv("PIPEGEMM_TMA_WS_GROUP_M");
+  unsetenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM");
+  pg_tuning h200 = pg_tuning_for(90, 132);
+  assert_non_null(strstr(h200.measured_on, "H200"));
+  assert_true(h200.tma_ws_group_m >= 1);
+  assert_true(h200.tma_ws_blocks_per_sm >= 0);
+  const pg_variant_info *fallback = pg_variant_find(h200.fallback_variant);
+  assert_non_null(fallback);
+  assert_true(fallback->min_cc < 90); /* auto's way out where TMA cannot run */
+  assert_true(h200.fallback_stages >= fallback->min_stages &&
+              h200.fallback_stages <= fallback->max_stages);
+
+  /* Any other GPU gets a row too. */
+  pg_tuning other = pg_tuning_for(80, 108);
+  assert_non_null(other.measured_on);
+  assert_non_null(pg_variant_find(other.fallback_variant));
+
+  /* Overrides for tuning runs; junk is ignored. */
+  setenv("PIPEGEMM_TMA_WS_GROUP_M", "3", 1);
+  setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "0", 1);
+  pg_tuning t = pg_tuning_for(90, 132);
+  assert_int_equal(t.tma_ws_group_m, 3);
+  assert_int_equal(t.tma_ws_blocks_per_sm, 0);
+  setenv("PIPEGEMM_TMA_WS_GROUP_M", "many", 1);
+  setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "-2", 1);
+  t = pg_tuning_for(90, 132);
+  assert_int_equal(t.tma_ws_group_m, h200.tma_ws_group_m);
+  assert_int_equal(t.tma_ws_blocks_per_sm, h200.tma_ws_blocks_per_sm);
+  unsetenv("PIPEGEMM_TMA_WS_GROUP_M");
+  unsetenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM");
+}
+
+static void test_registry_facts(void **state) {
+  (void)state;
+  const char *hopper[] = {"tma", "tma_ws"};
+  for (int i = 0; i < 2; ++i) {
+    const pg_variant_info *v = pg_variant_find(hopper[i]);
+    assert_non_null(v);
+    assert_int_equal(v->min_cc, 90);
+    assert_int_equal(v->min_stages, 2);
+    assert_int_equal(v->max_stages, 8);
+    const pg_variant_entry *e = pg_entry_of(v);
+    assert_non_null(e->check); /* the TMA layout rules are enforced */
+    size_t two = 0, three = 0;
+    assert_int_equal(pg_variant_smem_bytes(v, 2, &two), PG_OK);
+    assert_int_equal(pg_variant_smem_bytes(v, 3, &three), PG_OK);
+    assert_true(three > two);
+  }
+  /* tma is the seed-000 tile, so that it compares with cp_async. */
+  const pg_variant_info *tma = pg_variant_find("tma"), *cp = pg_variant_find("cp_async");
+  assert_int_equal(tma->tile_m, cp->tile_m);
+  assert_int_equal(tma->tile_n, cp->tile_n);
+  assert_int_equal(tma->tile_k, cp->tile_k);
+  assert_int_equal(tma->threads, cp->threads);
+  /* tma_ws's default fits two blocks per SM in an H200's 227 KiB. */
+  const pg_variant_info *ws = pg_variant_find("tma_ws");
+  size_t bytes = 0;
+  assert_int_equal(pg_variant_smem_bytes(ws, 0, &bytes), PG_OK);
+  assert_true(2 * (bytes + 1024) <= 228 * 1024);
+  assert_int_equal(ws->tile_k, TWS_TILE_K);
+}
+
+static void test_auto_without_gpu(void **state) {
+  (void)state;
+  const pg_variant_info *v = NULL;
+  int stages = -1;
+  assert_int_equal(pg_auto_select(8, 8, 8, storage, 8, storage, 8, NULL, &stages),
+                   PG_ERR_INVALID_ARG);
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
+    assert_int_equal(pg_auto_select(8, 8, 8, storage, 8, storage, 8, &v, &stages),
+                     PG_ERR_NO_DEVICE);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_aligned_layout_passes),
+      cmocka_unit_test(test_odd_stride_rejected_with_reason),
+      cmocka_unit_test(test_misaligned_base_rejected_with_reason),
+      cmocka_unit_test(test_k_zero_needs_no_maps),
+      cmocka_unit_test(test_tuning_table),
+      cmocka_unit_test(test_registry_facts),
+      cmocka_unit_test(test_auto_without_gpu),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
