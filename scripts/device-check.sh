@@ -8,8 +8,8 @@
 # Needs .deps/cmocka (scripts/fetch-cmocka.sh, run where there is network;
 # .deps is git-ignored, so the device call must carry it). Files in $OUT:
 #   summary.txt   nvidia-smi, each step's exit status and time
-#   build.log     configure + build
-#   test.log      ctest, every test (GPU ones included)
+#   build.log     configure + build, then ctest: every test (GPU ones
+#                 included)
 #   sanitizer.log compute-sanitizer memcheck/racecheck/synccheck/initcheck
 #   bench.txt     make run (pipegemm bench --variant all, 4096^3), table, and
 #                 the kernels' registers/shared memory (cuobjdump)
@@ -17,7 +17,10 @@
 #                 pipegemm study single-warp
 #   sweep.csv     pipegemm bench --variant all --stages 1-8 --format csv at
 #                 2048^3 and 4096^3 (scripts/plot-stages.sh draws it)
-#   profile.txt   pipegemm study pipelining --profile (Nsight Compute), then
+#   sizes.csv     the Hopper size sweep: cublas, cp_async, tma, tma_ws and
+#                 auto at their default stages over PG_SIZE_SHAPES
+#                 (scripts/report.py draws it)
+#   profile.txt   pipegemm profile $PG_PROFILE_ARGS (Nsight Compute), then
 #                 everything ncu printed (re-derive tables from it with
 #                 scripts/replay-ncu.sh, no GPU needed)
 #
@@ -44,6 +47,10 @@
 #   PG_BENCH_RESERVE_S=200     of which the sanitizer runs leave this much to
 #                              the benchmark and study
 #   PG_BUILD_DIR=build-dev
+#   PG_PROFILE_ARGS="--variant cublas,cp_async,mbarrier,tma,tma_ws --size 4096"
+#   PG_SIZE_SHAPES="--size=1024 --size=2048 ..."  one bench run per word
+#                              ('=' joins an option and its value; ':'
+#                              separates options within a shape)
 set -uo pipefail
 
 root=$(pwd)
@@ -136,12 +143,11 @@ grep -E "error|warning" "$OUT/build.log" | head -n 20 >>"$summary"
 
 # ---- tests --------------------------------------------------------------------
 if (( built )) && [ "$testing" = ON ] && [ "${PG_SKIP_TESTS:-0}" != 1 ]; then
-  : >"$OUT/test.log"
   # The README's test command, on the build configured above.
-  run_step "make test" "$OUT/test.log" "$OUT/test.log" 200 \
+  run_step "make test" "$OUT/build.log" "$OUT/build.log" 200 \
     make test BUILD="$build"
   # the per-test lines, for the summary
-  grep -E "Test +#|tests passed|Skipped|Failed" "$OUT/test.log" | head -n 40 >>"$summary"
+  grep -E "Test +#|tests passed|Skipped|Failed" "$OUT/build.log" | head -n 40 >>"$summary"
 fi
 
 # ---- compute-sanitizer over the GPU tests ----------------------------------------
@@ -220,10 +226,19 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
     run_step "stage sweep $sweep_size" "$OUT/sweep.csv" "$OUT/summary.txt" 150 \
       "$cli" bench --variant all --stages 1-8 --size "$sweep_size" --format csv --quiet
   done
+  : >"$OUT/sizes.csv"
+  for shape in ${PG_SIZE_SHAPES:---size=1024 --size=2048 --size=4096 --size=8192 --m=4096:--n=8192:--k=2048 --m=3000:--n=5000:--k=1000}; do
+    # shellcheck disable=SC2046 # one word per option of the shape
+    run_step "size sweep $shape" "$OUT/sizes.csv" "$OUT/summary.txt" 120 \
+      "$cli" bench --variant cublas,cp_async,tma,tma_ws,auto $(echo "$shape" | tr ':' ' ') \
+      --format csv --quiet
+  done
   if [ "${PG_SKIP_PROFILE:-0}" != 1 ]; then
     : >"$OUT/profile.txt"
-    run_step "study pipelining --profile" "$OUT/profile.txt" "$OUT/profile.txt" 150 \
-      "$cli" study pipelining --profile --quiet --raw /tmp/pg-ncu-raw.txt
+    # shellcheck disable=SC2086 # PG_PROFILE_ARGS is a list of words
+    run_step "profile" "$OUT/profile.txt" "$OUT/profile.txt" 200 \
+      "$cli" profile ${PG_PROFILE_ARGS:---variant cublas,cp_async,mbarrier,tma,tma_ws --size 4096} \
+      --quiet --raw /tmp/pg-ncu-raw.txt
     { echo "==== what ncu printed"; cat /tmp/pg-ncu-raw.txt 2>/dev/null; } >>"$OUT/profile.txt"
   fi
   objdump_tool=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
