@@ -154,6 +154,18 @@ static const pg_sass_rule rules_tma[] = {
     {SM8X, MUST, "BPT.TRAP", "the sm_80 build no longer traps: it would silently do nothing"},
 };
 
+/* tma_ws: the same, and setmaxnreg moving registers from the producer
+ * warpgroup to the consumers (USETMAXREG, sm_90a code). */
+static const pg_sass_rule rules_tma_ws[] = {
+    {SM90_UP, MUST, "UTMALDG", "the tiles no longer arrive by bulk tensor copy (TMA)"},
+    {SM90_UP, MUST, "SYNCS.ARRIVE", "nobody arrives on an mbarrier (expect_tx or release)"},
+    {SM90_UP, MUST, "SYNCS.PHASECHK", "nobody waits on an mbarrier (try_wait) any more"},
+    {SM90_UP, MUST, "USETMAXREG", "setmaxnreg is gone: the consumers keep the launch's 128 registers"},
+    {ANY_SM, NEVER, "LDGSTS", "threads copy pieces with cp.async instead of the copy engine"},
+    {ANY_SM, NEVER, "LDGDEPBAR", "cp.async commit groups are back"},
+    {SM8X, MUST, "BPT.TRAP", "the sm_80 build no longer traps: it would silently do nothing"},
+};
+
 #define PG_STRINGIFY_(x) #x
 #define PG_STRINGIFY(x) PG_STRINGIFY_(x)
 #define PG_WARP_THREADS 32
@@ -233,7 +245,7 @@ const pg_variant_entry pg_registry[] = {
       "TMA producer warp + consumer warpgroup (8x16 each), full/empty mbarriers, persistent grouped tiles",
       SEED001, 90, 2, 8, 3, TWS_TILE_M, TWS_TILE_N, TWS_TILE_K, TWS_THREADS},
      smem_tma_ws, pg_launch_tma_ws,
-     {"pg_tma_ws_kernel", NULL, TWS_THREADS, 1, RULES(rules_tma)}, pg_tma_check},
+     {"pg_tma_ws_kernel", NULL, TWS_THREADS, 1, RULES(rules_tma_ws)}, pg_tma_check},
     {{"auto", "the fastest correct variant for this GPU and shape (pg_auto_select)",
       "-", 50, 0, 0, 0, 0, 0, 0, 0},
      smem_none, NULL, {NULL, NULL, 0, 0, NULL, 0}, NULL},

@@ -198,6 +198,8 @@ static const char usage_bench[] =
     "                        (default: each variant's default); a variant with one\n"
     "                        fixed stage count runs once at it; with --variant all,\n"
     "                        counts outside a variant's range are skipped for it\n"
+    "                        (auto has none: it runs what it picks for the GPU\n"
+    "                        and shape, named in the 'runs' column)\n"
     "  --warmup N            untimed runs before timing (default: 10)\n"
     "  --iters N             timed runs, at least 1 (default: 20)\n"
     "  --flush-l2 on|off     clear the L2 cache before every run (default: on)\n"
@@ -209,6 +211,8 @@ static const char usage_bench[] =
     "  -h, --help            this text\n"
     "\n"
     "An option's value goes after a space or an '=': --size 2048, --size=2048.\n"
+    "Environment: PIPEGEMM_TMA_WS_GROUP_M and PIPEGEMM_TMA_WS_BLOCKS_PER_SM\n"
+    "override tma_ws's tuning table (src/tuning.c; scripts/tune-tma-ws.sh).\n"
     "exit codes: 0 ok, 1 a check failed or a run returned an error,\n"
     "            2 bad usage, 3 no usable CUDA GPU\n";
 

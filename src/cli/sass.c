@@ -9,8 +9,8 @@
 
 /* Opcodes first seen in sm_90 code: each appeared when a probe kernel using
  * mbarrier.try_wait, mbarrier.arrive.expect_tx, cp.async.bulk,
- * cp.async.bulk.tensor, elect.sync, fence.proxy.async, barrier.cluster and
- * wgmma was compiled for sm_90/sm_90a with nvcc 13.0, and ptxas rejects each
+ * cp.async.bulk.tensor, elect.sync, fence.proxy.async, barrier.cluster,
+ * setmaxnreg and wgmma was compiled for sm_90/sm_90a with nvcc 13.0, and ptxas rejects each
  * of those PTX instructions for sm_80 ("requires .target sm_90 or higher"). */
 const char *const pgc_hopper_only_opcodes[] = {
     "SYNCS",     /* mbarrier try_wait, arrive, expect_tx */
@@ -26,6 +26,7 @@ const char *const pgc_hopper_only_opcodes[] = {
     "CGAERRBAR",
     "HGMMA",     /* wgmma (sm_90a) */
     "WARPGROUP", /* wgmma.fence / commit / wait */
+    "USETMAXREG", /* setmaxnreg (sm_90a) */
     NULL,
 };
 
