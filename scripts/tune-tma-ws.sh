@@ -24,7 +24,7 @@ for size in ${PG_TUNE_SIZES:-4096}; do
         "$cli" bench --variant tma_ws --stages "${PG_TUNE_STAGES:-2-8}" --size "$size" \
         --warmup 3 --iters "${PG_TUNE_ITERS:-10}" --format csv --quiet) || true
       rows=$(printf '%s\n' "$out" | grep -v '^#')
-      [ -z "$header" ] && header="group_m,blocks_per_sm,$(printf '%s\n' "$rows" | head -n 1)"
+      [ -z "$header" ] && header="group_m,grid_blocks_per_sm,$(printf '%s\n' "$rows" | head -n 1)"
       printf "%s\n" "$rows" | tail -n +2 | { grep -v "^$" || true; } | sed "s/^/$group,$blocks,/" >>"$tmp"
     done
   done
