@@ -110,8 +110,10 @@ pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m,
                            int ldc, cudaStream_t stream);
 
 /* What the `auto` variant runs for this shape and layout on the current
- * device: the fastest of our variants that can run it (tma_ws on sm_90 when
- * TMA accepts the layout, else the tuned cp.async-family configuration).
+ * device: the fastest of our variants that can run it, by the tuning table
+ * (src/tuning.c): tma_ws on sm_90 when TMA accepts the layout and there is
+ * at least one of its tiles per SM, tma for smaller problems, else the
+ * tuned cp.async-family configuration.
  * Writes the variant and its stage count; PG_ERR_NO_DEVICE without a GPU. */
 pg_status pg_auto_select(int m, int n, int k, const float *a, int lda,
                          const float *b, int ldb,

@@ -76,7 +76,6 @@ static int is_auto(const pg_variant_info *variant) {
   return variant != NULL && strcmp(variant->name, "auto") == 0;
 }
 
-
 pg_status pg_auto_select(int m, int n, int k, const float *a, int lda,
                          const float *b, int ldb,
                          const pg_variant_info **variant, int *stages) {
@@ -99,11 +98,17 @@ pg_status pg_auto_select(int m, int n, int k, const float *a, int lda,
   const long long tiles = (long long)((m + TWS_TILE_M - 1) / TWS_TILE_M) *
                           ((n + TWS_TILE_N - 1) / TWS_TILE_N);
   const pg_variant_info *flagship = pg_variant_find("tma_ws");
-  if (flagship != NULL && tiles >= (long long)tuning.auto_tma_min_tiles_per_sm * sms &&
-      pg_variant_supported(flagship, 0) == PG_OK &&
-      pg_tma_check(&probe, why, sizeof why) == PG_OK) {
+  const pg_variant_info *small = pg_variant_find(tuning.small_variant);
+  const int tma_ok = flagship != NULL && pg_variant_supported(flagship, 0) == PG_OK &&
+                     pg_tma_check(&probe, why, sizeof why) == PG_OK;
+  if (tma_ok && tiles >= (long long)tuning.auto_tma_min_tiles_per_sm * sms) {
     *variant = flagship;
     *stages = flagship->default_stages;
+    return PG_OK;
+  }
+  if (tma_ok && small != NULL && pg_variant_supported(small, tuning.small_stages) == PG_OK) {
+    *variant = small;
+    *stages = tuning.small_stages;
     return PG_OK;
   }
   const pg_variant_info *fallback = pg_variant_find(tuning.fallback_variant);

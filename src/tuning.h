@@ -17,10 +17,12 @@ typedef struct {
   int tma_ws_group_m;
   int tma_ws_blocks_per_sm;
   /* auto takes tma_ws only with at least this many of its output tiles per
-   * SM (fewer leave SMs idle, where the fallback's 8 compute warps per
-   * block do better); else, and where TMA cannot run (older GPU, a layout
-   * TMA rejects), the fallback below. */
+   * SM (fewer leave SMs idle); below that, where TMA accepts the layout,
+   * small_variant at small_stages; and where TMA cannot run (older GPU, a
+   * layout TMA rejects), fallback_variant at fallback_stages. */
   int auto_tma_min_tiles_per_sm;
+  const char *small_variant;
+  int small_stages;
   const char *fallback_variant;
   int fallback_stages;
 } pg_tuning;

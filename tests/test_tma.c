@@ -103,6 +103,13 @@ static void test_tuning_table(void **state) {
   assert_true(h200.fallback_stages >= fallback->min_stages &&
               h200.fallback_stages <= fallback->max_stages);
 
+  /* Small problems with a TMA layout: a variant with TMA's own rules. */
+  const pg_variant_info *small = pg_variant_find(h200.small_variant);
+  assert_non_null(small);
+  assert_non_null(pg_entry_of(small)->check);
+  assert_true(h200.small_stages >= small->min_stages && h200.small_stages <= small->max_stages);
+  assert_true(h200.auto_tma_min_tiles_per_sm >= 1);
+
   /* Any other GPU gets a row too. */
   pg_tuning other = pg_tuning_for(80, 108);
   assert_non_null(other.measured_on);
