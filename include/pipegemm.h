@@ -51,7 +51,7 @@ cudaError_t pg_last_cuda_error(void);
 
 /* Why the last call on this thread failed, in one line, where the status
  * alone does not say (e.g. which TMA layout rule a PG_ERR_UNSUPPORTED broke);
- * "" otherwise. Cleared by every pg_sgemm call. */
+ * "" otherwise. Cleared by every pg_sgemm and pg_variant_accepts call. */
 const char *pg_last_error_detail(void);
 
 /* Description of one variant. Strings are static; the registry owns them. */
@@ -108,6 +108,14 @@ pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m,
                            int n, int k, float alpha, const float *a, int lda,
                            const float *b, int ldb, float beta, float *c,
                            int ldc, cudaStream_t stream);
+
+/* Whether pg_sgemm_variant would run this call, without running it: PG_OK,
+ * or the status it would return before any device work (PG_ERR_UNSUPPORTED
+ * with pg_last_error_detail() saying which layout rule fails, PG_ERR_ARCH,
+ * PG_ERR_STAGES, ...). Needs the device for everything past the arguments. */
+pg_status pg_variant_accepts(const pg_variant_info *variant, int stages, int m, int n,
+                             int k, const float *a, int lda, const float *b, int ldb,
+                             const float *c, int ldc);
 
 /* What the `auto` variant runs for this shape and layout on the current
  * device: the fastest of our variants that can run it, by the tuning table

@@ -74,6 +74,7 @@ typedef struct {
   pg_launch_fn launch;   /* NULL for cublas, which pg_sgemm calls itself */
   pg_kernel_spec kernel;
   pg_check_fn check; /* NULL: every layout pg_sgemm accepts runs */
+  int grid_y_tiles;  /* 1: the launch puts M's tiles on grid y (at most 65535) */
 } pg_variant_entry;
 
 /* The registry (src/registry.c). */

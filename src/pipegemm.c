@@ -95,18 +95,21 @@ pg_status pg_auto_select(int m, int n, int k, const float *a, int lda,
   probe.ldb = ldb;
   char why[8];
   const pg_tuning tuning = pg_tuning_for(cc, sms);
-  const long long tiles = (long long)((m + TWS_TILE_M - 1) / TWS_TILE_M) *
-                          ((n + TWS_TILE_N - 1) / TWS_TILE_N);
+  const long long tiles = (((long long)m + TWS_TILE_M - 1) / TWS_TILE_M) *
+                          (((long long)n + TWS_TILE_N - 1) / TWS_TILE_N);
   const pg_variant_info *flagship = pg_variant_find("tma_ws");
   const pg_variant_info *small = pg_variant_find(tuning.small_variant);
-  const int tma_ok = flagship != NULL && pg_variant_supported(flagship, 0) == PG_OK &&
+  /* A kernel image for this GPU, too: tma_ws is built for sm_90a only. */
+  pg_kernel_facts facts;
+  const int tma_ok = flagship != NULL && pg_variant_kernel_facts(flagship, 0, &facts) == PG_OK &&
                      pg_tma_check(&probe, why, sizeof why) == PG_OK;
   if (tma_ok && tiles >= (long long)tuning.auto_tma_min_tiles_per_sm * sms) {
     *variant = flagship;
     *stages = flagship->default_stages;
     return PG_OK;
   }
-  if (tma_ok && small != NULL && pg_variant_supported(small, tuning.small_stages) == PG_OK) {
+  if (tma_ok && small != NULL &&
+      pg_variant_kernel_facts(small, tuning.small_stages, &facts) == PG_OK) {
     *variant = small;
     *stages = tuning.small_stages;
     return PG_OK;
@@ -123,11 +126,17 @@ pg_status pg_auto_select(int m, int n, int k, const float *a, int lda,
   return pg_variant_supported(*variant, *stages);
 }
 
-pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m,
-                           int n, int k, float alpha, const float *a, int lda,
-                           const float *b, int ldb, float beta, float *c,
-                           int ldc, cudaStream_t stream) {
+/* Everything pg_sgemm_variant decides before it launches: the arguments,
+ * the device, `auto`'s choice, the variant's layout rules. On PG_OK with
+ * *run_it set, *args is ready for (*entry_out)->launch; with it clear there
+ * is nothing to do (M or N is 0). Sets pg_last_error_detail() when it can
+ * say more than the status. */
+static pg_status prepare(const pg_variant_info *variant, int stages, int m, int n, int k,
+                         float alpha, const float *a, int lda, const float *b, int ldb,
+                         float beta, float *c, int ldc, cudaStream_t stream,
+                         const pg_variant_entry **entry_out, pg_gemm_args *args, int *run_it) {
   pg_set_error_detail("");
+  *run_it = 0;
   const pg_variant_entry *entry = pg_entry_of(variant);
   if (variant != NULL && entry == NULL) return PG_ERR_INVALID_ARG;
   pg_status st =
@@ -139,48 +148,73 @@ pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m,
     int chosen_stages = 0;
     st = pg_auto_select(m, n, k, a, lda, b, ldb, &chosen, &chosen_stages);
     if (st != PG_OK) return st;
-    return pg_sgemm_variant(chosen, chosen_stages, m, n, k, alpha, a, lda, b, ldb,
-                            beta, c, ldc, stream);
+    return prepare(chosen, chosen_stages, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                   stream, entry_out, args, run_it);
   }
 
   st = pg_variant_supported(variant, stages);
   if (st != PG_OK) return st;
 
-  pg_gemm_args args;
-  memset(&args, 0, sizeof args);
-  args.producer_warps = PG_WS_PRODUCER_WARPS;
-  args.m = m;
-  args.n = n;
-  args.k = k;
-  args.alpha = alpha;
-  args.beta = beta;
-  args.a = a;
-  args.b = b;
-  args.c = c;
-  args.lda = lda;
-  args.ldb = ldb;
-  args.ldc = ldc;
-  args.vec_a = (lda % 4 == 0) && is_16_byte_aligned(a);
-  args.vec_b = (ldb % 4 == 0) && is_16_byte_aligned(b);
-  args.stages = stages;
-  args.smem_bytes = entry->smem_bytes(stages);
-  args.stream = stream;
+  memset(args, 0, sizeof *args);
+  args->producer_warps = PG_WS_PRODUCER_WARPS;
+  args->m = m;
+  args->n = n;
+  args->k = k;
+  args->alpha = alpha;
+  args->beta = beta;
+  args->a = a;
+  args->b = b;
+  args->c = c;
+  args->lda = lda;
+  args->ldb = ldb;
+  args->ldc = ldc;
+  args->vec_a = (lda % 4 == 0) && is_16_byte_aligned(a);
+  args->vec_b = (ldb % 4 == 0) && is_16_byte_aligned(b);
+  args->stages = stages;
+  args->smem_bytes = entry->smem_bytes(stages);
+  args->stream = stream;
 
-  if (entry->launch == NULL) return pg_cublas_sgemm(&args);
-  if (variant->tile_m > 0 && (m + variant->tile_m - 1) / variant->tile_m > PG_MAX_GRID_Y) {
+  if (entry->launch != NULL && entry->grid_y_tiles &&
+      (m + variant->tile_m - 1) / variant->tile_m > PG_MAX_GRID_Y) {
     pg_set_error_detail("M needs more than 65535 tile rows, the grid's y limit");
     return PG_ERR_UNSUPPORTED;
   }
   if (entry->check != NULL) {
     char why[PG_WHY_SIZE];
     why[0] = '\0';
-    st = entry->check(&args, why, sizeof why);
+    st = entry->check(args, why, sizeof why);
     if (st != PG_OK) {
       pg_set_error_detail(why);
       return st;
     }
   }
+  *entry_out = entry;
+  *run_it = 1;
+  return PG_OK;
+}
+
+pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m,
+                           int n, int k, float alpha, const float *a, int lda,
+                           const float *b, int ldb, float beta, float *c,
+                           int ldc, cudaStream_t stream) {
+  const pg_variant_entry *entry = NULL;
+  pg_gemm_args args;
+  int run_it = 0;
+  pg_status st = prepare(variant, stages, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                         stream, &entry, &args, &run_it);
+  if (st != PG_OK || !run_it) return st;
+  if (entry->launch == NULL) return pg_cublas_sgemm(&args);
   return pg_status_from_cuda(entry->launch(&args));
+}
+
+pg_status pg_variant_accepts(const pg_variant_info *variant, int stages, int m, int n,
+                             int k, const float *a, int lda, const float *b, int ldb,
+                             const float *c, int ldc) {
+  const pg_variant_entry *entry = NULL;
+  pg_gemm_args args;
+  int run_it = 0;
+  return prepare(variant, stages, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, (float *)c, ldc, NULL,
+                 &entry, &args, &run_it);
 }
 
 pg_status pg_sgemm(const char *variant, int stages, int m, int n, int k,

@@ -8,7 +8,7 @@
 static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), 2026-11-29, bench/results/h200-tma.md: one
      * block per tile beat the persistent grid (2 blocks/SM) at 4096^3,
-     * 2.772 against 2.846 ms, and at 2048^3 and 8192^3; the group size
+     * 2.772 against 2.846 ms, and at 8192^3, and tied at 2048^3; the group size
      * moved nothing beyond noise (4, 8, 16: 2.772-2.773 ms). At 1024^3 (64
      * tiles) tma took 0.1275 ms, mbarrier 0.1374, tma_ws 0.2025; at 4096^3
      * mbarrier (3.52 ms) is the fastest kernel without TMA. */

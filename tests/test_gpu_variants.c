@@ -34,8 +34,9 @@ typedef struct {
 } shape;
 
 /* 2100x2100x8 has 289 tiles of 128x128: more than a persistent grid of two
- * blocks per SM on a 132-SM GPU, so blocks of tma_ws take several tiles and
- * their stage rings run on across tiles. */
+ * blocks per SM on a 132-SM GPU, so in the persistent pass below (main) the
+ * blocks of tma_ws take several tiles and their stage rings run on across
+ * tiles. */
 static const shape shapes[] = {
     {1, 1, 1},       {7, 13, 5},       {35, 79, 19},  {128, 128, 8}, {129, 257, 17},
     {300, 200, 9},   {256, 384, 40},   {64, 96, 0},   {2100, 2100, 8}, {1000, 1000, 1000},
@@ -406,6 +407,35 @@ int main(void) {
       }
       release(&p);
     }
+  }
+
+  /* tma_ws's persistent grid (the H200's table launches one block per
+   * tile): two blocks per SM and an odd tile group, so blocks take several
+   * tiles each (2100x2100x8: 289 tiles) and their stage rings run on across
+   * tiles. The variant reads the override at every launch. */
+  const pg_variant_info *ws = pg_variant_find("tma_ws");
+  if (ws != NULL && selected(ws->name) && pg_variant_supported(ws, 0) == PG_OK) {
+    int ws_index = 0;
+    while (pg_variant_at(ws_index) != ws) ws_index++;
+    setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "2", 1);
+    setenv("PIPEGEMM_TMA_WS_GROUP_M", "3", 1);
+    printf("tma_ws, persistent grid (PIPEGEMM_TMA_WS_BLOCKS_PER_SM=2, GROUP_M=3)\n");
+    for (int si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++) {
+      if (quick && (double)shapes[si].m * shapes[si].n * shapes[si].k >= BIG_WORK) continue;
+      for (int mi = 0; mi < N_MODES; mi++) {
+        if (modes[mi].id != MODE_DENSE && modes[mi].id != MODE_BETA) continue;
+        problem p;
+        memset(&p, 0, sizeof p);
+        p.s = shapes[si];
+        p.md = &modes[mi];
+        prepare(&p, si);
+        run_one(&p, ws_index, 2);
+        run_one(&p, ws_index, 0);
+        release(&p);
+      }
+    }
+    unsetenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM");
+    unsetenv("PIPEGEMM_TMA_WS_GROUP_M");
   }
 
   PGT_CUDA(cudaStreamDestroy(stream));

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,11 +117,13 @@ static void test_tuning_table(void **state) {
   assert_non_null(pg_variant_find(other.fallback_variant));
 
   /* Overrides for tuning runs; junk is ignored. */
+  char other_blocks[16];
+  snprintf(other_blocks, sizeof other_blocks, "%d", h200.tma_ws_blocks_per_sm + 2);
   setenv("PIPEGEMM_TMA_WS_GROUP_M", "3", 1);
-  setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "0", 1);
+  setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", other_blocks, 1);
   pg_tuning t = pg_tuning_for(90, 132);
   assert_int_equal(t.tma_ws_group_m, 3);
-  assert_int_equal(t.tma_ws_blocks_per_sm, 0);
+  assert_int_equal(t.tma_ws_blocks_per_sm, h200.tma_ws_blocks_per_sm + 2);
   setenv("PIPEGEMM_TMA_WS_GROUP_M", "many", 1);
   setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "-2", 1);
   t = pg_tuning_for(90, 132);
@@ -167,9 +170,14 @@ static void test_auto_without_gpu(void **state) {
   assert_int_equal(pg_auto_select(8, 8, 8, storage, 8, storage, 8, NULL, &stages),
                    PG_ERR_INVALID_ARG);
   int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     assert_int_equal(pg_auto_select(8, 8, 8, storage, 8, storage, 8, &v, &stages),
                      PG_ERR_NO_DEVICE);
+  } else { /* a GPU: auto always names a variant that runs */
+    assert_int_equal(pg_auto_select(8, 8, 8, storage, 8, storage, 8, &v, &stages), PG_OK);
+    assert_non_null(v);
+    assert_int_equal(pg_variant_supported(v, stages), PG_OK);
+  }
 }
 
 int main(void) {

@@ -79,7 +79,8 @@ enum { OPERAND_A = 0, OPERAND_B = 1 };
 
 /* The CUDA error behind a status, when there is one to tell. */
 static const char *cuda_detail(pg_status status) {
-  if (pg_last_error_detail()[0] != '\0') return pg_last_error_detail();
+  if (status == PG_ERR_UNSUPPORTED && pg_last_error_detail()[0] != '\0')
+    return pg_last_error_detail();
   if (status != PG_ERR_CUDA && status != PG_ERR_NO_MEMORY &&
       status != PG_ERR_NO_DEVICE)
     return NULL;
@@ -490,6 +491,14 @@ int pgc_run_one(pgc_session *session, const pgc_problem *problem,
     pgc_support_reason(variant, stages, status, &session->info, reason,
                        sizeof reason);
     pgc_result_row_set_verdict(row, PGC_VERDICT_SKIP, reason);
+    return PGC_EXIT_OK;
+  }
+  /* A layout the variant refuses (TMA's alignment rules) is a SKIP with the
+   * reason, as an architecture it cannot run is. */
+  status = pg_variant_accepts(variant, stages, problem->m, problem->n, problem->k, problem->a,
+                              problem->lda, problem->b, problem->ldb, problem->c, problem->ldc);
+  if (status == PG_ERR_UNSUPPORTED) {
+    pgc_result_row_set_verdict(row, PGC_VERDICT_SKIP, pg_last_error_detail());
     return PGC_EXIT_OK;
   }
   /* auto: the row names what it ran, whose kernel the facts describe. */

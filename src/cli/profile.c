@@ -895,6 +895,38 @@ int pgc_profile_runs(const pgc_options *opts, const pgc_profile_config *config,
 
 /* ---- pipegemm profile --------------------------------------------------------- */
 
+/* `auto` has no kernel of its own: it is profiled as the variant it runs at
+ * this shape (dense operands, as bench allocates them), unless that run is
+ * already planned. Without a GPU to ask, it is left out. Returns the new
+ * count. */
+static int resolve_auto(const pgc_options *opts, pgc_run_spec *runs, int count) {
+  int kept = 0;
+  for (int i = 0; i < count; ++i) {
+    pgc_run_spec run = runs[i];
+    if (strcmp(run.variant->name, "auto") == 0) {
+      const pg_variant_info *chosen = NULL;
+      int stages = 0;
+      if (cudaSetDevice(opts->device) != cudaSuccess ||
+          pg_auto_select(opts->m, opts->n, opts->k, NULL, opts->k > 1 ? opts->k : 1, NULL,
+                         opts->n > 1 ? opts->n : 1, &chosen, &stages) != PG_OK) {
+        if (!opts->quiet) fprintf(stderr, "pipegemm: auto: left out (no GPU to ask what it runs)\n");
+        continue;
+      }
+      if (!opts->quiet)
+        fprintf(stderr, "pipegemm: auto runs %s at %d stages here; profiled as that\n",
+                chosen->name, stages);
+      run.variant = chosen;
+      run.stages = stages;
+      int planned = 0;
+      for (int j = 0; j < count; ++j)
+        planned |= runs[j].variant == chosen && runs[j].stages == stages;
+      if (planned) continue;
+    }
+    runs[kept++] = run;
+  }
+  return kept;
+}
+
 int pgc_cmd_profile(const pgc_options *opts) {
   int count = pgc_plan_runs(opts, NULL, 0);
   if (count == 0) {
@@ -909,6 +941,12 @@ int pgc_cmd_profile(const pgc_options *opts) {
     return PGC_EXIT_FAILED;
   }
   pgc_plan_runs(opts, runs, count);
+  count = resolve_auto(opts, runs, count);
+  if (count == 0) {
+    fprintf(stderr, "pipegemm: auto: no GPU to tell which variant it runs, so nothing to profile\n");
+    free(runs);
+    return PGC_EXIT_NO_GPU;
+  }
   pgc_profile_config config = {opts->ncu_path, opts->raw_path, opts->device,
                                opts->m,        opts->n,        opts->k,
                                opts->quiet};

@@ -1,5 +1,6 @@
 /* 12 tma_ws — the flagship: a TMA producer warp and a consumer warpgroup,
- * persistent over output tiles in grouped order; sm_90 only.
+ * over output tiles in grouped order, one block per tile or a persistent
+ * grid (the tuning table decides); sm_90 only.
  *
  * Block: 128 consumer threads (warps 0-3) and a producer warpgroup (warps
  * 4-7) of which one lane works; the warpgroup exists because setmaxnreg
@@ -15,7 +16,8 @@
  * Tiles: block b takes tiles b, b + gridDim.x, ...; tile t maps to
  * (row, column) in groups of `group_m` tile rows, column-major inside a
  * group, so blocks running together share A rows and B columns in L2.
- * The grid is blocks_per_sm x SMs (the tuning table, src/tuning.c).
+ * The grid is blocks_per_sm x SMs from the tuning table (src/tuning.c), or
+ * one block per tile where the table says 0 (the H200's row: faster there).
  *
  * Consumer thread (w = warp, ty = lane/8, tx = lane%8) owns rows
  * 64*(w/2) + 4*(w%2) + ty + 8i (i < 8) and columns tx*4 + 32j .. +3 (j < 4):
@@ -148,10 +150,11 @@ __global__ void __launch_bounds__(TWS_THREADS, TWS_MIN_BLOCKS_PER_SM)
   const int stages = g.stages;
   unsigned long long *const full = (unsigned long long *)(smem + stages * TWS_STAGE_BYTES);
   unsigned long long *const empty = full + stages;
-  const int tiles_m = (g.m + TWS_TILE_M - 1) / TWS_TILE_M;
-  const int tiles_n = (g.n + TWS_TILE_N - 1) / TWS_TILE_N;
+  /* In 64 bits first: M, N or K near INT_MAX must not wrap. */
+  const int tiles_m = (int)(((long long)g.m + TWS_TILE_M - 1) / TWS_TILE_M);
+  const int tiles_n = (int)(((long long)g.n + TWS_TILE_N - 1) / TWS_TILE_N);
   const int tiles = tiles_m * tiles_n;
-  const int k_tiles = (g.k + TWS_TILE_K - 1) / TWS_TILE_K;
+  const int k_tiles = (int)(((long long)g.k + TWS_TILE_K - 1) / TWS_TILE_K);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
   if (threadIdx.x == 0) {
@@ -233,8 +236,8 @@ extern "C" cudaError_t pg_launch_tma_ws(const pg_gemm_args *g) {
   pg_gemm_args args = *g;
   args.group_m = tuning.tma_ws_group_m;
 
-  const long long tiles = (long long)((g->m + TWS_TILE_M - 1) / TWS_TILE_M) *
-                          ((g->n + TWS_TILE_N - 1) / TWS_TILE_N);
+  const long long tiles = (((long long)g->m + TWS_TILE_M - 1) / TWS_TILE_M) *
+                          (((long long)g->n + TWS_TILE_N - 1) / TWS_TILE_N);
   long long blocks = tiles;
   if (tuning.tma_ws_blocks_per_sm > 0 && g->query == NULL) {
     err = cudaFuncSetAttribute((const void *)pg_tma_ws_kernel,

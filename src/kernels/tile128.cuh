@@ -193,7 +193,7 @@ static inline dim3 t128_grid(const pg_gemm_args *g) {
 }
 
 static __device__ __forceinline__ int t128_k_tiles(const pg_gemm_args &g) {
-  return (g.k + T128_TILE_K - 1) / T128_TILE_K;
+  return (int)(((long long)g.k + T128_TILE_K - 1) / T128_TILE_K); /* no wrap near INT_MAX */
 }
 
 #endif
