@@ -23,6 +23,7 @@ typedef struct {
   size_t smem_bytes; /* dynamic shared memory the launcher must request */
   int producer_warps; /* warp_specialized: warps that only copy (PG_WS_PRODUCER_WARPS) */
   int group_m;        /* tma_ws: tile rows per group of the tile order (its launcher sets it) */
+  int cc, sm_count;   /* the device's compute capability (major*10+minor) and SMs */
   cudaStream_t stream;
   /* Non-NULL: report the kernel that would run into *query, launch nothing.
    * The launcher picks its kernel once, for both uses. */

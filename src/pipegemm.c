@@ -60,16 +60,23 @@ static pg_status query_device(int *cc, int *sms, int *smem_optin) {
   return PG_OK;
 }
 
-pg_status pg_variant_supported(const pg_variant_info *variant, int stages) {
+/* pg_variant_supported, also telling the device's cc and SM count. */
+static pg_status supported_on_device(const pg_variant_info *variant, int stages, int *cc,
+                                     int *sms) {
   size_t smem = 0;
   pg_status st = pg_variant_smem_bytes(variant, stages, &smem);
   if (st != PG_OK) return st;
-  int cc = 0, sms = 0, smem_optin = 0;
-  st = query_device(&cc, &sms, &smem_optin);
+  int smem_optin = 0;
+  st = query_device(cc, sms, &smem_optin);
   if (st != PG_OK) return st;
-  if (cc < variant->min_cc) return PG_ERR_ARCH;
+  if (*cc < variant->min_cc) return PG_ERR_ARCH;
   if (smem > (size_t)smem_optin) return PG_ERR_SMEM;
   return PG_OK;
+}
+
+pg_status pg_variant_supported(const pg_variant_info *variant, int stages) {
+  int cc = 0, sms = 0;
+  return supported_on_device(variant, stages, &cc, &sms);
 }
 
 static int is_auto(const pg_variant_info *variant) {
@@ -152,10 +159,13 @@ static pg_status prepare(const pg_variant_info *variant, int stages, int m, int 
                    stream, entry_out, args, run_it);
   }
 
-  st = pg_variant_supported(variant, stages);
+  int cc = 0, sms = 0;
+  st = supported_on_device(variant, stages, &cc, &sms);
   if (st != PG_OK) return st;
 
   memset(args, 0, sizeof *args);
+  args->cc = cc;
+  args->sm_count = sms;
   args->producer_warps = PG_WS_PRODUCER_WARPS;
   args->m = m;
   args->n = n;
@@ -230,11 +240,14 @@ pg_status pg_variant_kernel_facts(const pg_variant_info *variant, int stages,
   const pg_variant_entry *entry = pg_entry_of(variant);
   if (entry == NULL || facts == NULL) return PG_ERR_INVALID_ARG;
   if (entry->launch == NULL) return PG_ERR_UNSUPPORTED;
-  pg_status st = pg_variant_supported(variant, stages);
+  int cc = 0, sms = 0;
+  pg_status st = supported_on_device(variant, stages, &cc, &sms);
   if (st != PG_OK) return st;
   if (stages == 0) stages = variant->default_stages;
   pg_gemm_args args;
   memset(&args, 0, sizeof args);
+  args.cc = cc;
+  args.sm_count = sms;
   args.producer_warps = PG_WS_PRODUCER_WARPS;
   args.stages = stages;
   args.smem_bytes = entry->smem_bytes(stages);

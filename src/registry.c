@@ -145,25 +145,21 @@ static const pg_sass_rule rules_warp_specialized[] = {
 /* tma, tma_ws: on sm_90 the tiles arrive by bulk tensor copy (UTMALDG) on
  * mbarriers with a transaction count; no thread copies a piece itself. On
  * sm_80 the kernel must trap (the host refuses to launch it there). */
-static const pg_sass_rule rules_tma[] = {
-    {SM90_UP, MUST, "UTMALDG", "the tiles no longer arrive by bulk tensor copy (TMA)"},
-    {SM90_UP, MUST, "SYNCS.ARRIVE", "nobody arrives on an mbarrier (expect_tx or release)"},
-    {SM90_UP, MUST, "SYNCS.PHASECHK", "nobody waits on an mbarrier (try_wait) any more"},
-    {ANY_SM, NEVER, "LDGSTS", "threads copy pieces with cp.async instead of the copy engine"},
-    {ANY_SM, NEVER, "LDGDEPBAR", "cp.async commit groups are back"},
-    {SM8X, MUST, "BPT.TRAP", "the sm_80 build no longer traps: it would silently do nothing"},
-};
+#define RULES_TMA_COMMON                                                                      \
+  {SM90_UP, MUST, "UTMALDG", "the tiles no longer arrive by bulk tensor copy (TMA)"},          \
+      {SM90_UP, MUST, "SYNCS.ARRIVE", "nobody arrives on an mbarrier (expect_tx or release)"}, \
+      {SM90_UP, MUST, "SYNCS.PHASECHK", "nobody waits on an mbarrier (try_wait) any more"},    \
+      {ANY_SM, NEVER, "LDGSTS", "threads copy pieces with cp.async instead of the copy engine"}, \
+      {ANY_SM, NEVER, "LDGDEPBAR", "cp.async commit groups are back"},                          \
+      {SM8X, MUST, "BPT.TRAP", "the sm_80 build no longer traps: it would silently do nothing"}
+
+static const pg_sass_rule rules_tma[] = {RULES_TMA_COMMON};
 
 /* tma_ws: the same, and setmaxnreg moving registers from the producer
  * warpgroup to the consumers (USETMAXREG, sm_90a code). */
 static const pg_sass_rule rules_tma_ws[] = {
-    {SM90_UP, MUST, "UTMALDG", "the tiles no longer arrive by bulk tensor copy (TMA)"},
-    {SM90_UP, MUST, "SYNCS.ARRIVE", "nobody arrives on an mbarrier (expect_tx or release)"},
-    {SM90_UP, MUST, "SYNCS.PHASECHK", "nobody waits on an mbarrier (try_wait) any more"},
+    RULES_TMA_COMMON,
     {SM90_UP, MUST, "USETMAXREG", "setmaxnreg is gone: the consumers keep the launch's 128 registers"},
-    {ANY_SM, NEVER, "LDGSTS", "threads copy pieces with cp.async instead of the copy engine"},
-    {ANY_SM, NEVER, "LDGDEPBAR", "cp.async commit groups are back"},
-    {SM8X, MUST, "BPT.TRAP", "the sm_80 build no longer traps: it would silently do nothing"},
 };
 
 #define PG_STRINGIFY_(x) #x

@@ -224,15 +224,10 @@ __global__ void __launch_bounds__(TWS_THREADS, TWS_MIN_BLOCKS_PER_SM)
  * never more blocks than tiles; 0 blocks per SM means one block per tile. */
 extern "C" cudaError_t pg_launch_tma_ws(const pg_gemm_args *g) {
   const pg_tma_boxes boxes = {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N, TWS_TILE_K};
-  int device = 0, major = 0, minor = 0, sms = 0, fit = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (err != cudaSuccess) return err;
-  const pg_tuning tuning = pg_tuning_for(major * 10 + minor, sms);
+  const int sms = g->sm_count; /* pg_sgemm asked the device already */
+  const pg_tuning tuning = pg_tuning_for(g->cc, sms);
+  cudaError_t err = cudaSuccess;
+  int fit = 0;
   pg_gemm_args args = *g;
   args.group_m = tuning.tma_ws_group_m;
 
