@@ -2,14 +2,35 @@
  * pipegemm — software pipelining in FP32 GEMM, one variant per technique.
  *
  * Row-major C = alpha * A * B + beta * C on device pointers:
- *   A is M x K (lda >= K), B is K x N (ldb >= N), C is M x N (ldc >= N).
+ *   A is M x K with lda >= max(1, K), B is K x N with ldb >= max(1, N),
+ *   C is M x N with ldc >= max(1, N) (the BLAS rule for row-major storage:
+ *   a leading dimension is at least the row width, and never below 1).
  * Every variant accepts any M, N, K >= 0. M or N = 0 does nothing; K = 0
  * computes C = beta * C. As in BLAS, C is not read when beta == 0.
  *
  * Errors are negative pg_status codes. The library never prints and never
- * exits; a rejected call leaves C untouched. Launches are asynchronous on the
- * given stream: an error raised while a kernel runs surfaces at the next
+ * exits; a rejected call leaves C untouched, and pg_last_error_detail() says
+ * which argument broke which rule. Launches are asynchronous on the given
+ * stream: an error raised while a kernel runs surfaces at the next
  * synchronising call, as with any CUDA library.
+ *
+ * CUDA's error state: a call that returns PG_OK leaves the runtime's
+ * per-thread error (cudaPeekAtLastError) as it found it. The library asks the
+ * GPU what it can run once per device, on a short-lived thread of its own,
+ * so a failed probe never lands in the caller's error slot, and an error the
+ * caller had pending before the call is still pending after it.
+ *
+ * Threads: every function may be called from several host threads at once.
+ * Per-thread state: pg_last_cuda_error() and pg_last_error_detail().
+ *
+ * CUDA graphs: every variant can be captured into a graph (any capture
+ * mode), the first call of the process included; replaying the graph repeats
+ * the GEMM on the pointers of the captured call.
+ *
+ * Linking: libpipegemm (static or shared), CUDA's runtime and cuBLAS; the
+ * static library also needs the C++ runtime (libstdc++). The CMake package
+ * (find_package(pipegemm), target pipegemm::pipegemm) and pkg-config
+ * (`pkg-config --libs pipegemm`) carry all of that.
  */
 #ifndef PIPEGEMM_H
 #define PIPEGEMM_H
@@ -17,9 +38,28 @@
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
+/* The version of this header; pg_version() gives the library's. */
+#define PIPEGEMM_VERSION_MAJOR 0
+#define PIPEGEMM_VERSION_MINOR 2
+#define PIPEGEMM_VERSION_PATCH 0
+#define PIPEGEMM_VERSION                                                          \
+  (PIPEGEMM_VERSION_MAJOR * 10000 + PIPEGEMM_VERSION_MINOR * 100 + PIPEGEMM_VERSION_PATCH)
+#define PIPEGEMM_VERSION_STRING "0.2.0"
+
+/* What the shared library exports: the functions below and nothing else. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PG_API __attribute__((visibility("default")))
+#else
+#define PG_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The library's version, major*10000 + minor*100 + patch, and as text. */
+PG_API int pg_version(void);
+PG_API const char *pg_version_string(void);
 
 /* One table of status codes: X(name, value, message). */
 #define PG_STATUS_TABLE(X)                                                     \
@@ -28,7 +68,7 @@ extern "C" {
   X(PG_ERR_UNKNOWN_VARIANT, -2, "unknown variant name")                        \
   X(PG_ERR_STAGES, -3, "stage count not allowed for this variant")             \
   X(PG_ERR_SMEM, -4, "shared memory needed exceeds what this GPU allows per block") \
-  X(PG_ERR_ARCH, -5, "variant needs a newer GPU architecture")                 \
+  X(PG_ERR_ARCH, -5, "variant cannot run on this GPU's architecture")          \
   X(PG_ERR_UNSUPPORTED, -6, "layout not supported by this variant")            \
   X(PG_ERR_NO_DEVICE, -7, "no usable CUDA device")                             \
   X(PG_ERR_CUDA, -8, "CUDA runtime error")                                     \
@@ -42,94 +82,151 @@ typedef enum {
 } pg_status;
 
 /* Static strings; never NULL ("unknown status" for a value not in the table). */
-const char *pg_strerror(pg_status status);
-const char *pg_status_name(pg_status status);
+PG_API const char *pg_strerror(pg_status status);
+PG_API const char *pg_status_name(pg_status status);
 
 /* The CUDA error behind the last PG_ERR_CUDA / PG_ERR_NO_DEVICE /
- * PG_ERR_NO_MEMORY returned on this thread (cudaSuccess if none). */
-cudaError_t pg_last_cuda_error(void);
+ * PG_ERR_NO_MEMORY / PG_ERR_ARCH returned on this thread (cudaSuccess if
+ * none). */
+PG_API cudaError_t pg_last_cuda_error(void);
 
 /* Why the last call on this thread failed, in one line, where the status
- * alone does not say (e.g. which TMA layout rule a PG_ERR_UNSUPPORTED broke);
- * "" otherwise. Cleared by every pg_sgemm and pg_variant_accepts call. */
-const char *pg_last_error_detail(void);
+ * alone does not say: which argument broke which rule (PG_ERR_INVALID_ARG,
+ * "ldb = 7 is below the row width n = 8: ldb >= max(1, n)"), which layout
+ * rule a PG_ERR_UNSUPPORTED broke, what a PG_ERR_ARCH or PG_ERR_SMEM lacks,
+ * or why there is no device (no driver, a driver too old, no GPU).
+ * "" after a call that succeeded. The string belongs to the thread and stays
+ * valid until its next pipegemm call. */
+PG_API const char *pg_last_error_detail(void);
+
+/* What a registry entry is. */
+typedef enum {
+  PG_KIND_KERNEL = 0,   /* one of pipegemm's kernels */
+  PG_KIND_LIBRARY = 1,  /* another library's GEMM, run as the reference (cuBLAS) */
+  PG_KIND_SELECTOR = 2, /* runs another entry, chosen per call (auto) */
+} pg_variant_kind;
+
+/* "kernel", "library reference", "selector"; never NULL. */
+PG_API const char *pg_kind_name(pg_variant_kind kind);
 
 /* Description of one variant. Strings are static; the registry owns them. */
 typedef struct {
   const char *name;      /* stable name, e.g. "cp_async" */
+  pg_variant_kind kind;
   const char *technique; /* one line: how global->shared latency is hidden */
-  const char *seed;      /* where it comes from, e.g. "seed 000" */
+  /* The title of the write-up the variant comes from ("CUDA Kernel Study:
+   * Pipelining"; two titles joined by "; "), or "" for none. */
+  const char *source;
   int min_cc;            /* minimum compute capability, major*10+minor */
-  int min_stages;        /* allowed stage counts: min_stages..max_stages */
-  int max_stages;
+  int min_stages;        /* allowed stage counts: min_stages..max_stages; */
+  int max_stages;        /* all 0 for a selector, which runs another entry's */
   int default_stages;
-  int tile_m, tile_n, tile_k; /* block tile (0 for library-chosen tiles) */
-  int threads;                /* threads per block (0 if not fixed) */
+  int tile_m, tile_n, tile_k; /* block tile (0 when not one of ours) */
+  int threads;                /* threads per block it launches (0: not ours) */
 } pg_variant_info;
 
 /* Registry: indexes 0..pg_variant_count()-1, in study order. */
-int pg_variant_count(void);
-const pg_variant_info *pg_variant_at(int index);           /* NULL if out of range */
-const pg_variant_info *pg_variant_find(const char *name);  /* NULL if unknown */
+PG_API int pg_variant_count(void);
+PG_API const pg_variant_info *pg_variant_at(int index);           /* NULL if out of range */
+PG_API const pg_variant_info *pg_variant_find(const char *name);  /* NULL if unknown */
 
 /* Shared memory per block for `stages` (0 = default). PG_ERR_STAGES if the
  * stage count is not allowed. Does not touch the GPU. */
-pg_status pg_variant_smem_bytes(const pg_variant_info *variant, int stages,
-                                size_t *bytes);
+PG_API pg_status pg_variant_smem_bytes(const pg_variant_info *variant, int stages,
+                                       size_t *bytes);
 
 /* Whether the current CUDA device can run the variant with `stages`
- * (0 = default): PG_OK, PG_ERR_ARCH, PG_ERR_SMEM, PG_ERR_STAGES or
- * PG_ERR_NO_DEVICE. */
-pg_status pg_variant_supported(const pg_variant_info *variant, int stages);
+ * (0 = default): PG_OK; PG_ERR_ARCH when its compute capability is too low
+ * or the build holds no kernel image this GPU can load; PG_ERR_SMEM;
+ * PG_ERR_STAGES; PG_ERR_NO_DEVICE. */
+PG_API pg_status pg_variant_supported(const pg_variant_info *variant, int stages);
 
 /* What the kernel a variant launches at `stages` needs and gets on the
  * current device: threads per block, registers per thread, shared memory per
  * block (static + dynamic), and resident blocks per SM from the occupancy
- * calculator. PG_ERR_UNSUPPORTED for `cublas`, whose kernels are its own. */
+ * calculator. PG_ERR_UNSUPPORTED for an entry that is not a kernel (cublas,
+ * auto). */
 typedef struct {
   int threads;
   int registers;
   size_t smem_bytes;
   int blocks_per_sm;
 } pg_kernel_facts;
-pg_status pg_variant_kernel_facts(const pg_variant_info *variant, int stages,
-                                  pg_kernel_facts *facts);
+PG_API pg_status pg_variant_kernel_facts(const pg_variant_info *variant, int stages,
+                                         pg_kernel_facts *facts);
 
 /* C = alpha * A * B + beta * C with the named variant on the current device.
  * stages = 0 picks the variant's default. Arguments are checked before any
- * device work: negative sizes, ld smaller than the row width, NULL pointers
- * with work to do, and a bad stage count are rejected and C is left as it was. */
-pg_status pg_sgemm(const char *variant, int stages, int m, int n, int k,
-                   float alpha, const float *a, int lda, const float *b, int ldb,
-                   float beta, float *c, int ldc, cudaStream_t stream);
+ * device work: negative sizes, a leading dimension below max(1, row width),
+ * NULL pointers with work to do, and a bad stage count are rejected with
+ * PG_ERR_INVALID_ARG or PG_ERR_STAGES, and C is left as it was.
+ * Same as pg_plan_create + pg_plan_launch + pg_plan_destroy, without the
+ * allocation. */
+PG_API pg_status pg_sgemm(const char *variant, int stages, int m, int n, int k, float alpha,
+                          const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                          int ldc, cudaStream_t stream);
 
 /* Same, with a registry entry instead of a name. */
-pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m,
-                           int n, int k, float alpha, const float *a, int lda,
-                           const float *b, int ldb, float beta, float *c,
-                           int ldc, cudaStream_t stream);
+PG_API pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m, int n,
+                                  int k, float alpha, const float *a, int lda, const float *b,
+                                  int ldb, float beta, float *c, int ldc, cudaStream_t stream);
+
+/* ---- plans: decide once, launch cheaply -----------------------------------
+ * A plan is one call of pg_sgemm_variant decided in advance: arguments
+ * checked, the device's limits read, `auto` resolved, the kernel, grid,
+ * block, shared memory and parameters (TMA descriptors included) fixed.
+ * Launching it does no other host work, so a GEMM repeated on the same
+ * buffers (a timing loop, a graph, a solver's inner step) pays for the
+ * decision once.
+ *
+ * A plan belongs to the device that was current when it was made; launch it
+ * on a stream of that device. It refers to A, B and C by pointer: they must
+ * stay allocated while the plan is launched. One plan may be launched from
+ * several threads at once, on their own streams. */
+typedef struct pg_plan pg_plan;
+
+/* Makes a plan, or returns the status pg_sgemm_variant would return before
+ * any device work (with *plan left NULL). The caller owns the plan and
+ * frees it with pg_plan_destroy. PG_ERR_NO_MEMORY if the host is out of it. */
+PG_API pg_status pg_plan_create(pg_plan **plan, const pg_variant_info *variant, int stages,
+                                int m, int n, int k, float alpha, const float *a, int lda,
+                                const float *b, int ldb, float beta, float *c, int ldc);
+
+/* Enqueues the planned GEMM on `stream`. */
+PG_API pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream);
+
+/* Frees a plan; NULL is ignored. */
+PG_API void pg_plan_destroy(pg_plan *plan);
+
+/* What a plan runs. */
+typedef struct {
+  const pg_variant_info *variant; /* the entry that runs: `auto` resolved to its choice */
+  int stages;                     /* its stage count (0 for an entry without stages) */
+  int launches;                   /* kernels it enqueues (0 when M or N is 0; 1 for cublas) */
+  unsigned grid_x, grid_y;        /* of its kernel; 0 for cublas */
+  pg_kernel_facts kernel;         /* of its kernel; zeros for cublas */
+} pg_plan_info;
+PG_API pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info);
 
 /* Whether pg_sgemm_variant would run this call, without running it: PG_OK,
  * or the status it would return before any device work (PG_ERR_UNSUPPORTED
  * with pg_last_error_detail() saying which layout rule fails, PG_ERR_ARCH,
  * PG_ERR_STAGES, ...). Needs the device for everything past the arguments. */
-pg_status pg_variant_accepts(const pg_variant_info *variant, int stages, int m, int n,
-                             int k, const float *a, int lda, const float *b, int ldb,
-                             const float *c, int ldc);
+PG_API pg_status pg_variant_accepts(const pg_variant_info *variant, int stages, int m, int n,
+                                    int k, const float *a, int lda, const float *b, int ldb,
+                                    const float *c, int ldc);
 
 /* What the `auto` variant runs for this shape and layout on the current
- * device: the fastest of our variants that can run it, by the tuning table
- * (src/tuning.c): tma_ws on sm_90 when TMA accepts the layout and there is
- * at least one of its tiles per SM, tma for smaller problems, else the
- * tuned cp.async-family configuration.
- * Writes the variant and its stage count; PG_ERR_NO_DEVICE without a GPU. */
-pg_status pg_auto_select(int m, int n, int k, const float *a, int lda,
-                         const float *b, int ldb,
-                         const pg_variant_info **variant, int *stages);
+ * device: the fastest of our variants that can run it, by the rules of the
+ * tuning table (src/tuning.c), and only among entries whose kernel image
+ * this GPU loads. Writes the variant and its stage count; PG_ERR_NO_DEVICE
+ * without a GPU. */
+PG_API pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const float *b,
+                                int ldb, const pg_variant_info **variant, int *stages);
 
 /* Releases the cuBLAS handles the `cublas` variant created (one per device).
  * Optional; safe to call more than once. */
-void pg_shutdown(void);
+PG_API void pg_shutdown(void);
 
 #ifdef __cplusplus
 }

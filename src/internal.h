@@ -1,15 +1,26 @@
-/* Internal to libpipegemm: the registry entry and the launch contract shared
- * by the C dispatcher and the extern "C" launchers in src/kernels/. */
+/* Internal to libpipegemm: the registry entry, the device cache, the plan,
+ * and the contract between the C core and the extern "C" planners in
+ * src/kernels/.
+ *
+ * A call goes through three steps, each in one place:
+ *   decide  (src/plan.c)    arguments, the device (src/device.c), auto's
+ *                           choice (src/tuning.c), the entry's layout rules;
+ *   plan    (src/kernels/)  each kernel's planner says which kernel, grid and
+ *                           dynamic shared memory; it calls no CUDA function;
+ *   launch  (src/plan.c)    one cudaLaunchKernel, or cuBLAS for the reference. */
 #ifndef PG_INTERNAL_H
 #define PG_INTERNAL_H
 
+#include <cuda.h> /* CUtensorMap only: the driver is reached at run time */
+
 #include "pipegemm.h"
+#include "tuning.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Everything a launcher needs, already checked by pg_sgemm. */
+/* The kernels' one parameter (by value): the problem, checked. */
 typedef struct {
   int m, n, k;
   float alpha, beta;
@@ -20,22 +31,75 @@ typedef struct {
   int vec_a; /* 1: A rows may be read as 16-byte vectors (lda % 4 == 0, a 16-byte aligned) */
   int vec_b; /* 1: same for B */
   int stages;
-  size_t smem_bytes; /* dynamic shared memory the launcher must request */
-  int producer_warps; /* warp_specialized: warps that only copy (PG_WS_PRODUCER_WARPS) */
-  int group_m;        /* tma_ws: tile rows per group of the tile order (its launcher sets it) */
-  int cc, sm_count;   /* the device's compute capability (major*10+minor) and SMs */
-  cudaStream_t stream;
-  /* Non-NULL: report the kernel that would run into *query, launch nothing.
-   * The launcher picks its kernel once, for both uses. */
-  pg_kernel_facts *query;
+  int group_m; /* tma_ws: tile rows per group of the tile order */
 } pg_gemm_args;
 
-/* warp_specialized's producer warps: 2 measured 3.95 ms against 4.46 for 1
- * at 4096^3 on an H200 (bench/results/h200-mechanisms.md). */
+/* warp_specialized's producer warps beside its 256 compute threads
+ * (bench/results/h200-mechanisms.md compares 1 and 2). */
 #define PG_WS_PRODUCER_WARPS 2
 
-typedef cudaError_t (*pg_launch_fn)(const pg_gemm_args *args);
-/* A layout check a variant needs beyond pg_sgemm's own: PG_OK, or an error
+/* ---- the device (src/device.c) --------------------------------------------- */
+
+/* What the library reads of a device, once, on first use. */
+typedef struct {
+  int ordinal;
+  int cc;                 /* major*10 + minor */
+  int sm_count;
+  size_t smem_optin;      /* shared memory a block may opt in to */
+} pg_device;
+
+/* The current device's facts, cached per device. PG_ERR_NO_DEVICE with
+ * pg_last_error_detail() saying why (no driver, a driver too old, no GPU). */
+pg_status pg_device_current(const pg_device **device);
+/* PG_ERR_NO_DEVICE (or PG_ERR_NO_MEMORY) for a failure to reach a device,
+ * its reason as the detail: no driver, a driver too old, no GPU. */
+pg_status pg_no_device(cudaError_t err);
+
+/* What a kernel of ours is on a device: whether the build holds an image the
+ * GPU loads, and its resources. Asked once per (device, kernel); the same
+ * first ask raises the kernel's dynamic shared-memory limit to all the device
+ * allows, so no launch needs to. */
+typedef struct {
+  cudaError_t load_error; /* cudaSuccess when the GPU loads it */
+  int registers;
+  size_t static_smem;
+} pg_kernel_image;
+pg_status pg_kernel_image_of(const pg_device *device, const void *kernel,
+                             pg_kernel_image *image);
+
+/* The cuBLAS handle of a device, made on first use (src/device.c makes it on
+ * its probing thread, which may do what a stream capture forbids). */
+typedef struct cublasContext *pg_cublas_handle;
+pg_status pg_cublas_handle_of(const pg_device *device, pg_cublas_handle *handle);
+
+/* ---- the registry (src/registry.c) ----------------------------------------- */
+
+/* The boxes of the TMA kernels' copies: A as box_k (contiguous) x box_m
+ * rows, B as box_n (contiguous) x box_k rows. a_swizzle_bytes is 0 (none),
+ * 32, 64 or 128: the shared-memory swizzle of A's rows (B is stored dense). */
+typedef struct {
+  int a_box_k, a_box_m, a_swizzle_bytes;
+  int b_box_n, b_box_k;
+} pg_tma_boxes;
+
+/* A kernel planner's answer: which kernel and its grid. The block is the
+ * entry's info.threads and the dynamic shared memory its smem_bytes (when
+ * kernel.dynamic_smem says so): one number each, in the registry. */
+typedef struct {
+  const void *kernel;
+  long long grid_x, grid_y; /* the core refuses a grid past CUDA's limits */
+  /* TMA kernels: the copies' boxes; the core encodes A's and B's tensor maps
+   * as the kernel's second parameter. NULL: the kernel has one parameter. */
+  const pg_tma_boxes *tma;
+  /* > 0: a persistent grid of at most this many blocks per SM (no more than
+   * fit), whose blocks loop over the tiles; grid_x is the tile count. */
+  int persistent_blocks_per_sm;
+} pg_kernel_plan;
+
+/* A kernel's planner. It may set the fields of args that are its own
+ * (tma_ws's group_m). */
+typedef void (*pg_plan_fn)(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
+/* A layout rule an entry needs beyond pg_sgemm's own: PG_OK, or an error
  * with its reason written to `why`. */
 typedef pg_status (*pg_check_fn)(const pg_gemm_args *args, char *why, size_t why_size);
 typedef size_t (*pg_smem_fn)(int stages);
@@ -53,71 +117,98 @@ typedef struct {
   const char *meaning; /* completes "LDGSTS missing — ..." or "STS present — ..." */
 } pg_sass_rule;
 
-/* Where a variant's kernels are in a binary, how the default configuration
- * launches one, and the instructions that prove its mechanism. */
+/* Where a kernel entry's code is in a binary and what it must show. */
 typedef struct {
   /* Symbol stem: the kernel "pg_cp_async_kernel", or every instance
-   * "pg_pipeline_block_kernel<N>" of a template. NULL: none of ours (cublas). */
-  const char *kernel;
+   * "pg_pipeline_block_kernel<N>" of a template. */
+  const char *symbol;
   /* The instance launched at the default configuration ("..._kernel<2>"),
    * or NULL when the stem is not a template. */
   const char *launched;
-  int launch_threads; /* threads per block of that launch */
-  int dynamic_smem;   /* 1: the launcher asks for smem_bytes(stages) as dynamic
-                         shared memory; 0: the kernel's shared memory is static */
+  int dynamic_smem; /* 1: launched with smem_bytes(stages) of dynamic shared
+                       memory; 0: its shared memory is static */
   const pg_sass_rule *rules;
   int rule_count;
 } pg_kernel_spec;
 
 typedef struct {
   pg_variant_info info;
-  pg_smem_fn smem_bytes; /* per block, for an allowed stage count */
-  pg_launch_fn launch;   /* NULL for cublas, which pg_sgemm calls itself */
-  pg_kernel_spec kernel;
-  pg_check_fn check; /* NULL: every layout pg_sgemm accepts runs */
-  int grid_y_tiles;  /* 1: the launch puts M's tiles on grid y (at most 65535) */
+  pg_smem_fn smem_bytes; /* per block, for an allowed stage count; NULL: none */
+  pg_plan_fn plan;       /* PG_KIND_KERNEL only */
+  pg_check_fn check;     /* NULL: every layout pg_sgemm accepts runs */
+  pg_kernel_spec kernel; /* PG_KIND_KERNEL only */
 } pg_variant_entry;
 
-/* The registry (src/registry.c). */
 extern const pg_variant_entry pg_registry[];
 extern const int pg_registry_count;
+/* The entry of a registry info pointer; NULL for anything else. */
 const pg_variant_entry *pg_entry_of(const pg_variant_info *info);
+/* The entry named `name`; NULL if none. */
+const pg_variant_entry *pg_entry_find(const char *name);
 
-/* cuBLAS strict FP32 (src/cublas.c). */
-pg_status pg_cublas_sgemm(const pg_gemm_args *args);
-/* cuBLAS version as major*10000 + minor*100 + patch, or a negative pg_status. */
-int pg_cublas_version(void);
+/* ---- the decided call (src/plan.c) ------------------------------------------ */
 
-/* Sets the text pg_last_error_detail() returns on this thread ("" clears). */
-void pg_set_error_detail(const char *text);
+/* Both operands' tensor maps, the TMA kernels' second parameter (each
+ * CUtensorMap is 128 bytes, 64-byte aligned). */
+typedef struct {
+  CUtensorMap a;
+  CUtensorMap b;
+} pg_tma_maps;
+
+struct pg_plan {
+  pg_tma_maps maps; /* first: the descriptors want 64-byte alignment */
+  const pg_variant_entry *entry; /* what runs (auto resolved); NULL: nothing to do */
+  const pg_device *device;
+  int stages;
+  pg_gemm_args args;
+  const void *kernel;
+  unsigned grid_x, grid_y; /* persistent grids capped at what fits */
+  unsigned threads;
+  size_t dynamic_smem;
+  int has_maps; /* 1: the kernel's second parameter is `maps` */
+};
+
+/* Fills *plan for the call, or returns the status pg_sgemm_variant returns
+ * before any device work (detail set). */
+pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int stages, int m,
+                          int n, int k, float alpha, const float *a, int lda, const float *b,
+                          int ldb, float beta, float *c, int ldc);
+
+/* ---- errors (src/status.c) ------------------------------------------------- */
+
+/* Clears the text pg_last_error_detail() returns on this thread. */
+void pg_clear_error_detail(void);
+/* Sets it, printf-style. */
+void pg_set_error_detail(const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 
 /* Records a CUDA error for pg_last_cuda_error() and maps it to a pg_status. */
 pg_status pg_status_from_cuda(cudaError_t err);
 
-/* Every launcher ends here (src/kernels/launch.cu): raises the dynamic
- * shared-memory limit above 48 KB when needed, then launches `kernel` (whose
- * one parameter is a pg_gemm_args by value) or, with args->query, fills it. */
-cudaError_t pg_launch_kernel(const void *kernel, dim3 grid, int threads,
-                             size_t dynamic_smem, const pg_gemm_args *args);
-/* The same for a kernel with a second parameter (the TMA kernels' tensor
- * maps): `second` points to it. */
-cudaError_t pg_launch_kernel_with(const void *kernel, dim3 grid, int threads,
-                                  size_t dynamic_smem, const pg_gemm_args *args,
-                                  const void *second);
+/* ---- cuBLAS (src/cublas.c) -------------------------------------------------- */
 
-/* Launchers, one per file in src/kernels/, in study order. */
-cudaError_t pg_launch_tiled32(const pg_gemm_args *args);
-cudaError_t pg_launch_tiled32_db(const pg_gemm_args *args);
-cudaError_t pg_launch_baseline(const pg_gemm_args *args);
-cudaError_t pg_launch_pingpong(const pg_gemm_args *args);
-cudaError_t pg_launch_cp_async(const pg_gemm_args *args);
-cudaError_t pg_launch_pipeline_thread(const pg_gemm_args *args);
-cudaError_t pg_launch_pipeline_block(const pg_gemm_args *args);
-cudaError_t pg_launch_barrier(const pg_gemm_args *args);
-cudaError_t pg_launch_mbarrier(const pg_gemm_args *args);
-cudaError_t pg_launch_warp_specialized(const pg_gemm_args *args);
-cudaError_t pg_launch_tma(const pg_gemm_args *args);
-cudaError_t pg_launch_tma_ws(const pg_gemm_args *args);
+/* cuBLAS strict FP32 on the plan's problem. */
+pg_status pg_cublas_sgemm(const pg_device *device, const pg_gemm_args *args,
+                          cudaStream_t stream);
+/* cuBLAS version as major*10000 + minor*100 + patch, or a negative pg_status. */
+int pg_cublas_version(void);
+
+/* ---- planners, one per file in src/kernels/, in study order ----------------- */
+void pg_plan_tiled32(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_tiled32_db(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_baseline(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_pingpong(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_cp_async(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_pipeline_thread(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_pipeline_block(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_barrier(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_mbarrier(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_warp_specialized(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_tma(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_tma_ws(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
 
 #ifdef __cplusplus
 }

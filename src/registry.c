@@ -1,6 +1,14 @@
 /* The one list of variants. The CLI, the tests and the docs read it; nothing
- * else names the variants. Order is study order: reference, then the seed-000
- * family from no pipeline to the deepest one. */
+ * else lists the variants (the tuning table and the studies name the entries
+ * they use by their stable names). Order is study order: the reference, the
+ * guide's 32x32 tiles, then the write-up's 128x128 family from no pipeline to
+ * the deepest one, the Hopper kernels, and auto.
+ *
+ * Adding a variant touches: its kernel file in src/kernels/ (the kernel and
+ * its planner), the planner's declaration in src/internal.h, an entry here
+ * (with its shared-memory function and SASS rules), the file's line in
+ * CMakeLists.txt, and the README's variant table (test_registry holds the
+ * README to this list). README.md, "Adding a variant", says more. */
 #include <stddef.h>
 #include <string.h>
 
@@ -9,11 +17,6 @@
 #include "kernels/tiled32.h"
 #include "kernels/tma_ws.h"
 #include "tma.h"
-
-static size_t smem_none(int stages) {
-  (void)stages;
-  return 0;
-}
 
 static size_t smem_tiled32(int stages) {
   return (size_t)stages * TILED32_STAGE_BYTES;
@@ -54,7 +57,7 @@ static size_t smem_tma_ws(int stages) {
 #define SM90_UP 90, 0
 #define MUST 1
 #define NEVER 0
-#define RULES(array) array, (int)(sizeof array / sizeof array[0])
+#define RULES(array) .rules = array, .rule_count = (int)(sizeof array / sizeof array[0])
 
 /* tiled32, tiled32_db: each thread loads one float of A and one of B into a
  * register and stores it to shared memory. */
@@ -166,85 +169,149 @@ static const pg_sass_rule rules_tma_ws[] = {
 #define PG_STRINGIFY(x) PG_STRINGIFY_(x)
 #define PG_WARP_THREADS 32
 
-#define SEED000 "seed 000"
-#define SEED001 "seed 001"
-#define SEED003 "seed 003"
-#define TILE32 TILED32_TILE, TILED32_TILE, TILED32_TILE, TILED32_THREADS
-#define TILE128 T128_TILE_M, T128_TILE_N, T128_TILE_K, T128_THREADS
+/* The sources, by title (DESIGN.md, "Sources"). */
+#define FROM_STUDY "CUDA Kernel Study: Pipelining"
+#define FROM_GUIDE "Software Pipelining and Double Buffering"
+#define FROM_BLOG "A study on CUDA async memcpy"
+
+#define TILE32                                                                       \
+  .tile_m = TILED32_TILE, .tile_n = TILED32_TILE, .tile_k = TILED32_TILE,            \
+  .threads = TILED32_THREADS
+#define TILE128                                                                      \
+  .tile_m = T128_TILE_M, .tile_n = T128_TILE_N, .tile_k = T128_TILE_K,               \
+  .threads = T128_THREADS
+#define KERNEL_FAMILY_T128 .kind = PG_KIND_KERNEL, .min_cc = 80
 
 const pg_variant_entry pg_registry[] = {
-    {{"cublas", "cuBLAS SGEMM, strict FP32 (no TF32): the reference row",
-      "anchor", 50, 1, 1, 1, 0, 0, 0, 0},
-     smem_none, NULL, {NULL, NULL, 0, 0, NULL, 0}, NULL, 0},
-    {{"tiled32",
-      "32x32 tiles, one output per thread: load -> sync -> compute -> sync",
-      SEED001, 50, 1, 1, 1, TILE32},
-     smem_tiled32, pg_launch_tiled32,
-     {"pg_tiled32_kernel", NULL, TILED32_THREADS, 0, RULES(rules_tiled32)}, NULL, 1},
-    {{"tiled32_db",
-      "tiled32 with two buffers: next tile loaded during compute, one sync per tile",
-      SEED001, 50, 2, 2, 2, TILE32},
-     smem_tiled32, pg_launch_tiled32_db,
-     {"pg_tiled32_db_kernel", NULL, TILED32_THREADS, 0, RULES(rules_tiled32)}, NULL, 1},
-    {{"baseline",
-      "no pipeline: load -> sync -> compute -> sync, one shared buffer",
-      SEED000, 80, 1, 1, 1, TILE128},
-     smem_tile128, pg_launch_baseline,
-     {"pg_baseline_kernel", NULL, T128_THREADS, 0, RULES(rules_register_staged)}, NULL, 1},
-    {{"pingpong",
-      "two shared buffers, next tile staged through registers (LDG -> STS)",
-      SEED000, 80, 2, 2, 2, TILE128},
-     smem_tile128, pg_launch_pingpong,
-     {"pg_pingpong_kernel", NULL, T128_THREADS, 0, RULES(rules_register_staged)}, NULL, 1},
-    {{"cp_async",
-      "cp.async global->shared, commit_group/wait_group, STAGES buffers",
-      SEED000, 80, 1, 8, 2, TILE128},
-     smem_tile128, pg_launch_cp_async,
-     {"pg_cp_async_kernel", NULL, T128_THREADS, 1, RULES(rules_cp_async)}, NULL, 1},
-    {{"pipeline_thread",
-      "cuda::pipeline, thread scope: memcpy_async + producer/consumer calls (async-group)",
-      "seeds 001, 003", 80, 2, 8, 2, TILE128},
-     smem_tile128, pg_launch_pipeline_thread,
-     {"pg_pipeline_thread_kernel", NULL, T128_THREADS, 1, RULES(rules_pipeline_thread)}, NULL, 1},
-    {{"pipeline_block",
-      "cuda::pipeline, block scope: pipeline_shared_state in shared memory (mbarrier)",
-      SEED003, 80, 2, 8, 2, TILE128},
-     smem_tile128_barriers, pg_launch_pipeline_block,
-     /* One instance per stage count; the default launches <2>. */
-     {"pg_pipeline_block_kernel", "pg_pipeline_block_kernel<2>", T128_THREADS, 1,
-      RULES(rules_pipeline_block)}, NULL, 1},
-    {{"barrier",
-      "cuda::memcpy_async bound to cuda::barrier, split arrive/wait per stage",
-      SEED003, 80, 2, 8, 2, TILE128},
-     smem_tile128_barriers, pg_launch_barrier,
-     {"pg_barrier_kernel", NULL, T128_THREADS, 1, RULES(rules_barrier)}, NULL, 1},
-    {{"mbarrier",
-      "raw PTX: cp.async + cp.async.mbarrier.arrive.noinc + mbarrier.try_wait.parity",
-      SEED003, 80, 2, 8, 2, TILE128},
-     smem_tile128_barriers, pg_launch_mbarrier,
-     {"pg_mbarrier_kernel", NULL, T128_THREADS, 1, RULES(rules_mbarrier)}, NULL, 1},
-    {{"warp_specialized",
-      "producer warp(s) fill STAGES buffers with cp.async, consumer warps compute",
-      SEED003, 80, 2, 8, 2, TILE128},
-     smem_tile128_barriers, pg_launch_warp_specialized,
-     /* One instance per producer-warp count; the default launches
-      * PG_WS_PRODUCER_WARPS of them beside the 256 compute threads. */
-     {"pg_warp_specialized_kernel",
-      "pg_warp_specialized_kernel<" PG_STRINGIFY(PG_WS_PRODUCER_WARPS) ">",
-      T128_THREADS + PG_WARP_THREADS * PG_WS_PRODUCER_WARPS, 1, RULES(rules_warp_specialized)}, NULL, 1},
-    {{"tma",
-      "Hopper TMA: one thread issues cp.async.bulk.tensor per tile on an expect_tx mbarrier, STAGES buffers",
-      SEED001, 90, 2, 8, 4, TILE128},
-     smem_tma, pg_launch_tma,
-     {"pg_tma_kernel", NULL, T128_THREADS, 1, RULES(rules_tma)}, pg_tma_check, 1},
-    {{"tma_ws",
-      "TMA producer warp + consumer warpgroup (8x16 each, setmaxnreg), full/empty mbarriers, grouped tile order",
-      SEED001, 90, 2, 8, 3, TWS_TILE_M, TWS_TILE_N, TWS_TILE_K, TWS_THREADS},
-     smem_tma_ws, pg_launch_tma_ws,
-     {"pg_tma_ws_kernel", NULL, TWS_THREADS, 1, RULES(rules_tma_ws)}, pg_tma_check, 0},
-    {{"auto", "the fastest correct variant for this GPU and shape (pg_auto_select, src/tuning.c)",
-      "-", 50, 0, 0, 0, 0, 0, 0, 0},
-     smem_none, NULL, {NULL, NULL, 0, 0, NULL, 0}, NULL, 0},
+    {
+        .info = {.name = "cublas", .kind = PG_KIND_LIBRARY,
+                 .technique = "cuBLAS SGEMM, strict FP32 (no TF32): the reference row",
+                 .source = "", .min_cc = 50, .min_stages = 1, .max_stages = 1,
+                 .default_stages = 1},
+    },
+    {
+        .info = {.name = "tiled32", .kind = PG_KIND_KERNEL,
+                 .technique = "32x32 tiles, one output per thread: load -> sync -> compute -> sync",
+                 .source = FROM_GUIDE, .min_cc = 50, .min_stages = 1, .max_stages = 1,
+                 .default_stages = 1, TILE32},
+        .smem_bytes = smem_tiled32,
+        .plan = pg_plan_tiled32,
+        .kernel = {.symbol = "pg_tiled32_kernel", RULES(rules_tiled32)},
+    },
+    {
+        .info = {.name = "tiled32_db", .kind = PG_KIND_KERNEL,
+                 .technique = "tiled32 with two buffers: next tile loaded during compute, one sync per tile",
+                 .source = FROM_GUIDE, .min_cc = 50, .min_stages = 2, .max_stages = 2,
+                 .default_stages = 2, TILE32},
+        .smem_bytes = smem_tiled32,
+        .plan = pg_plan_tiled32_db,
+        .kernel = {.symbol = "pg_tiled32_db_kernel", RULES(rules_tiled32)},
+    },
+    {
+        .info = {.name = "baseline", KERNEL_FAMILY_T128,
+                 .technique = "no pipeline: load -> sync -> compute -> sync, one shared buffer",
+                 .source = FROM_STUDY, .min_stages = 1, .max_stages = 1, .default_stages = 1,
+                 TILE128},
+        .smem_bytes = smem_tile128,
+        .plan = pg_plan_baseline,
+        .kernel = {.symbol = "pg_baseline_kernel", RULES(rules_register_staged)},
+    },
+    {
+        .info = {.name = "pingpong", KERNEL_FAMILY_T128,
+                 .technique = "two shared buffers, next tile staged through registers (LDG -> STS)",
+                 .source = FROM_STUDY, .min_stages = 2, .max_stages = 2, .default_stages = 2,
+                 TILE128},
+        .smem_bytes = smem_tile128,
+        .plan = pg_plan_pingpong,
+        .kernel = {.symbol = "pg_pingpong_kernel", RULES(rules_register_staged)},
+    },
+    {
+        .info = {.name = "cp_async", KERNEL_FAMILY_T128,
+                 .technique = "cp.async global->shared, commit_group/wait_group, STAGES buffers",
+                 .source = FROM_STUDY, .min_stages = 1, .max_stages = 8, .default_stages = 2,
+                 TILE128},
+        .smem_bytes = smem_tile128,
+        .plan = pg_plan_cp_async,
+        .kernel = {.symbol = "pg_cp_async_kernel", .dynamic_smem = 1, RULES(rules_cp_async)},
+    },
+    {
+        .info = {.name = "pipeline_thread", KERNEL_FAMILY_T128,
+                 .technique = "cuda::pipeline, thread scope: memcpy_async + producer/consumer calls (async-group)",
+                 .source = FROM_GUIDE "; " FROM_BLOG, .min_stages = 2, .max_stages = 8,
+                 .default_stages = 2, TILE128},
+        .smem_bytes = smem_tile128,
+        .plan = pg_plan_pipeline_thread,
+        .kernel = {.symbol = "pg_pipeline_thread_kernel", .dynamic_smem = 1,
+                   RULES(rules_pipeline_thread)},
+    },
+    {
+        .info = {.name = "pipeline_block", KERNEL_FAMILY_T128,
+                 .technique = "cuda::pipeline, block scope: pipeline_shared_state in shared memory (mbarrier)",
+                 .source = FROM_BLOG, .min_stages = 2, .max_stages = 8, .default_stages = 2,
+                 TILE128},
+        .smem_bytes = smem_tile128_barriers,
+        .plan = pg_plan_pipeline_block,
+        /* One instance per stage count; the default launches <2>. */
+        .kernel = {.symbol = "pg_pipeline_block_kernel", .launched = "pg_pipeline_block_kernel<2>",
+                   .dynamic_smem = 1, RULES(rules_pipeline_block)},
+    },
+    {
+        .info = {.name = "barrier", KERNEL_FAMILY_T128,
+                 .technique = "cuda::memcpy_async bound to cuda::barrier, split arrive/wait per stage",
+                 .source = FROM_BLOG, .min_stages = 2, .max_stages = 8, .default_stages = 2,
+                 TILE128},
+        .smem_bytes = smem_tile128_barriers,
+        .plan = pg_plan_barrier,
+        .kernel = {.symbol = "pg_barrier_kernel", .dynamic_smem = 1, RULES(rules_barrier)},
+    },
+    {
+        .info = {.name = "mbarrier", KERNEL_FAMILY_T128,
+                 .technique = "raw PTX: cp.async + cp.async.mbarrier.arrive.noinc + mbarrier.try_wait.parity",
+                 .source = FROM_BLOG, .min_stages = 2, .max_stages = 8, .default_stages = 2,
+                 TILE128},
+        .smem_bytes = smem_tile128_barriers,
+        .plan = pg_plan_mbarrier,
+        .kernel = {.symbol = "pg_mbarrier_kernel", .dynamic_smem = 1, RULES(rules_mbarrier)},
+    },
+    {
+        .info = {.name = "warp_specialized", KERNEL_FAMILY_T128,
+                 .technique = "producer warp(s) fill STAGES buffers with cp.async, consumer warps compute",
+                 .source = FROM_BLOG, .min_stages = 2, .max_stages = 8, .default_stages = 2,
+                 .tile_m = T128_TILE_M, .tile_n = T128_TILE_N, .tile_k = T128_TILE_K,
+                 /* the seed tile's 256 compute threads and the producer warps */
+                 .threads = T128_THREADS + PG_WARP_THREADS * PG_WS_PRODUCER_WARPS},
+        .smem_bytes = smem_tile128_barriers,
+        .plan = pg_plan_warp_specialized,
+        .kernel = {.symbol = "pg_warp_specialized_kernel",
+                   .launched = "pg_warp_specialized_kernel<" PG_STRINGIFY(PG_WS_PRODUCER_WARPS) ">",
+                   .dynamic_smem = 1, RULES(rules_warp_specialized)},
+    },
+    {
+        .info = {.name = "tma", .kind = PG_KIND_KERNEL,
+                 .technique = "Hopper TMA: one thread issues cp.async.bulk.tensor per tile on an expect_tx mbarrier, STAGES buffers",
+                 .source = FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
+                 .default_stages = 4, TILE128},
+        .smem_bytes = smem_tma,
+        .plan = pg_plan_tma,
+        .check = pg_tma_check,
+        .kernel = {.symbol = "pg_tma_kernel", .dynamic_smem = 1, RULES(rules_tma)},
+    },
+    {
+        .info = {.name = "tma_ws", .kind = PG_KIND_KERNEL,
+                 .technique = "TMA producer warp + consumer warpgroup (8x16 each, setmaxnreg), full/empty mbarriers, grouped tile order",
+                 .source = FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
+                 .default_stages = 3, .tile_m = TWS_TILE_M, .tile_n = TWS_TILE_N,
+                 .tile_k = TWS_TILE_K, .threads = TWS_THREADS},
+        .smem_bytes = smem_tma_ws,
+        .plan = pg_plan_tma_ws,
+        .check = pg_tma_check,
+        .kernel = {.symbol = "pg_tma_ws_kernel", .dynamic_smem = 1, RULES(rules_tma_ws)},
+    },
+    {
+        .info = {.name = "auto", .kind = PG_KIND_SELECTOR,
+                 .technique = "the fastest correct variant for this GPU and shape (pg_auto_select, src/tuning.c)",
+                 .source = "", .min_cc = 50},
+    },
 };
 
 const int pg_registry_count = (int)(sizeof pg_registry / sizeof pg_registry[0]);
@@ -263,12 +330,24 @@ const pg_variant_info *pg_variant_find(const char *name) {
   return NULL;
 }
 
-/* info is the first member of an entry, so an info pointer from the registry
- * converts back; anything else is rejected. */
+/* Only a pointer into the registry converts back; anything else is NULL. */
 const pg_variant_entry *pg_entry_of(const pg_variant_info *info) {
   for (int i = 0; i < pg_registry_count; ++i)
     if (&pg_registry[i].info == info) return &pg_registry[i];
   return NULL;
+}
+
+const pg_variant_entry *pg_entry_find(const char *name) {
+  return pg_entry_of(pg_variant_find(name));
+}
+
+const char *pg_kind_name(pg_variant_kind kind) {
+  switch (kind) {
+    case PG_KIND_KERNEL: return "kernel";
+    case PG_KIND_LIBRARY: return "library reference";
+    case PG_KIND_SELECTOR: return "selector";
+  }
+  return "unknown kind";
 }
 
 pg_status pg_variant_smem_bytes(const pg_variant_info *variant, int stages,
@@ -278,6 +357,6 @@ pg_status pg_variant_smem_bytes(const pg_variant_info *variant, int stages,
   if (stages == 0) stages = variant->default_stages;
   if (stages < variant->min_stages || stages > variant->max_stages)
     return PG_ERR_STAGES;
-  *bytes = entry->smem_bytes(stages);
+  *bytes = entry->smem_bytes != NULL ? entry->smem_bytes(stages) : 0;
   return PG_OK;
 }

@@ -1,5 +1,13 @@
-/* pg_status strings and the CUDA error kept for pg_last_cuda_error(). */
+/* pg_status strings, the per-thread error state (pg_last_cuda_error,
+ * pg_last_error_detail) and the library's version. */
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "internal.h"
+
+int pg_version(void) { return PIPEGEMM_VERSION; }
+
+const char *pg_version_string(void) { return PIPEGEMM_VERSION_STRING; }
 
 const char *pg_strerror(pg_status status) {
   switch (status) {
@@ -33,10 +41,13 @@ static _Thread_local char last_detail[PG_DETAIL_SIZE];
 
 const char *pg_last_error_detail(void) { return last_detail; }
 
-void pg_set_error_detail(const char *text) {
-  size_t i = 0;
-  for (; text != NULL && text[i] != '\0' && i + 1 < PG_DETAIL_SIZE; ++i) last_detail[i] = text[i];
-  last_detail[i] = '\0';
+void pg_clear_error_detail(void) { last_detail[0] = '\0'; }
+
+void pg_set_error_detail(const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  if (vsnprintf(last_detail, sizeof last_detail, format, ap) < 0) last_detail[0] = '\0';
+  va_end(ap);
 }
 
 pg_status pg_status_from_cuda(cudaError_t err) {
@@ -52,6 +63,7 @@ pg_status pg_status_from_cuda(cudaError_t err) {
     case cudaErrorMemoryAllocation:
       return PG_ERR_NO_MEMORY;
     case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDeviceFunction:
       return PG_ERR_ARCH;
     default:
       return PG_ERR_CUDA;

@@ -1,10 +1,9 @@
-/* Tensor maps for the TMA variants (src/tma.c): the host half of Hopper's
- * bulk tensor copy. Plain C so the library's C code and the .cu launchers
- * share it. */
+/* The host half of Hopper's bulk tensor copy (src/tma.c): the layout rules
+ * and the tensor-map encoding behind the TMA kernels. Plain C so the
+ * library's C code and the .cu kernels share it. */
 #ifndef PG_TMA_H
 #define PG_TMA_H
 
-#include <cuda.h> /* CUtensorMap only: the driver is reached at run time */
 #include <stddef.h>
 
 #include "internal.h"
@@ -12,21 +11,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Both operands' maps, passed to a kernel as one __grid_constant__
- * parameter (each CUtensorMap is 128 bytes, 64-byte aligned). */
-typedef struct {
-  CUtensorMap a;
-  CUtensorMap b;
-} pg_tma_maps;
-
-/* The box one copy moves: A as box_k (contiguous) x box_m rows, B as box_n
- * (contiguous) x box_k rows. a_swizzle_bytes is 0 (none), 32, 64 or 128:
- * the shared-memory swizzle of A's rows (B is stored dense). */
-typedef struct {
-  int a_box_k, a_box_m, a_swizzle_bytes;
-  int b_box_n, b_box_k;
-} pg_tma_boxes;
 
 /* The layout rules of cp.async.bulk.tensor, checked before anything runs:
  * PG_OK, or PG_ERR_UNSUPPORTED with the reason written to `why`. */

@@ -1,20 +1,24 @@
 /* The tuned configurations, one row per GPU it was tuned on, most specific
  * first; the last row matches anything. To tune a new GPU: run
- * scripts/tune-tma-ws.sh on it and add a row. */
+ * scripts/tune-tma-ws.sh on it and add a row. Rows name registry entries by
+ * their stable names: a name the registry lacks is skipped. */
 #include "tuning.h"
 
 #include <stdlib.h>
 
+/* What auto runs where nothing faster applies: the tuned cp.async-family
+ * kernel without TMA, and below sm_80 the one family without cp.async. */
+#define PG_AUTO_FALLBACKS {"mbarrier", 2, 0}, {"tiled32_db", 2, 0}
+
 static const pg_tuning rows[] = {
-    /* NVIDIA H200 (132 SMs), 2026-11-29, bench/results/h200-tma.md: one
-     * block per tile beat the persistent grid (2 blocks/SM) at 4096^3,
-     * 2.772 against 2.846 ms, and at 8192^3, and tied at 2048^3; the group size
-     * moved nothing beyond noise (4, 8, 16: 2.772-2.773 ms). At 1024^3 (64
-     * tiles) tma took 0.1275 ms, mbarrier 0.1374, tma_ws 0.2025; at 4096^3
-     * mbarrier (3.52 ms) is the fastest kernel without TMA. */
-    {90, 132, "NVIDIA H200, bench/results/h200-tma.md", 8, 0, 1, "tma", 4, "mbarrier", 2},
+    /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile
+     * beat the persistent grid; the group size moved nothing beyond noise;
+     * tma_ws needs a tile per SM, below that tma was faster. */
+    {90, 132, "NVIDIA H200, bench/results/h200-tma.md", 8, 0,
+     {{"tma_ws", 3, 1}, {"tma", 4, 0}, PG_AUTO_FALLBACKS}},
     /* Untuned Hopper and anything else: the H200's choices. */
-    {0, 0, "untuned (the H200's choices)", 8, 0, 1, "tma", 4, "mbarrier", 2},
+    {0, 0, "untuned (the H200's choices)", 8, 0,
+     {{"tma_ws", 3, 1}, {"tma", 4, 0}, PG_AUTO_FALLBACKS}},
 };
 
 /* A non-negative integer from the environment, or `fallback`. */

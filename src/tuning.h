@@ -1,11 +1,22 @@
 /* Per-GPU tuned configuration (src/tuning.c): data, not constants in the
- * kernels. */
+ * kernels, and the rules by which `auto` chooses. */
 #ifndef PG_TUNING_H
 #define PG_TUNING_H
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* One of auto's candidates: a registry entry by name, at a stage count,
+ * taken for shapes with at least min_tiles_per_sm of its output tiles
+ * (info.tile_m x info.tile_n) per SM. */
+typedef struct {
+  const char *variant;
+  int stages; /* 0: the entry's default */
+  int min_tiles_per_sm;
+} pg_auto_rule;
+
+#define PG_AUTO_MAX_RULES 8
 
 typedef struct {
   int cc;        /* compute capability major*10 + minor this row is for; 0: any */
@@ -16,20 +27,16 @@ typedef struct {
    * persistence). */
   int tma_ws_group_m;
   int tma_ws_blocks_per_sm;
-  /* auto takes tma_ws only with at least this many of its output tiles per
-   * SM (fewer leave SMs idle); below that, where TMA accepts the layout,
-   * small_variant at small_stages; and where TMA cannot run (older GPU, a
-   * layout TMA rejects), fallback_variant at fallback_stages. */
-  int auto_tma_min_tiles_per_sm;
-  const char *small_variant;
-  int small_stages;
-  const char *fallback_variant;
-  int fallback_stages;
+  /* auto's candidates, fastest first, ending at a NULL variant: it runs the
+   * first that this GPU runs (architecture, shared memory, a loadable
+   * kernel image), that accepts the layout, and whose size rule holds. */
+  pg_auto_rule auto_rules[PG_AUTO_MAX_RULES];
 } pg_tuning;
 
-/* The row for the current device: the first whose cc and SM count match.
+/* The row for a device: the first whose cc and SM count match.
  * PIPEGEMM_TMA_WS_GROUP_M and PIPEGEMM_TMA_WS_BLOCKS_PER_SM, when set to a
- * number, override the tma_ws fields (for tuning runs). */
+ * number, override the tma_ws fields (for tuning runs); they are read when
+ * a call is planned. */
 pg_tuning pg_tuning_for(int cc, int sm_count);
 
 #ifdef __cplusplus

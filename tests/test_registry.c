@@ -35,8 +35,15 @@ static void test_names_unique_and_found(void **state) {
     assert_true(strlen(v->name) > 0);
     assert_non_null(v->technique);
     assert_true(strlen(v->technique) > 0);
-    assert_non_null(v->seed);
-    assert_true(strlen(v->seed) > 0);
+    assert_non_null(v->source);
+    /* Every kernel comes from a write-up; the reference and auto from none. */
+    if (v->kind == PG_KIND_KERNEL)
+      assert_true(strlen(v->source) > 0);
+    else
+      assert_string_equal(v->source, "");
+    assert_true(v->kind == PG_KIND_KERNEL || v->kind == PG_KIND_LIBRARY ||
+                v->kind == PG_KIND_SELECTOR);
+    assert_true(strcmp(pg_kind_name(v->kind), "unknown kind") != 0);
     for (int j = 0; j < i; j++) assert_string_not_equal(v->name, pg_variant_at(j)->name);
     /* Round trip: find gives back the very entry. */
     assert_ptr_equal(pg_variant_find(v->name), v);
@@ -58,7 +65,7 @@ static void test_stage_ranges(void **state) {
   (void)state;
   for (int i = 0; i < pg_variant_count(); i++) {
     const pg_variant_info *v = pg_variant_at(i);
-    if (strcmp(v->name, "auto") == 0) {
+    if (v->kind == PG_KIND_SELECTOR) {
       /* auto has no stages or tile of its own: it runs another variant. */
       assert_int_equal(v->min_stages, 0);
       assert_int_equal(v->max_stages, 0);
@@ -71,7 +78,11 @@ static void test_stage_ranges(void **state) {
     assert_true(v->default_stages <= v->max_stages);
     assert_true(v->min_cc >= 0);
     assert_true(v->tile_m >= 0 && v->tile_n >= 0 && v->tile_k >= 0);
-    assert_true(v->threads >= 0);
+    /* A kernel launches its threads; nothing else has a block of its own. */
+    if (v->kind == PG_KIND_KERNEL)
+      assert_true(v->threads > 0 && v->threads % 32 == 0);
+    else
+      assert_int_equal(v->threads, 0);
   }
 }
 
@@ -89,7 +100,7 @@ static void check_seed000_tile(const pg_variant_info *v) {
   assert_int_equal(v->tile_k, 8);
   assert_int_equal(v->threads, 256);
   assert_int_equal(v->min_cc, 80);
-  assert_non_null(strstr(v->seed, "000"));
+  assert_string_equal(v->source, "CUDA Kernel Study: Pipelining");
 }
 
 static void test_contract_variants(void **state) {
@@ -100,9 +111,9 @@ static void test_contract_variants(void **state) {
   check_seed000_tile(cp);
   assert_int_equal(cp->min_stages, 1);
   assert_int_equal(cp->max_stages, 8);
-  /* cuBLAS is the reference row, not from a seed (DESIGN.md: "anchor"). */
-  const pg_variant_info *cublas = must_find("cublas");
-  assert_non_null(strstr(cublas->seed, "anchor"));
+  /* cuBLAS is the reference row; auto the selector. */
+  assert_int_equal(must_find("cublas")->kind, PG_KIND_LIBRARY);
+  assert_int_equal(must_find("auto")->kind, PG_KIND_SELECTOR);
 }
 
 static void test_smem_bytes(void **state) {

@@ -98,23 +98,29 @@ static void test_tuning_table(void **state) {
   assert_non_null(strstr(h200.measured_on, "H200"));
   assert_true(h200.tma_ws_group_m >= 1);
   assert_true(h200.tma_ws_blocks_per_sm >= 0);
-  const pg_variant_info *fallback = pg_variant_find(h200.fallback_variant);
-  assert_non_null(fallback);
-  assert_true(fallback->min_cc < 90); /* auto's way out where TMA cannot run */
-  assert_true(h200.fallback_stages >= fallback->min_stages &&
-              h200.fallback_stages <= fallback->max_stages);
+  /* auto's rules: every candidate a registry entry that is not a selector,
+   * at a stage count it takes; the fastest first (tma_ws, only with a tile
+   * per SM), and at the end one that needs neither TMA nor sm_80. */
+  int rules = 0;
+  for (; rules < PG_AUTO_MAX_RULES && h200.auto_rules[rules].variant != NULL; ++rules) {
+    const pg_auto_rule *r = &h200.auto_rules[rules];
+    const pg_variant_info *v = pg_variant_find(r->variant);
+    assert_non_null(v);
+    assert_int_not_equal(v->kind, PG_KIND_SELECTOR);
+    assert_true(r->stages == 0 || (r->stages >= v->min_stages && r->stages <= v->max_stages));
+    assert_true(r->min_tiles_per_sm >= 0);
+  }
+  assert_true(rules >= 2);
+  assert_string_equal(h200.auto_rules[0].variant, "tma_ws");
+  assert_true(h200.auto_rules[0].min_tiles_per_sm >= 1);
+  const pg_variant_info *last = pg_variant_find(h200.auto_rules[rules - 1].variant);
+  assert_true(last->min_cc < 80);
+  assert_int_equal(h200.auto_rules[rules - 1].min_tiles_per_sm, 0);
 
-  /* Small problems with a TMA layout: a variant with TMA's own rules. */
-  const pg_variant_info *small = pg_variant_find(h200.small_variant);
-  assert_non_null(small);
-  assert_non_null(pg_entry_of(small)->check);
-  assert_true(h200.small_stages >= small->min_stages && h200.small_stages <= small->max_stages);
-  assert_true(h200.auto_tma_min_tiles_per_sm >= 1);
-
-  /* Any other GPU gets a row too. */
+  /* Any other GPU gets a row too, with its way out. */
   pg_tuning other = pg_tuning_for(80, 108);
   assert_non_null(other.measured_on);
-  assert_non_null(pg_variant_find(other.fallback_variant));
+  assert_non_null(other.auto_rules[0].variant);
 
   /* Overrides for tuning runs; junk is ignored. */
   char other_blocks[16];

@@ -79,8 +79,7 @@ enum { OPERAND_A = 0, OPERAND_B = 1 };
 
 /* The CUDA error behind a status, when there is one to tell. */
 static const char *cuda_detail(pg_status status) {
-  if (status == PG_ERR_UNSUPPORTED && pg_last_error_detail()[0] != '\0')
-    return pg_last_error_detail();
+  if (pg_last_error_detail()[0] != '\0') return pg_last_error_detail();
   if (status != PG_ERR_CUDA && status != PG_ERR_NO_MEMORY &&
       status != PG_ERR_NO_DEVICE)
     return NULL;
@@ -292,8 +291,12 @@ void pgc_support_reason(const pg_variant_info *variant, int stages,
     case PG_OK: snprintf(buf, size, "yes"); return;
     case PG_ERR_NO_DEVICE: snprintf(buf, size, "no GPU"); return;
     case PG_ERR_ARCH:
-      snprintf(buf, size, "needs CC %d.%d", variant->min_cc / CC_SCALE,
-               variant->min_cc % CC_SCALE);
+      if (info && info->cc_major * CC_SCALE + info->cc_minor >= variant->min_cc)
+        snprintf(buf, size, "no kernel image for sm_%d%d in this build", info->cc_major,
+                 info->cc_minor);
+      else
+        snprintf(buf, size, "needs CC %d.%d", variant->min_cc / CC_SCALE,
+                 variant->min_cc % CC_SCALE);
       return;
     case PG_ERR_SMEM:
       if (info && pg_variant_smem_bytes(variant, stages, &smem) == PG_OK) {
@@ -311,19 +314,9 @@ void pgc_support_reason(const pg_variant_info *variant, int stages,
   snprintf(buf, size, "%s", pg_strerror(status));
 }
 
-/* What pgh_time calls: the GEMM under test, nothing else. */
-typedef struct {
-  const pg_variant_info *variant;
-  int stages;
-  const pgc_problem *problem;
-} gemm_call;
-
-static pg_status run_gemm(void *ctx, cudaStream_t stream) {
-  const gemm_call *call = ctx;
-  const pgc_problem *p = call->problem;
-  return pg_sgemm_variant(call->variant, call->stages, p->m, p->n, p->k,
-                          GEMM_ALPHA, p->a, p->lda, p->b, p->ldb, GEMM_BETA,
-                          p->c, p->ldc, stream);
+/* What pgh_time calls: the planned GEMM, nothing else. */
+static pg_status run_plan(void *ctx, cudaStream_t stream) {
+  return pg_plan_launch((const pg_plan *)ctx, stream);
 }
 
 /* "cp_async stages=2", or the bare name for a variant without stages. */
@@ -459,21 +452,34 @@ int pgc_run_measure(pgc_session *session, const pgc_problem *problem,
   return row->verdict == PGC_VERDICT_FAIL ? PGC_EXIT_FAILED : PGC_EXIT_OK;
 }
 
-/* What the kernel needs per block and how many blocks fit on an SM, for the
- * row; left absent for cublas, whose kernels are its own. */
-static void kernel_facts(const pg_variant_info *variant, int stages,
-                         const char *label, pgc_result_row *row) {
-  pg_kernel_facts facts;
-  pg_status status = pg_variant_kernel_facts(variant, stages, &facts);
-  if (status == PG_OK) {
-    row->smem_kib = (double)facts.smem_bytes / BYTES_PER_KIB;
-    row->blocks_per_sm = facts.blocks_per_sm;
-    row->registers = facts.registers;
-  } else if (status != PG_ERR_UNSUPPORTED) {
+/* A status that makes the row a SKIP: the GPU cannot run the variant
+ * (architecture, shared memory, stages), or it refuses the layout. */
+static int is_skip(pg_status status) {
+  return status == PG_ERR_ARCH || status == PG_ERR_SMEM || status == PG_ERR_STAGES ||
+         status == PG_ERR_UNSUPPORTED;
+}
+
+/* The plan's entry, stages and kernel facts into the row; `auto`'s row names
+ * what it runs, whose kernel the facts describe. */
+static void describe_plan(const pg_plan *plan, const pg_variant_info *variant,
+                          const char *label, pgc_result_row *row) {
+  pg_plan_info info;
+  pg_status status = pg_plan_describe(plan, &info);
+  if (status != PG_OK) {
     char what[PGC_VERDICT_TEXT_SIZE * 2];
-    snprintf(what, sizeof what,
-             "warning: %s: no shared memory or occupancy figures", label);
+    snprintf(what, sizeof what, "warning: %s: no shared memory or occupancy figures", label);
     print_status_error(what, status);
+    return;
+  }
+  if (info.variant == NULL) return; /* nothing to run (M or N is 0) */
+  if (variant->kind == PG_KIND_SELECTOR) {
+    row->runs = info.variant->name;
+    row->stages = info.stages;
+  }
+  if (info.variant->kind == PG_KIND_KERNEL) {
+    row->smem_kib = (double)info.kernel.smem_bytes / BYTES_PER_KIB;
+    row->blocks_per_sm = info.kernel.blocks_per_sm;
+    row->registers = info.kernel.registers;
   }
 }
 
@@ -485,35 +491,25 @@ int pgc_run_one(pgc_session *session, const pgc_problem *problem,
                       problem->k);
   pgc_run_begin(session, label, row);
 
-  pg_status status = pg_variant_supported(variant, stages);
-  if (status != PG_OK) {
+  /* Decided once: the timed runs launch the plan and do nothing else. */
+  pg_plan *plan = NULL;
+  pg_status status = pg_plan_create(&plan, variant, stages, problem->m, problem->n, problem->k,
+                                    GEMM_ALPHA, problem->a, problem->lda, problem->b,
+                                    problem->ldb, GEMM_BETA, problem->c, problem->ldc);
+  if (is_skip(status)) {
     char reason[PGC_VERDICT_TEXT_SIZE];
-    pgc_support_reason(variant, stages, status, &session->info, reason,
-                       sizeof reason);
+    if (status == PG_ERR_UNSUPPORTED)
+      snprintf(reason, sizeof reason, "%s", pg_last_error_detail());
+    else
+      pgc_support_reason(variant, stages, status, &session->info, reason, sizeof reason);
     pgc_result_row_set_verdict(row, PGC_VERDICT_SKIP, reason);
     return PGC_EXIT_OK;
   }
-  /* A layout the variant refuses (TMA's alignment rules) is a SKIP with the
-   * reason, as an architecture it cannot run is. */
-  status = pg_variant_accepts(variant, stages, problem->m, problem->n, problem->k, problem->a,
-                              problem->lda, problem->b, problem->ldb, problem->c, problem->ldc);
-  if (status == PG_ERR_UNSUPPORTED) {
-    pgc_result_row_set_verdict(row, PGC_VERDICT_SKIP, pg_last_error_detail());
-    return PGC_EXIT_OK;
-  }
-  /* auto: the row names what it ran, whose kernel the facts describe. */
-  const pg_variant_info *runs = variant;
-  int runs_stages = stages;
-  if (variant->max_stages == 0 && variant->tile_m == 0 &&
-      pg_auto_select(problem->m, problem->n, problem->k, problem->a, problem->lda, problem->b,
-                     problem->ldb, &runs, &runs_stages) == PG_OK) {
-    row->runs = runs->name;
-    row->stages = runs_stages;
-  }
-  kernel_facts(runs, runs_stages, label, row);
-
-  gemm_call call = {variant, stages, problem};
-  return pgc_run_measure(session, problem, label, run_gemm, &call, row);
+  if (status != PG_OK) return row_failed(row, label, "planning", status);
+  describe_plan(plan, variant, label, row);
+  int exit_code = pgc_run_measure(session, problem, label, run_plan, plan, row);
+  pg_plan_destroy(plan);
+  return exit_code;
 }
 
 /* ---- report header -------------------------------------------------------- */

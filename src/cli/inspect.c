@@ -335,10 +335,10 @@ static void fill_row(inspect_row *row) {
   const pg_variant_entry *source = row->judged->source;
   const pg_kernel_spec *spec = &source->kernel;
   const pgc_arch_limits *limits = pgc_arch_limits_of(kernel->sm);
-  const char *launched = spec->launched ? spec->launched : spec->kernel;
+  const char *launched = spec->launched ? spec->launched : spec->symbol;
 
   row->launched = strcmp(row->display, launched) == 0;
-  row->threads = row->launched ? spec->launch_threads : -1;
+  row->threads = row->launched ? source->info.threads : -1;
   row->static_smem = kernel->has_resources
                          ? pgc_static_smem_bytes(limits, kernel->shared_bytes)
                          : -1;
@@ -569,7 +569,7 @@ static int select_judged(const pgc_options *opts, judged_variant *judged,
     if (!entry) continue;
     const pg_variant_entry *source = entry;
     if (opts->swap_claim == info) source = pg_entry_of(opts->swap_kernels);
-    if (!source || !source->kernel.kernel) continue; /* cublas */
+    if (!source || !source->kernel.symbol) continue; /* cublas */
     judged[count++] = (judged_variant){entry, source};
   }
   return count;
@@ -603,7 +603,7 @@ int pgc_cmd_inspect(const pgc_options *opts) {
   if (opts->swap_claim) {
     const pg_variant_entry *claim = pg_entry_of(opts->swap_claim);
     const pg_variant_entry *kernels = pg_entry_of(opts->swap_kernels);
-    if (!claim || !kernels || !claim->kernel.kernel || !kernels->kernel.kernel) {
+    if (!claim || !kernels || !claim->kernel.symbol || !kernels->kernel.symbol) {
       fprintf(stderr, "pipegemm inspect: --swap needs two variants with kernels of "
                       "pipegemm's own (not cublas)\n");
       return PGC_EXIT_USAGE;
@@ -671,7 +671,7 @@ int pgc_cmd_inspect(const pgc_options *opts) {
     for (int k = 0; k < dump.count; ++k) {
       inspect_row *row = &rows[row_count];
       pgc_kernel_display_name(dump.kernels[k].name, row->display, sizeof row->display);
-      if (!pgc_kernel_has_stem(row->display, judged[j].source->kernel.kernel)) continue;
+      if (!pgc_kernel_has_stem(row->display, judged[j].source->kernel.symbol)) continue;
       row->judged = &judged[j];
       row->kernel = &dump.kernels[k];
       row->template_arg = pgc_kernel_template_arg(row->display);
@@ -721,7 +721,7 @@ int pgc_cmd_inspect(const pgc_options *opts) {
       char line[MESSAGE_SIZE];
       if (!arch_has_row(rows, row_count, &judged[j], dump.archs[a], NULL)) {
         snprintf(line, sizeof line, "inspect: %s (%s): no kernel %s in %s",
-                 judged[j].claim->info.name, dump.archs[a], spec->kernel, binary);
+                 judged[j].claim->info.name, dump.archs[a], spec->symbol, binary);
         add_line(&problems, line);
       } else if (spec->launched &&
                  !arch_has_row(rows, row_count, &judged[j], dump.archs[a], spec->launched)) {

@@ -23,7 +23,8 @@ typedef struct {
 static const pgc_column list_columns[] = {
     {"name", "variant", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
     {"technique", "technique", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-    {"seed", "from", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"kind", "kind", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"source", "source", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
     {"min_cc", "min CC", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
     {"stages", "stages", PGC_ALIGN_LEFT, 0, PGC_SHOW_TABLE},
     {"min_stages", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
@@ -82,7 +83,8 @@ static void describe(const pg_variant_info *variant, const pgh_device_info *info
   int i = 0;
   cells[i++] = pgc_cell_text(variant->name);
   cells[i++] = pgc_cell_text(variant->technique);
-  cells[i++] = pgc_cell_text(variant->seed);
+  cells[i++] = pgc_cell_text(pg_kind_name(variant->kind));
+  cells[i++] = pgc_cell_text(variant->source[0] != '\0' ? variant->source : "-");
   cells[i++] = pgc_cell_text(texts->min_cc);
   cells[i++] = pgc_cell_text(texts->stages);
   cells[i++] = pgc_cell_int(variant->min_stages);
@@ -112,9 +114,8 @@ int pgc_cmd_list(const pgc_options *opts) {
       why_not = cudaGetErrorString(err);
     }
   } else {
-    cudaError_t err = pg_last_cuda_error();
-    why_not = err != cudaSuccess ? cudaGetErrorString(err)
-                                 : pg_strerror(PG_ERR_NO_DEVICE);
+    why_not = pg_last_error_detail()[0] != '\0' ? pg_last_error_detail()
+                                                : pg_strerror(PG_ERR_NO_DEVICE);
   }
   if (have_gpu)
     snprintf(gpu_text, sizeof gpu_text, "%s", info.name);

@@ -6,12 +6,7 @@
 
 #include "args.h"
 #include "commands.h"
-
-/* The build may pass the project version; this fallback keeps a bare
- * compile of this file working. */
-#ifndef PIPEGEMM_VERSION
-#define PIPEGEMM_VERSION "0.1.0"
-#endif
+#include "pipegemm.h"
 
 int main(int argc, char **argv) {
   pgc_options opts;
@@ -25,7 +20,7 @@ int main(int argc, char **argv) {
       fputs(pgc_usage_text(opts.help_topic), stdout);
       return PGC_EXIT_OK;
     case PGC_CMD_VERSION:
-      printf("pipegemm %s\n", PIPEGEMM_VERSION);
+      printf("pipegemm %s\n", pg_version_string());
       return PGC_EXIT_OK;
     case PGC_CMD_LIST: return pgc_cmd_list(&opts);
     case PGC_CMD_BENCH: return pgc_cmd_bench(&opts);

@@ -903,7 +903,7 @@ static int resolve_auto(const pgc_options *opts, pgc_run_spec *runs, int count) 
   int kept = 0;
   for (int i = 0; i < count; ++i) {
     pgc_run_spec run = runs[i];
-    if (strcmp(run.variant->name, "auto") == 0) {
+    if (run.variant->kind == PG_KIND_SELECTOR) {
       const pg_variant_info *chosen = NULL;
       int stages = 0;
       if (cudaSetDevice(opts->device) != cudaSuccess ||

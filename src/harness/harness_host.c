@@ -14,14 +14,12 @@ pg_status pgh_device_query(int device, pgh_device_info *info) {
   memset(info, 0, sizeof *info);
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) return pg_status_from_cuda(err) == PG_ERR_CUDA ? PG_ERR_NO_DEVICE
-                                                                       : pg_status_from_cuda(err);
-  if (count == 0) {
-    pg_status_from_cuda(cudaErrorNoDevice);
-    return PG_ERR_NO_DEVICE;
-  }
+  if (err != cudaSuccess) return pg_no_device(err);
+  if (count == 0) return pg_no_device(cudaErrorNoDevice);
   if (device < 0 || device >= count) {
     pg_status_from_cuda(cudaErrorInvalidDevice);
+    pg_set_error_detail("there is no device %d: this machine has %d (0..%d)", device, count,
+                        count - 1);
     return PG_ERR_NO_DEVICE;
   }
   struct cudaDeviceProp prop;

@@ -38,6 +38,8 @@ __global__ void __launch_bounds__(T128_THREADS)
   t128_epilogue(g, m0, n0, acc);
 }
 
-extern "C" cudaError_t pg_launch_pingpong(const pg_gemm_args *g) {
-  return pg_launch_kernel((const void *)pg_pingpong_kernel, t128_grid(g), T128_THREADS, 0, g);
+extern "C" void pg_plan_pingpong(pg_gemm_args *args, const pg_tuning *tuning,
+                                 pg_kernel_plan *plan) {
+  (void)tuning;
+  t128_plan(plan, (const void *)pg_pingpong_kernel, args);
 }

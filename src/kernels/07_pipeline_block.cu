@@ -83,21 +83,27 @@ __global__ void __launch_bounds__(T128_THREADS)
    * committed was also waited for, so no copy is still arriving on them. */
 }
 
-extern "C" cudaError_t pg_launch_pipeline_block(const pg_gemm_args *g) {
-  const void *kernel;
-  switch (g->stages) {
-    case 2: kernel = (const void *)pg_pipeline_block_kernel<2>; break;
-    case 3: kernel = (const void *)pg_pipeline_block_kernel<3>; break;
-    case 4: kernel = (const void *)pg_pipeline_block_kernel<4>; break;
-    case 5: kernel = (const void *)pg_pipeline_block_kernel<5>; break;
-    case 6: kernel = (const void *)pg_pipeline_block_kernel<6>; break;
-    case 7: kernel = (const void *)pg_pipeline_block_kernel<7>; break;
-    case 8: kernel = (const void *)pg_pipeline_block_kernel<8>; break;
-    default: return cudaErrorInvalidValue;
-  }
-  /* g->smem_bytes reserves T128_STAGE_SYNC_BYTES per stage that the static
-   * pipe_state makes unused; passing it keeps static + dynamic within what
-   * the launch opts in to (at 6 stages the tiles alone are exactly 48 KiB,
-   * and the static state would push the block past the default limit). */
-  return pg_launch_kernel(kernel, t128_grid(g), T128_THREADS, g->smem_bytes, g);
+/* One instance per stage count: the pipeline's shared state is sized at
+ * compile time. */
+static const void *const pipeline_block_kernels[] = {
+    NULL,
+    NULL,
+    (const void *)pg_pipeline_block_kernel<2>,
+    (const void *)pg_pipeline_block_kernel<3>,
+    (const void *)pg_pipeline_block_kernel<4>,
+    (const void *)pg_pipeline_block_kernel<5>,
+    (const void *)pg_pipeline_block_kernel<6>,
+    (const void *)pg_pipeline_block_kernel<7>,
+    (const void *)pg_pipeline_block_kernel<8>,
+};
+
+/* The dynamic shared memory (the registry's smem_bytes) reserves
+ * T128_STAGE_SYNC_BYTES per stage that the static pipe_state leaves unused;
+ * asking for it keeps static + dynamic within what the launch opts in to (at
+ * 6 stages the tiles alone are exactly 48 KiB). */
+extern "C" void pg_plan_pipeline_block(pg_gemm_args *args, const pg_tuning *tuning,
+                                       pg_kernel_plan *plan) {
+  (void)tuning;
+  const int count = (int)(sizeof pipeline_block_kernels / sizeof pipeline_block_kernels[0]);
+  t128_plan(plan, args->stages < count ? pipeline_block_kernels[args->stages] : NULL, args);
 }

@@ -73,7 +73,8 @@ __global__ void __launch_bounds__(T128_THREADS)
   t128_epilogue(g, m0, n0, acc);
 }
 
-extern "C" cudaError_t pg_launch_mbarrier(const pg_gemm_args *g) {
-  return pg_launch_kernel((const void *)pg_mbarrier_kernel, t128_grid(g), T128_THREADS,
-                          g->smem_bytes, g);
+extern "C" void pg_plan_mbarrier(pg_gemm_args *args, const pg_tuning *tuning,
+                                 pg_kernel_plan *plan) {
+  (void)tuning;
+  t128_plan(plan, (const void *)pg_mbarrier_kernel, args);
 }

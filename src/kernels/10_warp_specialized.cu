@@ -106,15 +106,10 @@ __global__ void __maxnreg__(WS_MAX_REGISTERS) pg_warp_specialized_kernel(const p
   t128_epilogue(g, m0, n0, acc);
 }
 
-extern "C" cudaError_t pg_launch_warp_specialized(const pg_gemm_args *g) {
-  switch (g->producer_warps) {
-    case 1:
-      return pg_launch_kernel((const void *)pg_warp_specialized_kernel<1>, t128_grid(g),
-                              T128_THREADS + 32, g->smem_bytes, g);
-    case 2:
-      return pg_launch_kernel((const void *)pg_warp_specialized_kernel<2>, t128_grid(g),
-                              T128_THREADS + 64, g->smem_bytes, g);
-    default:
-      return cudaErrorInvalidValue;
-  }
+/* The block is the registry's threads: 256 compute threads and
+ * PG_WS_PRODUCER_WARPS producer warps. */
+extern "C" void pg_plan_warp_specialized(pg_gemm_args *args, const pg_tuning *tuning,
+                                         pg_kernel_plan *plan) {
+  (void)tuning;
+  t128_plan(plan, (const void *)pg_warp_specialized_kernel<PG_WS_PRODUCER_WARPS>, args);
 }

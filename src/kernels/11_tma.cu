@@ -90,7 +90,10 @@ __global__ void __launch_bounds__(T128_THREADS)
 #endif
 }
 
-extern "C" cudaError_t pg_launch_tma(const pg_gemm_args *g) {
-  const pg_tma_boxes boxes = {T128_TILE_K, T128_TILE_M, 0, T128_TILE_N, T128_TILE_K};
-  return pg_tma_launch((const void *)pg_tma_kernel, t128_grid(g), T128_THREADS, g, &boxes);
+static const pg_tma_boxes tma_boxes = {T128_TILE_K, T128_TILE_M, 0, T128_TILE_N, T128_TILE_K};
+
+extern "C" void pg_plan_tma(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan) {
+  (void)tuning;
+  t128_plan(plan, (const void *)pg_tma_kernel, args);
+  plan->tma = &tma_boxes;
 }

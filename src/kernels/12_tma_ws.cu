@@ -220,31 +220,19 @@ __global__ void __launch_bounds__(TWS_THREADS, TWS_MIN_BLOCKS_PER_SM)
 #endif
 }
 
-/* Grid: the tuning table's blocks per SM (no more than fit) times the SMs,
- * never more blocks than tiles; 0 blocks per SM means one block per tile. */
-extern "C" cudaError_t pg_launch_tma_ws(const pg_gemm_args *g) {
-  const pg_tma_boxes boxes = {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N, TWS_TILE_K};
-  const int sms = g->sm_count; /* pg_sgemm asked the device already */
-  const pg_tuning tuning = pg_tuning_for(g->cc, sms);
-  cudaError_t err = cudaSuccess;
-  int fit = 0;
-  pg_gemm_args args = *g;
-  args.group_m = tuning.tma_ws_group_m;
+static const pg_tma_boxes tma_ws_boxes = {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N,
+                                           TWS_TILE_K};
 
-  const long long tiles = (((long long)g->m + TWS_TILE_M - 1) / TWS_TILE_M) *
-                          (((long long)g->n + TWS_TILE_N - 1) / TWS_TILE_N);
-  long long blocks = tiles;
-  if (tuning.tma_ws_blocks_per_sm > 0 && g->query == NULL) {
-    err = cudaFuncSetAttribute((const void *)pg_tma_ws_kernel,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->smem_bytes);
-    if (err == cudaSuccess)
-      err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, (const void *)pg_tma_ws_kernel,
-                                                          TWS_THREADS, g->smem_bytes);
-    if (err != cudaSuccess) return err;
-    const int per_sm = fit < tuning.tma_ws_blocks_per_sm ? fit : tuning.tma_ws_blocks_per_sm;
-    if (per_sm > 0 && (long long)per_sm * sms < blocks) blocks = (long long)per_sm * sms;
-  }
-  if (blocks < 1) blocks = 1;
-  return pg_tma_launch((const void *)pg_tma_ws_kernel, dim3((unsigned)blocks), TWS_THREADS, &args,
-                       &boxes);
+/* One block per tile, or, where the tuning table asks for it, a persistent
+ * grid of that many blocks per SM (the core caps it at what fits). */
+extern "C" void pg_plan_tma_ws(pg_gemm_args *args, const pg_tuning *tuning,
+                               pg_kernel_plan *plan) {
+  const long long tiles = (((long long)args->m + TWS_TILE_M - 1) / TWS_TILE_M) *
+                          (((long long)args->n + TWS_TILE_N - 1) / TWS_TILE_N);
+  args->group_m = tuning->tma_ws_group_m;
+  plan->kernel = (const void *)pg_tma_ws_kernel;
+  plan->grid_x = (unsigned)(tiles > 0 ? tiles : 1);
+  plan->grid_y = 1;
+  plan->tma = &tma_ws_boxes;
+  plan->persistent_blocks_per_sm = tuning->tma_ws_blocks_per_sm;
 }

@@ -43,8 +43,11 @@ static __device__ __forceinline__ void tiled32_store(const pg_gemm_args &g, int 
   *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
 }
 
-static inline dim3 tiled32_grid(const pg_gemm_args *g) {
-  return dim3((unsigned)((g->n + TILE - 1) / TILE), (unsigned)((g->m + TILE - 1) / TILE));
+/* One block per 32x32 output tile: N's tiles on x, M's on y. */
+static inline void tiled32_plan(pg_kernel_plan *plan, const void *kernel, const pg_gemm_args *g) {
+  plan->kernel = kernel;
+  plan->grid_x = (unsigned)((g->n + TILE - 1) / TILE);
+  plan->grid_y = (unsigned)((g->m + TILE - 1) / TILE);
 }
 
 #endif

@@ -1,6 +1,6 @@
-/* What the TMA kernels share: the aligned shared-memory base, the launch
- * with tensor maps, and the loud failure of an sm_90 kernel built for an
- * older GPU. */
+/* What the TMA kernels share: the aligned shared-memory base and the loud
+ * failure of an sm_90 kernel built for an older GPU. (The host encodes their
+ * tensor maps, src/tma.c, from the boxes their planners name.) */
 #ifndef PG_TMA_COMMON_CUH
 #define PG_TMA_COMMON_CUH
 
@@ -24,17 +24,5 @@ static __device__ __forceinline__ void *pg_tma_smem_base(void *raw) {
  * kernel compiled for an older architecture anyway is a bug, and it traps
  * rather than leave C unwritten. */
 static __device__ __forceinline__ void pg_tma_unavailable(void) { __trap(); }
-
-/* Encodes the maps (skipped when only the kernel's facts are asked for) and
- * launches kernel(args, maps). */
-static inline cudaError_t pg_tma_launch(const void *kernel, dim3 grid, int threads,
-                                        const pg_gemm_args *g, const pg_tma_boxes *boxes) {
-  pg_tma_maps maps;
-  if (g->query == NULL) {
-    cudaError_t err = pg_tma_encode(g, boxes, &maps);
-    if (err != cudaSuccess) return err;
-  }
-  return pg_launch_kernel_with(kernel, grid, threads, g->smem_bytes, g, &maps);
-}
 
 #endif

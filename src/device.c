@@ -1,0 +1,267 @@
+/* What the library knows of each device, asked once and kept: compute
+ * capability, SMs, shared memory, which of our kernels the GPU loads (and
+ * their resources), and the cuBLAS handle.
+ *
+ * Every question that can fail is asked on a short-lived thread of the
+ * library's own. The CUDA runtime keeps its last error per host thread, so a
+ * probe that fails (cudaFuncGetAttributes on a kernel built only for another
+ * architecture) leaves nothing in the caller's error slot, and an error the
+ * caller had pending is never overwritten. That thread also runs in the
+ * relaxed stream-capture mode: a capture under way on the caller's thread
+ * forbids cudaMalloc there, which cublasCreate needs. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cublas_v2.h>
+
+#include "internal.h"
+
+#define PG_MAX_DEVICES 64
+/* (device, kernel) pairs remembered; past this a kernel is probed each time. */
+#define PG_MAX_IMAGES 512
+#define PG_DETAIL_TEXT 200
+#define PG_CUDA_MAJOR 1000 /* CUDA versions are major*1000 + minor*10 */
+#define PG_CUDA_MINOR 10
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static int device_known[PG_MAX_DEVICES];
+static pg_device devices[PG_MAX_DEVICES];
+static cublasHandle_t cublas_handles[PG_MAX_DEVICES];
+
+typedef struct {
+  int ordinal;
+  const void *kernel;
+  pg_kernel_image image;
+} image_slot;
+static image_slot images[PG_MAX_IMAGES];
+static int image_count;
+
+/* ---- the probing thread ------------------------------------------------------ */
+
+typedef struct {
+  void (*work)(void *ctx);
+  void *ctx;
+} probe_job;
+
+static void *probe_main(void *arg) {
+  const probe_job *job = arg;
+  enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  (void)cudaThreadExchangeStreamCaptureMode(&mode); /* this thread only */
+  job->work(job->ctx);
+  return NULL;
+}
+
+/* Runs work(ctx) on a thread of its own and waits for it. */
+static pg_status on_probe_thread(void (*work)(void *), void *ctx) {
+  probe_job job = {work, ctx};
+  pthread_t thread;
+  if (pthread_create(&thread, NULL, probe_main, &job) != 0) {
+    pg_set_error_detail("the library could not start its probing thread");
+    return PG_ERR_NO_MEMORY;
+  }
+  pthread_join(thread, NULL);
+  return PG_OK;
+}
+
+/* ---- the device ----------------------------------------------------------------- */
+
+typedef struct {
+  int ordinal;
+  pg_device device;
+  cudaError_t error;
+  char why[PG_DETAIL_TEXT]; /* when error != cudaSuccess */
+} device_probe;
+
+/* Tells "no driver", "a driver too old" and "no GPU" apart. */
+static void explain_no_device(cudaError_t err, char *why, size_t size) {
+  int driver = 0, runtime = 0;
+  (void)cudaDriverGetVersion(&driver);
+  (void)cudaRuntimeGetVersion(&runtime);
+  if (driver == 0)
+    snprintf(why, size, "no NVIDIA driver is installed");
+  else if (err == cudaErrorInsufficientDriver)
+    snprintf(why, size,
+             "the NVIDIA driver is too old: it supports CUDA %d.%d, this build needs CUDA %d.%d",
+             driver / PG_CUDA_MAJOR, driver % PG_CUDA_MAJOR / PG_CUDA_MINOR,
+             runtime / PG_CUDA_MAJOR, runtime % PG_CUDA_MAJOR / PG_CUDA_MINOR);
+  else if (err == cudaErrorNoDevice)
+    snprintf(why, size, "no CUDA GPU found (the NVIDIA driver, for CUDA %d.%d, is loaded)",
+             driver / PG_CUDA_MAJOR, driver % PG_CUDA_MAJOR / PG_CUDA_MINOR);
+  else
+    snprintf(why, size, "%s", cudaGetErrorString(err));
+}
+
+static void probe_device(void *ctx) {
+  device_probe *p = ctx;
+  int major = 0, minor = 0, sms = 0, smem = 0;
+  const int d = p->ordinal;
+  cudaError_t err = cudaSetDevice(d);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, d);
+  p->error = err;
+  if (err != cudaSuccess) {
+    explain_no_device(err, p->why, sizeof p->why);
+    return;
+  }
+  p->device.ordinal = d;
+  p->device.cc = major * 10 + minor;
+  p->device.sm_count = sms;
+  p->device.smem_optin = (size_t)smem;
+}
+
+/* A failure to reach a device: PG_ERR_NO_DEVICE, the reason as the detail. */
+static pg_status no_device(cudaError_t err, const char *why);
+
+pg_status pg_no_device(cudaError_t err) {
+  char why[PG_DETAIL_TEXT];
+  explain_no_device(err, why, sizeof why);
+  return no_device(err, why);
+}
+
+static pg_status no_device(cudaError_t err, const char *why) {
+  pg_status st = pg_status_from_cuda(err);
+  pg_set_error_detail("%s", why);
+  return st == PG_ERR_NO_MEMORY ? st : PG_ERR_NO_DEVICE;
+}
+
+pg_status pg_device_current(const pg_device **out) {
+  int ordinal = 0;
+  cudaError_t err = cudaGetDevice(&ordinal);
+  if (err != cudaSuccess) return pg_no_device(err);
+  if (ordinal < 0 || ordinal >= PG_MAX_DEVICES) {
+    pg_set_error_detail("device %d: the library handles devices 0..%d", ordinal,
+                        PG_MAX_DEVICES - 1);
+    return PG_ERR_NO_DEVICE;
+  }
+  pthread_mutex_lock(&cache_lock);
+  pg_status st = PG_OK;
+  if (!device_known[ordinal]) {
+    device_probe probe;
+    memset(&probe, 0, sizeof probe);
+    probe.ordinal = ordinal;
+    st = on_probe_thread(probe_device, &probe);
+    if (st == PG_OK && probe.error != cudaSuccess) st = no_device(probe.error, probe.why);
+    if (st == PG_OK) {
+      devices[ordinal] = probe.device;
+      device_known[ordinal] = 1;
+    }
+  }
+  pthread_mutex_unlock(&cache_lock);
+  if (st == PG_OK) *out = &devices[ordinal];
+  return st;
+}
+
+/* ---- kernel images ---------------------------------------------------------------- */
+
+typedef struct {
+  const pg_device *device;
+  const void *kernel;
+  pg_kernel_image image;
+} image_probe;
+
+static void probe_image(void *ctx) {
+  image_probe *p = ctx;
+  struct cudaFuncAttributes attr;
+  memset(&attr, 0, sizeof attr);
+  cudaError_t err = cudaSetDevice(p->device->ordinal);
+  if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, p->kernel);
+  if (err == cudaSuccess) {
+    p->image.registers = attr.numRegs;
+    p->image.static_smem = attr.sharedSizeBytes;
+    /* Opt in once to all the dynamic shared memory the device allows. */
+    const size_t dynamic = p->device->smem_optin > attr.sharedSizeBytes
+                               ? p->device->smem_optin - attr.sharedSizeBytes
+                               : 0;
+    err = cudaFuncSetAttribute(p->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               (int)dynamic);
+  }
+  p->image.load_error = err;
+}
+
+pg_status pg_kernel_image_of(const pg_device *device, const void *kernel,
+                             pg_kernel_image *image) {
+  pthread_mutex_lock(&cache_lock);
+  for (int i = 0; i < image_count; ++i)
+    if (images[i].ordinal == device->ordinal && images[i].kernel == kernel) {
+      *image = images[i].image;
+      pthread_mutex_unlock(&cache_lock);
+      return PG_OK;
+    }
+  image_probe probe;
+  memset(&probe, 0, sizeof probe);
+  probe.device = device;
+  probe.kernel = kernel;
+  pg_status st = on_probe_thread(probe_image, &probe);
+  if (st == PG_OK) {
+    *image = probe.image;
+    if (image_count < PG_MAX_IMAGES) {
+      images[image_count].ordinal = device->ordinal;
+      images[image_count].kernel = kernel;
+      images[image_count].image = probe.image;
+      ++image_count;
+    }
+  }
+  pthread_mutex_unlock(&cache_lock);
+  return st;
+}
+
+/* ---- cuBLAS handles ---------------------------------------------------------------- */
+
+typedef struct {
+  int ordinal;
+  cublasHandle_t handle;
+  cudaError_t cuda_error;
+  cublasStatus_t status;
+} handle_probe;
+
+static void create_handle(void *ctx) {
+  handle_probe *p = ctx;
+  p->cuda_error = cudaSetDevice(p->ordinal);
+  if (p->cuda_error != cudaSuccess) return;
+  p->status = cublasCreate(&p->handle);
+  /* Default math: CUBLAS_COMPUTE_32F stays strict FP32 (no TF32). */
+  if (p->status == CUBLAS_STATUS_SUCCESS) {
+    p->status = cublasSetMathMode(p->handle, CUBLAS_DEFAULT_MATH);
+    if (p->status != CUBLAS_STATUS_SUCCESS) {
+      cublasDestroy(p->handle);
+      p->handle = NULL;
+    }
+  }
+}
+
+pg_status pg_cublas_handle_of(const pg_device *device, pg_cublas_handle *handle) {
+  pthread_mutex_lock(&cache_lock);
+  pg_status st = PG_OK;
+  if (cublas_handles[device->ordinal] == NULL) {
+    handle_probe probe;
+    memset(&probe, 0, sizeof probe);
+    probe.ordinal = device->ordinal;
+    st = on_probe_thread(create_handle, &probe);
+    if (st == PG_OK && probe.cuda_error != cudaSuccess) {
+      st = pg_status_from_cuda(probe.cuda_error);
+    } else if (st == PG_OK && probe.status != CUBLAS_STATUS_SUCCESS) {
+      pg_set_error_detail("cublasCreate: %s", cublasGetStatusString(probe.status));
+      st = probe.status == CUBLAS_STATUS_ALLOC_FAILED ? PG_ERR_NO_MEMORY : PG_ERR_CUBLAS;
+    }
+    if (st == PG_OK) cublas_handles[device->ordinal] = probe.handle;
+  }
+  if (st == PG_OK) *handle = cublas_handles[device->ordinal];
+  pthread_mutex_unlock(&cache_lock);
+  return st;
+}
+
+void pg_shutdown(void) {
+  pthread_mutex_lock(&cache_lock);
+  for (int i = 0; i < PG_MAX_DEVICES; ++i)
+    if (cublas_handles[i] != NULL) {
+      cublasDestroy(cublas_handles[i]);
+      cublas_handles[i] = NULL;
+    }
+  pthread_mutex_unlock(&cache_lock);
+}

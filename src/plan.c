@@ -1,0 +1,434 @@
+/* The decided call: argument checks, the device, auto's choice, the entry's
+ * rules and its kernel's plan, made once (pg_plan_prepare); and the one place
+ * a kernel of the library is launched (pg_plan_launch). pg_sgemm is both. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "tma.h"
+
+/* CUDA's grid limits. */
+#define PG_MAX_GRID_X 2147483647LL
+#define PG_MAX_GRID_Y 65535LL
+/* Room for an entry's reason to reject a layout. */
+#define PG_WHY_SIZE 200
+#define PG_KIB 1024.0
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+static int is_16_byte_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+/* ---- arguments -------------------------------------------------------------- */
+
+/* A leading dimension against the BLAS rule ld >= max(1, row width). */
+static pg_status check_ld(const char *ld_name, int ld, const char *width_name, int width,
+                          const char *matrix) {
+  if (ld >= max_int(1, width)) return PG_OK;
+  pg_set_error_detail("%s = %d is below max(1, %s) = %d: %s's rows are %s = %d floats apart at "
+                      "least",
+                      ld_name, ld, width_name, max_int(1, width), matrix, width_name, width);
+  return PG_ERR_INVALID_ARG;
+}
+
+/* Everything that can be decided without the GPU, each failure with its
+ * detail. Order matters only for which fault a call with several reports. */
+static pg_status check_arguments(const pg_variant_info *variant, int *stages, int m, int n,
+                                 int k, const float *a, int lda, const float *b, int ldb,
+                                 const float *c, int ldc) {
+  if (*stages == 0) *stages = variant->default_stages;
+  if (*stages < variant->min_stages || *stages > variant->max_stages) {
+    if (variant->max_stages == 0)
+      pg_set_error_detail("stages = %d: %s takes only 0 (it runs its choice's own)", *stages,
+                          variant->name);
+    else
+      pg_set_error_detail("stages = %d: %s takes %d..%d (0 for its default, %d)", *stages,
+                          variant->name, variant->min_stages, variant->max_stages,
+                          variant->default_stages);
+    return PG_ERR_STAGES;
+  }
+  const struct {
+    const char *name;
+    int value;
+  } sizes[] = {{"m", m}, {"n", n}, {"k", k}};
+  for (int i = 0; i < 3; ++i)
+    if (sizes[i].value < 0) {
+      pg_set_error_detail("%s = %d is negative", sizes[i].name, sizes[i].value);
+      return PG_ERR_INVALID_ARG;
+    }
+  pg_status st = check_ld("lda", lda, "k", k, "A");
+  if (st == PG_OK) st = check_ld("ldb", ldb, "n", n, "B");
+  if (st == PG_OK) st = check_ld("ldc", ldc, "n", n, "C");
+  if (st != PG_OK || m == 0 || n == 0) return st;
+  if (c == NULL) {
+    pg_set_error_detail("C is NULL with an m x n = %d x %d result to write", m, n);
+    return PG_ERR_INVALID_ARG;
+  }
+  if (k > 0 && (a == NULL || b == NULL)) {
+    pg_set_error_detail("%s is NULL with k = %d > 0", a == NULL ? "A" : "B", k);
+    return PG_ERR_INVALID_ARG;
+  }
+  return PG_OK;
+}
+
+/* An entry pointer the caller gave: one of the registry's, or a status. */
+static pg_status entry_of(const pg_variant_info *variant, const pg_variant_entry **entry) {
+  if (variant == NULL) {
+    pg_set_error_detail("no variant given (NULL)");
+    return PG_ERR_UNKNOWN_VARIANT;
+  }
+  *entry = pg_entry_of(variant);
+  if (*entry == NULL) {
+    pg_set_error_detail("the variant is not an entry of pipegemm's registry "
+                        "(use pg_variant_find or pg_variant_at)");
+    return PG_ERR_INVALID_ARG;
+  }
+  return PG_OK;
+}
+
+/* ---- what an entry needs of the device ------------------------------------------- */
+
+/* Whether the device runs `entry` at `stages` on the problem in plan->args,
+ * and if so its kernel's plan in *kernel. `layout`: also apply the grid
+ * limits and the entry's layout rules (0 when no real problem is at hand). */
+static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entry, int stages,
+                              pg_plan *plan, pg_kernel_plan *kernel, int layout) {
+  const pg_variant_info *info = &entry->info;
+  if (dev->cc < info->min_cc) {
+    pg_set_error_detail("%s needs compute capability %d.%d; this GPU has %d.%d", info->name,
+                        info->min_cc / 10, info->min_cc % 10, dev->cc / 10, dev->cc % 10);
+    return PG_ERR_ARCH;
+  }
+  const size_t smem = entry->smem_bytes != NULL ? entry->smem_bytes(stages) : 0;
+  if (smem > dev->smem_optin) {
+    pg_set_error_detail("%s at %d stages needs %.1f KiB of shared memory per block; this GPU "
+                        "allows %.1f KiB",
+                        info->name, stages, (double)smem / PG_KIB,
+                        (double)dev->smem_optin / PG_KIB);
+    return PG_ERR_SMEM;
+  }
+  memset(kernel, 0, sizeof *kernel);
+  if (info->kind == PG_KIND_KERNEL) {
+    const pg_tuning tuning = pg_tuning_for(dev->cc, dev->sm_count);
+    plan->args.stages = stages;
+    entry->plan(&plan->args, &tuning, kernel);
+    if (kernel->kernel == NULL) {
+      pg_set_error_detail("%s has no kernel for %d stages", info->name, stages);
+      return PG_ERR_STAGES;
+    }
+    pg_kernel_image image;
+    pg_status st = pg_kernel_image_of(dev, kernel->kernel, &image);
+    if (st != PG_OK) return st;
+    if (image.load_error != cudaSuccess) {
+      st = pg_status_from_cuda(image.load_error);
+      pg_set_error_detail("%s: this build holds no kernel image that sm_%d loads (%s)",
+                          info->name, dev->cc, cudaGetErrorString(image.load_error));
+      return st;
+    }
+  }
+  if (!layout) return PG_OK;
+  if (kernel->grid_x > PG_MAX_GRID_X || kernel->grid_y > PG_MAX_GRID_Y) {
+    pg_set_error_detail("%s would launch a grid of %lld x %lld blocks; CUDA allows %lld x %lld",
+                        info->name, kernel->grid_x, kernel->grid_y, PG_MAX_GRID_X,
+                        PG_MAX_GRID_Y);
+    return PG_ERR_UNSUPPORTED;
+  }
+  if (entry->check != NULL) {
+    char why[PG_WHY_SIZE];
+    why[0] = '\0';
+    pg_status st = entry->check(&plan->args, why, sizeof why);
+    if (st != PG_OK) {
+      pg_set_error_detail("%s", why);
+      return st;
+    }
+  }
+  return PG_OK;
+}
+
+/* auto: the first of the tuning table's candidates that the device runs on
+ * this problem. Their refusals are no error of the call: the detail is
+ * cleared once one runs. */
+static pg_status choose(const pg_device *dev, pg_plan *plan, const pg_variant_entry **entry,
+                        int *stages, pg_kernel_plan *kernel) {
+  const pg_tuning tuning = pg_tuning_for(dev->cc, dev->sm_count);
+  const long long m = plan->args.m, n = plan->args.n;
+  for (int i = 0; i < PG_AUTO_MAX_RULES && tuning.auto_rules[i].variant != NULL; ++i) {
+    const pg_auto_rule *rule = &tuning.auto_rules[i];
+    const pg_variant_entry *candidate = pg_entry_find(rule->variant);
+    if (candidate == NULL || candidate->info.kind == PG_KIND_SELECTOR) continue;
+    const pg_variant_info *info = &candidate->info;
+    if (rule->min_tiles_per_sm > 0 && info->tile_m > 0 && info->tile_n > 0) {
+      const long long tiles = ((m + info->tile_m - 1) / info->tile_m) *
+                              ((n + info->tile_n - 1) / info->tile_n);
+      if (tiles < (long long)rule->min_tiles_per_sm * dev->sm_count) continue;
+    }
+    const int s = rule->stages != 0 ? rule->stages : info->default_stages;
+    if (s < info->min_stages || s > info->max_stages) continue;
+    if (decide_entry(dev, candidate, s, plan, kernel, 1) == PG_OK) {
+      *entry = candidate;
+      *stages = s;
+      pg_clear_error_detail();
+      return PG_OK;
+    }
+  }
+  pg_set_error_detail("none of auto's candidates (src/tuning.c) runs on sm_%d", dev->cc);
+  return PG_ERR_ARCH;
+}
+
+/* The problem's fields of the kernels' parameter. */
+static void set_problem(pg_gemm_args *args, int m, int n, int k, float alpha, const float *a,
+                        int lda, const float *b, int ldb, float beta, float *c, int ldc) {
+  memset(args, 0, sizeof *args);
+  args->m = m;
+  args->n = n;
+  args->k = k;
+  args->alpha = alpha;
+  args->beta = beta;
+  args->a = a;
+  args->b = b;
+  args->c = c;
+  args->lda = lda;
+  args->ldb = ldb;
+  args->ldc = ldc;
+  args->vec_a = (lda % 4 == 0) && is_16_byte_aligned(a);
+  args->vec_b = (ldb % 4 == 0) && is_16_byte_aligned(b);
+}
+
+/* The launch itself: block, dynamic shared memory, a persistent grid's cap,
+ * the tensor maps. */
+static pg_status finish_plan(pg_plan *plan, const pg_kernel_plan *kernel) {
+  const pg_variant_entry *entry = plan->entry;
+  plan->kernel = kernel->kernel;
+  plan->threads = (unsigned)entry->info.threads;
+  plan->dynamic_smem = entry->kernel.dynamic_smem ? entry->smem_bytes(plan->stages) : 0;
+  long long grid_x = kernel->grid_x;
+  if (kernel->persistent_blocks_per_sm > 0) {
+    int fit = 0;
+    cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &fit, kernel->kernel, (int)plan->threads, plan->dynamic_smem);
+    if (err != cudaSuccess) return pg_status_from_cuda(err);
+    const int per_sm = fit < kernel->persistent_blocks_per_sm ? fit : kernel->persistent_blocks_per_sm;
+    if (per_sm > 0 && (long long)per_sm * plan->device->sm_count < grid_x)
+      grid_x = (long long)per_sm * plan->device->sm_count;
+  }
+  plan->grid_x = (unsigned)grid_x;
+  plan->grid_y = (unsigned)kernel->grid_y;
+  if (kernel->tma != NULL) {
+    cudaError_t err = pg_tma_encode(&plan->args, kernel->tma, &plan->maps);
+    if (err != cudaSuccess) {
+      pg_set_error_detail("%s: encoding the tensor maps failed", entry->info.name);
+      return pg_status_from_cuda(err);
+    }
+    plan->has_maps = 1;
+  }
+  return PG_OK;
+}
+
+pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int stages, int m,
+                          int n, int k, float alpha, const float *a, int lda, const float *b,
+                          int ldb, float beta, float *c, int ldc) {
+  memset(plan, 0, sizeof *plan);
+  pg_clear_error_detail();
+  const pg_variant_entry *entry = NULL;
+  pg_status st = entry_of(variant, &entry);
+  if (st == PG_OK) st = check_arguments(variant, &stages, m, n, k, a, lda, b, ldb, c, ldc);
+  if (st != PG_OK || m == 0 || n == 0) return st; /* nothing to do: no entry to run */
+
+  const pg_device *dev = NULL;
+  st = pg_device_current(&dev);
+  if (st != PG_OK) return st;
+  plan->device = dev;
+  set_problem(&plan->args, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  pg_kernel_plan kernel;
+  if (entry->info.kind == PG_KIND_SELECTOR)
+    st = choose(dev, plan, &entry, &stages, &kernel);
+  else
+    st = decide_entry(dev, entry, stages, plan, &kernel, 1);
+  if (st != PG_OK) return st;
+  plan->entry = entry;
+  plan->stages = stages;
+  plan->args.stages = stages;
+  if (entry->info.kind == PG_KIND_KERNEL) st = finish_plan(plan, &kernel);
+  if (st != PG_OK) plan->entry = NULL;
+  return st;
+}
+
+/* ---- plans --------------------------------------------------------------------- */
+
+pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
+  if (plan == NULL) {
+    pg_set_error_detail("no plan given (NULL)");
+    return PG_ERR_INVALID_ARG;
+  }
+  if (plan->entry == NULL) return PG_OK; /* M or N is 0 */
+  if (plan->entry->info.kind == PG_KIND_LIBRARY)
+    return pg_cublas_sgemm(plan->device, &plan->args, stream);
+  const dim3 grid = {plan->grid_x, plan->grid_y, 1};
+  const dim3 block = {plan->threads, 1, 1};
+  void *params[] = {(void *)&plan->args, (void *)&plan->maps};
+  return pg_status_from_cuda(
+      cudaLaunchKernel(plan->kernel, grid, block, params, plan->dynamic_smem, stream));
+}
+
+pg_status pg_plan_create(pg_plan **out, const pg_variant_info *variant, int stages, int m,
+                         int n, int k, float alpha, const float *a, int lda, const float *b,
+                         int ldb, float beta, float *c, int ldc) {
+  if (out == NULL) {
+    pg_set_error_detail("no place for the plan given (NULL)");
+    return PG_ERR_INVALID_ARG;
+  }
+  *out = NULL;
+  /* The tensor maps inside want their 64-byte alignment. */
+  const size_t align = _Alignof(pg_plan);
+  pg_plan *plan = aligned_alloc(align, (sizeof(pg_plan) + align - 1) / align * align);
+  if (plan == NULL) {
+    pg_set_error_detail("no host memory for a plan (%zu bytes)", sizeof(pg_plan));
+    return PG_ERR_NO_MEMORY;
+  }
+  pg_status st = pg_plan_prepare(plan, variant, stages, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                                 ldc);
+  if (st != PG_OK) {
+    free(plan);
+    return st;
+  }
+  *out = plan;
+  return PG_OK;
+}
+
+void pg_plan_destroy(pg_plan *plan) { free(plan); }
+
+/* A kernel's facts on the plan's device. */
+static pg_status kernel_facts(const pg_device *dev, const void *kernel, unsigned threads,
+                              size_t dynamic_smem, pg_kernel_facts *facts) {
+  pg_kernel_image image;
+  pg_status st = pg_kernel_image_of(dev, kernel, &image);
+  if (st != PG_OK) return st;
+  if (image.load_error != cudaSuccess) return pg_status_from_cuda(image.load_error);
+  int blocks = 0;
+  cudaError_t err =
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, (int)threads, dynamic_smem);
+  if (err != cudaSuccess) return pg_status_from_cuda(err);
+  facts->threads = (int)threads;
+  facts->registers = image.registers;
+  facts->smem_bytes = image.static_smem + dynamic_smem;
+  facts->blocks_per_sm = blocks;
+  return PG_OK;
+}
+
+pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info) {
+  if (plan == NULL || info == NULL) {
+    pg_set_error_detail("no %s given (NULL)", plan == NULL ? "plan" : "place for the answer");
+    return PG_ERR_INVALID_ARG;
+  }
+  memset(info, 0, sizeof *info);
+  if (plan->entry == NULL) return PG_OK;
+  info->variant = &plan->entry->info;
+  info->stages = plan->stages;
+  info->launches = 1;
+  if (plan->entry->info.kind != PG_KIND_KERNEL) return PG_OK;
+  info->grid_x = plan->grid_x;
+  info->grid_y = plan->grid_y;
+  return kernel_facts(plan->device, plan->kernel, plan->threads, plan->dynamic_smem,
+                      &info->kernel);
+}
+
+/* ---- calls ------------------------------------------------------------------------ */
+
+pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m, int n, int k,
+                           float alpha, const float *a, int lda, const float *b, int ldb,
+                           float beta, float *c, int ldc, cudaStream_t stream) {
+  pg_plan plan;
+  pg_status st =
+      pg_plan_prepare(&plan, variant, stages, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  return st == PG_OK ? pg_plan_launch(&plan, stream) : st;
+}
+
+pg_status pg_sgemm(const char *variant, int stages, int m, int n, int k, float alpha,
+                   const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                   int ldc, cudaStream_t stream) {
+  const pg_variant_info *info = pg_variant_find(variant);
+  if (info == NULL) {
+    if (variant == NULL)
+      pg_set_error_detail("no variant name given (NULL)");
+    else
+      pg_set_error_detail("no variant is named \"%.60s\" (pipegemm list shows them)", variant);
+    return PG_ERR_UNKNOWN_VARIANT;
+  }
+  return pg_sgemm_variant(info, stages, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+}
+
+pg_status pg_variant_accepts(const pg_variant_info *variant, int stages, int m, int n, int k,
+                             const float *a, int lda, const float *b, int ldb, const float *c,
+                             int ldc) {
+  pg_plan plan;
+  return pg_plan_prepare(&plan, variant, stages, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, (float *)c,
+                         ldc);
+}
+
+/* ---- questions without a problem ---------------------------------------------------- */
+
+/* The entry, its stage count and the device, for the questions below; a
+ * nominal 1x1x1 problem stands in for the shape. */
+static pg_status entry_on_device(const pg_variant_info *variant, int *stages,
+                                 const pg_variant_entry **entry, const pg_device **dev) {
+  pg_clear_error_detail();
+  pg_status st = entry_of(variant, entry);
+  if (st != PG_OK) return st;
+  if (*stages == 0) *stages = variant->default_stages;
+  if (*stages < variant->min_stages || *stages > variant->max_stages) return PG_ERR_STAGES;
+  return pg_device_current(dev);
+}
+
+pg_status pg_variant_supported(const pg_variant_info *variant, int stages) {
+  const pg_variant_entry *entry = NULL;
+  const pg_device *dev = NULL;
+  pg_status st = entry_on_device(variant, &stages, &entry, &dev);
+  if (st != PG_OK || entry->info.kind == PG_KIND_SELECTOR) return st;
+  pg_plan plan;
+  pg_kernel_plan kernel;
+  memset(&plan, 0, sizeof plan);
+  set_problem(&plan.args, 1, 1, 1, 1.0f, NULL, 1, NULL, 1, 0.0f, NULL, 1);
+  return decide_entry(dev, entry, stages, &plan, &kernel, 0);
+}
+
+pg_status pg_variant_kernel_facts(const pg_variant_info *variant, int stages,
+                                  pg_kernel_facts *facts) {
+  if (facts == NULL) return PG_ERR_INVALID_ARG;
+  const pg_variant_entry *entry = NULL;
+  const pg_device *dev = NULL;
+  if (variant != NULL && pg_entry_of(variant) != NULL && variant->kind != PG_KIND_KERNEL) {
+    pg_set_error_detail("%s is a %s, not one of pipegemm's kernels", variant->name,
+                        pg_kind_name(variant->kind));
+    return PG_ERR_UNSUPPORTED;
+  }
+  pg_status st = entry_on_device(variant, &stages, &entry, &dev);
+  if (st != PG_OK) return st;
+  pg_plan plan;
+  pg_kernel_plan kernel;
+  memset(&plan, 0, sizeof plan);
+  set_problem(&plan.args, 1, 1, 1, 1.0f, NULL, 1, NULL, 1, 0.0f, NULL, 1);
+  st = decide_entry(dev, entry, stages, &plan, &kernel, 0);
+  if (st != PG_OK) return st;
+  const size_t dynamic_smem = entry->kernel.dynamic_smem ? entry->smem_bytes(stages) : 0;
+  return kernel_facts(dev, kernel.kernel, (unsigned)entry->info.threads, dynamic_smem, facts);
+}
+
+pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const float *b, int ldb,
+                         const pg_variant_info **variant, int *stages) {
+  pg_clear_error_detail();
+  if (variant == NULL || stages == NULL) {
+    pg_set_error_detail("no place for the answer given (NULL)");
+    return PG_ERR_INVALID_ARG;
+  }
+  const pg_device *dev = NULL;
+  pg_status st = pg_device_current(&dev);
+  if (st != PG_OK) return st;
+  pg_plan plan;
+  memset(&plan, 0, sizeof plan);
+  set_problem(&plan.args, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, NULL, n);
+  const pg_variant_entry *entry = NULL;
+  pg_kernel_plan kernel;
+  st = choose(dev, &plan, &entry, stages, &kernel);
+  if (st == PG_OK) *variant = &entry->info;
+  return st;
+}
