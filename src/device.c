@@ -16,6 +16,7 @@
 #include <cublas_v2.h>
 
 #include "internal.h"
+#include "tma.h"
 
 #define PG_MAX_DEVICES 64
 /* (device, kernel) pairs remembered; past this a kernel is probed each time. */
@@ -109,6 +110,7 @@ static void probe_device(void *ctx) {
     explain_no_device(err, p->why, sizeof p->why);
     return;
   }
+  (void)pg_tma_find_encoder(); /* here, so its runtime call fails (if at all) off the caller's thread */
   p->device.ordinal = d;
   p->device.cc = major * 10 + minor;
   p->device.sm_count = sms;

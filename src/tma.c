@@ -76,11 +76,16 @@ static cudaError_t encode_matrix(CUtensorMap *map, const float *base, int rows, 
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
+cudaError_t pg_tma_find_encoder(void) {
+  if (pthread_once(&lookup_once, lookup_encoder) != 0) return cudaErrorUnknown;
+  return lookup_error;
+}
+
 cudaError_t pg_tma_encode(const pg_gemm_args *g, const pg_tma_boxes *boxes, pg_tma_maps *maps) {
   memset(maps, 0, sizeof *maps);
   if (g->k == 0) return cudaSuccess;
-  if (pthread_once(&lookup_once, lookup_encoder) != 0) return cudaErrorUnknown;
-  if (lookup_error != cudaSuccess) return lookup_error;
+  cudaError_t found = pg_tma_find_encoder();
+  if (found != cudaSuccess) return found;
   cudaError_t err = encode_matrix(&maps->a, g->a, g->m, g->k, g->lda, boxes->a_box_k,
                                   boxes->a_box_m, boxes->a_swizzle_bytes);
   if (err == cudaSuccess)

@@ -16,6 +16,10 @@ extern "C" {
  * PG_OK, or PG_ERR_UNSUPPORTED with the reason written to `why`. */
 pg_status pg_tma_check(const pg_gemm_args *args, char *why, size_t why_size);
 
+/* Finds the driver's encoder, once per process (the device probe does it
+ * on its own thread, so a failure stays there); its error, if any. */
+cudaError_t pg_tma_find_encoder(void);
+
 /* Encodes A's and B's maps with cuTensorMapEncodeTiled (found through
  * cudaGetDriverEntryPointByVersion, so nothing links libcuda). With K = 0
  * there is nothing to copy and the maps are left zeroed. */

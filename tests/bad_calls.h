@@ -7,6 +7,8 @@
 #define PGT_BAD_CALLS_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "pipegemm.h"
 
@@ -30,6 +32,41 @@ static inline pg_status pgt_run(const pgt_call *c, cudaStream_t stream) {
 
 /* check(call, wanted status, what the case is, ctx) runs and judges one case. */
 typedef void (*pgt_check_fn)(const pgt_call *call, pg_status want, const char *what, void *ctx);
+
+/* A refused call must say in pg_last_error_detail() which argument broke
+ * which rule: the detail names `word` (the argument) and, for a leading
+ * dimension, its rule "max(1, ...)". NULL: a call that succeeds, whose
+ * detail must be empty. Returns a message for a wrong detail, or NULL. */
+static inline const char *pgt_detail_problem(const char *word, const char *detail) {
+  if (word == NULL) return detail[0] == '\0' ? NULL : "a call that succeeded left a detail";
+  if (detail[0] == '\0') return "no detail (pg_last_error_detail() is empty)";
+  /* "lda = -6 ...", "stages = 9: ...", "C is NULL ..." */
+  char named[32];
+  snprintf(named, sizeof named, strlen(word) == 1 && word[0] <= 'Z' ? "%s is NULL" : "%s = ",
+           word);
+  if (strstr(detail, named) == NULL) return "the detail does not name the argument";
+  if (word[0] == 'l' && word[1] == 'd' && strstr(detail, "max(1, ") == NULL)
+    return "the detail does not state the rule ld >= max(1, width)";
+  return NULL;
+}
+
+/* The argument a case breaks, as its detail must name it. */
+static inline const char *pgt_detail_word(pg_status want, const char *what) {
+  if (want == PG_OK) return NULL;
+  if (want == PG_ERR_STAGES) return "stages";
+  if (strstr(what, "NULL A") != NULL) return "A";
+  if (strstr(what, "NULL B") != NULL) return "B";
+  if (strstr(what, "NULL C") != NULL) return "C";
+  static const char *const words[] = {"lda", "ldb", "ldc", "m", "n", "k"};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; ++i) {
+    const size_t len = strlen(words[i]);
+    /* the case names its argument first: "lda < k", "negative m", "m = INT_MIN" */
+    if (strncmp(what, words[i], len) == 0 && (what[len] == ' ' || what[len] == '\0'))
+      return words[i];
+    if (strncmp(what, "negative ", 9) == 0 && strcmp(what + 9, words[i]) == 0) return words[i];
+  }
+  return "?";
+}
 
 /* Every case for variant v, from `valid` (a dense call with m, n, k > 1). */
 static inline void pgt_for_each_bad_call(const pg_variant_info *v, const pgt_call *valid,

@@ -61,6 +61,17 @@ static pgt_call valid_call(const char *variant) {
 static void host_check(const pgt_call *c, pg_status want, const char *what, void *ctx) {
   (void)ctx;
   EXPECT_STATUS(*c, want, what);
+  /* Without a GPU a valid call stops at the device, whose absence the detail
+   * explains; only refusals of the arguments are judged here. */
+  if (want == PG_OK && (c->m == 0 || c->n == 0)) {
+    const char *problem = pgt_detail_problem(NULL, pg_last_error_detail());
+    if (problem) fail_msg("%s (variant %s): %s: \"%s\"", what, c->variant, problem,
+                          pg_last_error_detail());
+  } else if (want != PG_OK) {
+    const char *problem = pgt_detail_problem(pgt_detail_word(want, what), pg_last_error_detail());
+    if (problem) fail_msg("%s (variant %s): %s: \"%s\"", what, c->variant, problem,
+                          pg_last_error_detail());
+  }
 }
 
 /* The shared case list (bad_calls.h) on host buffers: without a GPU, every

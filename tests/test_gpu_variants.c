@@ -284,7 +284,7 @@ static void run_one(const problem *p, int variant_index, int stages) {
                       cudaMemcpyDeviceToHost));
 
   if (st == PG_ERR_UNSUPPORTED) {
-    if (layout_aligned(p) || strcmp(v->name, "auto") == 0) {
+    if (layout_aligned(p) || v->kind == PG_KIND_SELECTOR) {
       fail_report(p, v, stages, "PG_ERR_UNSUPPORTED for a layout every variant must run");
       return;
     }

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -155,6 +156,99 @@ static void test_smem_bytes_rejects(void **state) {
   assert_true(bytes == sentinel);
 }
 
+/* ---- the README's variant table holds the registry ------------------------------ */
+
+#define README_LINE 1024
+
+/* The cells of a Markdown table row "| a | b | c |", trimmed; returns the count. */
+static int split_row(char *line, char **cells, int max) {
+  int count = 0;
+  char *p = strchr(line, '|');
+  while (p != NULL && count < max) {
+    char *start = p + 1, *end = strchr(start, '|');
+    if (end == NULL) break;
+    *end = '\0';
+    while (*start == ' ') ++start;
+    char *last = end;
+    while (last > start && last[-1] == ' ') --last;
+    *last = '\0';
+    cells[count++] = start;
+    p = end;
+  }
+  return count;
+}
+
+/* "Title" or "Title 1"; "Title 2" from the registry's "Title 1; Title 2",
+ * and an em dash for none. */
+static void source_cell(const char *source, char *out, size_t size) {
+  if (source[0] == '\0') {
+    snprintf(out, size, "\u2014");
+    return;
+  }
+  size_t used = 0;
+  out[used++] = '"';
+  for (const char *p = source; *p && used + 4 < size; ++p) {
+    if (p[0] == ';' && p[1] == ' ') {
+      memcpy(out + used, "\"; \"", 4);
+      used += 4;
+      ++p;
+    } else {
+      out[used++] = *p;
+    }
+  }
+  out[used++] = '"';
+  out[used] = '\0';
+}
+
+/* README.md, "## Variants": one row per entry, in registry order, with its
+ * kind and its source's title; a variant added or renamed in one place and
+ * not the other fails here. */
+static void test_readme_table(void **state) {
+  (void)state;
+  FILE *f = fopen(PG_README_PATH, "r");
+  if (f == NULL) fail_msg("cannot open %s", PG_README_PATH);
+  char line[README_LINE];
+  int in_section = 0, in_table = 0, row = 0;
+  while (fgets(line, sizeof line, f) != NULL) {
+    if (strncmp(line, "## ", 3) == 0) {
+      if (in_section) break;
+      in_section = strncmp(line, "## Variants", 11) == 0;
+      continue;
+    }
+    if (!in_section) continue;
+    if (strncmp(line, "| name | kind | technique | source |", 36) == 0) {
+      in_table = 1;
+      continue;
+    }
+    if (!in_table || line[0] != '|' || strncmp(line, "| ---", 5) == 0) {
+      if (in_table && line[0] != '|') break;
+      continue;
+    }
+    char *cells[8];
+    line[strcspn(line, "\n")] = '\0';
+    const int n = split_row(line, cells, 8);
+    if (n != 4) fail_msg("README variant table: a row with %d cells, want 4", n);
+    const pg_variant_info *v = pg_variant_at(row);
+    if (v == NULL) fail_msg("README lists %s, more variants than the registry has", cells[0]);
+    char name[64], source[256];
+    snprintf(name, sizeof name, "`%s`", v->name);
+    if (strcmp(cells[0], name) != 0)
+      fail_msg("README variant table row %d is %s; the registry's entry %d is %s", row + 1,
+               cells[0], row + 1, name);
+    if (strcmp(cells[1], pg_kind_name(v->kind)) != 0)
+      fail_msg("README: %s's kind is \"%s\", the registry's \"%s\"", v->name, cells[1],
+               pg_kind_name(v->kind));
+    source_cell(v->source, source, sizeof source);
+    if (strcmp(cells[3], source) != 0)
+      fail_msg("README: %s's source is %s, the registry's %s", v->name, cells[3], source);
+    ++row;
+  }
+  fclose(f);
+  if (row != pg_variant_count())
+    fail_msg("README's variant table has %d rows, the registry %d entries", row,
+             pg_variant_count());
+}
+
 static void test_supported_without_gpu(void **state) {
   (void)state;
   if (have_gpu()) skip(); /* the GPU tests cover pg_variant_supported there */
@@ -175,6 +269,7 @@ int main(void) {
       cmocka_unit_test(test_smem_bytes),
       cmocka_unit_test(test_smem_bytes_rejects),
       cmocka_unit_test(test_supported_without_gpu),
+      cmocka_unit_test(test_readme_table),
   };
   return cmocka_run_group_tests_name("registry", tests, NULL, NULL);
 }

@@ -1,0 +1,210 @@
+/* CUDA's per-thread error state around pipegemm calls, and plans.
+ *
+ * Error state: a call that returns PG_OK leaves cudaPeekAtLastError() as it
+ * found it, whether it was clear or held an error the caller had pending
+ * (each entry's first call, when the library probes the device, included);
+ * a call the GPU cannot run (PG_ERR_ARCH) names the CUDA error behind it.
+ * Plans: pg_plan_create / describe / launch give the same C as pg_sgemm, bit
+ * for bit for our kernels, and refuse what pg_sgemm refuses.
+ * Exit 0 pass, 1 fail, 77 without a GPU. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_util.h"
+#include "harness.h"
+
+#define M 300
+#define N 200
+#define K 40
+#define C_FLOATS ((size_t)M * N)
+
+static float *d_a, *d_b, *d_c;
+static double *d_ref, *d_scale;
+static float host_sgemm[C_FLOATS], host_plan[C_FLOATS];
+static int failures, checks;
+static int device_cc; /* major*10 + minor */
+
+/* A pending error the caller made: any failed runtime call leaves one. */
+static cudaError_t make_pending_error(void) {
+  struct cudaDeviceProp prop;
+  cudaError_t err = cudaGetDeviceProperties(&prop, -1);
+  if (err == cudaSuccess || cudaPeekAtLastError() != err) {
+    printf("FATAL: could not leave a pending CUDA error (got %s)\n", cudaGetErrorString(err));
+    exit(1);
+  }
+  return err;
+}
+
+static void fail(const char *variant, const char *what) {
+  failures++;
+  printf("FAIL %s: %s\n", variant, what);
+}
+
+static pg_status call(const pg_variant_info *v, int stages) {
+  return pg_sgemm_variant(v, stages, M, N, K, 1.0f, d_a, K, d_b, N, 0.0f, d_c, N, NULL);
+}
+
+/* C right against the reference. */
+static int c_is_right(void) {
+  pgh_check check;
+  PGT_PG(pgh_compare(M, N, K, d_c, N, d_ref, d_scale, &check, NULL));
+  return check.failed == 0;
+}
+
+static void error_state(const pg_variant_info *v) {
+  char what[256];
+  /* First call of this entry, with an error pending: still pending after. */
+  const cudaError_t pending = make_pending_error();
+  checks++;
+  pg_status st = call(v, 0);
+  cudaError_t after = cudaPeekAtLastError();
+  if (st == PG_ERR_ARCH || st == PG_ERR_SMEM) {
+    /* Not for this GPU: the refusal says why, the caller's error stays. */
+    /* A new enough GPU without a loadable image: the CUDA error says so. */
+    const cudaError_t behind = pg_last_cuda_error();
+    if (st == PG_ERR_ARCH && v->min_cc <= device_cc && behind != cudaErrorNoKernelImageForDevice &&
+        behind != cudaErrorInvalidDeviceFunction)
+      fail(v->name, "PG_ERR_ARCH on a new enough GPU without the CUDA error behind it");
+    if (pg_last_error_detail()[0] == '\0') fail(v->name, "refused without a detail");
+    if (after != pending) {
+      snprintf(what, sizeof what, "a refused call replaced the pending error with %s",
+               cudaGetErrorString(after));
+      fail(v->name, what);
+    }
+    printf("%-18s not on this GPU: %s (%s)\n", v->name, pg_status_name(st), pg_last_error_detail());
+    (void)cudaGetLastError();
+    return;
+  }
+  if (st != PG_OK) {
+    snprintf(what, sizeof what, "returned %s (%s)", pg_status_name(st), pg_last_error_detail());
+    fail(v->name, what);
+    (void)cudaGetLastError();
+    return;
+  }
+  if (after != pending) {
+    snprintf(what, sizeof what, "PG_OK, but the caller's pending error became %s",
+             cudaGetErrorString(after));
+    fail(v->name, what);
+  }
+  (void)cudaGetLastError();
+  PGT_CUDA(cudaDeviceSynchronize());
+  if (!c_is_right()) fail(v->name, "wrong C after the first call");
+
+  /* Then every stage count it takes, with nothing pending: nothing after. */
+  const int low = v->min_stages > 0 ? v->min_stages : 0, high = v->max_stages;
+  for (int s = low; s <= high; ++s) {
+    checks++;
+    st = call(v, s);
+    after = cudaPeekAtLastError();
+    if (st == PG_ERR_SMEM) continue;
+    if (st != PG_OK) {
+      snprintf(what, sizeof what, "stages %d: returned %s (%s)", s, pg_status_name(st),
+               pg_last_error_detail());
+      fail(v->name, what);
+    } else if (after != cudaSuccess) {
+      snprintf(what, sizeof what, "stages %d: PG_OK, but left a CUDA error behind: %s", s,
+               cudaGetErrorString(after));
+      fail(v->name, what);
+    } else if (pg_last_error_detail()[0] != '\0') {
+      snprintf(what, sizeof what, "stages %d: PG_OK, but a detail \"%s\"", s,
+               pg_last_error_detail());
+      fail(v->name, what);
+    }
+    (void)cudaGetLastError();
+  }
+  PGT_CUDA(cudaDeviceSynchronize());
+}
+
+/* A plan gives what pg_sgemm gives. */
+static void plans(const pg_variant_info *v) {
+  char what[256];
+  if (pg_variant_supported(v, 0) != PG_OK) return;
+  checks++;
+  PGT_PG(pgh_poison(d_c, M, N, N, NULL));
+  PGT_PG(call(v, 0));
+  PGT_CUDA(cudaMemcpy(host_sgemm, d_c, sizeof host_sgemm, cudaMemcpyDeviceToHost));
+
+  pg_plan *plan = NULL;
+  pg_status st = pg_plan_create(&plan, v, 0, M, N, K, 1.0f, d_a, K, d_b, N, 0.0f, d_c, N);
+  if (st != PG_OK || plan == NULL) {
+    snprintf(what, sizeof what, "pg_plan_create returned %s (%s)", pg_status_name(st),
+             pg_last_error_detail());
+    fail(v->name, what);
+    return;
+  }
+  pg_plan_info info;
+  PGT_PG(pg_plan_describe(plan, &info));
+  if (info.variant == NULL || info.launches != 1 ||
+      (v->kind == PG_KIND_SELECTOR) != (info.variant != v) ||
+      info.variant->kind == PG_KIND_SELECTOR) {
+    fail(v->name, "pg_plan_describe: wrong entry or launch count");
+  } else if (info.variant->kind == PG_KIND_KERNEL &&
+             (info.grid_x == 0 || info.grid_y == 0 || info.kernel.threads != info.variant->threads ||
+              info.kernel.registers <= 0 || info.kernel.blocks_per_sm <= 0 ||
+              info.stages < info.variant->min_stages || info.stages > info.variant->max_stages)) {
+    snprintf(what, sizeof what,
+             "pg_plan_describe: grid %ux%u, %d threads (registry %d), %d registers, %d blocks/SM, "
+             "stages %d",
+             info.grid_x, info.grid_y, info.kernel.threads, info.variant->threads,
+             info.kernel.registers, info.kernel.blocks_per_sm, info.stages);
+    fail(v->name, what);
+  }
+  for (int launch = 0; launch < 2; ++launch) {
+    PGT_PG(pgh_poison(d_c, M, N, N, NULL));
+    PGT_PG(pg_plan_launch(plan, NULL));
+    PGT_CUDA(cudaDeviceSynchronize());
+    if (!c_is_right()) fail(v->name, "wrong C from a plan");
+    PGT_CUDA(cudaMemcpy(host_plan, d_c, sizeof host_plan, cudaMemcpyDeviceToHost));
+    /* Our kernels sum in a fixed order: the same bits as pg_sgemm's. */
+    if (info.variant != NULL && info.variant->kind == PG_KIND_KERNEL &&
+        pgt_first_diff(host_plan, host_sgemm, C_FLOATS) >= 0)
+      fail(v->name, "a plan's C differs in bits from pg_sgemm's");
+  }
+  pg_plan_destroy(plan);
+
+  /* Nothing to do: a plan that launches nothing. */
+  plan = NULL;
+  PGT_PG(pg_plan_create(&plan, v, 0, 0, N, K, 1.0f, NULL, K, NULL, N, 0.0f, NULL, N));
+  PGT_PG(pg_plan_describe(plan, &info));
+  if (info.launches != 0 || info.variant != NULL) fail(v->name, "an M = 0 plan launches");
+  PGT_PG(pg_plan_launch(plan, NULL));
+  pg_plan_destroy(plan);
+
+  /* Refused like pg_sgemm, and no plan. */
+  plan = (pg_plan *)&plan;
+  st = pg_plan_create(&plan, v, 0, M, N, K, 1.0f, d_a, K - 1, d_b, N, 0.0f, d_c, N);
+  if (st != PG_ERR_INVALID_ARG || plan != NULL || strstr(pg_last_error_detail(), "lda") == NULL)
+    fail(v->name, "pg_plan_create with lda < k: wanted PG_ERR_INVALID_ARG, no plan, a detail");
+}
+
+int main(void) {
+  if (!pgt_have_device()) return PG_TEST_SKIP;
+  int major = 0, minor = 0;
+  PGT_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  PGT_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0));
+  device_cc = major * 10 + minor;
+  d_a = pgt_malloc_device((size_t)M * K * sizeof(float));
+  d_b = pgt_malloc_device((size_t)K * N * sizeof(float));
+  d_c = pgt_malloc_device(C_FLOATS * sizeof(float));
+  d_ref = pgt_malloc_device(C_FLOATS * sizeof(double));
+  d_scale = pgt_malloc_device(C_FLOATS * sizeof(double));
+  PGT_PG(pgh_fill_uniform(d_a, M, K, K, 21, NULL));
+  PGT_PG(pgh_fill_uniform(d_b, K, N, N, 22, NULL));
+  PGT_PG(pgh_reference(M, N, K, 1.0f, d_a, K, d_b, N, 0.0f, NULL, N, d_ref, d_scale, NULL));
+  PGT_CUDA(cudaDeviceSynchronize());
+
+  for (int i = 0; i < pg_variant_count(); ++i) error_state(pg_variant_at(i));
+  for (int i = 0; i < pg_variant_count(); ++i) plans(pg_variant_at(i));
+  checks++;
+  if (pg_plan_launch(NULL, NULL) != PG_ERR_INVALID_ARG) fail("-", "pg_plan_launch(NULL)");
+  pg_plan_destroy(NULL);
+
+  PGT_CUDA(cudaFree(d_a));
+  PGT_CUDA(cudaFree(d_b));
+  PGT_CUDA(cudaFree(d_c));
+  PGT_CUDA(cudaFree(d_ref));
+  PGT_CUDA(cudaFree(d_scale));
+  pg_shutdown();
+  printf("test_gpu_state: %d checks, %d failed\n", checks, failures);
+  return failures == 0 ? 0 : 1;
+}
