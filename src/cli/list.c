@@ -7,6 +7,7 @@
 
 #include "bench.h"
 #include "commands.h"
+#include "tuning.h"
 
 #define BYTES_PER_KIB 1024.0
 #define KIB_DECIMALS 1
@@ -46,6 +47,27 @@ static pgc_cell optional_int(int value) {
   return value > 0 ? pgc_cell_int(value) : pgc_cell_absent();
 }
 
+/* auto's candidates on this GPU, in the tuning table's order, each with its
+ * size rule: "yes: tma_ws (>= 1 tile/SM), tma, mbarrier, tiled32_db". The
+ * candidates this GPU cannot run are left out. */
+static void selector_choices(const pgh_device_info *info, char *buf, size_t size) {
+  const pg_tuning tuning = pg_tuning_for(info->cc_major * 10 + info->cc_minor, info->sm_count);
+  size_t used = (size_t)snprintf(buf, size, "yes:");
+  const char *sep = " ";
+  for (int i = 0; i < PG_AUTO_MAX_RULES && tuning.auto_rules[i].variant != NULL; ++i) {
+    const pg_auto_rule *rule = &tuning.auto_rules[i];
+    const pg_variant_info *candidate = pg_variant_find(rule->variant);
+    if (candidate == NULL || pg_variant_supported(candidate, rule->stages) != PG_OK) continue;
+    char size_rule[32] = "";
+    if (rule->min_tiles_per_sm > 0)
+      snprintf(size_rule, sizeof size_rule, " (>= %d tile%s/SM)", rule->min_tiles_per_sm,
+               rule->min_tiles_per_sm > 1 ? "s" : "");
+    if (used < size)
+      used += (size_t)snprintf(buf + used, size - used, "%s%s%s", sep, candidate->name, size_rule);
+    sep = ", ";
+  }
+}
+
 static void describe(const pg_variant_info *variant, const pgh_device_info *info,
                      int have_gpu, variant_texts *texts, pgc_cell *cells) {
   enum { CC_SCALE = 10 }; /* min_cc is major * 10 + minor */
@@ -58,15 +80,16 @@ static void describe(const pg_variant_info *variant, const pgh_device_info *info
   else
     snprintf(texts->stages, sizeof texts->stages, "%d-%d, default %d",
              variant->min_stages, variant->max_stages, variant->default_stages);
-  if (variant->tile_m > 0)
+  if (variant->kind == PG_KIND_KERNEL)
     snprintf(texts->tile, sizeof texts->tile, "%dx%dx%d, %d threads",
              variant->tile_m, variant->tile_n, variant->tile_k,
              variant->threads);
   else
-    snprintf(texts->tile, sizeof texts->tile, "chosen by the library");
+    snprintf(texts->tile, sizeof texts->tile, "-");
 
   size_t smem = 0;
-  int has_smem = pg_variant_smem_bytes(variant, 0, &smem) == PG_OK;
+  int has_smem = variant->kind == PG_KIND_KERNEL &&
+                 pg_variant_smem_bytes(variant, 0, &smem) == PG_OK;
   if (has_smem)
     snprintf(texts->smem, sizeof texts->smem, "%.*f KiB", KIB_DECIMALS,
              (double)smem / BYTES_PER_KIB);
@@ -79,6 +102,8 @@ static void describe(const pg_variant_info *variant, const pgh_device_info *info
   pgc_support_reason(variant, variant->default_stages, status,
                      have_gpu ? info : NULL, texts->runs_here,
                      sizeof texts->runs_here);
+  if (status == PG_OK && variant->kind == PG_KIND_SELECTOR)
+    selector_choices(info, texts->runs_here, sizeof texts->runs_here);
 
   int i = 0;
   cells[i++] = pgc_cell_text(variant->name);
@@ -159,7 +184,9 @@ int pgc_cmd_list(const pgc_options *opts) {
        0, NULL, PGC_SHOW_DATA},
   };
   static const char *const notes[] = {
-      "smem/block: shared memory per block at the default stage count. "
+      "smem/block: shared memory per block at the default stage count. runs here: "
+      "whether this GPU runs it (compute capability, shared memory, a kernel image "
+      "it loads); for auto, its candidates here, first that fits wins. "
       "'pipegemm bench --variant NAME' runs one.",
   };
   pgc_report report = {
