@@ -37,25 +37,31 @@ profile: build
 	@mkdir -p $(RESULTS)
 	$(BUILD)/pipegemm profile --variant baseline,pingpong,cp_async --size 2048 --raw $(RESULTS)/profile-ncu.txt
 
-# One Markdown page with plots (scripts/report.py, gnuplot) from the CSVs in
-# $(RESULTS) that pipegemm wrote with --format csv: bench.csv, sweep*.csv,
-# profile.csv, inspect.csv. Without any, from the committed H200 runs in
-# bench/results/ (their stage sweeps, and h200-profile.csv and
-# h200-inspect.csv where present), into bench/results/h200-report.md.
+# One Markdown page with plots (scripts/report.py: python3 and gnuplot, no
+# build) from the CSVs in $(RESULTS) that pipegemm wrote with --format csv:
+# bench.csv, sweep*.csv, profile.csv, inspect.csv. Without any, from every
+# committed H200 run in bench/results/, found by name: the stage sweeps
+# (h200-*stage-sweep*.csv), the size sweeps (h200-*sizes.csv), the profiles
+# (h200-*profile.csv) and the SASS census (h200-*inspect.csv), into
+# $(H200_OUT)/h200-report.md. The tuning runs (h200-tma-tune-*.csv) are not
+# pipegemm reports and stay out.
 REPORT_BENCH := $(wildcard $(RESULTS)/bench.csv)
-REPORT_SWEEP := $(wildcard $(RESULTS)/sweep*.csv)
+REPORT_SWEEP := $(sort $(wildcard $(RESULTS)/sweep*.csv))
 REPORT_PROFILE := $(wildcard $(RESULTS)/profile.csv)
 REPORT_INSPECT := $(wildcard $(RESULTS)/inspect.csv)
 H200 := bench/results/h200
+H200_OUT ?= bench/results
 report:
 ifneq ($(strip $(REPORT_BENCH) $(REPORT_SWEEP) $(REPORT_PROFILE) $(REPORT_INSPECT)),)
 	python3 scripts/report.py $(addprefix --bench ,$(REPORT_BENCH)) \
 	  $(addprefix --sweep ,$(REPORT_SWEEP)) $(addprefix --profile ,$(REPORT_PROFILE)) \
 	  $(addprefix --inspect ,$(REPORT_INSPECT)) --out $(RESULTS) --name report
 else
-	python3 scripts/report.py --sweep $(H200)-stage-sweep-2048.csv --sweep $(H200)-stage-sweep-4096.csv \
-	  $(addprefix --profile ,$(wildcard $(H200)-profile.csv)) \
-	  $(addprefix --inspect ,$(wildcard $(H200)-inspect.csv)) --out bench/results --name h200-report
+	python3 scripts/report.py $(addprefix --bench ,$(sort $(wildcard $(H200)-*sizes.csv))) \
+	  $(addprefix --sweep ,$(sort $(wildcard $(H200)-*stage-sweep*.csv))) \
+	  $(addprefix --profile ,$(sort $(wildcard $(H200)-*profile.csv))) \
+	  $(addprefix --inspect ,$(sort $(wildcard $(H200)-*inspect.csv))) \
+	  --out $(H200_OUT) --name h200-report
 endif
 
 # PTX and SASS, one file per kernel and architecture, in $(BUILD)/artifacts/

@@ -3,26 +3,31 @@
 
     scripts/report.py [--bench X.csv]... [--sweep Y.csv]... [--profile Z.csv]...
                       [--inspect W.csv]... --out DIR [--name NAME] [--title T]
+    scripts/report.py --stage-plot CSV OUT.png [TITLE]
 
 Inputs are the CSV (or JSON) reports of `pipegemm bench`, `pipegemm profile`
 and `pipegemm inspect` (`--format csv`); each option may repeat, and a file
 may hold several reports one after another (`study pipelining --profile`
-writes two). The page, DIR/NAME.md, has:
+writes two, a size sweep one per shape). The page, DIR/NAME.md, has:
 
   * TFLOP/s per variant, one bar chart per shape, with the cuBLAS row and the
     FFMA peak as lines (the peak is each row's TFLOP/s over its % FFMA peak,
-    so it uses the clock bench sampled). From --bench; without it, from the
-    sweep, taking each variant's 2-stage row, or its only row when its depth
-    is fixed (2 is every variant's default and the write-up's depth).
-  * The stage sweep of each --sweep file and shape, drawn by
-    scripts/plot-stages.sh.
-  * The size sweep, TFLOP/s against size per variant, when the inputs hold
-    more than one shape; a note says so when they do not.
-  * The Nsight Compute table of --profile (seed's rows, one column per
+    so it uses the clock bench sampled). Each shape's bars come from one
+    input, the --bench or --sweep file with the most variants at that shape
+    (a --bench file on a tie). From a sweep it takes each variant's 2-stage
+    row, or its only row when its depth is fixed.
+  * The stage sweep of each --sweep file and shape.
+  * The size sweep, TFLOP/s against shape per variant: the --bench rows when
+    they hold more than one shape, else the bars' rows; a note says so when
+    there is one shape only.
+  * The Nsight Compute table of each --profile (seed's rows, one column per
     kernel) and a chart of its stall rows.
   * The tables of --inspect, as they come.
 
-Plots are DIR/NAME-*.png. Needs Python 3 (standard library only) and
+Every variant has one colour, dash and point type in every plot
+(VARIANT_STYLES). Shapes go by size: M*N*K, then M, N, K. Plots are
+DIR/NAME-*.png. --stage-plot draws one stage sweep alone (what
+scripts/plot-stages.sh runs). Needs Python 3 (standard library only) and
 gnuplot 5 (Debian/Ubuntu: apt-get install gnuplot-nox). The page is the same
 for the same inputs: no date of its own, the inputs' dates instead.
 
@@ -31,6 +36,7 @@ usage, 3 gnuplot is not installed.
 """
 
 import argparse
+import collections
 import csv
 import io
 import json
@@ -39,24 +45,74 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
+import zlib
 
 ME = os.path.basename(sys.argv[0])
-HERE = os.path.dirname(os.path.abspath(__file__))
-PLOT_STAGES = os.path.join(HERE, "plot-stages.sh")
 
-# The per-variant bars take this stage count from a sweep (every variant's
-# default, and the depth of the "CUDA Kernel Study: Pipelining" write-up).
+# The per-variant bars take this stage count from a sweep: the default of the
+# cp.async family and the depth of the "CUDA Kernel Study: Pipelining"
+# write-up (tma and tma_ws default deeper; a --bench file runs each at its own).
 BAR_STAGES = 2
 CUBLAS = "cublas"
-# Ten colours that stay apart on white (matplotlib's tab10), as plot-stages.sh.
-COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-          "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
 SIZE = "1100,620"
-# Stall rows of the profile table, drawn as a chart.
-STALL_KEYS = [("stall_wait", "wait"),
-              ("stall_long_scoreboard", "long scoreboard"),
-              ("stall_barrier", "barrier")]
+
+# One look per variant, the same in every plot, so a reader who learnt
+# tma_ws's red on one chart finds it on the next: the colour (bars and
+# lines), the dash type and the point type (lines). Every variant of the
+# registry has a row; tests/test_report.py holds the table to `pipegemm list`
+# and checks that no two rows share a colour. Kernels are solid; the cuBLAS
+# reference is black and dashed; auto, which runs one of the others, is
+# dash-dot so that it shows on top of the kernel it chose.
+Style = collections.namedtuple("Style", "color dash point")
+VARIANT_STYLES = {
+    "cublas": Style("#000000", 2, 6),            # open circle
+    "tiled32": Style("#bcbd22", 1, 4),           # open square
+    "tiled32_db": Style("#8c6d31", 1, 5),        # square
+    "baseline": Style("#8c564b", 1, 7),          # circle
+    "pingpong": Style("#e377c2", 1, 9),          # triangle
+    "cp_async": Style("#1f77b4", 1, 5),
+    "pipeline_thread": Style("#17becf", 1, 11),  # triangle down
+    "pipeline_block": Style("#9467bd", 1, 13),   # diamond
+    "barrier": Style("#ff7f0e", 1, 15),          # pentagon
+    "mbarrier": Style("#2ca02c", 1, 7),
+    "warp_specialized": Style("#393b79", 1, 9),
+    "tma": Style("#7b4173", 1, 5),
+    "tma_ws": Style("#d62728", 1, 7),
+    "auto": Style("#e7298a", 4, 3),              # star
+}
+# A name the table lacks (a new variant, a renamed one) still keeps one look
+# from plot to plot and run to run: a hash picks colour and open point type,
+# and the dots, which no row of the table uses, tell it from every variant
+# there. Two such names may meet on one look: give them rows above.
+FALLBACK_DASH = 3
+FALLBACK_COLORS = ["#e6550d", "#31a354", "#3182bd", "#756bb1", "#bd9e39",
+                   "#a55194", "#843c39", "#637939"]
+FALLBACK_POINTS = [4, 6, 8, 10, 12, 14]
+
+# Lines that are no variant: greys, which no variant uses.
+PEAK_COLOR = "#7f7f7f"
+GRID = 'set grid ytics lc rgb "#dddddd"'
+# Stall rows of the profile table, drawn as a chart in greys: there a colour
+# means a kind of stall, and the variants are the x axis.
+STALL_KEYS = [("stall_wait", "wait", "#e0e0e0"),
+              ("stall_long_scoreboard", "long scoreboard", "#969696"),
+              ("stall_barrier", "barrier", "#404040")]
+
+
+def variant_style(name):
+    """The one look of a variant in every plot (see VARIANT_STYLES)."""
+    style = VARIANT_STYLES.get(name)
+    if style is not None:
+        return style
+    code = zlib.crc32(name.encode("utf-8"))
+    return Style(FALLBACK_COLORS[code % len(FALLBACK_COLORS)], FALLBACK_DASH,
+                 FALLBACK_POINTS[(code // len(FALLBACK_COLORS)) % len(FALLBACK_POINTS)])
+
+
+def line_style(name, width=2):
+    """gnuplot's words for a variant's line and points."""
+    style = variant_style(name)
+    return f'lw {width} lc rgb "{style.color}" dt {style.dash} pt {style.point} ps 1.3'
 
 
 class ReportError(Exception):
@@ -99,7 +155,9 @@ def split_csv_reports(text):
             else:
                 current["facts"][key.strip()] = value.strip()
         elif line.strip():
-            lines.append(line)
+            # CSVs joined together repeat their header line.
+            if not lines or line.rstrip("\r\n") != lines[0].rstrip("\r\n"):
+                lines.append(line)
     finish()
     return reports
 
@@ -127,9 +185,13 @@ def split_json_reports(text):
 
 
 def read_reports(path):
+    """The reports of one file; - is standard input."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
     except OSError as err:
         raise ReportError(f"cannot read {path}: {err.strerror}")
     try:
@@ -166,12 +228,14 @@ def bench_rows(reports, path):
 
 
 def shape_key(shape):
-    """Sort shapes by their number of multiply-adds, then by text."""
+    """Shapes in order of size: multiply-adds (M*N*K), then M, N, K, all as
+    numbers (as text, 512x512x512 would follow 4096x4096x4096). A shape that
+    is not MxNxK goes last, by its text."""
     try:
         m, n, k = (int(part) for part in shape.split("x"))
-        return (m * n * k, shape)
     except ValueError:
-        return (0, shape)
+        return (1, 0, 0, 0, 0, shape)
+    return (0, m * n * k, m, n, k, "")
 
 
 # ---- Markdown ----------------------------------------------------------------
@@ -220,87 +284,140 @@ def gp_string(text):
 
 def run_gnuplot(script, png, terminal):
     full = f"set terminal {terminal}\nset output {gp_string(png)}\n{script}\n"
+    if os.path.exists(png):
+        os.remove(png)
     done = subprocess.run(["gnuplot"], input=full, capture_output=True, text=True,
                           check=False)
     if done.returncode != 0 or not os.path.exists(png):
         raise ReportError(f"gnuplot failed to draw {png}: {done.stderr.strip()}")
 
 
-def colors_script():
-    lines = [f'set linetype {i + 1} lc rgb "{c}"' for i, c in enumerate(COLORS)]
-    lines.append(f"set linetype cycle {len(COLORS)}")
-    return "\n".join(lines)
-
-
 def bar_chart(png, title, rows, terminal):
-    """Bars of TFLOP/s per variant; cuBLAS and FFMA peak as lines."""
+    """Bars of TFLOP/s per variant in each variant's colour; cuBLAS and the
+    FFMA peak as lines."""
     cublas = next((r for r in rows if r["variant"] == CUBLAS), None)
     peaks = [r["tflops_v"] / (r["pct_v"] / 100.0) for r in rows
              if r["pct_v"] not in (None, 0)]
     peak = sorted(peaks)[len(peaks) // 2] if peaks else None
     data = []
     for i, row in enumerate(rows):
-        color = 4 if row["variant"] == CUBLAS else 1
         label = row["variant"]
         if row["multi_stage"]:
             label += f" ({row['stages']})"
+        color = int(variant_style(row["variant"]).color[1:], 16)
         data.append(f"{i} {row['tflops_v']:.4f} {color} {gp_string(label)}")
     top = max([r["tflops_v"] for r in rows] + ([peak] if peak else []))
-    plot = [f"$bars << EOD\n" + "\n".join(data) + "\nEOD",
-            colors_script(),
+    plot = ["$bars << EOD\n" + "\n".join(data) + "\nEOD",
             f"set title {gp_string(title)}",
             'set ylabel "TFLOP/s (median)"',
-            f"set yrange [0:{top * 1.12:.3f}]",
+            # Headroom above the highest bar or line for the key.
+            f"set yrange [0:{top * 1.22:.3f}]",
             f"set xrange [-0.6:{len(rows) - 0.4}]",
             "set xtics rotate by -35 nomirror",
-            "set grid ytics lc rgb \"#dddddd\"",
+            GRID,
             "set style fill solid 0.85 border -1",
             "set boxwidth 0.7",
-            "set key top right box opaque"]
-    series = ["$bars using 1:2:3:xtic(4) with boxes lc variable notitle",
-              "$bars using 1:2:(sprintf(\"%.1f\", $2)) with labels offset 0,0.8 notitle"]
+            "set style textbox opaque noborder margins 0.5, 0.5",
+            "set key inside top right box opaque"]
+    series = ["$bars using 1:2:3:xtic(4) with boxes lc rgb variable notitle"]
     if cublas:
         level = cublas["tflops_v"]
-        label = gp_string("cuBLAS (strict FP32) %.1f" % level)
-        series.append(f"{level:.4f} with lines dt 2 lw 2 lc 4 title {label}")
+        label = gp_string("cublas (strict FP32) %.1f" % level)
+        series.append(f"{level:.4f} with lines {line_style(CUBLAS)} title {label}")
     if peak:
         label = gp_string("FFMA peak %.1f" % peak)
-        series.append(f"{peak:.4f} with lines lw 2 lc 8 title {label}")
+        series.append(f'{peak:.4f} with lines lw 2 lc rgb "{PEAK_COLOR}" title {label}')
+    # Last and on a white box, so that the cuBLAS line does not cross a value.
+    series.append("$bars using 1:2:(sprintf(\"%.1f\", $2)) with labels boxed "
+                  "offset 0,0.8 notitle")
     plot.append("plot " + ", \\\n     ".join(series))
     run_gnuplot("\n".join(plot), png, terminal)
     return peak
 
 
-def size_chart(png, title, series, shapes, terminal):
-    """TFLOP/s against shape, one line per variant."""
+def stage_chart(png, title, rows, terminal):
+    """TFLOP/s against pipeline stages, one line per variant. Rows without a
+    TFLOP/s figure (SKIP, FAIL, ERROR) are left out, so a line ends where a
+    stage count stopped fitting or failed. A variant measured at one stage
+    count is a level across the plot, marked where it ran: what the sweep is
+    compared with. The TFLOP/s axis is scaled to the data, not from zero: a
+    sweep is about the differences."""
+    series, order = {}, []
+    for row in rows:
+        stages, tflops = number(row.get("stages")), number(row.get("tflops"))
+        if stages is None or tflops is None:
+            continue
+        variant = row["variant"]
+        if variant not in series:
+            series[variant] = []
+            order.append(variant)
+        if any(s == stages for s, _ in series[variant]):
+            raise ReportError(f"{variant} at {row['stages']} stages appears twice")
+        series[variant].append((stages, tflops))
+    if not order:
+        raise ReportError("no row has a TFLOP/s figure to plot")
+    every = [s for variant in order for s, _ in series[variant]]
+    lo, hi = min(every) - 0.5, max(every) + 0.5
     blocks, plots = [], []
-    # cuBLAS in the red of the bar charts; ours in the other colours, then
-    # again dashed with other points past ten.
-    others = [c for c in COLORS if c != COLORS[3]]
-    points_types = [7, 5, 9, 11, 13]
-    ours = 0
+    for i, variant in enumerate(order):
+        points = sorted(series[variant])
+        if len(points) == 1:
+            stages, tflops = points[0]
+            # The measured point, a blank line (no segment to it), the level:
+            # 'pi' marks the first point only.
+            data = [f"{stages:g} {tflops:.4f}", "", f"{lo:g} {tflops:.4f}",
+                    f"{hi:g} {tflops:.4f}"]
+            extra, width = f" pi {len(data) + 1}", 1.5
+            label = (f"{variant} (reference)" if variant == CUBLAS else
+                     f"{variant} (fixed at {stages:g} stage{'' if stages == 1 else 's'})")
+        else:
+            data = [f"{s:g} {t:.4f}" for s, t in points]
+            extra, width, label = "", 2, variant
+        blocks.append(f"$v{i} << EOD\n" + "\n".join(data) + "\nEOD")
+        plots.append(f"$v{i} using 1:2 with linespoints {line_style(variant, width)}{extra} "
+                     f"title {gp_string(label)}")
+    script = "\n".join(blocks + [
+        f"set title {gp_string(title)}",
+        'set xlabel "pipeline stages"',
+        'set ylabel "TFLOP/s (median)"',
+        f"set xrange [{lo:g}:{hi:g}]",
+        "set xtics 1",
+        "set offsets 0, 0, graph 0.08, graph 0.08",
+        'set grid ytics xtics lc rgb "#dddddd"',
+        "set key outside right top box opaque",
+        "plot " + ", \\\n     ".join(plots)])
+    run_gnuplot(script, png, terminal)
+
+
+def shape_tic(shape):
+    """The shape and, on a second line, its multiply-adds, as a gnuplot
+    string: the axis shows why the shapes come in this order."""
+    key = shape_key(shape)
+    text = gp_string(shape)
+    return text if key[0] else text[:-1] + f'\\n{key[1] / 1e9:.3g} G"'
+
+
+def size_chart(png, title, series, shapes, terminal):
+    """TFLOP/s against shape, one line per variant. The shapes are evenly
+    spaced categories in order of size (shape_key)."""
+    blocks, plots = [], []
     for i, (variant, points) in enumerate(series):
         blocks.append(f"$s{i} << EOD\n" +
                       "\n".join(f"{shapes.index(s)} {t:.4f}" for s, t in points) +
                       "\nEOD")
-        if variant == CUBLAS:
-            style = f'dt 2 lw 2 pt 6 lc rgb "{COLORS[3]}"'
-        else:
-            cycle = ours // len(others)
-            style = (f'lw 2 dt {1 + cycle % 3} pt {points_types[cycle % len(points_types)]} '
-                     f'ps 1.2 lc rgb "{others[ours % len(others)]}"')
-            ours += 1
-        plots.append(f"$s{i} using 1:2 with linespoints {style} title {gp_string(variant)}")
-    tics = ", ".join(f"{gp_string(s)} {i}" for i, s in enumerate(shapes))
+        plots.append(f"$s{i} using 1:2 with linespoints {line_style(variant)} "
+                     f"title {gp_string(variant)}")
+    tics = ", ".join(f"{shape_tic(s)} {i}" for i, s in enumerate(shapes))
     script = "\n".join(blocks + [
-        colors_script(),
         f"set title {gp_string(title)}",
-        'set xlabel "GEMM shape (M x N x K)"',
+        'set xlabel "GEMM shape M x N x K, and M*N*K multiply-adds (G = 10^9): in order of size" offset 0,-0.6',
+        "set bmargin 5",
         'set ylabel "TFLOP/s (median)"',
         f"set xtics ({tics})",
+        "set xtics rotate by -25 nomirror" if len(shapes) > 6 else "set xtics nomirror",
         f"set xrange [-0.3:{len(shapes) - 0.7}]",
         "set offsets 0, 0, graph 0.08, graph 0.08",
-        "set grid ytics xtics lc rgb \"#dddddd\"",
+        'set grid ytics xtics lc rgb "#dddddd"',
         "set key outside right top box opaque",
         "plot " + ", \\\n     ".join(plots)])
     run_gnuplot(script, png, terminal)
@@ -312,24 +429,25 @@ def stall_chart(png, title, columns, terminal):
     for label, values in columns:
         cells = " ".join("NaN" if v is None else f"{v:.4f}" for v in values)
         lines.append(f"{gp_string(label)} {cells}")
+    top = max([v for _, values in columns for v in values if v is not None] + [0.001])
     series = []
-    for i, (_, name) in enumerate(STALL_KEYS):
+    for i, (_, name, color) in enumerate(STALL_KEYS):
         using = f"{i + 2}:xtic(1)" if i == 0 else f"{i + 2}"
-        series.append(f"$st using {using} title {gp_string(name)} lc {i + 1}")
+        series.append(f'$st using {using} title {gp_string(name)} lc rgb "{color}"')
     script = "\n".join([
         "$st << EOD\n" + "\n".join(lines) + "\nEOD",
-        colors_script(),
         f"set title {gp_string(title)}",
         'set ylabel "warp cycles per issued instruction"',
         "set style data histogram",
         "set style histogram cluster gap 1",
-        "set style fill solid 0.85 border -1",
+        "set style fill solid 1.0 border -1",
         "set boxwidth 0.9",
-        "set yrange [0:*]",
+        # Headroom above the highest bar for the key.
+        f"set yrange [0:{top * 1.2:.4f}]",
         f"set xrange [-0.6:{len(columns) - 0.4}]",
         "set xtics rotate by -25 nomirror",
-        "set grid ytics lc rgb \"#dddddd\"",
-        "set key top right box opaque",
+        GRID,
+        "set key inside top center horizontal box opaque",
         "plot " + ", \\\n     ".join(series)])
     run_gnuplot(script, png, terminal)
 
@@ -364,37 +482,76 @@ def representative(rows):
     return chosen
 
 
+def run_facts(facts):
+    """`command`, date: how one report came about."""
+    bits = []
+    if facts.get("command_line"):
+        bits.append(f"`{facts['command_line']}`")
+    if facts.get("date"):
+        bits.append(facts["date"])
+    return ", ".join(bits)
+
+
 def provenance(inputs):
+    """Each input with its GPU and each run in it (a size sweep holds one
+    report per shape): which GPU, which command, which date."""
     lines = []
     for kind, path, reports in inputs:
-        facts = reports[0]["facts"]
-        bits = [f"`{shown_path(path)}` ({kind})"]
-        if facts.get("command_line"):
-            bits.append(f"`{facts['command_line']}`")
-        if facts.get("gpu"):
-            bits.append(facts["gpu"])
-        if facts.get("date"):
-            bits.append(facts["date"])
-        lines.append("- " + ", ".join(bits))
+        gpus = []
+        for report in reports:
+            gpu = report["facts"].get("gpu")
+            if gpu and gpu not in gpus:
+                gpus.append(gpu)
+        runs = [run_facts(report["facts"]) for report in reports if report["rows"]]
+        runs = [r for r in runs if r]
+        head = ", ".join([f"`{shown_path(path)}` ({kind})"] + gpus)
+        if len(runs) == 1:
+            lines.append(f"- {head}, {runs[0]}")
+        elif runs:
+            lines.append(f"- {head}, {len(runs)} runs:")
+            lines += [f"  - {run}" for run in runs]
+        else:
+            lines.append(f"- {head}")
     return "\n".join(lines)
 
 
-def section_bars(out, name, rows, from_sweep, terminal):
+def bar_sources(sources):
+    """Per shape in order of size, the rows of the one input that draws its
+    bars: the one with the most variants at that shape, a bench before a
+    sweep on a tie, then the first given. sources: (kind, path, rows)."""
+    shapes = sorted({r["shape"] for _, _, rows in sources for r in rows}, key=shape_key)
+    chosen = []
+    for shape in shapes:
+        best = None
+        for index, (kind, path, rows) in enumerate(sources):
+            here = [r for r in rows if r["shape"] == shape]
+            if not here:
+                continue
+            rank = (len({r["variant"] for r in here}), kind == "bench", -index)
+            if best is None or rank > best[0]:
+                best = (rank, kind, path, here)
+        chosen.append((shape,) + best[1:])
+    return chosen
+
+
+def section_bars(out, name, by_shape, terminal):
     md = ["## TFLOP/s per variant", ""]
-    if not rows:
+    if not by_shape:
         return md + ["_No bench or sweep input, so no bars._", ""]
-    if from_sweep:
-        md += [f"No `--bench` input: each variant's {BAR_STAGES}-stage row of the "
-               "sweep, or its only row where the depth is fixed (the number in "
-               "brackets is the stage count).", ""]
-    for shape in sorted({r["shape"] for r in rows}, key=shape_key):
-        shape_rows = [r for r in rows if r["shape"] == shape]
+    for shape, kind, path, shape_rows in by_shape:
         gpu = shape_rows[0]["_facts"].get("gpu", "")
         png = f"{name}-tflops-{shape}.png"
         peak = bar_chart(os.path.join(out, png),
                          f"TFLOP/s per variant, {shape}" + (f", {gpu}" if gpu else ""),
                          shape_rows, terminal)
-        md += [f"### {shape}", "", f"![TFLOP/s per variant, {shape}]({png})", ""]
+        run = run_facts(shape_rows[0]["_facts"])
+        source = f"From `{shown_path(path)}`" + (f", {run}" if run else "") + "."
+        if kind == "sweep":
+            source += (f" A stage sweep: each variant's {BAR_STAGES}-stage row, or its "
+                       "only row where the depth is fixed (the number in brackets is "
+                       "the stage count).")
+        md += [f"### {shape}", "", f"![TFLOP/s per variant, {shape}]({png})", "",
+               source, ""]
         table = [[r["variant"], r.get("stages", ""), fmt(number(r.get("median_ms")), 4),
                   fmt(r["tflops_v"], 2), fmt(number(r.get("x_cublas")), 2),
                   fmt(r["pct_v"], 1), r.get("verdict", "")] for r in shape_rows]
@@ -407,39 +564,42 @@ def section_bars(out, name, rows, from_sweep, terminal):
     return md
 
 
-def section_stages(out, name, sweeps, tmp):
+def section_stages(out, name, sweeps, terminal):
     md = ["## Stage sweep", ""]
     if not sweeps:
         return md + ["_No `--sweep` input (`pipegemm bench --stages 1-8 --format csv`)._", ""]
-    for index, (path, reports) in enumerate(sweeps):
-        rows = [r for report in reports for r in report["rows"] if "shape" in r]
-        for shape in sorted({r["shape"] for r in rows}, key=shape_key):
-            # One shape per call of plot-stages.sh: the rows of that shape with
-            # the facts of the report they came from.
-            part = os.path.join(tmp, f"sweep-{index}-{shape}.csv")
-            with open(part, "w", encoding="utf-8", newline="") as handle:
-                facts = reports[0]["facts"]
-                for key in ("gpu",):
-                    if key in facts:
-                        handle.write(f"# {key}: {facts[key]}\n")
-                fields = [k for k in rows[0] if not k.startswith("_")]
-                writer = csv.DictWriter(handle, fieldnames=fields, extrasaction="ignore")
-                writer.writeheader()
-                writer.writerows(r for r in rows if r["shape"] == shape)
-            png = f"{name}-stages-{shape}.png"
-            done = subprocess.run(["bash", PLOT_STAGES, part, os.path.join(out, png)],
-                                  capture_output=True, text=True, check=False)
-            if done.returncode != 0:
-                raise ReportError(f"plot-stages.sh failed on {path} ({shape}): "
-                                  f"{done.stderr.strip()}")
-            md += [f"### {shape}", "",
-                   f"![TFLOP/s against pipeline stages, {shape}]({png})", "",
-                   f"From `{shown_path(path)}`. Variants with one fixed depth "
-                   "are dashed levels.", ""]
+    # Per shape in order of size, each sweep that holds it, in the order given.
+    per_shape = {}
+    for path, reports in sweeps:
+        for report in reports:
+            for row in report["rows"]:
+                if "shape" in row and "variant" in row:
+                    per_shape.setdefault(row["shape"], {}).setdefault(
+                        path, []).append(dict(row, _facts=report["facts"]))
+    md += ["Variants with one fixed depth are levels across the plot, marked at "
+           "the depth they ran at.", ""]
+    for shape in sorted(per_shape, key=shape_key):
+        md += [f"### {shape}", ""]
+        paths = list(per_shape[shape])
+        for index, path in enumerate(paths, 1):
+            rows = per_shape[shape][path]
+            facts = rows[0]["_facts"]
+            png = (f"{name}-stages-{shape}.png" if len(paths) == 1 else
+                   f"{name}-stages-{shape}-{index}.png")
+            title = "TFLOP/s by pipeline stages" + \
+                "".join(f", {x}" for x in (facts.get("gpu"), shape,
+                                           facts.get("date", "")[:10]) if x)
+            try:
+                stage_chart(os.path.join(out, png), title, rows, terminal)
+            except ReportError as err:
+                raise ReportError(f"{path} ({shape}): {err}")
+            run = run_facts(facts)
+            md += [f"![TFLOP/s against pipeline stages, {shape}]({png})", "",
+                   f"From `{shown_path(path)}`" + (f", {run}" if run else "") + ".", ""]
     return md
 
 
-def section_sizes(out, name, rows, terminal):
+def section_sizes(out, name, rows, source, terminal):
     md = ["## Size sweep", ""]
     shapes = sorted({r["shape"] for r in rows}, key=shape_key)
     if len(shapes) < 2:
@@ -466,7 +626,7 @@ def section_sizes(out, name, rows, terminal):
         got = dict(points)
         table.append([variant] + [fmt(got.get(s), 2) for s in shapes])
     return md + [f"![TFLOP/s against shape]({png})", "",
-                 "TFLOP/s, same rows as the bars:", "",
+                 f"TFLOP/s, {source}; shapes in order of M·N·K:", "",
                  md_table(header, table, right=set(range(1, len(header)))), ""]
 
 
@@ -522,7 +682,7 @@ def section_profile(out, name, profiles, terminal):
     md = ["## Nsight Compute", ""]
     if not profiles:
         return md + ["_No `--profile` input (`pipegemm profile --format csv`)._", ""]
-    for path, reports in profiles:
+    for index, (path, reports) in enumerate(profiles, 1):
         columns = profile_columns(reports)
         if not columns:
             raise ReportError(f"{path}: no source and status columns: is it "
@@ -533,6 +693,8 @@ def section_profile(out, name, profiles, terminal):
                       if any("source" in row and "status" in row for row in r["rows"])),
                      reports[0]["facts"])
         shape = "x".join(facts.get(d, "?") for d in ("m", "n", "k"))
+        if len(profiles) > 1:
+            md += [f"### {shape}, {', '.join(t for t, _ in columns)}", ""]
         md += [f"From `{shown_path(path)}`: {facts.get('gpu', 'GPU unknown')}, "
                f"{shape}, {facts.get('ncu_version', 'ncu version unknown')}.", ""]
         table = []
@@ -546,15 +708,15 @@ def section_profile(out, name, profiles, terminal):
                         if row["status"] not in ("profiled", "published")]
         if not_profiled:
             md += ["Not profiled: " + "; ".join(not_profiled) + ".", ""]
-        stalls = [(title, [number(row.get(k)) for k, _ in STALL_KEYS])
+        stalls = [(title, [number(row.get(k)) for k, _, _ in STALL_KEYS])
                   for title, row in columns]
         if any(v is not None for _, values in stalls for v in values):
             png = f"{name}-stalls.png" if len(profiles) == 1 else \
-                f"{name}-stalls-{profiles.index((path, reports))}.png"
+                f"{name}-stalls-{index}.png"
             gpu = facts.get("gpu", "")
             stall_chart(os.path.join(out, png),
-                        "Warp stalls per issued instruction" + (f", {gpu}" if gpu else ""),
-                        stalls, terminal)
+                        "Warp stalls per issued instruction" + (f", {gpu}" if gpu else "")
+                        + f", {shape}", stalls, terminal)
             md += [f"![Warp stalls per issued instruction]({png})", ""]
     return md
 
@@ -592,9 +754,55 @@ def section_inspect(inspects):
 # ---- main ---------------------------------------------------------------------
 
 
+def stage_plot_main(argv):
+    """--stage-plot CSV OUT.png [TITLE]: one stage sweep of one shape."""
+    if len(argv) not in (2, 3):
+        print(f"usage: {ME} --stage-plot CSV OUT.png [title]   (CSV from "
+              "'pipegemm bench --format csv'; - for stdin)", file=sys.stderr)
+        return 2
+    path, png = argv[0], argv[1]
+    if path != "-" and not os.access(path, os.R_OK):
+        print(f"{ME}: cannot read {path}", file=sys.stderr)
+        return 2
+    if not shutil.which("gnuplot"):
+        print(f"{ME}: gnuplot is not installed, so there is no plot; install it "
+              "(Debian/Ubuntu: apt-get install gnuplot-nox) and run again",
+              file=sys.stderr)
+        return 3
+    try:
+        reports = read_reports(path)
+        rows, facts = [], {}
+        for report in reports:
+            for row in report["rows"]:
+                if all(k in row for k in ("variant", "stages", "tflops")):
+                    rows.append(row)
+                    facts = facts or report["facts"]
+        if not rows:
+            raise ReportError("no variant, stages and tflops columns: is this "
+                              "pipegemm bench --format csv?")
+        shapes = []
+        for row in rows:
+            if row.get("shape") and row["shape"] not in shapes:
+                shapes.append(row["shape"])
+        if len(shapes) > 1:
+            raise ReportError(f"rows of two shapes ({shapes[0]}, {shapes[1]}); "
+                              "plot one shape at a time")
+        title = argv[2] if len(argv) == 3 else "TFLOP/s by pipeline stages" + \
+            "".join(f", {x}" for x in (facts.get("gpu"), shapes[0] if shapes else "") if x)
+        stage_chart(png, title, rows, gnuplot_terminal())
+    except ReportError as err:
+        print(f"{ME}: {err}", file=sys.stderr)
+        return 1
+    print(f"{ME}: wrote {png}")
+    return 0
+
+
 def main(argv):
+    if argv and argv[0] == "--stage-plot":
+        return stage_plot_main(argv[1:])
     parser = argparse.ArgumentParser(
-        prog=ME, description="One Markdown page with plots from pipegemm's CSV or JSON.")
+        prog=ME, description="One Markdown page with plots from pipegemm's CSV or JSON "
+        "(or, with --stage-plot CSV OUT.png [TITLE], one stage sweep).")
     parser.add_argument("--bench", action="append", default=[], metavar="CSV",
                         help="pipegemm bench --format csv (bars, size sweep)")
     parser.add_argument("--sweep", action="append", default=[], metavar="CSV",
@@ -636,24 +844,30 @@ def write_report(args):
     os.makedirs(args.out, exist_ok=True)
     terminal = gnuplot_terminal()
 
-    bars_from = benches or sweeps
-    rows = []
-    for path, reports in bars_from:
-        rows += bench_rows(reports, path)
-    chosen = representative(rows)
-    gpus = sorted({r["_facts"].get("gpu", "") for r in rows} - {""})
-    if not gpus:
-        gpus = sorted({report["facts"].get("gpu", "") for _, _, reps in inputs
-                       for report in reps} - {""})
-    title = args.title or ("pipegemm on " + ", ".join(gpus) if gpus else "pipegemm report")
+    # One row per variant and shape within each input; the bars of a shape
+    # come from one input, so that a chart compares rows of one run.
+    sources = [(kind, path, representative(bench_rows(reports, path)))
+               for kind, path, reports in inputs if kind in ("bench", "sweep")]
+    by_shape = bar_sources(sources)
+    bar_rows = [r for _, _, _, rows in by_shape for r in rows]
+    bench_all = representative([r for path, reports in benches
+                                for r in bench_rows(reports, path)])
+    if len({r["shape"] for r in bench_all}) > 1:
+        size_rows = bench_all
+        size_source = "the --bench rows (" + ", ".join(
+            f"`{shown_path(path)}`" for path, _ in benches) + ")"
+    else:
+        size_rows, size_source = bar_rows, "the same rows as the bars"
 
+    gpus = sorted({report["facts"].get("gpu", "") for _, _, reps in inputs
+                   for report in reps} - {""})
+    title = args.title or ("pipegemm on " + ", ".join(gpus) if gpus else "pipegemm report")
     md = [f"# {title}", "",
           "Written by `scripts/report.py` (`make report`) from these inputs:", "",
           provenance(inputs), ""]
-    with tempfile.TemporaryDirectory() as tmp:
-        md += section_bars(args.out, args.name, chosen, not benches, terminal)
-        md += section_stages(args.out, args.name, sweeps, tmp)
-    md += section_sizes(args.out, args.name, chosen, terminal)
+    md += section_bars(args.out, args.name, by_shape, terminal)
+    md += section_stages(args.out, args.name, sweeps, terminal)
+    md += section_sizes(args.out, args.name, size_rows, size_source, terminal)
     md += section_profile(args.out, args.name, profiles, terminal)
     md += section_inspect(inspects)
     page = os.path.join(args.out, f"{args.name}.md")
