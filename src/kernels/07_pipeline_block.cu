@@ -22,12 +22,6 @@
  * Out-of-range elements are zero stores, published by the same barriers
  * (producer_commit's arrive is a release, consumer_wait an acquire).
  *
- * compute-sanitizer synccheck (CUDA 13.0) reports "Missing wait" on
- * producer_commit: it seems to count libcu++'s cp.async.mbarrier.arrive
- * (without .noinc, which per the PTX ISA first raises the pending count, so
- * the net effect is zero) as a second arrival of the thread in the phase.
- * The results are right and racecheck is clean.
- *
  *   pipegemm bench --variant pipeline_block --stages 2-8 --size 2048
  */
 #include <cooperative_groups.h>

@@ -14,14 +14,6 @@
  * thread-scoped"; its code, which we follow, is block-scoped, with
  * pipeline_shared_state: mbarriers, not commit/wait groups.)
  *
- * compute-sanitizer synccheck (CUDA 13.0) stops the pipeline kernel with
- * "Missing wait" at its first producer_commit. libcu++ binds the copies to
- * the stage's mbarrier with cp.async.mbarrier.arrive without .noinc, which
- * raises the pending count before the thread's own arrive: legal PTX (a net
- * change of zero), and synccheck reports the same two instructions in a bare
- * PTX kernel too, while the .noinc form passes. memcheck, racecheck and
- * initcheck are clean.
- *
  *   pipegemm study single-warp [--k 65536]
  */
 #include <cooperative_groups.h>
