@@ -95,11 +95,9 @@ __global__ void __maxnreg__(WS_MAX_REGISTERS) pg_warp_specialized_kernel(const p
   for (int kt = 0; kt < k_tiles; ++kt) {
     pg_mbar_wait_parity(&full[slot], parity);
     t128_compute(smem + slot * T128_STAGE_FLOATS, acc);
-    /* Every thread releases its own reads: an arrival orders them before the
-     * refill that waits on this phase. (One elected lane per warp after a
-     * __syncwarp would be 8 arrivals instead of 256, but its ordering of the
-     * other lanes' reads is transitive, which compute-sanitizer's racecheck
-     * does not follow.) */
+    /* Every thread releases its own reads: its arrival orders them before
+     * the refill that waits on this phase. (Why not one elected lane per
+     * warp: bench/results/h200-mechanisms.md, mbarrier.) */
     pg_mbar_arrive(&empty[slot]);
     parity ^= t128_ring_next(&slot, stages);
   }
