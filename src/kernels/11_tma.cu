@@ -66,9 +66,9 @@ __global__ void __launch_bounds__(T128_THREADS)
     const int next = kt + stages - 1;
     if (next < k_tiles) {
       /* The slot held tile next-STAGES: all 256 threads must have released
-       * it. Every thread waits here, not only the one that copies: that
-       * keeps the warps within a tile of each other, which measured 7 %
-       * faster on an H200 than letting them drift (bench/results/h200-tma.md). */
+       * it. Every thread waits here, not only the one that copies, which
+       * keeps the warps within a tile of each other; letting them drift is
+       * the slower choice measured in bench/results/h200-tma.md. */
       if (next >= stages) pg_mbar_wait_parity(&empty[write_slot], write_parity ^ 1);
       if (producer) {
         float *stage = smem + write_slot * T128_STAGE_FLOATS;
