@@ -3,7 +3,7 @@
  * STAGES = 2..8 at run time, P producer warps (PG_WS_PRODUCER_WARPS in
  * src/internal.h).
  *
- * The block is the seed-000 tile's 256 compute threads (8 consumer warps)
+ * The block is the 128x128 tile's 256 compute threads (8 consumer warps)
  * plus P producer warps that only copy. Producers walk the K tiles, wait for
  * a slot to be released (empty[s]), copy the whole tile into it with
  * cp.async and arrive on full[s] when their copies land
@@ -18,7 +18,7 @@
 #include "kernels/tile128.cuh"
 
 /* Registers decide what this design costs. The compute threads of the
- * seed-000 tile need about 128 registers; each of an SM's 4 scheduler
+ * 128x128 tile need about 128 registers; each of an SM's 4 scheduler
  * partitions has 16K, so 4 such warps fill one. Any producer warp therefore
  * displaces a consumer warp: one block of 8 consumer + P producer warps per
  * SM, where 05_cp_async.cu runs two blocks (16 compute warps). Two blocks of

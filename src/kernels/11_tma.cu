@@ -1,6 +1,6 @@
-/* 11 tma — the seed-000 tile fed by Hopper's tensor memory accelerator (the
- * TMA pipeline the "Software Pipelining and Double Buffering" guide ends
- * with); STAGES = 2..8 at run time, sm_90 only.
+/* 11 tma — the 128x128 tile of 03-10 fed by Hopper's tensor memory
+ * accelerator (the TMA pipeline the "Software Pipelining and Double
+ * Buffering" guide ends with); STAGES = 2..8 at run time, sm_90 only.
  *
  * Same 128x128x8 tile, same shared layout and compute as 05_cp_async.cu and
  * 09_mbarrier.cu; only the copy differs. Instead of 256 threads each issuing

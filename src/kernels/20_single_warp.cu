@@ -1,5 +1,5 @@
 /* 20 single_warp — the "A study on CUDA async memcpy" blog post's "real
- * world" example (seed 003): M = N = 32, a long K, one block of one warp.
+ * world" example: M = N = 32, a long K, one block of one warp.
  *
  * Thread i owns row i of C (32 accumulators in registers). Each K step the
  * warp stages one column of A and one row of B in shared memory and every

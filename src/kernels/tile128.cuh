@@ -1,6 +1,6 @@
-/* Pieces every seed-000-family kernel shares: who loads what, the 8x8
- * per-thread inner product, the epilogue. Only the movement of a tile from
- * global to shared memory differs between kernels, so that
+/* Pieces every kernel of the 128x128 family (03-11) shares: who loads
+ * what, the 8x8 per-thread inner product, the epilogue. Only the movement of
+ * a tile from global to shared memory differs between kernels, so that
  * `diff 03_baseline.cu 05_cp_async.cu` is the mechanism.
  *
  * Loads: thread t moves A row t/2, k (t%2)*4..+3 and B row t/32, columns
