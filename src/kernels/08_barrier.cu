@@ -18,7 +18,7 @@
  * earlier) is a __syncthreads, not a second "empty" barrier per stage: that
  * slot's wait would come right after its arrival and buy no slack, and a
  * BAR.SYNC is one instruction against an arrive plus a polling loop
- * (07_pipeline_block.cu is the all-barrier version). With the hazards split,
+ * (07_pipeline_block.cu is the all-mbarrier version). With the hazards split,
  * the next tile's copies are issued before waiting for the current one, which
  * 05 cannot do.
  *

@@ -1,5 +1,5 @@
-/* 11 tma — the 128x128 tile of 03-10 fed by Hopper's tensor memory
- * accelerator (the TMA pipeline the "Software Pipelining and Double
+/* 11 tma — the shared 128x128x8 tile (tile128.h) fed by Hopper's tensor
+ * memory accelerator (the TMA pipeline the "Software Pipelining and Double
  * Buffering" guide ends with); STAGES = 2..8 at run time, sm_90 only.
  *
  * Same 128x128x8 tile, same shared layout and compute as 05_cp_async.cu and
