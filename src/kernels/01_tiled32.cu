@@ -1,5 +1,5 @@
-/* 01 tiled32 — shared-memory tiling, no pipeline (seed 001, the "Software
- * Pipelining and Double Buffering" guide's sgemmTiled).
+/* 01 tiled32 — shared-memory tiling, no pipeline (the "Software Pipelining
+ * and Double Buffering" guide's sgemmTiled).
  *
  * A 32x32 block of C per block of 1024 threads, one output per thread,
  * stepping 32 along K. Each step: every thread loads one element of the A

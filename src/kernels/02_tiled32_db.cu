@@ -1,6 +1,5 @@
-/* 02 tiled32_db — double buffering in shared memory (seed 001, the
- * "Software Pipelining and Double Buffering" guide's
- * sgemmTiledDoubleBuffered).
+/* 02 tiled32_db — double buffering in shared memory (the "Software
+ * Pipelining and Double Buffering" guide's sgemmTiledDoubleBuffered).
  *
  * 01_tiled32.cu with two copies of each tile. Step t first loads tile t + 1
  * into the buffer nobody is reading, then computes on tile t: while one warp

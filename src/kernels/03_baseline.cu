@@ -1,5 +1,5 @@
-/* 03 baseline — no pipeline (seed 000, the "CUDA Kernel Study: Pipelining"
- * write-up, "Baseline (No Pipeline)").
+/* 03 baseline — no pipeline (the "CUDA Kernel Study: Pipelining" write-up,
+ * "Baseline (No Pipeline)").
  *
  * Each K step: every thread loads its share of the A and B tiles through
  * registers into the single shared buffer (LDG -> STS), the block syncs,

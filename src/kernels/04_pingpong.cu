@@ -1,5 +1,5 @@
-/* 04 pingpong — double buffering through registers (seed 000, "Ping-Pong
- * (Double Buffering)").
+/* 04 pingpong — double buffering through registers (the "CUDA Kernel Study:
+ * Pipelining" write-up, "Ping-Pong (Double Buffering)").
  *
  * Two shared buffers. While the block computes on one, each thread has
  * already issued the global loads (LDG) of the next tile into registers and

@@ -1,12 +1,14 @@
-/* 05 cp_async — multi-stage cp.async pipeline (seed 000, "cp.async
- * Multi-Stage Pipeline"); STAGES = 1..8 chosen at run time.
+/* 05 cp_async — multi-stage cp.async pipeline (the "CUDA Kernel Study:
+ * Pipelining" write-up, "cp.async Multi-Stage Pipeline"); STAGES = 1..8
+ * chosen at run time.
  *
  * Tiles go global -> shared directly (LDGSTS), no registers in between.
  * Each tile's copies form one commit group; with STAGES buffers, STAGES-1
  * tiles are in flight while the block computes on the oldest, and
  * wait_group(STAGES-2) says "all but the newest STAGES-2 groups have landed".
- * STAGES = 2 is the seed's measured configuration (same depth as pingpong,
- * different data path); STAGES = 1 issues, waits and computes with no overlap.
+ * STAGES = 2 is the write-up's measured configuration (same depth as
+ * pingpong, different data path); STAGES = 1 issues, waits and computes with
+ * no overlap.
  *
  *   pipegemm bench --variant cp_async --stages 1-8 --size 2048
  */

@@ -7,7 +7,7 @@
  * The pipeline's state, cuda::pipeline_shared_state<thread_scope_block,
  * STAGES>, is a "produced" and a "consumed" mbarrier per stage (plus a
  * reference count) in static shared memory, so the stage count is a template
- * argument and the launcher switches over it. It lowers to the mbarrier
+ * argument and the planner picks the instance. It lowers to the mbarrier
  * mechanism: memcpy_async issues cp.async; producer_commit is
  * cp.async.mbarrier.arrive (the stage's produced barrier cannot complete
  * before this thread's copies land) plus mbarrier.arrive; consumer_wait is
@@ -22,12 +22,6 @@
  * Out-of-range elements are zero stores, published by the same barriers
  * (producer_commit's arrive is a release, consumer_wait an acquire).
  *
- * compute-sanitizer synccheck (CUDA 13.0) reports "Missing wait" on
- * producer_commit: it seems to count libcu++'s cp.async.mbarrier.arrive
- * (without .noinc, which per the PTX ISA first raises the pending count, so
- * the net effect is zero) as a second arrival of the thread in the phase.
- * The results are right and racecheck is clean.
- *
  *   pipegemm bench --variant pipeline_block --stages 2-8 --size 2048
  */
 #include <cooperative_groups.h>
@@ -36,7 +30,7 @@
 typedef cuda::pipeline<cuda::thread_scope_block> pipe_block;
 
 /* STAGES is a template argument because pipeline_shared_state's is: one
- * kernel per count, chosen by the launcher's switch. */
+ * kernel per count, chosen by the planner (pipeline_block_kernels). */
 template <int STAGES>
 __global__ void __launch_bounds__(T128_THREADS)
     pg_pipeline_block_kernel(const pg_gemm_args g) {

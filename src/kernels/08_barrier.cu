@@ -4,38 +4,29 @@
  * itself is the "Software Pipelining and Double Buffering" guide's);
  * STAGES = 2..8 chosen at run time.
  *
- * One cuda::barrier<thread_scope_block> per stage, in dynamic shared memory
- * after the tiles, counts 256 arrivals. cuda::memcpy_async(dst, src, size,
- * bar) makes the barrier's phase also wait for that copy: on sm_80 it lowers
- * to cp.async + cp.async.mbarrier.arrive; on sm_90 libcu++ turns a 16-byte
- * aligned copy into a one-dimensional bulk copy (cp.async.bulk ...
- * mbarrier::complete_tx, the TMA engine) + mbarrier.expect_tx, and only the
- * 4-byte edge copies stay cp.async. (A bulk copy per thread per 16 bytes is
- * far costlier to issue than a cp.async: on Hopper this variant measures the
- * TMA engine used at the wrong grain, see mbarrier for cp.async.) Each thread
- * arrives once per tile right after issuing its copies and waits
- * (mbarrier.try_wait.parity) only when it is about to compute that tile,
- * STAGES-1 tiles later.
+ * One cuda::barrier<thread_scope_block> per stage, after the tiles in
+ * dynamic shared memory, counts 256 arrivals; cuda::memcpy_async(dst, src,
+ * size, bar) makes the barrier's phase also wait for that copy. Each thread
+ * arrives right after issuing a tile's copies and waits (by parity) only when
+ * it is about to compute that tile, STAGES-1 tiles later. On sm_90 libcu++
+ * issues each 16-byte copy as a bulk copy completing on the barrier from the
+ * async proxy, hence the proxy fence after init; what that lowering costs is
+ * in bench/results/h200-mechanisms.md.
  *
- * That barrier covers the read-after-write hazard for the whole block. The
+ * The barrier covers the read-after-write hazard for the whole block. The
  * write-after-read hazard (refilling the slot every thread read one step
- * earlier) is a __syncthreads, not a second "empty" barrier per stage: the
- * slot refilled at step kt was read at step kt-1, so its wait would come right
- * after its arrival and buy no slack, while a BAR.SYNC is one instruction
- * against an arrive plus a polling loop (pipeline_block shows the
- * all-mbarrier version). With the hazards split, the next tile's copies are
- * issued before waiting for the current one, which 05 cannot do.
+ * earlier) is a __syncthreads, not a second "empty" barrier per stage: that
+ * slot's wait would come right after its arrival and buy no slack, and a
+ * BAR.SYNC is one instruction against an arrive plus a polling loop
+ * (07_pipeline_block.cu is the all-mbarrier version). With the hazards split,
+ * the next tile's copies are issued before waiting for the current one, which
+ * 05 cannot do.
  *
  * Out-of-range elements are zero stores, published by the arrive (a release)
- * and the wait (an acquire). On sm_90 they share slots with the async proxy's
- * bulk copies, but a thread's piece only leaves the 16-byte path in the last
- * K tile, so within a block a generic store never precedes a bulk write to
- * the same bytes (the case that would need fence.proxy.async).
- *
- * compute-sanitizer synccheck (CUDA 13.0) reports "Barrier overflow" where
- * the 4-byte copies run: it seems to count the cp.async.mbarrier.arrive that
- * libcu++ adds after each of them (without .noinc, so per the PTX ISA net
- * zero) as an extra arrival. The results are right and racecheck is clean.
+ * and the wait (an acquire). On sm_90 they share slots with the bulk copies,
+ * but a thread's piece leaves the 16-byte path only in the last K tile, so
+ * within a block a generic store never precedes a bulk write to the same
+ * bytes (the case that would need fence.proxy.async).
  *
  *   pipegemm bench --variant barrier --stages 2-8 --size 2048
  */

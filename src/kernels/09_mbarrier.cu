@@ -62,11 +62,9 @@ __global__ void __launch_bounds__(T128_THREADS)
 
     pg_mbar_wait_parity(&full[read_slot], read_parity); /* tile kt has landed, all of it */
     t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
-    /* Every thread releases its own reads: an arrival orders them before the
-     * refill that waits on this phase. (One elected lane per warp after a
-     * __syncwarp would be 8 arrivals instead of 256, but its ordering of the
-     * other lanes' reads is transitive, which compute-sanitizer's racecheck
-     * does not follow.) */
+    /* Every thread releases its own reads: its arrival orders them before
+     * the refill that waits on this phase. (Why not one elected lane per
+     * warp: bench/results/h200-mechanisms.md, mbarrier.) */
     pg_mbar_arrive(&empty[read_slot]);
     read_parity ^= t128_ring_next(&read_slot, stages);
   }

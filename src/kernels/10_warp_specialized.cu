@@ -1,8 +1,9 @@
 /* 10 warp_specialized — producer and consumer warps (the "A study on CUDA
  * async memcpy" blog post's producer/consumer split, in raw PTX);
- * STAGES = 2..8 at run time, 1 or 2 producer warps.
+ * STAGES = 2..8 at run time, P producer warps (PG_WS_PRODUCER_WARPS in
+ * src/internal.h).
  *
- * The block is the seed-000 tile's 256 compute threads (8 consumer warps)
+ * The block is the 128x128 tile's 256 compute threads (8 consumer warps)
  * plus P producer warps that only copy. Producers walk the K tiles, wait for
  * a slot to be released (empty[s]), copy the whole tile into it with
  * cp.async and arrive on full[s] when their copies land
@@ -10,22 +11,21 @@
  * release the slot (one arrival per thread on empty[s]). Nobody ever waits for
  * the whole block: the producers run up to STAGES tiles ahead, and the
  * consumers issue no load instructions at all. The cost is registers: see
- * WS_MAX_REGISTERS. P is PG_WS_PRODUCER_WARPS (src/internal.h).
+ * WS_MAX_REGISTERS.
  *
  *   pipegemm bench --variant warp_specialized --stages 2-8 --size 4096
  */
 #include "kernels/tile128.cuh"
 
 /* Registers decide what this design costs. The compute threads of the
- * seed-000 tile need about 128 registers; each of an SM's 4 scheduler
+ * 128x128 tile need about 128 registers; each of an SM's 4 scheduler
  * partitions has 16K, so 4 such warps fill one. Any producer warp therefore
  * displaces a consumer warp: one block of 8 consumer + P producer warps per
  * SM, where 05_cp_async.cu runs two blocks (16 compute warps). Two blocks of
- * 9 warps would need <= 96 registers, which spills. Uncapped the kernel takes
- * 157; capped at 112 it compiles without spills and ran faster on an H200
- * (7.24 against 7.7 ms before the producers' interior fast path). Hopper's
- * setmaxnreg (sm_90a) is the way out: producers give their registers to the
- * consumers. */
+ * 9 warps would need <= 96 registers, which spills. The cap of 112 compiles
+ * without spills; it is the measured choice against the uncapped kernel
+ * (bench/results/h200-mechanisms.md). Hopper's setmaxnreg (sm_90a) is the
+ * way out: producers give their registers to the consumers (12_tma_ws.cu). */
 #define WS_MAX_REGISTERS 112
 
 /* The producers' copy of one tile: thread `producer` of `count` takes pieces
@@ -95,11 +95,9 @@ __global__ void __maxnreg__(WS_MAX_REGISTERS) pg_warp_specialized_kernel(const p
   for (int kt = 0; kt < k_tiles; ++kt) {
     pg_mbar_wait_parity(&full[slot], parity);
     t128_compute(smem + slot * T128_STAGE_FLOATS, acc);
-    /* Every thread releases its own reads: an arrival orders them before the
-     * refill that waits on this phase. (One elected lane per warp after a
-     * __syncwarp would be 8 arrivals instead of 256, but its ordering of the
-     * other lanes' reads is transitive, which compute-sanitizer's racecheck
-     * does not follow.) */
+    /* Every thread releases its own reads: its arrival orders them before
+     * the refill that waits on this phase. (Why not one elected lane per
+     * warp: bench/results/h200-mechanisms.md, mbarrier.) */
     pg_mbar_arrive(&empty[slot]);
     parity ^= t128_ring_next(&slot, stages);
   }

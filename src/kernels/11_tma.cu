@@ -1,6 +1,6 @@
-/* 11 tma — the seed-000 tile fed by Hopper's tensor memory accelerator (the
- * TMA pipeline the "Software Pipelining and Double Buffering" guide ends
- * with); STAGES = 2..8 at run time, sm_90 only.
+/* 11 tma — the shared 128x128x8 tile (tile128.h) fed by Hopper's tensor
+ * memory accelerator (the TMA pipeline the "Software Pipelining and Double
+ * Buffering" guide ends with); STAGES = 2..8 at run time, sm_90 only.
  *
  * Same 128x128x8 tile, same shared layout and compute as 05_cp_async.cu and
  * 09_mbarrier.cu; only the copy differs. Instead of 256 threads each issuing
@@ -66,9 +66,9 @@ __global__ void __launch_bounds__(T128_THREADS)
     const int next = kt + stages - 1;
     if (next < k_tiles) {
       /* The slot held tile next-STAGES: all 256 threads must have released
-       * it. Every thread waits here, not only the one that copies: that
-       * keeps the warps within a tile of each other, which measured 7 %
-       * faster on an H200 than letting them drift (bench/results/h200-tma.md). */
+       * it. Every thread waits here, not only the one that copies, which
+       * keeps the warps within a tile of each other; letting them drift is
+       * the slower choice measured in bench/results/h200-tma.md. */
       if (next >= stages) pg_mbar_wait_parity(&empty[write_slot], write_parity ^ 1);
       if (producer) {
         float *stage = smem + write_slot * T128_STAGE_FLOATS;

@@ -1,6 +1,8 @@
-/* 12 tma_ws — the flagship: a TMA producer warp and a consumer warpgroup,
- * over output tiles in grouped order, one block per tile or a persistent
- * grid (the tuning table decides); sm_90 only.
+/* 12 tma_ws — the flagship: the TMA pipeline the "Software Pipelining and
+ * Double Buffering" guide ends with (one thread issues the bulk tensor copy,
+ * the rest wait on an mbarrier), as a TMA producer warp and a consumer
+ * warpgroup, over output tiles in grouped order, one block per tile or a
+ * persistent grid (the tuning table decides); sm_90 only.
  *
  * Block: 128 consumer threads (warps 0-3) and a producer warpgroup (warps
  * 4-7) of which one lane works; the warpgroup exists because setmaxnreg
@@ -17,7 +19,8 @@
  * (row, column) in groups of `group_m` tile rows, column-major inside a
  * group, so blocks running together share A rows and B columns in L2.
  * The grid is blocks_per_sm x SMs from the tuning table (src/tuning.c), or
- * one block per tile where the table says 0 (the H200's row: faster there).
+ * one block per tile where the table says 0; bench/results/h200-tma.md
+ * measures both on an H200.
  *
  * Consumer thread (w = warp, ty = lane/8, tx = lane%8) owns rows
  * 64*(w/2) + 4*(w%2) + ty + 8i (i < 8) and columns tx*4 + 32j .. +3 (j < 4):

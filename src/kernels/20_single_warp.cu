@@ -1,5 +1,5 @@
 /* 20 single_warp — the "A study on CUDA async memcpy" blog post's "real
- * world" example (seed 003): M = N = 32, a long K, one block of one warp.
+ * world" example: M = N = 32, a long K, one block of one warp.
  *
  * Thread i owns row i of C (32 accumulators in registers). Each K step the
  * warp stages one column of A and one row of B in shared memory and every
@@ -13,14 +13,6 @@
  * zero-fill they need. (The post's prose calls its pipeline "2-stage
  * thread-scoped"; its code, which we follow, is block-scoped, with
  * pipeline_shared_state: mbarriers, not commit/wait groups.)
- *
- * compute-sanitizer synccheck (CUDA 13.0) stops the pipeline kernel with
- * "Missing wait" at its first producer_commit. libcu++ binds the copies to
- * the stage's mbarrier with cp.async.mbarrier.arrive without .noinc, which
- * raises the pending count before the thread's own arrive: legal PTX (a net
- * change of zero), and synccheck reports the same two instructions in a bare
- * PTX kernel too, while the .noinc form passes. memcheck, racecheck and
- * initcheck are clean.
  *
  *   pipegemm study single-warp [--k 65536]
  */

@@ -1,5 +1,5 @@
-/* The single-warp experiment of the "A study on CUDA async memcpy" blog post
- * (seed 003): C = A * B with M, N <= 32 and a long K, computed by ONE block
+/* The single-warp experiment of the "A study on CUDA async memcpy" blog
+ * post: C = A * B with M, N <= 32 and a long K, computed by ONE block
  * of ONE warp, so that nothing but the kernel's own pipelining can hide the
  * global-memory latency of each K step. Two kernels (20_single_warp.cu):
  *

@@ -1,6 +1,6 @@
-/* Pieces every seed-000-family kernel shares: who loads what, the 8x8
- * per-thread inner product, the epilogue. Only the movement of a tile from
- * global to shared memory differs between kernels, so that
+/* Pieces every kernel of the 128x128 family (03-11) shares: who loads
+ * what, the 8x8 per-thread inner product, the epilogue. Only the movement of
+ * a tile from global to shared memory differs between kernels, so that
  * `diff 03_baseline.cu 05_cp_async.cu` is the mechanism.
  *
  * Loads: thread t moves A row t/2, k (t%2)*4..+3 and B row t/32, columns
@@ -109,7 +109,8 @@ static __device__ __forceinline__ void t128_cp_async_b_piece(const pg_gemm_args 
 }
 
 /* The whole tile by the block's 256 threads: A piece tid and B piece tid,
- * straight-line (a loop over pieces here costs the kernels ~9 %). */
+ * straight-line, not a loop over pieces (measured in
+ * bench/results/h200-mechanisms.md). */
 static __device__ __forceinline__ void t128_cp_async_tile(const pg_gemm_args &g, float *stage,
                                                           int m0, int n0, int k0) {
   t128_cp_async_a_piece(g, stage, m0, k0, threadIdx.x);

@@ -1,4 +1,4 @@
-/* The seed-000 tile (the "CUDA Kernel Study: Pipelining" write-up): a 128x128
+/* The tile of the "CUDA Kernel Study: Pipelining" write-up: a 128x128
  * block tile stepping 8 along K, 256 threads as 16x16, 8x8 outputs per thread.
  * Plain C so the registry (host C) and the kernels agree on shared memory.
  *
