@@ -1,5 +1,5 @@
 /* The variant registry, without a GPU: names, lookups, stage ranges, the
- * seed-000 facts the study depends on, and shared-memory sizes. */
+ * facts of the 128x128 tile the study depends on, and shared-memory sizes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -93,9 +93,9 @@ static const pg_variant_info *must_find(const char *name) {
   return v;
 }
 
-/* baseline, pingpong and cp_async share seed 000's tile so that a comparison
+/* baseline, pingpong and cp_async share the write-up's 128x128 tile so that a comparison
  * isolates the pipelining mechanism (DESIGN.md, "Variant names"). */
-static void check_seed000_tile(const pg_variant_info *v) {
+static void check_study_tile(const pg_variant_info *v) {
   assert_int_equal(v->tile_m, 128);
   assert_int_equal(v->tile_n, 128);
   assert_int_equal(v->tile_k, 8);
@@ -106,10 +106,10 @@ static void check_seed000_tile(const pg_variant_info *v) {
 
 static void test_contract_variants(void **state) {
   (void)state;
-  check_seed000_tile(must_find("baseline"));
-  check_seed000_tile(must_find("pingpong"));
+  check_study_tile(must_find("baseline"));
+  check_study_tile(must_find("pingpong"));
   const pg_variant_info *cp = must_find("cp_async");
-  check_seed000_tile(cp);
+  check_study_tile(cp);
   assert_int_equal(cp->min_stages, 1);
   assert_int_equal(cp->max_stages, 8);
   /* cuBLAS is the reference row; auto the selector. */

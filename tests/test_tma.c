@@ -155,7 +155,7 @@ static void test_registry_facts(void **state) {
     assert_int_equal(pg_variant_smem_bytes(v, 3, &three), PG_OK);
     assert_true(three > two);
   }
-  /* tma is the seed-000 tile, so that it compares with cp_async. */
+  /* tma is the 128x128 tile of cp_async, so that it compares with cp_async. */
   const pg_variant_info *tma = pg_variant_find("tma"), *cp = pg_variant_find("cp_async");
   assert_int_equal(tma->tile_m, cp->tile_m);
   assert_int_equal(tma->tile_n, cp->tile_n);
