@@ -22,7 +22,7 @@ static size_t smem_tiled32(int stages) {
   return (size_t)stages * TILED32_STAGE_BYTES;
 }
 
-/* The seed-000 family holds `stages` copies of one A+B tile... */
+/* The 128x128 family holds `stages` copies of one A+B tile... */
 static size_t smem_tile128(int stages) {
   return (size_t)stages * T128_STAGE_BYTES;
 }

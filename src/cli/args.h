@@ -31,8 +31,8 @@ typedef enum { PGC_FORMAT_TABLE = 0, PGC_FORMAT_CSV, PGC_FORMAT_JSON } pgc_forma
 
 typedef enum {
   PGC_STUDY_NONE = 0,
-  PGC_STUDY_PIPELINING, /* seed 000: 2048^3, baseline/pingpong/cp_async */
-  PGC_STUDY_SINGLE_WARP /* seed 003: 32x32xK on one warp, two kernels */
+  PGC_STUDY_PIPELINING, /* the "CUDA Kernel Study: Pipelining" write-up: 2048^3, baseline/pingpong/cp_async */
+  PGC_STUDY_SINGLE_WARP /* the "A study on CUDA async memcpy" blog post: 32x32xK on one warp */
 } pgc_study;
 
 /* Upper bounds that keep the options in fixed-size arrays and stop a typo
