@@ -265,6 +265,7 @@ static void test_run_captures_failure(void **state) {
   assert_int_equal(result.out_len, strlen("out\nmore\n"));
   assert_string_equal(result.err, "cuobjdump fatal   : no luck\n");
   assert_int_equal(result.exit_code, 3);
+  assert_int_equal(result.signal, 0);
   pgc_proc_result_free(&result);
 
   /* Together, in the order written. */
@@ -285,6 +286,7 @@ static void test_run_captures_failure(void **state) {
   /* Killed: 128 + the signal. */
   result = run_ok("kill -TERM $$", NULL);
   assert_int_equal(result.exit_code, 128 + 15);
+  assert_int_equal(result.signal, 15);
   pgc_proc_result_free(&result);
 }
 
@@ -319,16 +321,18 @@ static void test_run_path_prepend(void **state) {
 static void test_error_line(void **state) {
   (void)state;
   char line[128];
-  pgc_error_line("cuobjdump warning : Function listed in --function 'x' not found\n"
-                 "cuobjdump warning : Function listed in --function 'x' not found\n"
-                 "  cuobjdump fatal   : Could not find executable file 'nvdisasm'  \n",
-                 line, sizeof line);
+  assert_int_equal(
+      pgc_error_line("cuobjdump warning : Function listed in --function 'x' not found\n"
+                     "cuobjdump warning : Function listed in --function 'x' not found\n"
+                     "  cuobjdump fatal   : Could not find executable file 'nvdisasm'  \n",
+                     line, sizeof line),
+      1);
   assert_string_equal(line, "cuobjdump fatal   : Could not find executable file 'nvdisasm'");
-  pgc_error_line("\n\n  first words\r\nsecond\n", line, sizeof line);
+  assert_int_equal(pgc_error_line("\n\n  first words\r\nsecond\n", line, sizeof line), 0);
   assert_string_equal(line, "first words");
-  pgc_error_line("==ERROR== it broke\n", line, sizeof line);
+  assert_int_equal(pgc_error_line("==ERROR== it broke\n", line, sizeof line), 1);
   assert_string_equal(line, "==ERROR== it broke");
-  pgc_error_line("", line, sizeof line);
+  assert_int_equal(pgc_error_line("", line, sizeof line), 0);
   assert_string_equal(line, "");
 }
 

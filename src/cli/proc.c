@@ -331,19 +331,20 @@ static int read_pipes(int out_fd, int err_fd, byte_buffer *out, byte_buffer *err
   return 0;
 }
 
-static int wait_for(pid_t pid, int *exit_code, char *err, size_t err_size) {
+static int wait_for(pid_t pid, pgc_proc_result *result, char *err, size_t err_size) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno == EINTR) continue;
     snprintf(err, err_size, "cannot wait for the command: %s", strerror(errno));
     return -1;
   }
-  if (WIFEXITED(status))
-    *exit_code = WEXITSTATUS(status);
-  else if (WIFSIGNALED(status))
-    *exit_code = 128 + WTERMSIG(status);
-  else
-    *exit_code = -1;
+  result->exit_code = -1;
+  if (WIFEXITED(status)) {
+    result->exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result->signal = WTERMSIG(status);
+    result->exit_code = 128 + result->signal;
+  }
   return 0;
 }
 
@@ -383,8 +384,7 @@ int pgc_proc_run(const char *command, const pgc_proc_options *options,
    * ends on SIGPIPE rather than blocking the wait forever. */
   close(out_pipe[0]);
   if (!merge) close(err_pipe[0]);
-  int exit_code = -1;
-  if (wait_for(pid, &exit_code, err, err_size) != 0) rc = -1;
+  if (wait_for(pid, result, err, err_size) != 0) rc = -1;
   if (rc == 0 && (terminate(&out) != 0 || terminate(&errors) != 0)) {
     snprintf(err, err_size, "out of host memory for the output");
     rc = -1;
@@ -392,13 +392,13 @@ int pgc_proc_run(const char *command, const pgc_proc_options *options,
   if (rc != 0) {
     free(out.data);
     free(errors.data);
+    memset(result, 0, sizeof *result);
     return -1;
   }
   result->out = out.data;
   result->out_len = out.len;
   result->err = errors.data;
   result->err_len = errors.len;
-  result->exit_code = exit_code;
   return 0;
 }
 
@@ -423,10 +423,10 @@ static int holds(const char *text, size_t len, const char *word) {
   return 0;
 }
 
-void pgc_error_line(const char *text, char *buf, size_t size) {
+int pgc_error_line(const char *text, char *buf, size_t size) {
   const char *first = NULL;
   size_t first_len = 0;
-  if (size == 0) return;
+  if (size == 0) return 0;
   buf[0] = '\0';
   for (const char *line = text; line && *line;) {
     size_t len = strcspn(line, "\r\n");
@@ -442,7 +442,7 @@ void pgc_error_line(const char *text, char *buf, size_t size) {
       if ((holds(start, trimmed, "fatal") || holds(start, trimmed, "error")) &&
           !holds(start, trimmed, "warning")) {
         snprintf(buf, size, "%.*s", (int)trimmed, start);
-        return;
+        return 1;
       }
       if (!first) {
         first = start;
@@ -453,4 +453,5 @@ void pgc_error_line(const char *text, char *buf, size_t size) {
     line += strspn(line, "\r\n");
   }
   if (first) snprintf(buf, size, "%.*s", (int)first_len, first);
+  return 0;
 }

@@ -101,6 +101,7 @@ typedef struct {
   char *err;     /* stderr, NUL-terminated; "" with merge_stderr */
   size_t err_len;
   int exit_code; /* the exit status; 128 + the signal for a killed child */
+  int signal;    /* the signal that killed it, or 0 */
 } pgc_proc_result;
 
 /* Runs `command` with /bin/sh -c, stdin inherited, and waits for it.
@@ -115,8 +116,9 @@ int pgc_proc_run(const char *command, const pgc_proc_options *options,
 void pgc_proc_result_free(pgc_proc_result *result);
 
 /* The line of a tool's messages that says what went wrong: the first that
- * mentions "fatal" or "error" (any case) and is no warning, else the first
- * that is not blank; trimmed, into buf ("" for none). */
-void pgc_error_line(const char *text, char *buf, size_t size);
+ * mentions "fatal" or "error" (any case) and is no warning, trimmed, into
+ * buf; returns 1. Without one, the first line that is not blank ("" for
+ * none) and 0. */
+int pgc_error_line(const char *text, char *buf, size_t size);
 
 #endif
