@@ -3,10 +3,12 @@
 #
 #   cmake -DPIPEGEMM=<tool> "-DCLI_ARGS=bench --size 64" "-DEXPECT_CODES=0 3"
 #         [-DEXPECT_OUTPUT=<regex on stdout>] [-DEXPECT_ERROR=<regex on stderr>]
+#         [-DERROR_LINES=<how many lines stderr has>]
 #         [-DOUTPUT_FILE=<file stdout goes to, e.g. /dev/full>]
 #         -P cli_exit_code.cmake
 #
-# EXPECT_OUTPUT applies only when the exit code is 0; EXPECT_ERROR always.
+# EXPECT_OUTPUT applies only when the exit code is 0; EXPECT_ERROR and
+# ERROR_LINES always.
 cmake_minimum_required(VERSION 3.24)
 
 foreach(required PIPEGEMM CLI_ARGS EXPECT_CODES)
@@ -40,4 +42,12 @@ endif()
 if(DEFINED EXPECT_ERROR AND NOT err MATCHES "${EXPECT_ERROR}")
   message(FATAL_ERROR "pipegemm ${CLI_ARGS}: stderr does not match '${EXPECT_ERROR}'\n"
                       "stdout:\n${out}\nstderr:\n${err}")
+endif()
+if(DEFINED ERROR_LINES)
+  string(REGEX MATCHALL "\n" newlines "${err}")
+  list(LENGTH newlines lines)
+  if(NOT lines EQUAL ERROR_LINES)
+    message(FATAL_ERROR "pipegemm ${CLI_ARGS}: ${lines} lines on stderr, expected "
+                        "${ERROR_LINES}\nstdout:\n${out}\nstderr:\n${err}")
+  endif()
 endif()

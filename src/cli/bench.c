@@ -653,7 +653,6 @@ static void print_bench_report(const pgc_options *opts,
       .note_count = (int)(sizeof bench_notes / sizeof bench_notes[0]),
   };
   pgc_print_report(stdout, opts->format, &report);
-  fflush(stdout);
 }
 
 int pgc_cmd_bench(const pgc_options *opts) {

@@ -826,11 +826,9 @@ static int print_inspect_report(const inspect_state *state) {
   };
   pgc_print_report(stdout, opts->format, &report);
   free(cells);
-  if (fflush(stdout) != 0) {
-    fprintf(stderr, "pipegemm inspect: cannot write the report: %s\n", strerror(errno));
-    return PGC_EXIT_FAILED;
-  }
-  return PGC_EXIT_OK;
+  /* Out before --check's lines on stderr follow it; and none of them
+   * after a report that was lost. */
+  return pgc_output_check(stdout, "the report") == 0 ? PGC_EXIT_OK : PGC_EXIT_FAILED;
 }
 
 /* --check: one line on stderr per problem and per broken rule, then the

@@ -678,7 +678,6 @@ static int print_report(report_context *ctx, const profile_row *rows,
   int rc = ctx->opts->format == PGC_FORMAT_TABLE
                ? print_text(ctx, columns, column_count, notes, note_count)
                : print_data(ctx, rows, row_count, notes, note_count);
-  fflush(stdout);
   free(columns);
   free(notes);
   return rc;
@@ -708,6 +707,42 @@ static void method_note(report_context *ctx) {
            "own clocks (clock control none; kernel replay, caches flushed "
            "before each pass), sections %s. (N): stage count.",
            sections);
+}
+
+/* Runs ncu for each run in turn, filling its row and the run notes, until
+ * one returns an exit code to stop with. Returns that code (0 when all ran);
+ * *profiled and *missing count the runs profiled and those ncu found no
+ * kernel for. */
+static int profile_each(report_context *ctx, const pgc_run_spec *runs, int count,
+                        const char *self, FILE *raw, profile_row *rows, int *profiled,
+                        int *missing) {
+  const pgc_profile_config *config = ctx->config;
+  for (int i = 0; i < count; ++i) {
+    profile_row *row = &rows[i];
+    row->variant = runs[i].variant;
+    row->stages = runs[i].stages;
+    for (int m = 0; m < PGC_PROFILE_MAX_METRICS; ++m) row->values[m] = NAN;
+    run_title(row, row->title, sizeof row->title);
+    if (!config->quiet)
+      fprintf(stderr, "[%d/%d] ncu: %s, %d stage%s, %s\n", i + 1, count,
+              row->variant->name, row->stages, row->stages == 1 ? "" : "s",
+              ctx->shape);
+    int exit_code = run_one(config, ctx->ncu, self, raw, row, &ctx->gpu,
+                            ctx->fallback_note, sizeof ctx->fallback_note);
+    if (exit_code != PGC_EXIT_OK) return exit_code;
+    if (row->status == RUN_PROFILED) {
+      ++*profiled;
+      if (strcmp(row->variant->name, PGC_CUBLAS_VARIANT) == 0)
+        snprintf(ctx->run_notes[ctx->run_note_count++],
+                 sizeof ctx->run_notes[0], "%s: ncu profiled %.200s",
+                 row->title, row->kernel);
+    } else {
+      *missing += row->status == RUN_MISSING;
+      snprintf(ctx->run_notes[ctx->run_note_count++], sizeof ctx->run_notes[0],
+               "%s: %s", row->title, row->note);
+    }
+  }
+  return PGC_EXIT_OK;
 }
 
 int pgc_profile_runs(const pgc_options *opts, const pgc_profile_config *config,
@@ -748,46 +783,19 @@ int pgc_profile_runs(const pgc_options *opts, const pgc_profile_config *config,
   ncu_version(ncu, ctx.ncu_version, sizeof ctx.ncu_version);
   if (raw) fprintf(raw, "# ncu: %s (%s)\n", ncu, ctx.ncu_version);
 
+  int exit_code = PGC_EXIT_OK, profiled = 0, missing = 0;
   profile_row *rows = calloc((size_t)(count > 0 ? count : 1), sizeof *rows);
   ctx.run_notes = calloc((size_t)(count > 0 ? count : 1), sizeof *ctx.run_notes);
   if (!rows || !ctx.run_notes) {
     fprintf(stderr, "pipegemm: out of host memory\n");
-    free(rows);
-    free(ctx.run_notes);
-    if (raw) fclose(raw);
-    return PGC_EXIT_FAILED;
-  }
-  int exit_code = PGC_EXIT_OK, profiled = 0, missing = 0;
-  for (int i = 0; i < count && exit_code == PGC_EXIT_OK; ++i) {
-    profile_row *row = &rows[i];
-    row->variant = runs[i].variant;
-    row->stages = runs[i].stages;
-    for (int m = 0; m < PGC_PROFILE_MAX_METRICS; ++m) row->values[m] = NAN;
-    run_title(row, row->title, sizeof row->title);
-    if (!config->quiet)
-      fprintf(stderr, "[%d/%d] ncu: %s, %d stage%s, %s\n", i + 1, count,
-              row->variant->name, row->stages, row->stages == 1 ? "" : "s",
-              ctx.shape);
-    exit_code = run_one(config, ncu, self, raw, row, &ctx.gpu, ctx.fallback_note,
-                        sizeof ctx.fallback_note);
-    if (exit_code != PGC_EXIT_OK) break;
-    if (row->status == RUN_PROFILED) {
-      ++profiled;
-      if (strcmp(row->variant->name, PGC_CUBLAS_VARIANT) == 0)
-        snprintf(ctx.run_notes[ctx.run_note_count++],
-                 sizeof ctx.run_notes[0], "%s: ncu profiled %.200s",
-                 row->title, row->kernel);
-    } else {
-      missing += row->status == RUN_MISSING;
-      snprintf(ctx.run_notes[ctx.run_note_count++], sizeof ctx.run_notes[0],
-               "%s: %s", row->title, row->note);
-    }
-  }
-  if (raw && fclose(raw) != 0 && exit_code == PGC_EXIT_OK) {
-    fprintf(stderr, "pipegemm: error writing %s: %s\n", config->raw_path,
-            strerror(errno));
     exit_code = PGC_EXIT_FAILED;
   }
+  if (exit_code == PGC_EXIT_OK)
+    exit_code = profile_each(&ctx, runs, count, self, raw, rows, &profiled, &missing);
+  /* What ncu printed is kept whole or the command fails: a truncated file
+   * would read as a run that printed less. */
+  if (raw && pgc_output_close(raw, config->raw_path) != 0 && exit_code == PGC_EXIT_OK)
+    exit_code = PGC_EXIT_FAILED;
   if (exit_code == PGC_EXIT_OK && profiled == 0 && missing > 0) {
     fprintf(stderr, "pipegemm: ncu profiled no kernel (%s: %s)\n",
             rows[0].title, rows[0].note);
