@@ -727,6 +727,63 @@ static int check_explicit_stages(const pgc_options *opts, char *err,
   return PGC_EXIT_OK;
 }
 
+/* A word that is no option: only `study` takes one, the experiment. */
+static int parse_experiment(const char *arg, pgc_options *opts, char *err,
+                            size_t err_size) {
+  if (opts->command != PGC_CMD_STUDY || opts->study != PGC_STUDY_NONE)
+    return usage_error(err, err_size, "unexpected argument '%s' for %s", arg,
+                       command_display(opts->command));
+  for (int s = 0; s < STUDY_COUNT; ++s)
+    if (strcmp(arg, study_table[s].name) == 0) opts->study = study_table[s].study;
+  if (opts->study != PGC_STUDY_NONE) return PGC_EXIT_OK;
+  usage_error(err, err_size, "unknown experiment '%s' (known: ", arg);
+  for (int s = 0; s < STUDY_COUNT; ++s)
+    append(err, err_size, "%s%s", s ? ", " : "", study_table[s].name);
+  append(err, err_size, ")");
+  return PGC_EXIT_USAGE;
+}
+
+/* `study` needs an experiment, which must take every option given. */
+static int check_study_options(const pgc_options *opts, const option_spec *const *given,
+                               int given_count, char *err, size_t err_size) {
+  if (opts->study == PGC_STUDY_NONE) {
+    usage_error(err, err_size, "study needs an experiment: ");
+    for (int s = 0; s < STUDY_COUNT; ++s)
+      append(err, err_size, "%s%s", s ? ", " : "", study_table[s].name);
+    return PGC_EXIT_USAGE;
+  }
+  for (int g = 0; g < given_count; ++g)
+    if (!(given[g]->studies & (1u << opts->study)))
+      return usage_error(err, err_size, "%s is not an option of 'study %s'",
+                         given[g]->name, pgc_study_name(opts->study));
+  if (!opts->profile && (opts->ncu_path || opts->raw_path))
+    return usage_error(err, err_size, "%s needs --profile",
+                       opts->ncu_path ? "--ncu" : "--raw");
+  return PGC_EXIT_OK;
+}
+
+/* M, N and K from --size and --m/--n/--k (single-warp: 32 x 32 x K), and
+ * the stage counts of the variants named. */
+static int settle_shape(pgc_options *opts, const shape_request *shape, char *err,
+                        size_t err_size) {
+  if (opts->command == PGC_CMD_STUDY && opts->study == PGC_STUDY_SINGLE_WARP) {
+    opts->m = opts->n = PG_SINGLE_WARP_DIM;
+    opts->k = shape->k >= 0 ? shape->k : PGC_SINGLE_WARP_DEFAULT_K;
+    if (opts->k > PGC_SINGLE_WARP_MAX_K)
+      return usage_error(err, err_size,
+                         "--k %d is too large for study single-warp (at most "
+                         "%d: one warp does all the work)",
+                         opts->k, PGC_SINGLE_WARP_MAX_K);
+    return PGC_EXIT_OK;
+  }
+  opts->m = shape->m >= 0 ? shape->m : shape->size;
+  opts->n = shape->n >= 0 ? shape->n : shape->size;
+  opts->k = shape->k >= 0 ? shape->k : shape->size;
+  if (opts->command == PGC_CMD_BENCH || opts->command == PGC_CMD_PROFILE)
+    return check_explicit_stages(opts, err, err_size);
+  return PGC_EXIT_OK;
+}
+
 static int parse_command_args(int argc, char **argv, int first,
                               pgc_options *opts, char *err, size_t err_size) {
   unsigned command_bit = 1u << opts->command;
@@ -746,22 +803,9 @@ static int parse_command_args(int argc, char **argv, int first,
     if (arg[0] == '-' && arg[1] != '\0' && arg[1] != '-')
       return usage_error(err, err_size, "unknown option '%s'", arg);
     if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
-      /* A positional argument: only `study` takes one, the experiment. */
-      if (opts->command == PGC_CMD_STUDY && opts->study == PGC_STUDY_NONE) {
-        for (int s = 0; s < STUDY_COUNT; ++s)
-          if (strcmp(arg, study_table[s].name) == 0)
-            opts->study = study_table[s].study;
-        if (opts->study == PGC_STUDY_NONE) {
-          usage_error(err, err_size, "unknown experiment '%s' (known: ", arg);
-          for (int s = 0; s < STUDY_COUNT; ++s)
-            append(err, err_size, "%s%s", s ? ", " : "", study_table[s].name);
-          append(err, err_size, ")");
-          return PGC_EXIT_USAGE;
-        }
-        continue;
-      }
-      return usage_error(err, err_size, "unexpected argument '%s' for %s", arg,
-                         command_display(opts->command));
+      int rc = parse_experiment(arg, opts, err, err_size);
+      if (rc != PGC_EXIT_OK) return rc;
+      continue;
     }
     const char *equals = strchr(arg, '=');
     size_t name_len = equals ? (size_t)(equals - arg) : strlen(arg);
@@ -804,37 +848,11 @@ static int parse_command_args(int argc, char **argv, int first,
   }
   if (opts->command == PGC_CMD_NONE)
     return usage_error(err, err_size, "no command given");
-  if (opts->command == PGC_CMD_STUDY && opts->study == PGC_STUDY_NONE) {
-    usage_error(err, err_size, "study needs an experiment: ");
-    for (int s = 0; s < STUDY_COUNT; ++s)
-      append(err, err_size, "%s%s", s ? ", " : "", study_table[s].name);
-    return PGC_EXIT_USAGE;
-  }
   if (opts->command == PGC_CMD_STUDY) {
-    for (int g = 0; g < given_count; ++g)
-      if (!(given[g]->studies & (1u << opts->study)))
-        return usage_error(err, err_size, "%s is not an option of 'study %s'",
-                           given[g]->name, pgc_study_name(opts->study));
-    if (!opts->profile && (opts->ncu_path || opts->raw_path))
-      return usage_error(err, err_size, "%s needs --profile",
-                         opts->ncu_path ? "--ncu" : "--raw");
+    int rc = check_study_options(opts, given, given_count, err, err_size);
+    if (rc != PGC_EXIT_OK) return rc;
   }
-  if (opts->command == PGC_CMD_STUDY && opts->study == PGC_STUDY_SINGLE_WARP) {
-    opts->m = opts->n = PG_SINGLE_WARP_DIM;
-    opts->k = shape.k >= 0 ? shape.k : PGC_SINGLE_WARP_DEFAULT_K;
-    if (opts->k > PGC_SINGLE_WARP_MAX_K)
-      return usage_error(err, err_size,
-                         "--k %d is too large for study single-warp (at most "
-                         "%d: one warp does all the work)",
-                         opts->k, PGC_SINGLE_WARP_MAX_K);
-    return PGC_EXIT_OK;
-  }
-  opts->m = shape.m >= 0 ? shape.m : shape.size;
-  opts->n = shape.n >= 0 ? shape.n : shape.size;
-  opts->k = shape.k >= 0 ? shape.k : shape.size;
-  if (opts->command == PGC_CMD_BENCH || opts->command == PGC_CMD_PROFILE)
-    return check_explicit_stages(opts, err, err_size);
-  return PGC_EXIT_OK;
+  return settle_shape(opts, &shape, err, err_size);
 }
 
 int pgc_parse_args(int argc, char **argv, pgc_options *opts, char *err,

@@ -568,74 +568,69 @@ static int print_text(const report_context *ctx, const value_column *columns,
 
 /* CSV and JSON: one row per run and reference, one column per metric. */
 #define DATA_FIXED_COLUMNS 8
+static const pgc_column data_fixed_columns[DATA_FIXED_COLUMNS] = {
+    {"source", "source", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"variant", "variant", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"stages", "stages", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
+    {"m", "M", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
+    {"n", "N", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
+    {"k", "K", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
+    {"status", "status", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"kernel", "kernel", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+};
+
+/* The fixed cells and the metrics of a measured run. */
+static void measured_cells(const report_context *ctx, const profile_row *run,
+                           pgc_cell *row) {
+  int i = 0;
+  int profiled = run->status == RUN_PROFILED;
+  row[i++] = pgc_cell_text("measured");
+  row[i++] = pgc_cell_text(run->variant->name);
+  row[i++] = pgc_cell_int(run->stages);
+  row[i++] = pgc_cell_int(ctx->config->m);
+  row[i++] = pgc_cell_int(ctx->config->n);
+  row[i++] = pgc_cell_int(ctx->config->k);
+  row[i++] = pgc_cell_text(profiled ? "profiled" : run->note);
+  row[i++] = profiled ? pgc_cell_text(run->kernel) : pgc_cell_absent();
+  for (int m = 0; m < pgc_ncu_metric_count; ++m) row[i++] = pgc_cell_real(run->values[m]);
+}
+
+/* The same for published figures. */
+static void reference_cells(const pgc_profile_reference *ref, pgc_cell *row) {
+  int i = 0;
+  row[i++] = pgc_cell_text(ref->source);
+  row[i++] = pgc_cell_text(ref->variant);
+  row[i++] = pgc_cell_int(ref->stages);
+  row[i++] = pgc_cell_int(ref->m);
+  row[i++] = pgc_cell_int(ref->n);
+  row[i++] = pgc_cell_int(ref->k);
+  row[i++] = pgc_cell_text("published");
+  row[i++] = pgc_cell_absent();
+  for (int m = 0; m < pgc_ncu_metric_count; ++m) row[i++] = pgc_cell_real(ref->values[m]);
+}
+
 static int print_data(const report_context *ctx, const profile_row *rows,
                       int row_count, const char **notes, int note_count) {
   const pgc_profile_extras *extras = ctx->extras;
-  int ref_count = extras->reference_count;
   int width = DATA_FIXED_COLUMNS + pgc_ncu_metric_count;
+  int total = row_count + extras->reference_count;
   pgc_column *columns = calloc((size_t)width, sizeof *columns);
-  int total = row_count + ref_count;
   pgc_cell *cells = calloc((size_t)(total > 0 ? total : 1) * (size_t)width,
                            sizeof *cells);
-  char (*status)[PGC_PROFILE_TEXT_SIZE + 32] =
-      calloc((size_t)(total > 0 ? total : 1), sizeof *status);
-  if (!columns || !cells || !status) {
+  if (!columns || !cells) {
     free(columns);
     free(cells);
-    free(status);
     fprintf(stderr, "pipegemm: out of host memory\n");
     return PGC_EXIT_FAILED;
   }
-  static const pgc_column fixed[DATA_FIXED_COLUMNS] = {
-      {"source", "source", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-      {"variant", "variant", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-      {"stages", "stages", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
-      {"m", "M", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
-      {"n", "N", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
-      {"k", "K", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
-      {"status", "status", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-      {"kernel", "kernel", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-  };
-  for (int c = 0; c < DATA_FIXED_COLUMNS; ++c) columns[c] = fixed[c];
+  for (int c = 0; c < DATA_FIXED_COLUMNS; ++c) columns[c] = data_fixed_columns[c];
   for (int i = 0; i < pgc_ncu_metric_count; ++i)
     columns[DATA_FIXED_COLUMNS + i] =
         (pgc_column){pgc_ncu_metrics[i].key, pgc_ncu_metrics[i].label,
                      PGC_ALIGN_RIGHT, pgc_ncu_metrics[i].decimals, PGC_SHOW_ALL};
-  for (int r = 0; r < total; ++r) {
-    pgc_cell *row = &cells[(size_t)r * width];
-    int i = 0;
-    const double *values;
-    if (r < row_count) {
-      const profile_row *run = &rows[r];
-      row[i++] = pgc_cell_text("measured");
-      row[i++] = pgc_cell_text(run->variant->name);
-      row[i++] = pgc_cell_int(run->stages);
-      row[i++] = pgc_cell_int(ctx->config->m);
-      row[i++] = pgc_cell_int(ctx->config->n);
-      row[i++] = pgc_cell_int(ctx->config->k);
-      if (run->status == RUN_PROFILED)
-        snprintf(status[r], sizeof status[r], "profiled");
-      else
-        snprintf(status[r], sizeof status[r], "%s", run->note);
-      row[i++] = pgc_cell_text(status[r]);
-      row[i++] = run->status == RUN_PROFILED ? pgc_cell_text(run->kernel)
-                                             : pgc_cell_absent();
-      values = run->values;
-    } else {
-      const pgc_profile_reference *ref = &extras->references[r - row_count];
-      row[i++] = pgc_cell_text(ref->source);
-      row[i++] = pgc_cell_text(ref->variant);
-      row[i++] = pgc_cell_int(ref->stages);
-      row[i++] = pgc_cell_int(ref->m);
-      row[i++] = pgc_cell_int(ref->n);
-      row[i++] = pgc_cell_int(ref->k);
-      row[i++] = pgc_cell_text("published");
-      row[i++] = pgc_cell_absent();
-      values = ref->values;
-    }
-    for (int m = 0; m < pgc_ncu_metric_count; ++m)
-      row[i++] = pgc_cell_real(values[m]);
-  }
+  for (int r = 0; r < row_count; ++r) measured_cells(ctx, &rows[r], &cells[(size_t)r * width]);
+  for (int r = row_count; r < total; ++r)
+    reference_cells(&extras->references[r - row_count], &cells[(size_t)r * width]);
   pgc_fact facts[MAX_FACTS];
   pgc_report report = {
       .command = extras->command,
@@ -651,7 +646,6 @@ static int print_data(const report_context *ctx, const profile_row *rows,
   pgc_print_report(stdout, ctx->opts->format, &report);
   free(columns);
   free(cells);
-  free(status);
   return PGC_EXIT_OK;
 }
 
