@@ -165,8 +165,9 @@ static const char usage_tool[] =
     "  -h, --help         this text; 'pipegemm <command> --help' for a command\n"
     "  --version          the version of pipegemm\n"
     "\n"
-    "exit codes: 0 ok, 1 a check failed or a run returned an error,\n"
-    "            2 bad usage, 3 no usable CUDA GPU (inspect: no cuobjdump)\n";
+    "exit codes: 0 ok, 1 a check failed, a run returned an error or the report\n"
+    "            could not be written (a full disk), 2 bad usage, 3 no usable\n"
+    "            CUDA GPU (inspect: no usable cuobjdump, or no nvdisasm for it)\n";
 
 static const char usage_list[] =
     "usage: pipegemm list [options]\n"
@@ -213,8 +214,8 @@ static const char usage_bench[] =
     "An option's value goes after a space or an '=': --size 2048, --size=2048.\n"
     "Environment: PIPEGEMM_TMA_WS_GROUP_M and PIPEGEMM_TMA_WS_BLOCKS_PER_SM\n"
     "override tma_ws's tuning table (src/tuning.c; scripts/tune-tma-ws.sh).\n"
-    "exit codes: 0 ok, 1 a check failed or a run returned an error,\n"
-    "            2 bad usage, 3 no usable CUDA GPU\n";
+    "exit codes: 0 ok, 1 a check failed, a run returned an error or the report\n"
+    "            could not be written, 2 bad usage, 3 no usable CUDA GPU\n";
 
 static const char usage_study[] =
     "usage: pipegemm study <experiment> [options]\n"
@@ -262,8 +263,8 @@ static const char usage_study[] =
     "  --iters N             timed runs of each kernel, at least 1 (default: 20)\n"
     "\n"
     "An option's value goes after a space or an '=': --k 4096, --k=4096.\n"
-    "exit codes: 0 ok, 1 a check failed or a run returned an error,\n"
-    "            2 bad usage, 3 no usable CUDA GPU\n";
+    "exit codes: 0 ok, 1 a check failed, a run returned an error or the report\n"
+    "            could not be written, 2 bad usage, 3 no usable CUDA GPU\n";
 
 static const char usage_profile[] =
     "usage: pipegemm profile [options]\n"
@@ -300,9 +301,10 @@ static const char usage_profile[] =
     "  -h, --help            this text\n"
     "\n"
     "An option's value goes after a space or an '=': --size 2048, --size=2048.\n"
-    "exit codes: 0 ok, 1 a kernel was not profiled or a run failed, 2 bad\n"
-    "            usage, 3 ncu missing, not allowed to read the counters, no\n"
-    "            usable GPU, or no kernel profiled at all\n";
+    "exit codes: 0 ok, 1 a kernel was not profiled, a run failed, or the report\n"
+    "            or --raw FILE could not be written, 2 bad usage, 3 ncu missing,\n"
+    "            not allowed to read the counters, no usable GPU, or no kernel\n"
+    "            profiled at all\n";
 
 static const char usage_inspect[] =
     "usage: pipegemm inspect [options]\n"
@@ -322,7 +324,10 @@ static const char usage_inspect[] =
     "\n"
     "The disassembler is cuobjdump: $PG_CUOBJDUMP, else the one found when\n"
     "pipegemm was configured (the CUDA toolkit's, or the nvidia-cuda-cuobjdump\n"
-    "pip wheel's), else cuobjdump on the PATH.\n"
+    "pip wheel's), else cuobjdump on the PATH. For the SASS it runs nvdisasm,\n"
+    "which it looks for on its PATH: inspect puts there first the directory of\n"
+    "$PG_NVDISASM (the path of an nvdisasm) if set, then cuobjdump's own. When\n"
+    "cuobjdump fails, inspect's error line quotes cuobjdump's own.\n"
     "\n"
     "options:\n"
     "  --binary PATH         the executable or library to read (default: this\n"
@@ -337,8 +342,9 @@ static const char usage_inspect[] =
     "  -h, --help            this text\n"
     "\n"
     "An option's value goes after a space or an '=': --binary lib.a, --binary=lib.a.\n"
-    "exit codes: 0 ok, 1 --check found a violation or cuobjdump failed,\n"
-    "            2 bad usage or a binary without CUDA kernels, 3 no cuobjdump\n";
+    "exit codes: 0 ok, 1 --check found a violation, cuobjdump failed or the\n"
+    "            report could not be written, 2 bad usage or a binary without\n"
+    "            CUDA kernels, 3 no usable cuobjdump, or no nvdisasm for it\n";
 
 const char *pgc_usage_text(pgc_command topic) {
   switch (topic) {
