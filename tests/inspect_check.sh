@@ -20,7 +20,7 @@ code=$?
 if [ "$code" -eq 3 ] && [ "$expect" -ne 3 ]; then
   if [ -n "${CI:-}" ]; then
     printf '%s\n' "$out"
-    echo "inspect_check: FAIL: no usable cuobjdump with CI set (.ci/run installs the nvidia-cuda-cuobjdump wheel)"
+    echo "inspect_check: FAIL: no usable cuobjdump with CI set (.ci/run installs the nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm wheels)"
     exit 1
   fi
   printf 'skipped: %s\n' "$(printf '%s\n' "$out" | head -n 1)"

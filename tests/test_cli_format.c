@@ -644,6 +644,31 @@ static void test_flop_arithmetic(void **state) {
   assert_string_equal(buf, "unknown");
 }
 
+/* ---- write errors ------------------------------------------------------------ */
+
+/* A stream to /dev/full fails every write: the check says so once, and a
+ * stream whose writes reached their file passes. */
+static void test_output_check(void **state) {
+  (void)state;
+  FILE *full = fopen("/dev/full", "w");
+  if (!full) skip();
+  for (int i = 0; i < 1000; ++i) fprintf(full, "row %d of a long report\n", i);
+  assert_int_equal(pgc_output_check(full, "the report"), -1);
+  assert_int_equal(pgc_output_check(full, "the report"), 0); /* told once */
+  fputs("more\n", full);
+  assert_int_equal(pgc_output_close(full, "/dev/full"), -1);
+
+  char *text = NULL;
+  size_t size = 0;
+  FILE *memory = open_memstream(&text, &size);
+  assert_non_null(memory);
+  fputs("all of it\n", memory);
+  assert_int_equal(pgc_output_check(memory, "the report"), 0);
+  assert_int_equal(pgc_output_close(memory, "memory"), 0);
+  assert_string_equal(text, "all of it\n");
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_csv_reads_back),
@@ -655,6 +680,7 @@ int main(void) {
       cmocka_unit_test(test_result_row),
       cmocka_unit_test(test_result_rows_relate),
       cmocka_unit_test(test_flop_arithmetic),
+      cmocka_unit_test(test_output_check),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

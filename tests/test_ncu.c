@@ -3,7 +3,7 @@
  * `--csv --page raw --print-units base` format: header, units row, quoted
  * values with thousands separators), units and numbers, how each shown
  * metric is derived and falls back, the metric table itself, and the shell
- * command line handed to popen. */
+ * shell command line that runs ncu. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "cli/ncu.h"
+#include "cli/proc.h"
 #include "read_file.h"
 
 #ifndef PG_NCU_FIXTURE

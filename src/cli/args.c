@@ -165,8 +165,9 @@ static const char usage_tool[] =
     "  -h, --help         this text; 'pipegemm <command> --help' for a command\n"
     "  --version          the version of pipegemm\n"
     "\n"
-    "exit codes: 0 ok, 1 a check failed or a run returned an error,\n"
-    "            2 bad usage, 3 no usable CUDA GPU (inspect: no cuobjdump)\n";
+    "exit codes: 0 ok, 1 a check failed, a run returned an error or the report\n"
+    "            could not be written (a full disk), 2 bad usage, 3 no usable\n"
+    "            CUDA GPU (inspect: no usable cuobjdump, or no nvdisasm for it)\n";
 
 static const char usage_list[] =
     "usage: pipegemm list [options]\n"
@@ -213,8 +214,8 @@ static const char usage_bench[] =
     "An option's value goes after a space or an '=': --size 2048, --size=2048.\n"
     "Environment: PIPEGEMM_TMA_WS_GROUP_M and PIPEGEMM_TMA_WS_BLOCKS_PER_SM\n"
     "override tma_ws's tuning table (src/tuning.c; scripts/tune-tma-ws.sh).\n"
-    "exit codes: 0 ok, 1 a check failed or a run returned an error,\n"
-    "            2 bad usage, 3 no usable CUDA GPU\n";
+    "exit codes: 0 ok, 1 a check failed, a run returned an error or the report\n"
+    "            could not be written, 2 bad usage, 3 no usable CUDA GPU\n";
 
 static const char usage_study[] =
     "usage: pipegemm study <experiment> [options]\n"
@@ -262,8 +263,8 @@ static const char usage_study[] =
     "  --iters N             timed runs of each kernel, at least 1 (default: 20)\n"
     "\n"
     "An option's value goes after a space or an '=': --k 4096, --k=4096.\n"
-    "exit codes: 0 ok, 1 a check failed or a run returned an error,\n"
-    "            2 bad usage, 3 no usable CUDA GPU\n";
+    "exit codes: 0 ok, 1 a check failed, a run returned an error or the report\n"
+    "            could not be written, 2 bad usage, 3 no usable CUDA GPU\n";
 
 static const char usage_profile[] =
     "usage: pipegemm profile [options]\n"
@@ -300,9 +301,10 @@ static const char usage_profile[] =
     "  -h, --help            this text\n"
     "\n"
     "An option's value goes after a space or an '=': --size 2048, --size=2048.\n"
-    "exit codes: 0 ok, 1 a kernel was not profiled or a run failed, 2 bad\n"
-    "            usage, 3 ncu missing, not allowed to read the counters, no\n"
-    "            usable GPU, or no kernel profiled at all\n";
+    "exit codes: 0 ok, 1 a kernel was not profiled, a run failed, or the report\n"
+    "            or --raw FILE could not be written, 2 bad usage, 3 ncu missing,\n"
+    "            not allowed to read the counters, no usable GPU, or no kernel\n"
+    "            profiled at all\n";
 
 static const char usage_inspect[] =
     "usage: pipegemm inspect [options]\n"
@@ -322,7 +324,10 @@ static const char usage_inspect[] =
     "\n"
     "The disassembler is cuobjdump: $PG_CUOBJDUMP, else the one found when\n"
     "pipegemm was configured (the CUDA toolkit's, or the nvidia-cuda-cuobjdump\n"
-    "pip wheel's), else cuobjdump on the PATH.\n"
+    "pip wheel's), else cuobjdump on the PATH. For the SASS it runs nvdisasm,\n"
+    "which it looks for on its PATH: inspect puts there first the directory of\n"
+    "$PG_NVDISASM (the path of an nvdisasm) if set, then cuobjdump's own. When\n"
+    "cuobjdump fails, inspect's error line quotes cuobjdump's own.\n"
     "\n"
     "options:\n"
     "  --binary PATH         the executable or library to read (default: this\n"
@@ -337,8 +342,9 @@ static const char usage_inspect[] =
     "  -h, --help            this text\n"
     "\n"
     "An option's value goes after a space or an '=': --binary lib.a, --binary=lib.a.\n"
-    "exit codes: 0 ok, 1 --check found a violation or cuobjdump failed,\n"
-    "            2 bad usage or a binary without CUDA kernels, 3 no cuobjdump\n";
+    "exit codes: 0 ok, 1 --check found a violation, cuobjdump failed or the\n"
+    "            report could not be written, 2 bad usage or a binary without\n"
+    "            CUDA kernels, 3 no usable cuobjdump, or no nvdisasm for it\n";
 
 const char *pgc_usage_text(pgc_command topic) {
   switch (topic) {
@@ -727,6 +733,63 @@ static int check_explicit_stages(const pgc_options *opts, char *err,
   return PGC_EXIT_OK;
 }
 
+/* A word that is no option: only `study` takes one, the experiment. */
+static int parse_experiment(const char *arg, pgc_options *opts, char *err,
+                            size_t err_size) {
+  if (opts->command != PGC_CMD_STUDY || opts->study != PGC_STUDY_NONE)
+    return usage_error(err, err_size, "unexpected argument '%s' for %s", arg,
+                       command_display(opts->command));
+  for (int s = 0; s < STUDY_COUNT; ++s)
+    if (strcmp(arg, study_table[s].name) == 0) opts->study = study_table[s].study;
+  if (opts->study != PGC_STUDY_NONE) return PGC_EXIT_OK;
+  usage_error(err, err_size, "unknown experiment '%s' (known: ", arg);
+  for (int s = 0; s < STUDY_COUNT; ++s)
+    append(err, err_size, "%s%s", s ? ", " : "", study_table[s].name);
+  append(err, err_size, ")");
+  return PGC_EXIT_USAGE;
+}
+
+/* `study` needs an experiment, which must take every option given. */
+static int check_study_options(const pgc_options *opts, const option_spec *const *given,
+                               int given_count, char *err, size_t err_size) {
+  if (opts->study == PGC_STUDY_NONE) {
+    usage_error(err, err_size, "study needs an experiment: ");
+    for (int s = 0; s < STUDY_COUNT; ++s)
+      append(err, err_size, "%s%s", s ? ", " : "", study_table[s].name);
+    return PGC_EXIT_USAGE;
+  }
+  for (int g = 0; g < given_count; ++g)
+    if (!(given[g]->studies & (1u << opts->study)))
+      return usage_error(err, err_size, "%s is not an option of 'study %s'",
+                         given[g]->name, pgc_study_name(opts->study));
+  if (!opts->profile && (opts->ncu_path || opts->raw_path))
+    return usage_error(err, err_size, "%s needs --profile",
+                       opts->ncu_path ? "--ncu" : "--raw");
+  return PGC_EXIT_OK;
+}
+
+/* M, N and K from --size and --m/--n/--k (single-warp: 32 x 32 x K), and
+ * the stage counts of the variants named. */
+static int settle_shape(pgc_options *opts, const shape_request *shape, char *err,
+                        size_t err_size) {
+  if (opts->command == PGC_CMD_STUDY && opts->study == PGC_STUDY_SINGLE_WARP) {
+    opts->m = opts->n = PG_SINGLE_WARP_DIM;
+    opts->k = shape->k >= 0 ? shape->k : PGC_SINGLE_WARP_DEFAULT_K;
+    if (opts->k > PGC_SINGLE_WARP_MAX_K)
+      return usage_error(err, err_size,
+                         "--k %d is too large for study single-warp (at most "
+                         "%d: one warp does all the work)",
+                         opts->k, PGC_SINGLE_WARP_MAX_K);
+    return PGC_EXIT_OK;
+  }
+  opts->m = shape->m >= 0 ? shape->m : shape->size;
+  opts->n = shape->n >= 0 ? shape->n : shape->size;
+  opts->k = shape->k >= 0 ? shape->k : shape->size;
+  if (opts->command == PGC_CMD_BENCH || opts->command == PGC_CMD_PROFILE)
+    return check_explicit_stages(opts, err, err_size);
+  return PGC_EXIT_OK;
+}
+
 static int parse_command_args(int argc, char **argv, int first,
                               pgc_options *opts, char *err, size_t err_size) {
   unsigned command_bit = 1u << opts->command;
@@ -746,22 +809,9 @@ static int parse_command_args(int argc, char **argv, int first,
     if (arg[0] == '-' && arg[1] != '\0' && arg[1] != '-')
       return usage_error(err, err_size, "unknown option '%s'", arg);
     if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
-      /* A positional argument: only `study` takes one, the experiment. */
-      if (opts->command == PGC_CMD_STUDY && opts->study == PGC_STUDY_NONE) {
-        for (int s = 0; s < STUDY_COUNT; ++s)
-          if (strcmp(arg, study_table[s].name) == 0)
-            opts->study = study_table[s].study;
-        if (opts->study == PGC_STUDY_NONE) {
-          usage_error(err, err_size, "unknown experiment '%s' (known: ", arg);
-          for (int s = 0; s < STUDY_COUNT; ++s)
-            append(err, err_size, "%s%s", s ? ", " : "", study_table[s].name);
-          append(err, err_size, ")");
-          return PGC_EXIT_USAGE;
-        }
-        continue;
-      }
-      return usage_error(err, err_size, "unexpected argument '%s' for %s", arg,
-                         command_display(opts->command));
+      int rc = parse_experiment(arg, opts, err, err_size);
+      if (rc != PGC_EXIT_OK) return rc;
+      continue;
     }
     const char *equals = strchr(arg, '=');
     size_t name_len = equals ? (size_t)(equals - arg) : strlen(arg);
@@ -804,37 +854,11 @@ static int parse_command_args(int argc, char **argv, int first,
   }
   if (opts->command == PGC_CMD_NONE)
     return usage_error(err, err_size, "no command given");
-  if (opts->command == PGC_CMD_STUDY && opts->study == PGC_STUDY_NONE) {
-    usage_error(err, err_size, "study needs an experiment: ");
-    for (int s = 0; s < STUDY_COUNT; ++s)
-      append(err, err_size, "%s%s", s ? ", " : "", study_table[s].name);
-    return PGC_EXIT_USAGE;
-  }
   if (opts->command == PGC_CMD_STUDY) {
-    for (int g = 0; g < given_count; ++g)
-      if (!(given[g]->studies & (1u << opts->study)))
-        return usage_error(err, err_size, "%s is not an option of 'study %s'",
-                           given[g]->name, pgc_study_name(opts->study));
-    if (!opts->profile && (opts->ncu_path || opts->raw_path))
-      return usage_error(err, err_size, "%s needs --profile",
-                         opts->ncu_path ? "--ncu" : "--raw");
+    int rc = check_study_options(opts, given, given_count, err, err_size);
+    if (rc != PGC_EXIT_OK) return rc;
   }
-  if (opts->command == PGC_CMD_STUDY && opts->study == PGC_STUDY_SINGLE_WARP) {
-    opts->m = opts->n = PG_SINGLE_WARP_DIM;
-    opts->k = shape.k >= 0 ? shape.k : PGC_SINGLE_WARP_DEFAULT_K;
-    if (opts->k > PGC_SINGLE_WARP_MAX_K)
-      return usage_error(err, err_size,
-                         "--k %d is too large for study single-warp (at most "
-                         "%d: one warp does all the work)",
-                         opts->k, PGC_SINGLE_WARP_MAX_K);
-    return PGC_EXIT_OK;
-  }
-  opts->m = shape.m >= 0 ? shape.m : shape.size;
-  opts->n = shape.n >= 0 ? shape.n : shape.size;
-  opts->k = shape.k >= 0 ? shape.k : shape.size;
-  if (opts->command == PGC_CMD_BENCH || opts->command == PGC_CMD_PROFILE)
-    return check_explicit_stages(opts, err, err_size);
-  return PGC_EXIT_OK;
+  return settle_shape(opts, &shape, err, err_size);
 }
 
 int pgc_parse_args(int argc, char **argv, pgc_options *opts, char *err,

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "proc.h"
 
 /* C = 1 * A * B + 0 * C: beta = 0 so that C need not be reset between runs
  * (a kernel that read C anyway would be caught: C starts as NaN). */
@@ -514,28 +515,18 @@ int pgc_run_one(pgc_session *session, const pgc_problem *problem,
 
 /* ---- report header -------------------------------------------------------- */
 
-/* A word of the command line as a shell would need it typed. */
-static int needs_quotes(const char *word) {
-  if (word[0] == '\0') return 1;
-  for (const char *p = word; *p; ++p)
-    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                "0123456789_./=,:+-@%",
-                *p))
-      return 1;
-  return 0;
-}
-
 void pgc_command_line_text(const pgc_options *opts, char *buf, size_t size) {
   size_t used = 0;
+  if (size == 0) return;
   buf[0] = '\0';
-  for (int i = 0; i < opts->argc && used + 1 < size; ++i) {
+  for (int i = 0; i < opts->argc; ++i) {
     /* argv[0] may be a path; the report names the tool. */
     const char *word = i == 0 ? "pipegemm" : opts->argv[i];
-    const char *quote = needs_quotes(word) ? "'" : "";
-    int written = snprintf(buf + used, size - used, "%s%s%s%s", i ? " " : "",
-                           quote, word, quote);
-    if (written < 0) break;
-    used += (size_t)written;
+    size_t gap = i ? 1 : 0;
+    size_t need = pgc_shell_quote(NULL, 0, word, PGC_QUOTE_IF_NEEDED);
+    if (used + gap + need >= size) break; /* whole words only */
+    if (gap) buf[used++] = ' ';
+    used += pgc_shell_quote(buf + used, size - used, word, PGC_QUOTE_IF_NEEDED);
   }
 }
 
@@ -662,7 +653,6 @@ static void print_bench_report(const pgc_options *opts,
       .note_count = (int)(sizeof bench_notes / sizeof bench_notes[0]),
   };
   pgc_print_report(stdout, opts->format, &report);
-  fflush(stdout);
 }
 
 int pgc_cmd_bench(const pgc_options *opts) {

@@ -9,13 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "format.h"
 #include "internal.h"
+#include "proc.h"
 #include "sass.h"
 
 /* Set by CMake to the cuobjdump found at configure time (the CUDA toolkit's,
@@ -31,6 +30,9 @@
 #define MESSAGE_SIZE (2 * PATH_SIZE + 1024)
 /* Violations kept per kernel; more are counted, not listed. */
 #define MAX_VIOLATIONS 32
+/* Directories put in front of cuobjdump's PATH: $PG_NVDISASM's,
+ * cuobjdump's own, PG_NVDISASM_PATH's. */
+#define HELPER_DIRS 3
 
 /* ---- a growing string -------------------------------------------------------- */
 
@@ -40,193 +42,187 @@ typedef struct {
   int failed; /* out of memory: the text is incomplete */
 } strbuf;
 
-static void sb_append(strbuf *sb, const char *text, size_t len) {
-  if (sb->failed) return;
-  if (sb->len + len + 1 > sb->capacity) {
-    size_t capacity = sb->capacity ? sb->capacity : 256;
-    while (capacity < sb->len + len + 1) capacity *= 2;
-    char *grown = realloc(sb->text, capacity);
-    if (!grown) {
-      sb->failed = 1;
-      return;
-    }
-    sb->text = grown;
-    sb->capacity = capacity;
+/* Room for `len` more bytes and a NUL; 0, or -1 (and failed) without it. */
+static int sb_reserve(strbuf *sb, size_t len) {
+  if (sb->failed) return -1;
+  if (sb->len + len + 1 <= sb->capacity) return 0;
+  size_t capacity = sb->capacity ? sb->capacity : 256;
+  while (capacity < sb->len + len + 1) capacity *= 2;
+  char *grown = realloc(sb->text, capacity);
+  if (!grown) {
+    sb->failed = 1;
+    return -1;
   }
-  memcpy(sb->text + sb->len, text, len);
-  sb->len += len;
-  sb->text[sb->len] = '\0';
+  sb->text = grown;
+  sb->capacity = capacity;
+  return 0;
 }
 
-static void sb_puts(strbuf *sb, const char *text) { sb_append(sb, text, strlen(text)); }
+static void sb_puts(strbuf *sb, const char *text) {
+  size_t len = strlen(text);
+  if (sb_reserve(sb, len) != 0) return;
+  memcpy(sb->text + sb->len, text, len + 1);
+  sb->len += len;
+}
 
-/* One word for /bin/sh: in single quotes, each ' written as '\''. */
-static void sb_quoted(strbuf *sb, const char *word) {
-  sb_puts(sb, "'");
-  for (const char *p = word; *p; ++p) {
-    if (*p == '\'')
-      sb_puts(sb, "'\\''");
-    else
-      sb_append(sb, p, 1);
-  }
-  sb_puts(sb, "'");
+/* One word for /bin/sh, after a space unless it is the first. */
+static void sb_word(strbuf *sb, const char *word) {
+  size_t gap = sb->len ? 1 : 0;
+  size_t len = pgc_shell_quote(NULL, 0, word, PGC_QUOTE_ALWAYS);
+  if (sb_reserve(sb, gap + len) != 0) return;
+  if (gap) sb->text[sb->len++] = ' ';
+  pgc_shell_quote(sb->text + sb->len, len + 1, word, PGC_QUOTE_ALWAYS);
+  sb->len += len;
 }
 
 /* ---- finding cuobjdump --------------------------------------------------------- */
 
-static int is_executable_file(const char *path) {
-  struct stat st;
-  return path[0] != '\0' && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-         access(path, X_OK) == 0;
-}
+/* cuobjdump, and where it runs nvdisasm from. */
+typedef struct {
+  char path[PATH_SIZE];
+  const char *source; /* as the report says it */
+  char version[64];   /* "V13.5.37", or "" */
+  char helper_dirs[HELPER_DIRS][PATH_SIZE];
+  const char *path_prepend[HELPER_DIRS];
+  int helper_count;
+} disassembler;
 
-static int find_in_path(const char *name, char *out, size_t size) {
-  const char *path = getenv("PATH");
-  if (!path) return 0;
-  while (*path) {
-    size_t len = strcspn(path, ":");
-    /* An empty entry is the current directory. */
-    int n = len == 0 ? snprintf(out, size, "./%s", name)
-                     : snprintf(out, size, "%.*s/%s", (int)len, path, name);
-    if (n > 0 && (size_t)n < size && is_executable_file(out)) return 1;
-    path += len;
-    if (*path == ':') ++path;
+/* $PG_CUOBJDUMP, else the configure-time path, else the PATH. 0, or -1
+ * with a one-line reason. */
+static int find_cuobjdump(disassembler *tool, char *err, size_t err_size) {
+  static const char *const baked[] = {PG_CUOBJDUMP_PATH, NULL};
+  pgc_tool_search search = {"cuobjdump", NULL, NULL, "PG_CUOBJDUMP", baked, 0};
+  pgc_tool_origin origin = PGC_TOOL_FROM_PATH;
+  int rc = pgc_find_tool(&search, tool->path, sizeof tool->path, &origin);
+  if (rc == PGC_TOOL_FOUND) {
+    tool->source = origin == PGC_TOOL_FROM_ENV     ? "$PG_CUOBJDUMP"
+                   : origin == PGC_TOOL_FROM_BAKED ? "found when pipegemm was configured"
+                                                   : "PATH";
+    return 0;
   }
-  return 0;
+  if (rc == PGC_TOOL_UNUSABLE)
+    snprintf(err, err_size, "%s", tool->path);
+  else
+    snprintf(err, err_size,
+             "no cuobjdump: $PG_CUOBJDUMP is not set, %s%s, none on the PATH "
+             "(pip install nvidia-cuda-cuobjdump provides one: set PG_CUOBJDUMP "
+             "to its nvidia/cu13/bin/cuobjdump, or reconfigure)",
+             PG_CUOBJDUMP_PATH[0] ? "no longer there: "
+                                  : "none found when pipegemm was configured",
+             PG_CUOBJDUMP_PATH);
+  return -1;
 }
 
-/* $PG_CUOBJDUMP, else the configure-time path, else the PATH. 0 with the
- * path and where it came from; -1 with a one-line reason. */
-static int find_cuobjdump(char *path, size_t size, const char **source, char *err,
-                          size_t err_size) {
-  const char *env = getenv("PG_CUOBJDUMP");
-  if (env && env[0] != '\0') {
-    if (!is_executable_file(env)) {
-      snprintf(err, err_size, "PG_CUOBJDUMP=%s is not an executable file", env);
+static void add_helper_dir(disassembler *tool, const char *executable) {
+  if (tool->helper_count == HELPER_DIRS) return;
+  char *dir = tool->helper_dirs[tool->helper_count];
+  pgc_dirname(executable, dir, PATH_SIZE);
+  tool->path_prepend[tool->helper_count++] = dir;
+}
+
+/* cuobjdump -sass runs nvdisasm, found on its PATH: the child's PATH starts
+ * with $PG_NVDISASM's directory, then cuobjdump's own (the toolkit and the
+ * wheels keep the two side by side), then that of the nvdisasm found at
+ * configure time. 0, or -1 with a reason. */
+static int find_nvdisasm_dirs(disassembler *tool, char *err, size_t err_size) {
+  const char *env = getenv("PG_NVDISASM");
+  if (env && env[0]) {
+    if (!pgc_is_executable(env)) {
+      snprintf(err, err_size, "PG_NVDISASM=%s is not an executable file", env);
       return -1;
     }
-    snprintf(path, size, "%s", env);
-    *source = "$PG_CUOBJDUMP";
-    return 0;
+    add_helper_dir(tool, env);
   }
-  if (is_executable_file(PG_CUOBJDUMP_PATH)) {
-    snprintf(path, size, "%s", PG_CUOBJDUMP_PATH);
-    *source = "found when pipegemm was configured";
-    return 0;
-  }
-  if (find_in_path("cuobjdump", path, size)) {
-    *source = "PATH";
-    return 0;
-  }
-  snprintf(err, err_size,
-           "no cuobjdump: $PG_CUOBJDUMP is not set, %s%s, none on the PATH "
-           "(pip install nvidia-cuda-cuobjdump provides one: set PG_CUOBJDUMP "
-           "to its nvidia/cu13/bin/cuobjdump, or reconfigure)",
-           PG_CUOBJDUMP_PATH[0] ? "no longer there: " : "none found when pipegemm was configured",
-           PG_CUOBJDUMP_PATH);
-  return -1;
+  add_helper_dir(tool, tool->path);
+#ifdef PG_NVDISASM_PATH
+  if (pgc_is_executable(PG_NVDISASM_PATH)) add_helper_dir(tool, PG_NVDISASM_PATH);
+#endif
+  return 0;
 }
 
 /* ---- running it ------------------------------------------------------------------ */
 
-typedef enum { RUN_OK = 0, RUN_FAILED, RUN_NO_DEVICE_CODE } run_result;
+typedef enum {
+  RUN_OK = 0,
+  RUN_FAILED,        /* err says why: exit code 1 */
+  RUN_NO_TOOL,       /* cuobjdump, or the nvdisasm it runs, cannot run: 3 */
+  RUN_NO_DEVICE_CODE /* the binary holds no CUDA code */
+} run_result;
 
 typedef int (*line_fn)(void *ctx, const char *line);
 
-/* The first line of a file that says something (cuobjdump's message). */
-static void first_message(const char *file, char *buf, size_t size) {
-  buf[0] = '\0';
-  FILE *in = fopen(file, "r");
-  if (!in) return;
-  char line[MESSAGE_SIZE];
-  while (fgets(line, sizeof line, in)) {
-    line[strcspn(line, "\r\n")] = '\0';
-    if (line[0] != '\0') {
-      snprintf(buf, size, "%s", line);
-      break;
-    }
+/* Hands each line of `text` (its line break taken off) to `feed`; reads on
+ * to the end after a failure. 0, or -1 when a line failed. */
+static int feed_lines(char *text, line_fn feed, void *ctx) {
+  int failed = 0;
+  for (char *line = text; *line;) {
+    char *end = strchr(line, '\n');
+    if (end) *end = '\0';
+    if (!failed && feed(ctx, line) != 0) failed = 1;
+    if (!end) break;
+    line = end + 1;
   }
-  if (fclose(in) != 0 && buf[0] == '\0') snprintf(buf, size, "%s", strerror(errno));
+  return failed ? -1 : 0;
 }
 
-/* Runs `command` through /bin/sh with stderr in a temporary file (mixed into
- * the pipe it could split a line of stdout) and hands each line of stdout to
- * `feed`. On failure, a one-line reason in err. */
-static run_result run_lines(const char *command, line_fn feed, void *ctx,
-                            char *err, size_t err_size) {
-  const char *tmpdir = getenv("TMPDIR");
-  char errfile[PATH_SIZE];
-  int n = snprintf(errfile, sizeof errfile, "%s/pipegemm-inspect-XXXXXX",
-                   tmpdir && tmpdir[0] ? tmpdir : "/tmp");
-  if (n < 0 || (size_t)n >= sizeof errfile) {
-    snprintf(err, err_size, "temporary file name too long (TMPDIR)");
-    return RUN_FAILED;
+/* How a run of cuobjdump that failed, or printed an error, is told: with
+ * its own first error line, since "exit status 1" alone hides which of its
+ * helpers is missing. */
+static run_result judge_failure(const char *what, const pgc_proc_result *output, char *err,
+                                size_t err_size) {
+  char line[MESSAGE_SIZE / 2];
+  int said_error = pgc_error_line(output->err, line, sizeof line);
+  int code = output->exit_code;
+  if (code == 0 && !said_error) return RUN_OK;
+  if (code != 0 && strstr(output->err, "does not contain device code"))
+    return RUN_NO_DEVICE_CODE;
+  if (output->signal)
+    snprintf(err, err_size, "cuobjdump %s was killed by signal %d", what, output->signal);
+  else if (code != 0)
+    snprintf(err, err_size, "cuobjdump %s exited with status %d%s%s", what, code,
+             line[0] ? ": " : "", line);
+  else
+    snprintf(err, err_size, "cuobjdump %s reported an error: %s", what, line);
+  if (strstr(line, "nvdisasm")) {
+    size_t len = strlen(err);
+    snprintf(err + len, err_size - len,
+             " (set PG_NVDISASM to an nvdisasm, or install one: pip install "
+             "nvidia-cuda-nvdisasm)");
   }
-  int fd = mkstemp(errfile);
-  if (fd < 0) {
-    snprintf(err, err_size, "cannot create %s: %s", errfile, strerror(errno));
-    return RUN_FAILED;
-  }
-  if (close(fd) != 0) {
-    snprintf(err, err_size, "cannot close %s: %s", errfile, strerror(errno));
-    if (unlink(errfile) != 0) { /* nothing more to report than the close */ }
-    return RUN_FAILED;
-  }
+  /* The shell could not run it, or it could not run its helper. */
+  if (code == 126 || code == 127 || strstr(line, "Could not find executable"))
+    return RUN_NO_TOOL;
+  return RUN_FAILED;
+}
 
-  strbuf full = {0};
-  sb_puts(&full, command);
-  sb_puts(&full, " 2>");
-  sb_quoted(&full, errfile);
-  run_result result = RUN_OK;
-  if (full.failed) {
+/* Runs cuobjdump with `args` (quoted words) and hands each line of its
+ * stdout to `feed`. On failure, a one-line reason in err. */
+static run_result run_cuobjdump(const disassembler *tool, const char *what, const char *args,
+                                line_fn feed, void *ctx, char *err, size_t err_size) {
+  strbuf command = {0};
+  sb_word(&command, tool->path);
+  sb_puts(&command, " ");
+  sb_puts(&command, args);
+  if (command.failed) {
+    free(command.text);
+    snprintf(err, err_size, "out of host memory");
+    return RUN_FAILED;
+  }
+  pgc_proc_options options = {tool->path_prepend, tool->helper_count, 0};
+  pgc_proc_result output;
+  char why[MESSAGE_SIZE / 2];
+  int rc = pgc_proc_run(command.text, &options, &output, why, sizeof why);
+  free(command.text);
+  if (rc != 0) {
+    snprintf(err, err_size, "cannot run cuobjdump %s: %s", what, why);
+    return RUN_FAILED;
+  }
+  run_result result = judge_failure(what, &output, err, err_size);
+  if (result == RUN_OK && feed_lines(output.out, feed, ctx) != 0) {
     snprintf(err, err_size, "out of host memory");
     result = RUN_FAILED;
   }
-  FILE *pipe = result == RUN_OK ? popen(full.text, "r") : NULL;
-  if (result == RUN_OK && !pipe) {
-    snprintf(err, err_size, "cannot run cuobjdump: %s", strerror(errno));
-    result = RUN_FAILED;
-  }
-  if (pipe) {
-    char *line = NULL;
-    size_t capacity = 0;
-    int fed_ok = 1;
-    while (getline(&line, &capacity, pipe) >= 0) {
-      if (fed_ok && feed(ctx, line) != 0) fed_ok = 0; /* read on to the end */
-    }
-    int read_error = ferror(pipe);
-    free(line);
-    int status = pclose(pipe);
-    char message[MESSAGE_SIZE];
-    first_message(errfile, message, sizeof message);
-    if (status == -1) {
-      snprintf(err, err_size, "cannot wait for cuobjdump: %s", strerror(errno));
-      result = RUN_FAILED;
-    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      if (strstr(message, "does not contain device code")) {
-        result = RUN_NO_DEVICE_CODE;
-      } else {
-        result = RUN_FAILED;
-        if (WIFEXITED(status))
-          snprintf(err, err_size, "cuobjdump exited with status %d%s%s",
-                   WEXITSTATUS(status), message[0] ? ": " : "", message);
-        else
-          snprintf(err, err_size, "cuobjdump was killed by signal %d",
-                   WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-      }
-    } else if (read_error) {
-      snprintf(err, err_size, "cannot read cuobjdump's output");
-      result = RUN_FAILED;
-    } else if (!fed_ok) {
-      snprintf(err, err_size, "out of host memory");
-      result = RUN_FAILED;
-    }
-  }
-  free(full.text);
-  if (unlink(errfile) != 0 && result == RUN_OK) {
-    snprintf(err, err_size, "cannot remove %s: %s", errfile, strerror(errno));
-    result = RUN_FAILED;
-  }
+  pgc_proc_result_free(&output);
   return result;
 }
 
@@ -238,17 +234,13 @@ static int feed_sass(void *ctx, const char *line) {
   return pgc_dump_sass_line(ctx, line);
 }
 
-/* The line of `cuobjdump --version` with the release ("V13.5.37"). */
-typedef struct {
-  char version[64];
-} version_ctx;
-
+/* The release in the output of `cuobjdump --version` ("V13.5.37"). */
 static int feed_version(void *ctx, const char *line) {
-  version_ctx *v = ctx;
+  disassembler *tool = ctx;
   const char *release = strstr(line, ", V");
-  if (release && v->version[0] == '\0') {
+  if (release && tool->version[0] == '\0') {
     release += 2;
-    snprintf(v->version, sizeof v->version, "%.*s", (int)strcspn(release, " \r\n"),
+    snprintf(tool->version, sizeof tool->version, "%.*s", (int)strcspn(release, " \r\n"),
              release);
   }
   return 0;
@@ -579,252 +571,306 @@ static void print_lines_to(FILE *out, const line_list *list) {
   for (int i = 0; i < list->count; ++i) fprintf(out, "%s\n", list->lines[i]);
 }
 
-int pgc_cmd_inspect(const pgc_options *opts) {
-  char err[MESSAGE_SIZE];
+
+/* ---- the phases of the command ---------------------------------------------------- */
+
+/* What the phases share: each fills its part and returns an exit code; the
+ * next runs only after PGC_EXIT_OK. inspect_free releases it all. */
+typedef struct {
+  const pgc_options *opts;
   char binary[PATH_SIZE];
-  if (opts->inspect_binary) {
-    snprintf(binary, sizeof binary, "%s", opts->inspect_binary);
-    if (access(binary, R_OK) != 0) {
-      fprintf(stderr, "pipegemm inspect: cannot read %s: %s\n", binary, strerror(errno));
-      return PGC_EXIT_USAGE;
-    }
-  } else {
-    /* This executable, by its real path: cuobjdump reading /proc/self/exe
-     * would read itself. */
-    ssize_t len = readlink("/proc/self/exe", binary, sizeof binary - 1);
-    if (len < 0) {
-      fprintf(stderr, "pipegemm inspect: cannot find this executable (/proc/self/exe): %s\n",
-              strerror(errno));
-      return PGC_EXIT_FAILED;
-    }
-    binary[len] = '\0';
-  }
-
-  if (opts->swap_claim) {
-    const pg_variant_entry *claim = pg_entry_of(opts->swap_claim);
-    const pg_variant_entry *kernels = pg_entry_of(opts->swap_kernels);
-    if (!claim || !kernels || !claim->kernel.symbol || !kernels->kernel.symbol) {
-      fprintf(stderr, "pipegemm inspect: --swap needs two variants with kernels of "
-                      "pipegemm's own (not cublas)\n");
-      return PGC_EXIT_USAGE;
-    }
-  }
-
-  char tool[PATH_SIZE];
-  const char *tool_source = NULL;
-  if (find_cuobjdump(tool, sizeof tool, &tool_source, err, sizeof err) != 0) {
-    fprintf(stderr, "pipegemm inspect: %s\n", err);
-    return EXIT_NO_DISASSEMBLER;
-  }
-
-  strbuf command = {0};
-  version_ctx version = {{0}};
-  sb_quoted(&command, tool);
-  sb_puts(&command, " --version");
-  if (command.failed || run_lines(command.text, feed_version, &version, err, sizeof err) != RUN_OK) {
-    fprintf(stderr, "pipegemm inspect: %s does not run: %s\n", tool,
-            command.failed ? "out of host memory" : err);
-    free(command.text);
-    return EXIT_NO_DISASSEMBLER;
-  }
-  free(command.text);
-
-  int rc = PGC_EXIT_OK;
+  disassembler tool;
   pgc_dump dump;
-  pgc_dump_init(&dump);
   judged_variant judged[PGC_MAX_VARIANTS];
-  inspect_row *rows = NULL;
-  pgc_cell *cells = NULL;
-  line_list problems = {0};
-  int row_count = 0;
+  int judged_count;
+  inspect_row *rows; /* one per judged kernel, sorted once judged */
+  int row_count;
+  line_list problems; /* kernels missing altogether, SASS missing */
+  char archs_text[PGC_MAX_ARCHS * (PGC_ARCH_NAME_SIZE + 2)];
+} inspect_state;
 
-  /* Resources of every kernel: fast, and it names them. */
-  command = (strbuf){0};
-  sb_quoted(&command, tool);
-  sb_puts(&command, " -res-usage ");
-  sb_quoted(&command, binary);
-  run_result run = command.failed ? RUN_FAILED
-                                  : run_lines(command.text, feed_res_usage, &dump, err,
-                                              sizeof err);
-  if (command.failed) snprintf(err, sizeof err, "out of host memory");
-  free(command.text);
-  if (run == RUN_NO_DEVICE_CODE || (run == RUN_OK && dump.count == 0)) {
-    fprintf(stderr, "pipegemm inspect: %s holds no CUDA kernels\n", binary);
-    rc = PGC_EXIT_USAGE;
-    goto done;
+static void inspect_free(inspect_state *state) {
+  free(state->rows);
+  free_lines(&state->problems);
+  pgc_dump_free(&state->dump);
+}
+
+/* The binary to read: --binary, else this executable. */
+static int locate_binary(inspect_state *state) {
+  const char *given = state->opts->inspect_binary;
+  if (given) {
+    snprintf(state->binary, sizeof state->binary, "%s", given);
+    if (access(state->binary, R_OK) != 0) {
+      fprintf(stderr, "pipegemm inspect: cannot read %s: %s\n", state->binary,
+              strerror(errno));
+      return PGC_EXIT_USAGE;
+    }
+    return PGC_EXIT_OK;
   }
-  if (run != RUN_OK) {
+  /* By its real path: cuobjdump reading /proc/self/exe would read itself. */
+  ssize_t len = readlink("/proc/self/exe", state->binary, sizeof state->binary - 1);
+  if (len < 0) {
+    fprintf(stderr, "pipegemm inspect: cannot find this executable (/proc/self/exe): %s\n",
+            strerror(errno));
+    return PGC_EXIT_FAILED;
+  }
+  state->binary[len] = '\0';
+  return PGC_EXIT_OK;
+}
+
+static int check_swap(const pgc_options *opts) {
+  if (!opts->swap_claim) return PGC_EXIT_OK;
+  const pg_variant_entry *claim = pg_entry_of(opts->swap_claim);
+  const pg_variant_entry *kernels = pg_entry_of(opts->swap_kernels);
+  if (!claim || !kernels || !claim->kernel.symbol || !kernels->kernel.symbol) {
+    fprintf(stderr, "pipegemm inspect: --swap needs two variants with kernels of "
+                    "pipegemm's own (not cublas)\n");
+    return PGC_EXIT_USAGE;
+  }
+  return PGC_EXIT_OK;
+}
+
+/* cuobjdump and nvdisasm's directories, and a first run: --version. */
+static int prepare_disassembler(inspect_state *state) {
+  disassembler *tool = &state->tool;
+  char err[MESSAGE_SIZE];
+  if (find_cuobjdump(tool, err, sizeof err) != 0 ||
+      find_nvdisasm_dirs(tool, err, sizeof err) != 0) {
     fprintf(stderr, "pipegemm inspect: %s\n", err);
-    rc = PGC_EXIT_FAILED;
-    goto done;
+    return EXIT_NO_DISASSEMBLER;
   }
+  if (run_cuobjdump(tool, "--version", "--version", feed_version, tool, err, sizeof err) !=
+      RUN_OK) {
+    fprintf(stderr, "pipegemm inspect: %s does not run: %s\n", tool->path, err);
+    return EXIT_NO_DISASSEMBLER;
+  }
+  return PGC_EXIT_OK;
+}
 
-  int judged_count = select_judged(opts, judged, PGC_MAX_VARIANTS);
-  rows = calloc((size_t)(dump.count > 0 ? dump.count : 1) * (size_t)(judged_count > 0 ? judged_count : 1),
-                sizeof *rows);
-  if (!rows) {
+/* A failed run's exit code, after its line. */
+static int run_failed(run_result run, const char *err) {
+  fprintf(stderr, "pipegemm inspect: %s\n", err);
+  return run == RUN_NO_TOOL ? EXIT_NO_DISASSEMBLER : PGC_EXIT_FAILED;
+}
+
+/* Resources of every kernel: fast, and it names them. */
+static int read_resources(inspect_state *state) {
+  char err[MESSAGE_SIZE];
+  strbuf args = {0};
+  sb_word(&args, "-res-usage");
+  sb_word(&args, state->binary);
+  run_result run = args.failed ? RUN_FAILED
+                               : run_cuobjdump(&state->tool, "-res-usage", args.text,
+                                               feed_res_usage, &state->dump, err, sizeof err);
+  if (args.failed) snprintf(err, sizeof err, "out of host memory");
+  free(args.text);
+  if (run == RUN_NO_DEVICE_CODE || (run == RUN_OK && state->dump.count == 0)) {
+    fprintf(stderr, "pipegemm inspect: %s holds no CUDA kernels\n", state->binary);
+    return PGC_EXIT_USAGE;
+  }
+  return run == RUN_OK ? PGC_EXIT_OK : run_failed(run, err);
+}
+
+/* A row for each kernel of each judged variant (template instances
+ * included). */
+static int select_rows(inspect_state *state) {
+  pgc_dump *dump = &state->dump;
+  state->judged_count = select_judged(state->opts, state->judged, PGC_MAX_VARIANTS);
+  size_t capacity = (size_t)(dump->count > 0 ? dump->count : 1) *
+                    (size_t)(state->judged_count > 0 ? state->judged_count : 1);
+  state->rows = calloc(capacity, sizeof *state->rows);
+  if (!state->rows) {
     fprintf(stderr, "pipegemm: out of host memory\n");
-    rc = PGC_EXIT_FAILED;
-    goto done;
+    return PGC_EXIT_FAILED;
   }
-  for (int j = 0; j < judged_count; ++j) {
-    for (int k = 0; k < dump.count; ++k) {
-      inspect_row *row = &rows[row_count];
-      pgc_kernel_display_name(dump.kernels[k].name, row->display, sizeof row->display);
-      if (!pgc_kernel_has_stem(row->display, judged[j].source->kernel.symbol)) continue;
-      row->judged = &judged[j];
-      row->kernel = &dump.kernels[k];
+  for (int j = 0; j < state->judged_count; ++j) {
+    for (int k = 0; k < dump->count; ++k) {
+      inspect_row *row = &state->rows[state->row_count];
+      pgc_kernel_display_name(dump->kernels[k].name, row->display, sizeof row->display);
+      if (!pgc_kernel_has_stem(row->display, state->judged[j].source->kernel.symbol))
+        continue;
+      row->judged = &state->judged[j];
+      row->kernel = &dump->kernels[k];
       row->template_arg = pgc_kernel_template_arg(row->display);
-      ++row_count;
+      ++state->row_count;
     }
   }
+  return PGC_EXIT_OK;
+}
 
-  /* The SASS of those kernels only (-fun): the rest of the binary (the
-   * measuring harness) would double the time cuobjdump takes. */
-  if (row_count > 0) {
-    command = (strbuf){0};
-    sb_quoted(&command, tool);
-    sb_puts(&command, " -sass -fun ");
-    strbuf names = {0};
-    for (int r = 0; r < row_count; ++r) {
-      int seen = 0;
-      for (int s = 0; s < r && !seen; ++s)
-        seen = strcmp(rows[s].kernel->name, rows[r].kernel->name) == 0;
-      if (seen) continue;
-      if (names.len) sb_puts(&names, ",");
-      sb_puts(&names, rows[r].kernel->name);
-    }
-    sb_quoted(&command, names.failed ? "" : names.text);
-    sb_puts(&command, " ");
-    sb_quoted(&command, binary);
-    int failed = command.failed || names.failed;
-    free(names.text);
-    run = failed ? RUN_FAILED
-                 : run_lines(command.text, feed_sass, &dump, err, sizeof err);
-    if (failed) snprintf(err, sizeof err, "out of host memory");
-    free(command.text);
-    if (run != RUN_OK) {
-      fprintf(stderr, "pipegemm inspect: %s\n", err);
-      rc = PGC_EXIT_FAILED;
-      goto done;
-    }
+/* The SASS of those kernels only (-fun): the rest of the binary (the
+ * measuring harness) would double the time cuobjdump takes. */
+static int read_sass(inspect_state *state) {
+  if (state->row_count == 0) return PGC_EXIT_OK;
+  strbuf names = {0};
+  for (int r = 0; r < state->row_count; ++r) {
+    int seen = 0;
+    for (int s = 0; s < r && !seen; ++s)
+      seen = strcmp(state->rows[s].kernel->name, state->rows[r].kernel->name) == 0;
+    if (seen) continue;
+    if (names.len) sb_puts(&names, ",");
+    sb_puts(&names, state->rows[r].kernel->name);
   }
+  strbuf args = {0};
+  sb_word(&args, "-sass");
+  sb_word(&args, "-fun");
+  sb_word(&args, names.failed ? "" : names.text);
+  sb_word(&args, state->binary);
+  int failed = args.failed || names.failed;
+  free(names.text);
+  char err[MESSAGE_SIZE];
+  run_result run = failed ? RUN_FAILED
+                          : run_cuobjdump(&state->tool, "-sass", args.text, feed_sass,
+                                          &state->dump, err, sizeof err);
+  if (failed) snprintf(err, sizeof err, "out of host memory");
+  free(args.text);
+  return run == RUN_OK ? PGC_EXIT_OK : run_failed(run, err);
+}
 
-  qsort(rows, (size_t)row_count, sizeof *rows, compare_rows);
-  for (int r = 0; r < row_count; ++r) fill_row(&rows[r]);
-
-  /* What is missing altogether: a variant's kernel on an architecture the
-   * binary has code for, or the instance the default configuration launches. */
-  for (int j = 0; j < judged_count; ++j) {
-    const pg_kernel_spec *spec = &judged[j].source->kernel;
-    for (int a = 0; a < dump.arch_count; ++a) {
-      char line[MESSAGE_SIZE];
-      if (!arch_has_row(rows, row_count, &judged[j], dump.archs[a], NULL)) {
+/* What is missing altogether: a variant's kernel on an architecture the
+ * binary has code for, or the instance the default configuration launches;
+ * and a kernel without SASS. */
+static void note_missing(inspect_state *state) {
+  const pgc_dump *dump = &state->dump;
+  char line[MESSAGE_SIZE];
+  for (int j = 0; j < state->judged_count; ++j) {
+    const judged_variant *judged = &state->judged[j];
+    const pg_kernel_spec *spec = &judged->source->kernel;
+    for (int a = 0; a < dump->arch_count; ++a) {
+      if (!arch_has_row(state->rows, state->row_count, judged, dump->archs[a], NULL)) {
         snprintf(line, sizeof line, "inspect: %s (%s): no kernel %s in %s",
-                 judged[j].claim->info.name, dump.archs[a], spec->symbol, binary);
-        add_line(&problems, line);
-      } else if (spec->launched &&
-                 !arch_has_row(rows, row_count, &judged[j], dump.archs[a], spec->launched)) {
+                 judged->claim->info.name, dump->archs[a], spec->symbol, state->binary);
+        add_line(&state->problems, line);
+      } else if (spec->launched && !arch_has_row(state->rows, state->row_count, judged,
+                                                 dump->archs[a], spec->launched)) {
         snprintf(line, sizeof line,
                  "inspect: %s (%s): no kernel %s, which the default configuration "
                  "launches, in %s",
-                 judged[j].claim->info.name, dump.archs[a], spec->launched, binary);
-        add_line(&problems, line);
+                 judged->claim->info.name, dump->archs[a], spec->launched, state->binary);
+        add_line(&state->problems, line);
       }
     }
   }
-  for (int r = 0; r < row_count; ++r) {
-    char line[MESSAGE_SIZE];
-    if (!rows[r].kernel->has_sass) {
-      snprintf(line, sizeof line, "inspect: %s (%s, %s): cuobjdump -sass showed no code",
-               rows[r].judged->claim->info.name, rows[r].kernel->arch, rows[r].display);
-      add_line(&problems, line);
-    }
+  for (int r = 0; r < state->row_count; ++r) {
+    const inspect_row *row = &state->rows[r];
+    if (row->kernel->has_sass) continue;
+    snprintf(line, sizeof line, "inspect: %s (%s, %s): cuobjdump -sass showed no code",
+             row->judged->claim->info.name, row->kernel->arch, row->display);
+    add_line(&state->problems, line);
   }
+}
 
-  cells = calloc((size_t)(row_count > 0 ? row_count : 1) * INSPECT_COLUMNS, sizeof *cells);
-  if (!cells || problems.failed) {
+/* Each row's figures and its verdict, in report order. */
+static int judge_rows(inspect_state *state) {
+  qsort(state->rows, (size_t)state->row_count, sizeof *state->rows, compare_rows);
+  for (int r = 0; r < state->row_count; ++r) fill_row(&state->rows[r]);
+  note_missing(state);
+  if (state->problems.failed) {
     fprintf(stderr, "pipegemm: out of host memory\n");
-    rc = PGC_EXIT_FAILED;
-    goto done;
+    return PGC_EXIT_FAILED;
   }
-  for (int r = 0; r < row_count; ++r) {
-    if (row_cells(&rows[r], &cells[(size_t)r * INSPECT_COLUMNS]) != INSPECT_COLUMNS) {
+  size_t archs_len = 0;
+  state->archs_text[0] = '\0';
+  for (int a = 0; a < state->dump.arch_count; ++a) {
+    size_t room = sizeof state->archs_text - archs_len;
+    int n = snprintf(state->archs_text + archs_len, room, "%s%s", a ? ", " : "",
+                     state->dump.archs[a]);
+    if (n > 0 && (size_t)n < room) archs_len += (size_t)n;
+  }
+  return PGC_EXIT_OK;
+}
+
+/* The report on stdout: facts, one row per kernel, notes. */
+static int print_inspect_report(const inspect_state *state) {
+  const pgc_options *opts = state->opts;
+  pgc_cell *cells = calloc((size_t)(state->row_count > 0 ? state->row_count : 1) *
+                               INSPECT_COLUMNS,
+                           sizeof *cells);
+  if (!cells) {
+    fprintf(stderr, "pipegemm: out of host memory\n");
+    return PGC_EXIT_FAILED;
+  }
+  for (int r = 0; r < state->row_count; ++r) {
+    if (row_cells(&state->rows[r], &cells[(size_t)r * INSPECT_COLUMNS]) != INSPECT_COLUMNS) {
       fprintf(stderr, "pipegemm inspect: internal error: row and columns disagree\n");
-      rc = PGC_EXIT_FAILED;
-      goto done;
+      free(cells);
+      return PGC_EXIT_FAILED;
     }
   }
-
+  const disassembler *tool = &state->tool;
   char tool_text[PATH_SIZE + 128];
-  snprintf(tool_text, sizeof tool_text, "%s%s%s, %s", tool, version.version[0] ? ", " : "",
-           version.version, tool_source);
-  char archs_text[PGC_MAX_ARCHS * (PGC_ARCH_NAME_SIZE + 2)];
-  size_t archs_len = 0;
-  archs_text[0] = '\0';
-  for (int a = 0; a < dump.arch_count; ++a) {
-    int n = snprintf(archs_text + archs_len, sizeof archs_text - archs_len, "%s%s",
-                     a ? ", " : "", dump.archs[a]);
-    if (n > 0 && (size_t)n < sizeof archs_text - archs_len) archs_len += (size_t)n;
-  }
+  snprintf(tool_text, sizeof tool_text, "%s%s%s, %s", tool->path,
+           tool->version[0] ? ", " : "", tool->version, tool->source);
   char swap_text[2 * 64 + 2] = "";
   if (opts->swap_claim)
     snprintf(swap_text, sizeof swap_text, "%s=%s", opts->swap_claim->name,
              opts->swap_kernels->name);
   pgc_fact facts[] = {
-      {"binary", "binary", pgc_cell_text(binary), 0, NULL, PGC_SHOW_ALL},
+      {"binary", "binary", pgc_cell_text(state->binary), 0, NULL, PGC_SHOW_ALL},
       {"disassembler", "disassembler", pgc_cell_text(tool_text), 0, NULL, PGC_SHOW_ALL},
-      {"architectures", "architectures", pgc_cell_text(archs_text), 0, NULL, PGC_SHOW_ALL},
-      {"kernels", "kernels", pgc_cell_int(row_count), 0, NULL, PGC_SHOW_ALL},
+      {"architectures", "architectures", pgc_cell_text(state->archs_text), 0, NULL,
+       PGC_SHOW_ALL},
+      {"kernels", "kernels", pgc_cell_int(state->row_count), 0, NULL, PGC_SHOW_ALL},
       {"swap", "--swap (self-test)", pgc_cell_text(swap_text), 0, NULL, PGC_SHOW_ALL},
   };
-  int fact_count = (int)(sizeof facts / sizeof facts[0]) - (opts->swap_claim ? 0 : 1);
   pgc_report report = {
       .command = "inspect",
       .facts = facts,
-      .fact_count = fact_count,
+      .fact_count = (int)(sizeof facts / sizeof facts[0]) - (opts->swap_claim ? 0 : 1),
       .columns = inspect_columns,
       .column_count = INSPECT_COLUMNS,
       .cells = cells,
-      .row_count = row_count,
+      .row_count = state->row_count,
       .notes = report_notes,
       .note_count = REPORT_NOTES,
   };
   pgc_print_report(stdout, opts->format, &report);
-  if (fflush(stdout) != 0) {
-    fprintf(stderr, "pipegemm inspect: cannot write the report: %s\n", strerror(errno));
-    rc = PGC_EXIT_FAILED;
-    goto done;
-  }
-
-  if (opts->inspect_check) {
-    int violations = problems.count;
-    print_lines_to(stderr, &problems);
-    for (int r = 0; r < row_count; ++r) {
-      int shown = rows[r].violation_count < MAX_VIOLATIONS ? rows[r].violation_count
-                                                           : MAX_VIOLATIONS;
-      for (int v = 0; v < shown; ++v) {
-        char line[MESSAGE_SIZE];
-        pgc_violation_line(rows[r].judged->claim->info.name, rows[r].kernel,
-                           &rows[r].violations[v], line, sizeof line);
-        fprintf(stderr, "%s\n", line);
-      }
-      violations += rows[r].violation_count;
-    }
-    if (violations > 0) {
-      fprintf(stderr, "inspect: %d violation%s in %s\n", violations,
-              violations == 1 ? "" : "s", binary);
-      rc = PGC_EXIT_FAILED;
-    } else {
-      fprintf(stderr, "inspect: every kernel shows its mechanism (%d kernels; %s)\n",
-              row_count, archs_text);
-    }
-  }
-
-done:
   free(cells);
-  free(rows);
-  free_lines(&problems);
-  pgc_dump_free(&dump);
+  /* Out before --check's lines on stderr follow it; and none of them
+   * after a report that was lost. */
+  return pgc_output_check(stdout, "the report") == 0 ? PGC_EXIT_OK : PGC_EXIT_FAILED;
+}
+
+/* --check: one line on stderr per problem and per broken rule, then the
+ * count; exit code 1 when there is any. */
+static int report_violations(const inspect_state *state) {
+  int violations = state->problems.count;
+  print_lines_to(stderr, &state->problems);
+  for (int r = 0; r < state->row_count; ++r) {
+    const inspect_row *row = &state->rows[r];
+    int shown = row->violation_count < MAX_VIOLATIONS ? row->violation_count : MAX_VIOLATIONS;
+    for (int v = 0; v < shown; ++v) {
+      char line[MESSAGE_SIZE];
+      pgc_violation_line(row->judged->claim->info.name, row->kernel, &row->violations[v],
+                         line, sizeof line);
+      fprintf(stderr, "%s\n", line);
+    }
+    violations += row->violation_count;
+  }
+  if (violations > 0) {
+    fprintf(stderr, "inspect: %d violation%s in %s\n", violations, violations == 1 ? "" : "s",
+            state->binary);
+    return PGC_EXIT_FAILED;
+  }
+  fprintf(stderr, "inspect: every kernel shows its mechanism (%d kernels; %s)\n",
+          state->row_count, state->archs_text);
+  return PGC_EXIT_OK;
+}
+
+int pgc_cmd_inspect(const pgc_options *opts) {
+  inspect_state state;
+  memset(&state, 0, sizeof state);
+  state.opts = opts;
+  pgc_dump_init(&state.dump);
+  int rc = locate_binary(&state);
+  if (rc == PGC_EXIT_OK) rc = check_swap(opts);
+  if (rc == PGC_EXIT_OK) rc = prepare_disassembler(&state);
+  if (rc == PGC_EXIT_OK) rc = read_resources(&state);
+  if (rc == PGC_EXIT_OK) rc = select_rows(&state);
+  if (rc == PGC_EXIT_OK) rc = read_sass(&state);
+  if (rc == PGC_EXIT_OK) rc = judge_rows(&state);
+  if (rc == PGC_EXIT_OK) rc = print_inspect_report(&state);
+  if (rc == PGC_EXIT_OK && opts->inspect_check) rc = report_violations(&state);
+  inspect_free(&state);
   return rc;
 }

@@ -201,7 +201,6 @@ int pgc_cmd_list(const pgc_options *opts) {
       .note_count = (int)(sizeof notes / sizeof notes[0]),
   };
   pgc_print_report(stdout, opts->format, &report);
-  fflush(stdout);
   free(texts);
   free(cells);
   return PGC_EXIT_OK;

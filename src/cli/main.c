@@ -1,12 +1,33 @@
 /* pipegemm: the command-line tool. Parses the arguments, dispatches to the
  * command, and turns a usage error into one line on stderr and exit code 2.
  * `pipegemm --help` lists the commands; `pipegemm <command> --help` its
- * options. */
+ * options. Whatever the command, a report that did not reach stdout (a full
+ * disk, a closed pipe) is one line on stderr and exit code 1. */
 #include <stdio.h>
 
 #include "args.h"
 #include "commands.h"
+#include "format.h"
 #include "pipegemm.h"
+
+static int run_command(const pgc_options *opts) {
+  switch (opts->command) {
+    case PGC_CMD_HELP:
+      fputs(pgc_usage_text(opts->help_topic), stdout);
+      return PGC_EXIT_OK;
+    case PGC_CMD_VERSION:
+      printf("pipegemm %s\n", pg_version_string());
+      return PGC_EXIT_OK;
+    case PGC_CMD_LIST: return pgc_cmd_list(opts);
+    case PGC_CMD_BENCH: return pgc_cmd_bench(opts);
+    case PGC_CMD_STUDY: return pgc_cmd_study(opts);
+    case PGC_CMD_PROFILE: return pgc_cmd_profile(opts);
+    case PGC_CMD_INSPECT: return pgc_cmd_inspect(opts);
+    case PGC_CMD_NONE: break;
+  }
+  fprintf(stderr, "pipegemm: no command given (see pipegemm --help)\n");
+  return PGC_EXIT_USAGE;
+}
 
 int main(int argc, char **argv) {
   pgc_options opts;
@@ -15,20 +36,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "pipegemm: %s (see pipegemm --help)\n", err);
     return PGC_EXIT_USAGE;
   }
-  switch (opts.command) {
-    case PGC_CMD_HELP:
-      fputs(pgc_usage_text(opts.help_topic), stdout);
-      return PGC_EXIT_OK;
-    case PGC_CMD_VERSION:
-      printf("pipegemm %s\n", pg_version_string());
-      return PGC_EXIT_OK;
-    case PGC_CMD_LIST: return pgc_cmd_list(&opts);
-    case PGC_CMD_BENCH: return pgc_cmd_bench(&opts);
-    case PGC_CMD_STUDY: return pgc_cmd_study(&opts);
-    case PGC_CMD_PROFILE: return pgc_cmd_profile(&opts);
-    case PGC_CMD_INSPECT: return pgc_cmd_inspect(&opts);
-    case PGC_CMD_NONE: break;
-  }
-  fprintf(stderr, "pipegemm: no command given (see pipegemm --help)\n");
-  return PGC_EXIT_USAGE;
+  int code = run_command(&opts);
+  /* A truncated CSV must not pass for a whole one. */
+  if (pgc_output_check(stdout, "the report") != 0) code = PGC_EXIT_FAILED;
+  return code;
 }

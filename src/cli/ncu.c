@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc.h"
+
 #define PERCENT 100.0
 #define MS_PER_SECOND 1e3
 #define BYTES_PER_KB 1e3
@@ -447,27 +449,6 @@ double pgc_ncu_derive(const pgc_ncu_metric *metric,
 }
 
 /* ---- the command line ------------------------------------------------------ */
-
-int pgc_shell_append(char *buf, size_t size, const char *word) {
-  size_t used = strlen(buf);
-  size_t need = (used ? 1 : 0) + 2; /* space, two quotes */
-  for (const char *p = word; *p; ++p) need += *p == '\'' ? 4 : 1;
-  if (used + need + 1 > size) return -1;
-  char *out = buf + used;
-  if (used) *out++ = ' ';
-  *out++ = '\'';
-  for (const char *p = word; *p; ++p) {
-    if (*p == '\'') {
-      memcpy(out, "'\\''", 4);
-      out += 4;
-    } else {
-      *out++ = *p;
-    }
-  }
-  *out++ = '\'';
-  *out = '\0';
-  return 0;
-}
 
 #define CUBLAS_VARIANT "cublas"
 

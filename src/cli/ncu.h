@@ -118,10 +118,6 @@ int pgc_ncu_split_csv(const char *line, size_t len, char *buf, size_t size,
 
 /* ---- the ncu command line ------------------------------------------------- */
 
-/* Appends `word` to buf as one shell word ('...' with ' written '\''), after
- * a space unless buf is empty. Returns 0, or -1 when it does not fit. */
-int pgc_shell_append(char *buf, size_t size, const char *word);
-
 /* What ncu is told to profile: one (variant, stage count) of the profiled
  * program `self` run as `self bench ...` at M x N x K on `device`. */
 typedef struct {
@@ -148,8 +144,8 @@ typedef struct {
 int pgc_ncu_kernel_filter(const char *variant, int attempt,
                           const char **name_base, char *regex, size_t size);
 
-/* The whole shell command for popen, stderr joined to stdout. Returns 0, or
- * -1 when it does not fit in buf. */
+/* The whole shell command (words quoted by pgc_shell_append, proc.h),
+ * stderr joined to stdout. Returns 0, or -1 when it does not fit in buf. */
 int pgc_ncu_command(const pgc_ncu_job *job, char *buf, size_t size);
 
 #endif

@@ -1,7 +1,7 @@
 /* `pipegemm profile` and the profiler table of `study pipelining --profile`.
  *
  * For each (variant, stage count): build the ncu command line (ncu.c), run
- * it with popen, keep everything it printed (--raw), and read the first
+ * it (proc.c), keep everything it printed (--raw), and read the first
  * profiled kernel out of it. ncu profiles this very executable running
  * `bench` for one launch, so the counters belong to the kernel bench times.
  * The parent process never touches the GPU: a GPU it cannot use, counters
@@ -10,35 +10,32 @@
 #include "profile.h"
 
 #include <errno.h>
-#include <glob.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench.h"
 #include "commands.h"
 #include "format.h"
+#include "proc.h"
 
 #define DEFAULT_NCU "/usr/local/cuda/bin/ncu"
-/* Where Nsight Compute installs itself when the toolkit's bin/ has no link
- * to it; the last match (the newest version) wins. */
-static const char *const ncu_install_patterns[] = {
+/* After $PATH: the toolkit's ncu, then where Nsight Compute installs itself
+ * when the toolkit's bin/ has no link to it; of a pattern, the last match
+ * (the newest version) wins. */
+static const char *const ncu_install_paths[] = {
+    DEFAULT_NCU,
     "/opt/nvidia/nsight-compute/*/ncu",
     "/usr/local/cuda/nsight-compute*/ncu",
     "/usr/local/cuda-*/nsight-compute*/ncu",
+    NULL,
 };
 #define NCU_ENV "PG_NCU"
 #define PATH_SIZE 4096
 #define COMMAND_SIZE 8192
-/* ncu with these sections prints a few hundred kilobytes; more than this is
- * not ncu's raw page. */
-#define MAX_OUTPUT_BYTES ((size_t)256 << 20)
-#define READ_CHUNK 65536
 /* Runs per text table: more columns would not fit a terminal. */
 #define TABLE_RUNS 8
 #define CELL_TEXT_SIZE 48
@@ -103,74 +100,14 @@ static void last_line(const char *text, char *buf, size_t size) {
 
 /* ---- finding ncu and ourselves ----------------------------------------------- */
 
-static int is_executable_file(const char *path) {
-  struct stat info;
-  return stat(path, &info) == 0 && S_ISREG(info.st_mode) &&
-         access(path, X_OK) == 0;
-}
-
-/* `name` in a directory of $PATH, into buf; 0 if found. */
-static int search_path(const char *name, char *buf, size_t size) {
-  const char *path = getenv("PATH");
-  if (!path) return -1;
-  const char *dir = path;
-  for (;;) {
-    const char *colon = strchr(dir, ':');
-    size_t len = colon ? (size_t)(colon - dir) : strlen(dir);
-    int written = len == 0 ? snprintf(buf, size, "./%s", name)
-                           : snprintf(buf, size, "%.*s/%s", (int)len, dir, name);
-    if (written > 0 && (size_t)written < size && is_executable_file(buf))
-      return 0;
-    if (!colon) return -1;
-    dir = colon + 1;
-  }
-}
-
-/* A path or a bare name (looked up on $PATH), as the user gave it. */
-static int resolve_given(const char *given, const char *how, char *buf,
-                         size_t size) {
-  if (strchr(given, '/')) {
-    if (is_executable_file(given) && strlen(given) < size) {
-      snprintf(buf, size, "%s", given);
-      return 0;
-    }
-    snprintf(buf, size, "%s %s is not an executable file", how, given);
-    return -1;
-  }
-  if (search_path(given, buf, size) == 0) return 0;
-  snprintf(buf, size, "%s %s is not on PATH", how, given);
-  return -1;
-}
-
 int pgc_profile_find_ncu(const char *option, char *buf, size_t size) {
-  if (option && option[0]) return resolve_given(option, "--ncu", buf, size);
-  const char *env = getenv(NCU_ENV);
-  if (env && env[0]) return resolve_given(env, NCU_ENV, buf, size);
-  if (search_path("ncu", buf, size) == 0) return 0;
-  if (is_executable_file(DEFAULT_NCU)) {
-    snprintf(buf, size, "%s", DEFAULT_NCU);
-    return 0;
-  }
-  for (size_t p = 0; p < sizeof ncu_install_patterns / sizeof ncu_install_patterns[0];
-       ++p) {
-    glob_t found;
-    int found_one = 0;
-    if (glob(ncu_install_patterns[p], 0, NULL, &found) == 0) {
-      for (size_t i = found.gl_pathc; i > 0 && !found_one; --i) {
-        const char *path = found.gl_pathv[i - 1];
-        if (is_executable_file(path) && strlen(path) < size) {
-          snprintf(buf, size, "%s", path);
-          found_one = 1;
-        }
-      }
-    }
-    globfree(&found);
-    if (found_one) return 0;
-  }
-  snprintf(buf, size,
-           "no ncu on PATH, at " DEFAULT_NCU " or under /opt/nvidia/nsight-compute; "
-           "give --ncu PATH or set " NCU_ENV);
-  return -1;
+  pgc_tool_search search = {"ncu", option, "--ncu", NCU_ENV, ncu_install_paths, 1};
+  int rc = pgc_find_tool(&search, buf, size, NULL);
+  if (rc == PGC_TOOL_NOT_FOUND)
+    snprintf(buf, size,
+             "no ncu on PATH, at " DEFAULT_NCU " or under /opt/nvidia/nsight-compute; "
+             "give --ncu PATH or set " NCU_ENV);
+  return rc == PGC_TOOL_FOUND ? 0 : -1;
 }
 
 /* This executable, for ncu to run: /proc/self/exe, else argv[0]. */
@@ -185,91 +122,41 @@ static int find_self(const pgc_options *opts, char *buf, size_t size) {
   if (strchr(argv0, '/')) {
     /* Relative to our working directory, which the shell ncu runs in
      * shares. */
-    if (!is_executable_file(argv0) || strlen(argv0) >= size) return -1;
+    if (!pgc_is_executable(argv0) || strlen(argv0) >= size) return -1;
     snprintf(buf, size, "%s", argv0);
     return 0;
   }
-  return search_path(argv0, buf, size);
+  return pgc_find_in_path(argv0, buf, size);
 }
 
-/* ---- running a command -------------------------------------------------------- */
+/* ---- running ncu ------------------------------------------------------------- */
 
-/* Everything `command` prints (stdout; the command joins stderr itself),
- * NUL-terminated, in *text (caller frees), and its wait status. Returns 0,
- * or -1 after printing why popen or pclose failed. */
-static int capture(const char *command, char **text, int *status) {
-  *text = NULL;
-  fflush(NULL); /* nothing of ours buffered twice in the child */
-  FILE *pipe = popen(command, "r");
-  if (!pipe) {
-    fprintf(stderr, "pipegemm: cannot start ncu: %s\n", strerror(errno));
+/* Everything `command` prints, stdout and stderr in one text (ncu writes its
+ * ==PROF== and ==ERROR== lines to either, depending on the version), and
+ * its exit code. Returns 0, or -1 after printing why it could not run. */
+static int capture(const char *command, pgc_proc_result *result) {
+  char err[PGC_PROFILE_TEXT_SIZE];
+  pgc_proc_options merged = {NULL, 0, 1};
+  if (pgc_proc_run(command, &merged, result, err, sizeof err) != 0) {
+    fprintf(stderr, "pipegemm: running ncu failed: %s\n", err);
     return -1;
   }
-  size_t used = 0, capacity = READ_CHUNK;
-  char *buf = malloc(capacity + 1);
-  int too_long = 0;
-  while (buf) {
-    if (capacity - used < READ_CHUNK / 2) {
-      if (capacity >= MAX_OUTPUT_BYTES) {
-        too_long = 1;
-        break;
-      }
-      char *grown = realloc(buf, capacity * 2 + 1);
-      if (!grown) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = grown;
-      capacity *= 2;
-    }
-    size_t got = fread(buf + used, 1, capacity - used, pipe);
-    used += got;
-    if (got == 0) break;
-  }
-  int read_error = ferror(pipe);
-  int wait_status = pclose(pipe);
-  if (!buf) {
-    fprintf(stderr, "pipegemm: out of host memory reading ncu's output\n");
-    return -1;
-  }
-  buf[used] = '\0';
-  if (wait_status == -1) {
-    fprintf(stderr, "pipegemm: waiting for ncu failed: %s\n", strerror(errno));
-    free(buf);
-    return -1;
-  }
-  if (read_error || too_long) {
-    fprintf(stderr, "pipegemm: %s ncu's output\n",
-            too_long ? "more than 256 MiB of" : "error reading");
-    free(buf);
-    return -1;
-  }
-  *text = buf;
-  *status = wait_status;
   return 0;
-}
-
-/* The exit code behind a wait status; 128 + signal for a killed process. */
-static int exit_code_of(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
 }
 
 /* "Version 2025.3.0.0 (build ...)" from `ncu --version`; "unknown" if not. */
 static void ncu_version(const char *ncu, char *buf, size_t size) {
   char command[PATH_SIZE + 32] = "";
   snprintf(buf, size, "unknown");
-  if (pgc_shell_append(command, sizeof command, ncu) != 0) return;
-  strcat(command, " --version 2>&1");
-  char *text = NULL;
-  int status = 0;
-  if (capture(command, &text, &status) != 0) return;
-  if (exit_code_of(status) == 0 && !line_with(text, "version", buf, size))
-    last_line(text, buf, size);
+  if (pgc_shell_append(command, sizeof command, ncu) != 0 ||
+      pgc_shell_append(command, sizeof command, "--version") != 0)
+    return;
+  pgc_proc_result result;
+  if (capture(command, &result) != 0) return;
+  if (result.exit_code == 0 && !line_with(result.out, "version", buf, size))
+    last_line(result.out, buf, size);
   if (!buf[0]) snprintf(buf, size, "unknown");
-  free(text);
+  pgc_proc_result_free(&result);
 }
 
 /* ---- one run ------------------------------------------------------------------ */
@@ -362,89 +249,111 @@ typedef enum {
   ONCE_REFUSED       /* as ONCE_NO_KERNEL, with an ==ERROR== from ncu */
 } once_result;
 
+/* When ncu cannot profile here at all (no access to the counters, no GPU it
+ * can profile, ncu not runnable): prints one line and returns the exit
+ * code; otherwise 0. */
+static int profiler_unusable(const char *ncu, const pgc_proc_result *output) {
+  char line[PGC_PROFILE_TEXT_SIZE];
+  if (line_with(output->out, "ERR_NVGPUCTRPERM", line, sizeof line)) {
+    fprintf(stderr,
+            "pipegemm: ncu may not read this GPU's performance counters "
+            "(ERR_NVGPUCTRPERM): run as root or set the driver option "
+            "NVreg_RestrictProfilingToAdminUsers=0\n");
+    return PGC_EXIT_NO_GPU;
+  }
+  if (line_with(output->out, "profiling is not supported", line, sizeof line) ||
+      line_with(output->out, "no usable CUDA GPU", line, sizeof line)) {
+    fprintf(stderr, "pipegemm: ncu cannot profile here: %s\n", line);
+    return PGC_EXIT_NO_GPU;
+  }
+  int code = output->exit_code;
+  if (code == SHELL_NOT_FOUND || code == SHELL_NOT_EXECUTABLE) {
+    last_line(output->out, line, sizeof line);
+    fprintf(stderr, "pipegemm: could not run ncu (%s, exit %d: %s)\n", ncu, code,
+            line[0] ? line : "no output");
+    return PGC_EXIT_NO_GPU;
+  }
+  return 0;
+}
+
+/* The row of the kernel ncu profiled. */
+static void fill_profiled_row(const pgc_ncu_result *parsed, int code, profile_row *row,
+                              gpu_facts *facts) {
+  const pgc_ncu_field *kernel = pgc_ncu_find(parsed, "Kernel Name");
+  snprintf(row->kernel, sizeof row->kernel, "%s",
+           kernel && kernel->text[0] ? kernel->text : "?");
+  for (int i = 0; i < pgc_ncu_metric_count; ++i)
+    row->values[i] = pgc_ncu_derive(&pgc_ncu_metrics[i], parsed, NULL);
+  read_gpu_facts(parsed, facts);
+  if (code != 0)
+    fprintf(stderr,
+            "pipegemm: warning: %s: ncu exited with %d after profiling the "
+            "kernel\n",
+            row->variant->name, code);
+}
+
+/* "ncu profiled no kernel: <what ncu or the program said>", cut to fit. */
+static void no_kernel_note(profile_row *row, const char *said) {
+  static const char prefix[] = "ncu profiled no kernel: ";
+  snprintf(row->note, sizeof row->note, "%s%.*s", prefix,
+           (int)(sizeof row->note - sizeof prefix), said);
+}
+
+/* No kernel profiled: the program, or ncu, may have said why (row->note). */
+static once_result explain_no_kernel(const pgc_proc_result *output, profile_row *row) {
+  char line[PGC_PROFILE_TEXT_SIZE];
+  char verdict[PGC_PROFILE_TEXT_SIZE];
+  const char *text = output->out;
+  if (bench_verdict(text, verdict, sizeof verdict) && strncmp(verdict, "SKIP", 4) == 0) {
+    snprintf(row->note, sizeof row->note, "%s", verdict);
+    return ONCE_SKIPPED;
+  }
+  if (line_with(text, "==ERROR==", line, sizeof line)) {
+    no_kernel_note(row, line);
+    return ONCE_REFUSED;
+  }
+  if (line_with(text, "no kernels were profiled", line, sizeof line) ||
+      bench_verdict(text, line, sizeof line))
+    no_kernel_note(row, line);
+  else
+    snprintf(row->note, sizeof row->note, "ncu profiled no kernel (exit %d)",
+             output->exit_code);
+  return ONCE_NO_KERNEL;
+}
+
 /* Runs ncu once for `job`. Returns 0 with *result, or the exit code to stop
  * with after printing one line (the profiler cannot work here at all, or a
  * system error). */
 static int run_ncu_once(const pgc_ncu_job *job, FILE *raw, profile_row *row,
                         gpu_facts *facts, once_result *result) {
   char command[COMMAND_SIZE];
-  char line[PGC_PROFILE_TEXT_SIZE];
   if (pgc_ncu_command(job, command, sizeof command) != 0) {
     fprintf(stderr, "pipegemm: the ncu command line is too long (paths?)\n");
     return PGC_EXIT_FAILED;
   }
-  char *text = NULL;
-  int status = 0;
-  if (capture(command, &text, &status) != 0) return PGC_EXIT_FAILED;
-  write_raw(raw, row, job->attempt, command, text);
-  int code = exit_code_of(status);
-
-  if (line_with(text, "ERR_NVGPUCTRPERM", line, sizeof line)) {
-    fprintf(stderr,
-            "pipegemm: ncu may not read this GPU's performance counters "
-            "(ERR_NVGPUCTRPERM): run as root or set the driver option "
-            "NVreg_RestrictProfilingToAdminUsers=0\n");
-    free(text);
-    return PGC_EXIT_NO_GPU;
+  pgc_proc_result output;
+  if (capture(command, &output) != 0) return PGC_EXIT_FAILED;
+  write_raw(raw, row, job->attempt, command, output.out);
+  int rc = profiler_unusable(job->ncu, &output);
+  if (rc != 0) {
+    pgc_proc_result_free(&output);
+    return rc;
   }
-  if (line_with(text, "profiling is not supported", line, sizeof line) ||
-      line_with(text, "no usable CUDA GPU", line, sizeof line)) {
-    fprintf(stderr, "pipegemm: ncu cannot profile here: %s\n", line);
-    free(text);
-    return PGC_EXIT_NO_GPU;
-  }
-  if (code == SHELL_NOT_FOUND || code == SHELL_NOT_EXECUTABLE) {
-    last_line(text, line, sizeof line);
-    fprintf(stderr, "pipegemm: could not run ncu (%s, exit %d: %s)\n", job->ncu,
-            code, line[0] ? line : "no output");
-    free(text);
-    return PGC_EXIT_NO_GPU;
-  }
-
   pgc_ncu_result parsed;
-  int rc = pgc_ncu_parse_raw(text, &parsed);
+  rc = pgc_ncu_parse_raw(output.out, &parsed);
   if (rc == -2) {
     fprintf(stderr, "pipegemm: out of host memory parsing ncu's output\n");
-    free(text);
+    pgc_proc_result_free(&output);
     return PGC_EXIT_FAILED;
   }
   if (rc == 0) {
-    const pgc_ncu_field *kernel = pgc_ncu_find(&parsed, "Kernel Name");
-    snprintf(row->kernel, sizeof row->kernel, "%s",
-             kernel && kernel->text[0] ? kernel->text : "?");
-    for (int i = 0; i < pgc_ncu_metric_count; ++i)
-      row->values[i] = pgc_ncu_derive(&pgc_ncu_metrics[i], &parsed, NULL);
-    read_gpu_facts(&parsed, facts);
+    fill_profiled_row(&parsed, output.exit_code, row, facts);
     pgc_ncu_result_free(&parsed);
-    if (code != 0)
-      fprintf(stderr,
-              "pipegemm: warning: %s: ncu exited with %d after profiling the "
-              "kernel\n",
-              row->variant->name, code);
     *result = ONCE_PROFILED;
-    free(text);
-    return PGC_EXIT_OK;
-  }
-
-  /* No kernel: the program, or ncu, may have said why. */
-  char verdict[PGC_PROFILE_TEXT_SIZE];
-  if (bench_verdict(text, verdict, sizeof verdict) &&
-      strncmp(verdict, "SKIP", 4) == 0) {
-    snprintf(row->note, sizeof row->note, "%s", verdict);
-    *result = ONCE_SKIPPED;
-  } else if (line_with(text, "==ERROR==", line, sizeof line)) {
-    snprintf(row->note, sizeof row->note, "ncu profiled no kernel: %s", line);
-    *result = ONCE_REFUSED;
   } else {
-    if (line_with(text, "no kernels were profiled", line, sizeof line) ||
-        bench_verdict(text, line, sizeof line))
-      snprintf(row->note, sizeof row->note, "ncu profiled no kernel: %s", line);
-    else
-      snprintf(row->note, sizeof row->note, "ncu profiled no kernel (exit %d)",
-               code);
-    *result = ONCE_NO_KERNEL;
+    *result = explain_no_kernel(&output, row);
   }
-  free(text);
+  pgc_proc_result_free(&output);
   return PGC_EXIT_OK;
 }
 
@@ -659,74 +568,69 @@ static int print_text(const report_context *ctx, const value_column *columns,
 
 /* CSV and JSON: one row per run and reference, one column per metric. */
 #define DATA_FIXED_COLUMNS 8
+static const pgc_column data_fixed_columns[DATA_FIXED_COLUMNS] = {
+    {"source", "source", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"variant", "variant", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"stages", "stages", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
+    {"m", "M", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
+    {"n", "N", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
+    {"k", "K", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
+    {"status", "status", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"kernel", "kernel", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+};
+
+/* The fixed cells and the metrics of a measured run. */
+static void measured_cells(const report_context *ctx, const profile_row *run,
+                           pgc_cell *row) {
+  int i = 0;
+  int profiled = run->status == RUN_PROFILED;
+  row[i++] = pgc_cell_text("measured");
+  row[i++] = pgc_cell_text(run->variant->name);
+  row[i++] = pgc_cell_int(run->stages);
+  row[i++] = pgc_cell_int(ctx->config->m);
+  row[i++] = pgc_cell_int(ctx->config->n);
+  row[i++] = pgc_cell_int(ctx->config->k);
+  row[i++] = pgc_cell_text(profiled ? "profiled" : run->note);
+  row[i++] = profiled ? pgc_cell_text(run->kernel) : pgc_cell_absent();
+  for (int m = 0; m < pgc_ncu_metric_count; ++m) row[i++] = pgc_cell_real(run->values[m]);
+}
+
+/* The same for published figures. */
+static void reference_cells(const pgc_profile_reference *ref, pgc_cell *row) {
+  int i = 0;
+  row[i++] = pgc_cell_text(ref->source);
+  row[i++] = pgc_cell_text(ref->variant);
+  row[i++] = pgc_cell_int(ref->stages);
+  row[i++] = pgc_cell_int(ref->m);
+  row[i++] = pgc_cell_int(ref->n);
+  row[i++] = pgc_cell_int(ref->k);
+  row[i++] = pgc_cell_text("published");
+  row[i++] = pgc_cell_absent();
+  for (int m = 0; m < pgc_ncu_metric_count; ++m) row[i++] = pgc_cell_real(ref->values[m]);
+}
+
 static int print_data(const report_context *ctx, const profile_row *rows,
                       int row_count, const char **notes, int note_count) {
   const pgc_profile_extras *extras = ctx->extras;
-  int ref_count = extras->reference_count;
   int width = DATA_FIXED_COLUMNS + pgc_ncu_metric_count;
+  int total = row_count + extras->reference_count;
   pgc_column *columns = calloc((size_t)width, sizeof *columns);
-  int total = row_count + ref_count;
   pgc_cell *cells = calloc((size_t)(total > 0 ? total : 1) * (size_t)width,
                            sizeof *cells);
-  char (*status)[PGC_PROFILE_TEXT_SIZE + 32] =
-      calloc((size_t)(total > 0 ? total : 1), sizeof *status);
-  if (!columns || !cells || !status) {
+  if (!columns || !cells) {
     free(columns);
     free(cells);
-    free(status);
     fprintf(stderr, "pipegemm: out of host memory\n");
     return PGC_EXIT_FAILED;
   }
-  static const pgc_column fixed[DATA_FIXED_COLUMNS] = {
-      {"source", "source", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-      {"variant", "variant", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-      {"stages", "stages", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
-      {"m", "M", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
-      {"n", "N", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
-      {"k", "K", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
-      {"status", "status", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-      {"kernel", "kernel", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-  };
-  for (int c = 0; c < DATA_FIXED_COLUMNS; ++c) columns[c] = fixed[c];
+  for (int c = 0; c < DATA_FIXED_COLUMNS; ++c) columns[c] = data_fixed_columns[c];
   for (int i = 0; i < pgc_ncu_metric_count; ++i)
     columns[DATA_FIXED_COLUMNS + i] =
         (pgc_column){pgc_ncu_metrics[i].key, pgc_ncu_metrics[i].label,
                      PGC_ALIGN_RIGHT, pgc_ncu_metrics[i].decimals, PGC_SHOW_ALL};
-  for (int r = 0; r < total; ++r) {
-    pgc_cell *row = &cells[(size_t)r * width];
-    int i = 0;
-    const double *values;
-    if (r < row_count) {
-      const profile_row *run = &rows[r];
-      row[i++] = pgc_cell_text("measured");
-      row[i++] = pgc_cell_text(run->variant->name);
-      row[i++] = pgc_cell_int(run->stages);
-      row[i++] = pgc_cell_int(ctx->config->m);
-      row[i++] = pgc_cell_int(ctx->config->n);
-      row[i++] = pgc_cell_int(ctx->config->k);
-      if (run->status == RUN_PROFILED)
-        snprintf(status[r], sizeof status[r], "profiled");
-      else
-        snprintf(status[r], sizeof status[r], "%s", run->note);
-      row[i++] = pgc_cell_text(status[r]);
-      row[i++] = run->status == RUN_PROFILED ? pgc_cell_text(run->kernel)
-                                             : pgc_cell_absent();
-      values = run->values;
-    } else {
-      const pgc_profile_reference *ref = &extras->references[r - row_count];
-      row[i++] = pgc_cell_text(ref->source);
-      row[i++] = pgc_cell_text(ref->variant);
-      row[i++] = pgc_cell_int(ref->stages);
-      row[i++] = pgc_cell_int(ref->m);
-      row[i++] = pgc_cell_int(ref->n);
-      row[i++] = pgc_cell_int(ref->k);
-      row[i++] = pgc_cell_text("published");
-      row[i++] = pgc_cell_absent();
-      values = ref->values;
-    }
-    for (int m = 0; m < pgc_ncu_metric_count; ++m)
-      row[i++] = pgc_cell_real(values[m]);
-  }
+  for (int r = 0; r < row_count; ++r) measured_cells(ctx, &rows[r], &cells[(size_t)r * width]);
+  for (int r = row_count; r < total; ++r)
+    reference_cells(&extras->references[r - row_count], &cells[(size_t)r * width]);
   pgc_fact facts[MAX_FACTS];
   pgc_report report = {
       .command = extras->command,
@@ -742,7 +646,6 @@ static int print_data(const report_context *ctx, const profile_row *rows,
   pgc_print_report(stdout, ctx->opts->format, &report);
   free(columns);
   free(cells);
-  free(status);
   return PGC_EXIT_OK;
 }
 
@@ -769,7 +672,6 @@ static int print_report(report_context *ctx, const profile_row *rows,
   int rc = ctx->opts->format == PGC_FORMAT_TABLE
                ? print_text(ctx, columns, column_count, notes, note_count)
                : print_data(ctx, rows, row_count, notes, note_count);
-  fflush(stdout);
   free(columns);
   free(notes);
   return rc;
@@ -799,6 +701,42 @@ static void method_note(report_context *ctx) {
            "own clocks (clock control none; kernel replay, caches flushed "
            "before each pass), sections %s. (N): stage count.",
            sections);
+}
+
+/* Runs ncu for each run in turn, filling its row and the run notes, until
+ * one returns an exit code to stop with. Returns that code (0 when all ran);
+ * *profiled and *missing count the runs profiled and those ncu found no
+ * kernel for. */
+static int profile_each(report_context *ctx, const pgc_run_spec *runs, int count,
+                        const char *self, FILE *raw, profile_row *rows, int *profiled,
+                        int *missing) {
+  const pgc_profile_config *config = ctx->config;
+  for (int i = 0; i < count; ++i) {
+    profile_row *row = &rows[i];
+    row->variant = runs[i].variant;
+    row->stages = runs[i].stages;
+    for (int m = 0; m < PGC_PROFILE_MAX_METRICS; ++m) row->values[m] = NAN;
+    run_title(row, row->title, sizeof row->title);
+    if (!config->quiet)
+      fprintf(stderr, "[%d/%d] ncu: %s, %d stage%s, %s\n", i + 1, count,
+              row->variant->name, row->stages, row->stages == 1 ? "" : "s",
+              ctx->shape);
+    int exit_code = run_one(config, ctx->ncu, self, raw, row, &ctx->gpu,
+                            ctx->fallback_note, sizeof ctx->fallback_note);
+    if (exit_code != PGC_EXIT_OK) return exit_code;
+    if (row->status == RUN_PROFILED) {
+      ++*profiled;
+      if (strcmp(row->variant->name, PGC_CUBLAS_VARIANT) == 0)
+        snprintf(ctx->run_notes[ctx->run_note_count++],
+                 sizeof ctx->run_notes[0], "%s: ncu profiled %.200s",
+                 row->title, row->kernel);
+    } else {
+      *missing += row->status == RUN_MISSING;
+      snprintf(ctx->run_notes[ctx->run_note_count++], sizeof ctx->run_notes[0],
+               "%s: %s", row->title, row->note);
+    }
+  }
+  return PGC_EXIT_OK;
 }
 
 int pgc_profile_runs(const pgc_options *opts, const pgc_profile_config *config,
@@ -839,46 +777,19 @@ int pgc_profile_runs(const pgc_options *opts, const pgc_profile_config *config,
   ncu_version(ncu, ctx.ncu_version, sizeof ctx.ncu_version);
   if (raw) fprintf(raw, "# ncu: %s (%s)\n", ncu, ctx.ncu_version);
 
+  int exit_code = PGC_EXIT_OK, profiled = 0, missing = 0;
   profile_row *rows = calloc((size_t)(count > 0 ? count : 1), sizeof *rows);
   ctx.run_notes = calloc((size_t)(count > 0 ? count : 1), sizeof *ctx.run_notes);
   if (!rows || !ctx.run_notes) {
     fprintf(stderr, "pipegemm: out of host memory\n");
-    free(rows);
-    free(ctx.run_notes);
-    if (raw) fclose(raw);
-    return PGC_EXIT_FAILED;
-  }
-  int exit_code = PGC_EXIT_OK, profiled = 0, missing = 0;
-  for (int i = 0; i < count && exit_code == PGC_EXIT_OK; ++i) {
-    profile_row *row = &rows[i];
-    row->variant = runs[i].variant;
-    row->stages = runs[i].stages;
-    for (int m = 0; m < PGC_PROFILE_MAX_METRICS; ++m) row->values[m] = NAN;
-    run_title(row, row->title, sizeof row->title);
-    if (!config->quiet)
-      fprintf(stderr, "[%d/%d] ncu: %s, %d stage%s, %s\n", i + 1, count,
-              row->variant->name, row->stages, row->stages == 1 ? "" : "s",
-              ctx.shape);
-    exit_code = run_one(config, ncu, self, raw, row, &ctx.gpu, ctx.fallback_note,
-                        sizeof ctx.fallback_note);
-    if (exit_code != PGC_EXIT_OK) break;
-    if (row->status == RUN_PROFILED) {
-      ++profiled;
-      if (strcmp(row->variant->name, PGC_CUBLAS_VARIANT) == 0)
-        snprintf(ctx.run_notes[ctx.run_note_count++],
-                 sizeof ctx.run_notes[0], "%s: ncu profiled %.200s",
-                 row->title, row->kernel);
-    } else {
-      missing += row->status == RUN_MISSING;
-      snprintf(ctx.run_notes[ctx.run_note_count++], sizeof ctx.run_notes[0],
-               "%s: %s", row->title, row->note);
-    }
-  }
-  if (raw && fclose(raw) != 0 && exit_code == PGC_EXIT_OK) {
-    fprintf(stderr, "pipegemm: error writing %s: %s\n", config->raw_path,
-            strerror(errno));
     exit_code = PGC_EXIT_FAILED;
   }
+  if (exit_code == PGC_EXIT_OK)
+    exit_code = profile_each(&ctx, runs, count, self, raw, rows, &profiled, &missing);
+  /* What ncu printed is kept whole or the command fails: a truncated file
+   * would read as a run that printed less. */
+  if (raw && pgc_output_close(raw, config->raw_path) != 0 && exit_code == PGC_EXIT_OK)
+    exit_code = PGC_EXIT_FAILED;
   if (exit_code == PGC_EXIT_OK && profiled == 0 && missing > 0) {
     fprintf(stderr, "pipegemm: ncu profiled no kernel (%s: %s)\n",
             rows[0].title, rows[0].note);

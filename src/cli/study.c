@@ -157,7 +157,6 @@ static void print_study_report(const pgc_options *opts,
       .note_count = note_count,
   };
   pgc_print_report(stdout, opts->format, &report);
-  fflush(stdout);
 }
 
 /* The write-up's "Key Metric Comparison" tables, as published: Nsight
@@ -273,6 +272,9 @@ static int study_pipelining(const pgc_options *opts) {
   pgc_session_close(&session);
   pg_shutdown();
   if (opts->profile) {
+    /* The timings out before minutes of profiling, and no profiling after
+     * they could not be written. */
+    if (pgc_output_check(stdout, "the report") != 0) return PGC_EXIT_FAILED;
     /* A failed timing run stays a failure; otherwise the profiler's code
      * (3 when ncu is missing or may not read the counters). */
     int profile_code = profile_pipelining(opts, variants, stages);
@@ -408,7 +410,6 @@ static void print_single_warp_report(const pgc_options *opts,
       .note_count = opts->k == POST_K ? 3 : 4,
   };
   pgc_print_report(stdout, opts->format, &report);
-  fflush(stdout);
 }
 
 static int study_single_warp(const pgc_options *opts) {
