@@ -25,7 +25,7 @@ int pgc_is_executable(const char *path) {
 
 int pgc_find_in_path(const char *name, char *buf, size_t size) {
   const char *path = getenv("PATH");
-  if (!path || size == 0) return -1;
+  if (!path || !buf || size == 0) return -1;
   for (;;) {
     size_t len = strcspn(path, ":");
     /* An empty entry is the current directory. */
