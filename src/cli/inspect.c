@@ -23,6 +23,10 @@
 #ifndef PG_CUOBJDUMP_PATH
 #define PG_CUOBJDUMP_PATH ""
 #endif
+/* The nvdisasm found at configure time, which `cuobjdump -sass` runs. */
+#ifndef PG_NVDISASM_PATH
+#define PG_NVDISASM_PATH ""
+#endif
 
 /* DESIGN.md's code 3: what the command needs is not on this machine. */
 #define EXIT_NO_DISASSEMBLER PGC_EXIT_NO_GPU
@@ -125,6 +129,32 @@ static int find_cuobjdump(char *path, size_t size, const char **source, char *er
            PG_CUOBJDUMP_PATH[0] ? "no longer there: " : "none found when pipegemm was configured",
            PG_CUOBJDUMP_PATH);
   return -1;
+}
+
+/* cuobjdump -sass runs nvdisasm, which it looks for on the PATH only. Puts
+ * first on our PATH (which cuobjdump inherits) the directory of cuobjdump
+ * when it holds an nvdisasm (the same release), else that of the nvdisasm
+ * found at configure time; else leaves the PATH as it is. */
+static void put_nvdisasm_on_path(const char *cuobjdump) {
+  char dir[PATH_SIZE], candidate[PATH_SIZE + 16];
+  snprintf(dir, sizeof dir, "%s", cuobjdump);
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = '\0';
+  snprintf(candidate, sizeof candidate, "%s/nvdisasm", dir);
+  if (!slash || !is_executable_file(candidate)) {
+    if (!is_executable_file(PG_NVDISASM_PATH)) return;
+    snprintf(dir, sizeof dir, "%s", PG_NVDISASM_PATH);
+    slash = strrchr(dir, '/');
+    if (!slash) return;
+    *slash = '\0';
+  }
+  const char *path = getenv("PATH");
+  size_t size = strlen(dir) + (path ? strlen(path) : 0) + 2;
+  char *value = malloc(size);
+  if (!value) return; /* cuobjdump then says what it misses */
+  snprintf(value, size, "%s%s%s", dir, path && path[0] ? ":" : "", path ? path : "");
+  if (setenv("PATH", value, 1) != 0) { /* the same: cuobjdump says so */ }
+  free(value);
 }
 
 /* ---- running it ------------------------------------------------------------------ */
@@ -616,6 +646,7 @@ int pgc_cmd_inspect(const pgc_options *opts) {
     fprintf(stderr, "pipegemm inspect: %s\n", err);
     return EXIT_NO_DISASSEMBLER;
   }
+  put_nvdisasm_on_path(tool);
 
   strbuf command = {0};
   version_ctx version = {{0}};
