@@ -84,7 +84,7 @@ fetch_cmocka() {
 if where=$(have_cmocka); then
   found+=("cmocka: $where")
 elif fetch_cmocka && where=$(have_cmocka); then
-  found+=("cmocka: fetched into $where")
+  found+=("cmocka: fetched into .deps/cmocka")
   fetched=1
 else
   missing+=("cmocka (host unit tests)")
