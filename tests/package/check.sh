@@ -7,10 +7,11 @@
 #   check.sh pkgconfig PREFIX LIBDIR WORK CC             pkg-config --cflags --libs
 #
 # The consumers need no GPU, so they run here. Exit 77 (skipped) where
-# pkg-config is not installed.
+# pkg-config is not installed. $CMAKE: the cmake to use (default: the PATH's).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
+cmake=${CMAKE:-cmake}
 mode=$1
 shift
 
@@ -18,18 +19,19 @@ case "$mode" in
   install)
     build=$1 prefix=$2
     rm -rf "$prefix"
-    cmake --install "$build" --prefix "$prefix" >/dev/null
+    "$cmake" --install "$build" --prefix "$prefix" >/dev/null
     for f in include/pipegemm.h bin/pipegemm; do
       [ -f "$prefix/$f" ] || { echo "check: FAIL: $prefix/$f not installed"; exit 1; }
     done
+    "$prefix/bin/pipegemm" --version
     find "$prefix" -type f -o -type l | sort
     ;;
   cmake)
     prefix=$1 libdir=$2 work=$3 generator=$4 cc=$5
     rm -rf "$work"
-    cmake -S "$here" -B "$work" -G "$generator" -DCMAKE_C_COMPILER="$cc" \
+    "$cmake" -S "$here" -B "$work" -G "$generator" -DCMAKE_C_COMPILER="$cc" \
       -Dpipegemm_DIR="$prefix/$libdir/cmake/pipegemm"
-    cmake --build "$work"
+    "$cmake" --build "$work"
     "$work/consumer_shared"
     "$work/consumer_static"
     if ldd "$work/consumer_static" 2>/dev/null | grep -q libpipegemm; then
