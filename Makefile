@@ -4,14 +4,26 @@ CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all build configure run test test-gpu clean help profile report
+.PHONY: all build configure deps run test test-gpu clean help profile report
 
 all: build
 
-$(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) $(GENERATOR) $(CMAKE_FLAGS)
-
-configure: $(BUILD)/CMakeCache.txt
+# Configures when $(BUILD) holds no finished configure (none yet, or one that
+# failed: the stamp is written only after success), when CMAKE_FLAGS or the
+# generator changed since (then from a fresh cache, so that a flag left out
+# goes back to its default; compiled objects are kept), or when scripts/deps.sh
+# fetched something since (then on the same cache, to find it).
+STAMP := $(BUILD)/pipegemm-configure.stamp
+export PG_CONFIGURE_KEY := $(GENERATOR) $(CMAKE_FLAGS)
+configure:
+	@if [ ! -f $(STAMP) ] || [ "$$(cat $(STAMP))" != "$$PG_CONFIGURE_KEY" ]; then \
+	  rm -f $(STAMP) $(BUILD)/CMakeCache.txt; \
+	elif [ ! -f .deps/stamp ] || [ ! .deps/stamp -nt $(STAMP) ]; then \
+	  exit 0; \
+	fi; \
+	echo "cmake -S . -B $(BUILD) $$PG_CONFIGURE_KEY"; \
+	cmake -S . -B $(BUILD) $(GENERATOR) $(CMAKE_FLAGS) && \
+	printf '%s\n' "$$PG_CONFIGURE_KEY" >$(STAMP)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -20,9 +32,15 @@ build: configure
 run: build
 	$(BUILD)/pipegemm bench --variant all
 
+# What the tests need beyond the build (cmocka, cuobjdump, nvdisasm), fetched
+# into .deps/ where missing (scripts/deps.sh).
+deps:
+	@scripts/deps.sh
+
 # Every test; GPU tests report "skipped" on a machine without a GPU, and the
 # reason each skipped test gave is printed after the summary.
-test: build
+test: deps
+	@$(MAKE) --no-print-directory build
 	ctest --test-dir $(BUILD) --output-on-failure
 	@grep -h "^skipped:" $(BUILD)/Testing/Temporary/LastTest.log 2>/dev/null | sort -u | sed 's/^/ctest: /' || true
 
@@ -79,7 +97,8 @@ clean:
 help:
 	@echo "make          build the library, the pipegemm tool and the tests"
 	@echo "make run      pipegemm bench --variant all (needs a GPU)"
-	@echo "make test     run every test (GPU tests skip without a GPU)"
+	@echo "make deps     fetch what the tests need into .deps/ (cmocka, cuobjdump, nvdisasm)"
+	@echo "make test     make deps, then every test (GPU tests skip without a GPU)"
 	@echo "make test-gpu run only the GPU tests"
 	@echo "make ptx      PTX of every kernel, per architecture, in $(BUILD)/artifacts/"
 	@echo "make sass     SASS of every kernel, per architecture, in $(BUILD)/artifacts/"

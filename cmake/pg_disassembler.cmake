@@ -1,12 +1,15 @@
 # Where `pipegemm inspect` and `make sass|ptx` find cuobjdump when
-# $PG_CUOBJDUMP is not set: the CUDA toolkit's bin directory, else the
-# official NVIDIA wheel (pip install nvidia-cuda-cuobjdump), whose binary
-# lands in <site-packages>/nvidia/<cuNN or cuda_cuobjdump>/bin. .ci/run
-# installs the wheel into .deps/pip with `pip install --target`.
+# $PG_CUOBJDUMP is not set, and the nvdisasm that `cuobjdump -sass` runs: the
+# CUDA toolkit's bin directory, else NVIDIA's wheels (nvidia-cuda-cuobjdump,
+# nvidia-cuda-nvdisasm), whose binaries land in
+# <site-packages>/nvidia/<cuNN or cuda_cuobjdump>/bin. scripts/deps.sh puts
+# them in .deps/pip when the toolkit has none.
 #
-# Sets PG_CUOBJDUMP_EXECUTABLE (cached; empty when none is found). The tool
-# also searches the PATH at run time, so a build without it still works
-# where cuobjdump is installed later.
+# Sets PG_CUOBJDUMP_EXECUTABLE and PG_NVDISASM_EXECUTABLE (cached; NOTFOUND
+# when none is found, and searched again at the next configure), and
+# PG_CUOBJDUMP_BAKED / PG_NVDISASM_BAKED (the path, or ""). The tool also
+# searches the PATH at run time, so a build without them still works where
+# they are installed later.
 
 set(_pg_disasm_hints "${CUDAToolkit_BIN_DIR}")
 
@@ -41,12 +44,25 @@ endif()
 find_program(PG_CUOBJDUMP_EXECUTABLE NAMES cuobjdump
   HINTS ${_pg_disasm_hints}
   DOC "cuobjdump for pipegemm inspect and make sass/ptx")
+# cuobjdump looks for nvdisasm on the PATH only; the tool puts this one's
+# directory there. The one beside cuobjdump first: the same release.
+set(_pg_nvdisasm_hints ${_pg_disasm_hints})
 if(PG_CUOBJDUMP_EXECUTABLE)
-  message(STATUS "cuobjdump (pipegemm inspect): ${PG_CUOBJDUMP_EXECUTABLE}")
-  set(PG_CUOBJDUMP_BAKED "${PG_CUOBJDUMP_EXECUTABLE}")
-else()
-  message(STATUS "cuobjdump (pipegemm inspect): not found; install the CUDA "
-                 "toolkit's or 'pip install nvidia-cuda-cuobjdump', or set "
-                 "PG_CUOBJDUMP at run time")
-  set(PG_CUOBJDUMP_BAKED "")
+  get_filename_component(_pg_dir "${PG_CUOBJDUMP_EXECUTABLE}" DIRECTORY)
+  list(PREPEND _pg_nvdisasm_hints "${_pg_dir}")
 endif()
+find_program(PG_NVDISASM_EXECUTABLE NAMES nvdisasm
+  HINTS ${_pg_nvdisasm_hints}
+  DOC "nvdisasm, which cuobjdump -sass runs")
+
+foreach(_tool IN ITEMS CUOBJDUMP NVDISASM)
+  string(TOLOWER ${_tool} _name)
+  if(PG_${_tool}_EXECUTABLE)
+    message(STATUS "${_name} (pipegemm inspect): ${PG_${_tool}_EXECUTABLE}")
+    set(PG_${_tool}_BAKED "${PG_${_tool}_EXECUTABLE}")
+  else()
+    message(STATUS "${_name} (pipegemm inspect): not found; install the CUDA "
+                   "toolkit's, or run scripts/deps.sh (pip wheel nvidia-cuda-${_name})")
+    set(PG_${_tool}_BAKED "")
+  endif()
+endforeach()

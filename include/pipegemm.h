@@ -38,13 +38,18 @@
 #include <stddef.h>
 #include <cuda_runtime_api.h>
 
-/* The version of this header; pg_version() gives the library's. */
+/* The version of this header; pg_version() gives the library's. The three
+ * numbers are the only place it is written (CMake reads them too). */
 #define PIPEGEMM_VERSION_MAJOR 0
 #define PIPEGEMM_VERSION_MINOR 2
 #define PIPEGEMM_VERSION_PATCH 0
 #define PIPEGEMM_VERSION                                                          \
   (PIPEGEMM_VERSION_MAJOR * 10000 + PIPEGEMM_VERSION_MINOR * 100 + PIPEGEMM_VERSION_PATCH)
-#define PIPEGEMM_VERSION_STRING "0.2.0"
+#define PIPEGEMM_STRING_(x) #x
+#define PIPEGEMM_XSTRING_(x) PIPEGEMM_STRING_(x)
+#define PIPEGEMM_VERSION_STRING                                                   \
+  PIPEGEMM_XSTRING_(PIPEGEMM_VERSION_MAJOR) "." PIPEGEMM_XSTRING_(PIPEGEMM_VERSION_MINOR) "." \
+  PIPEGEMM_XSTRING_(PIPEGEMM_VERSION_PATCH)
 
 /* What the shared library exports: the functions below and nothing else. */
 #if defined(__GNUC__) || defined(__clang__)

@@ -13,7 +13,8 @@
 #   grep -E 'cp.async|commit_group|wait_group' build/artifacts/pg_cp_async_kernel.sm_80.ptx
 #
 # cuobjdump: $PG_CUOBJDUMP, else the one CMake found (PG_CUOBJDUMP_EXECUTABLE
-# in BUILD/CMakeCache.txt), else the PATH; exit 3 when there is none.
+# in BUILD/CMakeCache.txt), else the PATH; exit 3 when there is none. nvdisasm
+# (for sass): the one beside cuobjdump, else the one CMake found, else the PATH.
 # A PTX file holds the module's header (.version, .target, module-scope
 # declarations) and the kernel's .entry.
 set -euo pipefail
@@ -45,6 +46,16 @@ fi
 if [ -z "$tool" ] || [ ! -x "$tool" ]; then
   echo "artifacts: no cuobjdump: set PG_CUOBJDUMP, install the CUDA toolkit's, or pip install nvidia-cuda-cuobjdump" >&2
   exit 3
+fi
+
+# cuobjdump -sass runs nvdisasm, found on the PATH only: the one beside
+# cuobjdump, else the one CMake found (PG_NVDISASM_EXECUTABLE).
+nvdisasm=$(dirname "$tool")/nvdisasm
+if [ ! -x "$nvdisasm" ] && [ -f "$build/CMakeCache.txt" ]; then
+  nvdisasm=$(sed -n 's/^PG_NVDISASM_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+fi
+if [ -n "$nvdisasm" ] && [ -x "$nvdisasm" ]; then
+  PATH=$(dirname "$nvdisasm"):$PATH
 fi
 
 out=$build/artifacts

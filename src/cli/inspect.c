@@ -22,6 +22,10 @@
 #ifndef PG_CUOBJDUMP_PATH
 #define PG_CUOBJDUMP_PATH ""
 #endif
+/* The nvdisasm found at configure time, which `cuobjdump -sass` runs. */
+#ifndef PG_NVDISASM_PATH
+#define PG_NVDISASM_PATH ""
+#endif
 
 /* DESIGN.md's code 3: what the command needs is not on this machine. */
 #define EXIT_NO_DISASSEMBLER PGC_EXIT_NO_GPU
@@ -134,9 +138,7 @@ static int find_nvdisasm_dirs(disassembler *tool, char *err, size_t err_size) {
     add_helper_dir(tool, env);
   }
   add_helper_dir(tool, tool->path);
-#ifdef PG_NVDISASM_PATH
   if (pgc_is_executable(PG_NVDISASM_PATH)) add_helper_dir(tool, PG_NVDISASM_PATH);
-#endif
   return 0;
 }
 

@@ -1,0 +1,64 @@
+#!/bin/sh
+# The installed package, used as a C project would (tests/CMakeLists.txt runs
+# each step as a test; install first):
+#
+#   check.sh install   BUILD PREFIX              cmake --install BUILD --prefix PREFIX
+#   check.sh cmake     PREFIX LIBDIR WORK GENERATOR CC   find_package(pipegemm)
+#   check.sh pkgconfig PREFIX LIBDIR WORK CC             pkg-config --cflags --libs
+#
+# The consumers need no GPU, so they run here. Exit 77 (skipped) where
+# pkg-config is not installed. $CMAKE: the cmake to use (default: the PATH's).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+cmake=${CMAKE:-cmake}
+mode=$1
+shift
+
+case "$mode" in
+  install)
+    build=$1 prefix=$2
+    rm -rf "$prefix"
+    "$cmake" --install "$build" --prefix "$prefix" >/dev/null
+    for f in include/pipegemm.h bin/pipegemm; do
+      [ -f "$prefix/$f" ] || { echo "check: FAIL: $prefix/$f not installed"; exit 1; }
+    done
+    "$prefix/bin/pipegemm" --version
+    find "$prefix" -type f -o -type l | sort
+    ;;
+  cmake)
+    prefix=$1 libdir=$2 work=$3 generator=$4 cc=$5
+    rm -rf "$work"
+    "$cmake" -S "$here" -B "$work" -G "$generator" -DCMAKE_C_COMPILER="$cc" \
+      -Dpipegemm_DIR="$prefix/$libdir/cmake/pipegemm"
+    "$cmake" --build "$work"
+    "$work/consumer_shared"
+    "$work/consumer_static"
+    if ldd "$work/consumer_static" 2>/dev/null | grep -q libpipegemm; then
+      echo "check: FAIL: consumer_static loads libpipegemm.so"
+      exit 1
+    fi
+    ;;
+  pkgconfig)
+    prefix=$1 libdir=$2 work=$3 cc=$4
+    if ! command -v pkg-config >/dev/null 2>&1; then
+      echo "skipped: pkg-config is not installed (apt-get install pkg-config)"
+      exit 77
+    fi
+    rm -rf "$work"
+    mkdir -p "$work"
+    PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+    export PKG_CONFIG_PATH
+    flags=$(pkg-config --cflags --libs pipegemm)
+    echo "pkg-config --cflags --libs pipegemm: $flags"
+    # shellcheck disable=SC2086 # flags is a list of words
+    "$cc" -std=c11 -Wall -Wextra -Werror -pedantic "$here/consumer.c" -o "$work/consumer" \
+      $flags -Wl,-rpath,"$(pkg-config --variable=libdir pipegemm)" \
+      -Wl,-rpath,"$(pkg-config --variable=cudalibdir pipegemm)"
+    "$work/consumer"
+    ;;
+  *)
+    echo "usage: check.sh install|cmake|pkgconfig ..." >&2
+    exit 2
+    ;;
+esac
