@@ -28,7 +28,19 @@
 #
 # Environment:
 #   PG_SKIP_SANITIZER=1  PG_SKIP_BENCH=1 (bench and study)  PG_SKIP_TESTS=1
-#   PG_SKIP_PROFILE=1
+#   PG_SKIP_PROFILE=1  PG_SKIP_STUDIES=1 (studies, stage and size sweeps)
+#   PG_SKIP_CONFIGS=1          the two other builds (configs.log): PTX only for
+#                              compute_80, so every kernel runs its Ampere code
+#                              on this GPU through the driver's compiler; and
+#                              tma_ws built for sm_80 only
+#                              (-DPG_TMA_WS_ARCHITECTURES=80), so this GPU
+#                              cannot load its image, as a GPU after sm_90
+#                              cannot: the GPU tests in each, auto included
+#   PG_BEFORE_TREE=dir         a source tree of an earlier version (git
+#                              archive into a carried .deps/ folder): built
+#                              too, and `bench --variant all` at 4096^3 and
+#                              bench/host_cost.c run on it and on this tree,
+#                              alternating, twice (before-after.txt)
 #   PG_BENCH_ARGS="..."        extra arguments for both bench runs
 #   PG_BENCH_SIZE=4096         bench problem size
 #   PG_SANITIZER_TOOLS="memcheck racecheck synccheck initcheck"
@@ -208,6 +220,57 @@ if (( built )) && [ "${PG_SKIP_SANITIZER:-0}" != 1 ]; then
   fi
 fi
 
+# ---- the code paths of other GPUs, on this one ----------------------------------
+if (( built )) && [ "${PG_SKIP_CONFIGS:-0}" != 1 ]; then
+  : >"$OUT/configs.log"
+  for config in "ptx80:-DCMAKE_CUDA_ARCHITECTURES=80-virtual" \
+                "no-tma-ws-image:-DCMAKE_CUDA_ARCHITECTURES=90 -DPG_TMA_WS_ARCHITECTURES=80"; do
+    name=${config%%:*}
+    flags=${config#*:}
+    if run_step "configure $name" "$OUT/configs.log" "$OUT/configs.log" 120 \
+         make configure BUILD="build-$name" CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Release $flags" &&
+       run_step "build $name" "$OUT/configs.log" "$OUT/configs.log" 300 \
+         make build BUILD="build-$name" CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Release $flags" \
+         JOBS="$(nproc)"; then
+      run_step "gpu tests $name" "$OUT/configs.log" "$OUT/configs.log" 200 \
+        ctest --test-dir "build-$name" --output-on-failure -L gpu
+      run_step "list $name" "$OUT/configs.log" "$OUT/configs.log" 30 \
+        "build-$name/pipegemm" list
+      run_step "bench auto $name" "$OUT/configs.log" "$OUT/configs.log" 60 \
+        "build-$name/pipegemm" bench --variant mbarrier,tma,tma_ws,auto --size 2048
+    fi
+  done
+  grep -E "tests passed|runs checked|captures replayed|checks, " "$OUT/configs.log" >>"$summary"
+fi
+
+# ---- before and after: the same benchmark and the host's cost of a call -----------
+if (( built )) && [ -n "${PG_BEFORE_TREE:-}" ]; then
+  : >"$OUT/before-after.txt"
+  before=build-before
+  if run_step "configure before" "$OUT/before-after.txt" "$OUT/before-after.txt" 120 \
+       cmake -S "$PG_BEFORE_TREE" -B "$before" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+       -DCMAKE_CUDA_ARCHITECTURES=90 -DBUILD_TESTING=OFF \
+       -DCMOCKA_ROOT="$root/.deps/cmocka/usr" &&
+     run_step "build before" "$OUT/before-after.txt" "$OUT/before-after.txt" 300 \
+       cmake --build "$before" -j "$(nproc)" --target pipegemm_cli &&
+     run_step "host cost before (build)" "$OUT/before-after.txt" "$OUT/before-after.txt" 60 \
+       gcc -std=c11 -O2 -D_POSIX_C_SOURCE=200809L bench/host_cost.c -I"$PG_BEFORE_TREE/include" \
+       -I/usr/local/cuda/include "$before/libpipegemm.a" -L/usr/local/cuda/lib64 -lcudart \
+       -lcublas -lstdc++ -lpthread -lm -ldl -o "$before/pg_host_cost"; then
+    for pass in 1 2; do
+      for side in before after; do
+        tool=$before/pipegemm cost=$before/pg_host_cost
+        [ "$side" = after ] && tool=$cli cost=$build/pg_host_cost
+        echo "==== $side, pass $pass" >>"$OUT/before-after.txt"
+        run_step "bench $side ($pass)" "$OUT/before-after.txt" "$OUT/before-after.txt" 120 \
+          "$tool" bench --variant all --size 4096 --quiet
+        run_step "host cost $side ($pass)" "$OUT/before-after.txt" "$OUT/before-after.txt" 60 \
+          "$cost"
+      done
+    done
+  fi
+fi
+
 # ---- benchmark and study ---------------------------------------------------------
 cli=$build/pipegemm
 if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
@@ -223,17 +286,22 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
     run_step "bench table" "$OUT/bench.txt" "$OUT/bench.txt" 150 \
       "$cli" bench --variant all --size "$size" ${PG_BENCH_ARGS:-}
   fi
+  [ "${PG_SKIP_STUDIES:-0}" = 1 ] && PG_SIZE_SHAPES=${PG_SIZE_SHAPES:-none}
   for pass in 1 2; do
+    [ "${PG_SKIP_STUDIES:-0}" = 1 ] && break
     run_step "study pipelining ($pass)" "$OUT/study.txt" "$OUT/study.txt" 120 \
       "$cli" study pipelining
   done
-  run_step "study single-warp" "$OUT/study.txt" "$OUT/study.txt" 120 "$cli" study single-warp
+  [ "${PG_SKIP_STUDIES:-0}" != 1 ] &&
+    run_step "study single-warp" "$OUT/study.txt" "$OUT/study.txt" 120 "$cli" study single-warp
   for sweep_size in 2048 4096; do
+    [ "${PG_SKIP_STUDIES:-0}" = 1 ] && break
     run_step "stage sweep $sweep_size" "$OUT/sweep.csv" "$OUT/summary.txt" 150 \
       "$cli" bench --variant all --stages 1-8 --size "$sweep_size" --format csv --quiet
   done
   : >"$OUT/sizes.csv"
   for shape in ${PG_SIZE_SHAPES:---size=1024 --size=2048 --size=4096 --size=8192 --m=4096:--n=8192:--k=2048 --m=3000:--n=5000:--k=1000}; do
+    [ "$shape" = none ] && break
     # shellcheck disable=SC2046 # one word per option of the shape
     run_step "size sweep $shape" "$OUT/sizes.csv" "$OUT/summary.txt" 120 \
       "$cli" bench --variant cublas,cp_async,tma,tma_ws,auto $(echo "$shape" | tr ':' ' ') \

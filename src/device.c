@@ -174,6 +174,7 @@ static void probe_image(void *ctx) {
   cudaError_t err = cudaSetDevice(p->device->ordinal);
   if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, p->kernel);
   if (err == cudaSuccess) {
+    p->image.ptx_version = attr.ptxVersion;
     p->image.registers = attr.numRegs;
     p->image.static_smem = attr.sharedSizeBytes;
     /* Opt in once to all the dynamic shared memory the device allows. */

@@ -61,6 +61,7 @@ pg_status pg_no_device(cudaError_t err);
  * allows, so no launch needs to. */
 typedef struct {
   cudaError_t load_error; /* cudaSuccess when the GPU loads it */
+  int ptx_version;        /* the virtual architecture it was compiled for (80, 90) */
   int registers;
   size_t static_smem;
 } pg_kernel_image;

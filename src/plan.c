@@ -125,6 +125,16 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
                           info->name, dev->cc, cudaGetErrorString(image.load_error));
       return st;
     }
+    /* Code compiled for an older virtual architecture than the entry needs
+     * loads (the driver compiles its PTX) but holds only the trap of a
+     * kernel built without its instructions. */
+    if (image.ptx_version < info->min_cc) {
+      st = pg_status_from_cuda(cudaErrorNoKernelImageForDevice);
+      pg_set_error_detail("%s: this build holds its code for compute_%d only; it needs sm_%d "
+                          "code or compute_%d PTX",
+                          info->name, image.ptx_version, info->min_cc, info->min_cc);
+      return st;
+    }
   }
   if (!layout) return PG_OK;
   if (kernel->grid_x > PG_MAX_GRID_X || kernel->grid_y > PG_MAX_GRID_Y) {

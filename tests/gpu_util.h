@@ -65,6 +65,28 @@ static inline void *pgt_malloc_host(size_t bytes) {
   return p;
 }
 
+/* 1 if `name` is an item of the comma-separated `list`. */
+static inline int pgt_listed(const char *list, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = list; *p;) {
+    const char *end = strchr(p, ',');
+    size_t item = end ? (size_t)(end - p) : strlen(p);
+    if (item == len && strncmp(p, name, len) == 0) return 1;
+    if (!end) break;
+    p = end + 1;
+  }
+  return 0;
+}
+
+/* Whether a test runs this variant: PG_TEST_VARIANTS=a,b runs only those,
+ * PG_TEST_SKIP_VARIANTS=a,b all but those (the sanitizer runs leave cuBLAS's
+ * own kernels out of racecheck). */
+static inline int pgt_selected(const char *name) {
+  const char *only = getenv("PG_TEST_VARIANTS"), *skip = getenv("PG_TEST_SKIP_VARIANTS");
+  if (skip != NULL && pgt_listed(skip, name)) return 0;
+  return only == NULL || *only == '\0' || pgt_listed(only, name);
+}
+
 /* Index of the first float whose bits differ, or -1. */
 static inline long long pgt_first_diff(const float *x, const float *y, size_t count) {
   for (size_t i = 0; i < count; i++)

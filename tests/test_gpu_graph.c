@@ -2,6 +2,7 @@
  * graph replayed: C must be right after every replay. The first pipegemm call
  * of this process (and each entry's first call, when the library probes the
  * device and creates cuBLAS's handle) happens inside a capture.
+ * PG_TEST_VARIANTS / PG_TEST_SKIP_VARIANTS choose variants (gpu_util.h).
  * Exit 0 pass, 1 fail, 77 without a GPU. */
 #include <stdio.h>
 #include <string.h>
@@ -85,7 +86,8 @@ int main(void) {
                {cudaStreamCaptureModeRelaxed, "relaxed"}};
   for (size_t m = 0; m < sizeof modes / sizeof modes[0]; ++m)
     for (int i = 0; i < pg_variant_count(); ++i)
-      capture_one(pg_variant_at(i), modes[m].mode, modes[m].name);
+      if (pgt_selected(pg_variant_at(i)->name))
+        capture_one(pg_variant_at(i), modes[m].mode, modes[m].name);
 
   PGT_CUDA(cudaFree(d_a));
   PGT_CUDA(cudaFree(d_b));

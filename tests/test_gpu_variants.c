@@ -94,23 +94,7 @@ static int max_int(int x, int y) { return x > y ? x : y; }
 static int odd(int x) { return x | 1; }
 static int round_up4(int x) { return (x + 3) / 4 * 4; }
 
-/* 1 if `name` is an item of the comma-separated `list`. */
-static int listed(const char *list, const char *name) {
-  size_t len = strlen(name);
-  for (const char *p = list; *p;) {
-    const char *end = strchr(p, ',');
-    size_t item = end ? (size_t)(end - p) : strlen(p);
-    if (item == len && strncmp(p, name, len) == 0) return 1;
-    if (!end) break;
-    p = end + 1;
-  }
-  return 0;
-}
-
-static int selected(const char *name) {
-  if (skip_variants != NULL && listed(skip_variants, name)) return 0;
-  return only_variants == NULL || *only_variants == '\0' || listed(only_variants, name);
-}
+static int selected(const char *name) { return pgt_selected(name); }
 
 static void setup_layout(problem *p) {
   int m = p->s.m, n = p->s.n, k = p->s.k;
