@@ -203,9 +203,13 @@ if (( built )) && [ "${PG_SKIP_SANITIZER:-0}" != 1 ]; then
           done
           continue
         fi
+        # test_gpu_state makes failed runtime calls on purpose (an error the
+        # caller left pending): those are not the library's.
+        api_errors=()
+        [ "$(basename "$t")" = test_gpu_state ] && api_errors=(--report-api-errors no)
         PG_TEST_QUICK=1 PG_TEST_VARIANTS=${PG_SANITIZER_VARIANTS:-} PG_TEST_SKIP_VARIANTS=$skip \
           run_step "sanitizer $tool $(basename "$t")" "$OUT/sanitizer.log" "$OUT/sanitizer.log" 75 \
-          "$sanitizer" --tool "$tool" --error-exitcode 1 --print-limit 20 "$t"
+          "$sanitizer" --tool "$tool" "${api_errors[@]}" --error-exitcode 1 --print-limit 20 "$t"
       done
     done
     # The single-warp study's kernels are not in the registry: sanitize the
