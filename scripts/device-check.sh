@@ -264,7 +264,7 @@ if (( built )) && [ -n "${PG_BEFORE_TREE:-}" ]; then
     for pass in 1 2; do
       for side in before after; do
         tool=$before/pipegemm cost=$before/pg_host_cost
-        [ "$side" = after ] && tool=$cli cost=$build/pg_host_cost
+        [ "$side" = after ] && tool=$build/pipegemm cost=$build/pg_host_cost
         echo "==== $side, pass $pass" >>"$OUT/before-after.txt"
         run_step "bench $side ($pass)" "$OUT/before-after.txt" "$OUT/before-after.txt" 120 \
           "$tool" bench --variant all --size 4096 --quiet
