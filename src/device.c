@@ -115,6 +115,7 @@ static void probe_device(void *ctx) {
   p->device.cc = major * 10 + minor;
   p->device.sm_count = sms;
   p->device.smem_optin = (size_t)smem;
+  p->device.tuning = pg_tuning_row(p->device.cc, sms);
 }
 
 /* A failure to reach a device: PG_ERR_NO_DEVICE, the reason as the detail. */

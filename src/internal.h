@@ -46,6 +46,7 @@ typedef struct {
   int cc;                 /* major*10 + minor */
   int sm_count;
   size_t smem_optin;      /* shared memory a block may opt in to */
+  pg_tuning tuning;       /* its row of src/tuning.c (no environment overrides) */
 } pg_device;
 
 /* The current device's facts, cached per device. PG_ERR_NO_DEVICE with

@@ -109,9 +109,8 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
   }
   memset(kernel, 0, sizeof *kernel);
   if (info->kind == PG_KIND_KERNEL) {
-    const pg_tuning tuning = pg_tuning_for(dev->cc, dev->sm_count);
     plan->args.stages = stages;
-    entry->plan(&plan->args, &tuning, kernel);
+    entry->plan(&plan->args, &dev->tuning, kernel);
     if (kernel->kernel == NULL) {
       pg_set_error_detail("%s has no kernel for %d stages", info->name, stages);
       return PG_ERR_STAGES;
@@ -160,10 +159,10 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
  * cleared once one runs. */
 static pg_status choose(const pg_device *dev, pg_plan *plan, const pg_variant_entry **entry,
                         int *stages, pg_kernel_plan *kernel) {
-  const pg_tuning tuning = pg_tuning_for(dev->cc, dev->sm_count);
+  const pg_tuning *tuning = &dev->tuning;
   const long long m = plan->args.m, n = plan->args.n;
-  for (int i = 0; i < PG_AUTO_MAX_RULES && tuning.auto_rules[i].variant != NULL; ++i) {
-    const pg_auto_rule *rule = &tuning.auto_rules[i];
+  for (int i = 0; i < PG_AUTO_MAX_RULES && tuning->auto_rules[i].variant != NULL; ++i) {
+    const pg_auto_rule *rule = &tuning->auto_rules[i];
     const pg_variant_entry *candidate = pg_entry_find(rule->variant);
     if (candidate == NULL || candidate->info.kind == PG_KIND_SELECTOR) continue;
     const pg_variant_info *info = &candidate->info;

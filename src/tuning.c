@@ -31,15 +31,22 @@ static int env_int(const char *name, int fallback) {
   return (int)v;
 }
 
-pg_tuning pg_tuning_for(int cc, int sm_count) {
+pg_tuning pg_tuning_row(int cc, int sm_count) {
   const int count = (int)(sizeof rows / sizeof rows[0]);
-  pg_tuning t = rows[count - 1];
   for (int i = 0; i < count; ++i)
     if ((rows[i].cc == 0 || rows[i].cc == cc) &&
-        (rows[i].sm_count == 0 || rows[i].sm_count == sm_count)) {
-      t = rows[i];
-      break;
-    }
+        (rows[i].sm_count == 0 || rows[i].sm_count == sm_count))
+      return rows[i];
+  return rows[count - 1];
+}
+
+pg_tuning pg_tuning_for(int cc, int sm_count) {
+  const pg_tuning row = pg_tuning_row(cc, sm_count);
+  return pg_tuning_with_env(&row);
+}
+
+pg_tuning pg_tuning_with_env(const pg_tuning *row) {
+  pg_tuning t = *row;
   t.tma_ws_group_m = env_int("PIPEGEMM_TMA_WS_GROUP_M", t.tma_ws_group_m);
   if (t.tma_ws_group_m < 1) t.tma_ws_group_m = 1;
   t.tma_ws_blocks_per_sm = env_int("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", t.tma_ws_blocks_per_sm);

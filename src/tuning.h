@@ -33,10 +33,15 @@ typedef struct {
   pg_auto_rule auto_rules[PG_AUTO_MAX_RULES];
 } pg_tuning;
 
-/* The row for a device: the first whose cc and SM count match.
- * PIPEGEMM_TMA_WS_GROUP_M and PIPEGEMM_TMA_WS_BLOCKS_PER_SM, when set to a
- * number, override the tma_ws fields (for tuning runs); they are read when
- * a call is planned. */
+/* The row for a device: the first whose cc and SM count match. */
+pg_tuning pg_tuning_row(int cc, int sm_count);
+
+/* A row with the environment's overrides of its tma_ws fields (for tuning
+ * runs): PIPEGEMM_TMA_WS_GROUP_M and PIPEGEMM_TMA_WS_BLOCKS_PER_SM, when set
+ * to a number. The tma_ws planners read them when a call is planned. */
+pg_tuning pg_tuning_with_env(const pg_tuning *row);
+
+/* Both: the row for a device, overridden by the environment. */
 pg_tuning pg_tuning_for(int cc, int sm_count);
 
 #ifdef __cplusplus

@@ -228,8 +228,10 @@ static const pg_tma_boxes tma_ws_boxes = {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTE
 
 /* One block per tile, or, where the tuning table asks for it, a persistent
  * grid of that many blocks per SM (the core caps it at what fits). */
-extern "C" void pg_plan_tma_ws(pg_gemm_args *args, const pg_tuning *tuning,
+extern "C" void pg_plan_tma_ws(pg_gemm_args *args, const pg_tuning *row,
                                pg_kernel_plan *plan) {
+  const pg_tuning env = pg_tuning_with_env(row);
+  const pg_tuning *tuning = &env;
   const long long tiles = (((long long)args->m + TWS_TILE_M - 1) / TWS_TILE_M) *
                           (((long long)args->n + TWS_TILE_N - 1) / TWS_TILE_N);
   args->group_m = tuning->tma_ws_group_m;
