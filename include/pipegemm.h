@@ -197,7 +197,20 @@ PG_API pg_status pg_plan_create(pg_plan **plan, const pg_variant_info *variant, 
                                 int m, int n, int k, float alpha, const float *a, int lda,
                                 const float *b, int ldb, float beta, float *c, int ldc);
 
-/* Enqueues the planned GEMM on `stream`. */
+/* Enqueues the planned GEMM on `stream`.
+ *
+ * Workspace: a plan that splits K (tma_ws_splitk, and auto where it chooses
+ * it; pg_plan_info says so) needs splits x M x N floats (N rounded up to a
+ * multiple of 4) for its partial sums. The caller allocates nothing: each
+ * launch takes them from a memory pool of the library's own on the device
+ * (cudaMallocFromPoolAsync on `stream`), runs the GEMM and a second kernel
+ * that adds the partial sums up in split order, and gives the memory back
+ * (cudaFreeAsync on `stream`). So launches on different streams and threads
+ * never share a workspace, nothing synchronises the device, and a stream
+ * capture records the allocation and the free as graph memory nodes (as CUDA
+ * allows such a graph to be instantiated once at a time). The pool keeps the
+ * memory it has handed out for later launches; pg_shutdown gives it back.
+ * Results are bitwise the same on every run: no atomics, a fixed order. */
 PG_API pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream);
 
 /* Frees a plan; NULL is ignored. */
@@ -210,6 +223,8 @@ typedef struct {
   int launches;                   /* kernels it enqueues (0 when M or N is 0; 1 for cublas) */
   unsigned grid_x, grid_y;        /* of its kernel; 0 for cublas */
   pg_kernel_facts kernel;         /* of its kernel; zeros for cublas */
+  int splits;                     /* K split in this many ranges (1: not split) */
+  size_t workspace_bytes;         /* device memory a launch takes for them (0: none) */
 } pg_plan_info;
 PG_API pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info);
 
@@ -225,12 +240,14 @@ PG_API pg_status pg_variant_accepts(const pg_variant_info *variant, int stages, 
  * device: the fastest of our variants that can run it, by the rules of the
  * tuning table (src/tuning.c), and only among entries whose kernel image
  * this GPU loads. Writes the variant and its stage count; PG_ERR_NO_DEVICE
- * without a GPU. */
+ * without a GPU. The whole choice (K split, grid) is what pg_plan_describe
+ * tells of an `auto` plan. */
 PG_API pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const float *b,
                                 int ldb, const pg_variant_info **variant, int *stages);
 
-/* Releases the cuBLAS handles the `cublas` variant created (one per device).
- * Optional; safe to call more than once. */
+/* Releases the cuBLAS handles the `cublas` variant created (one per device)
+ * and the memory the split-K pool kept. Optional; safe to call more than
+ * once; plans stay valid. */
 PG_API void pg_shutdown(void);
 
 #ifdef __cplusplus

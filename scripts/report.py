@@ -78,6 +78,9 @@ VARIANT_STYLES = {
     "warp_specialized": Style("#393b79", 1, 9),
     "tma": Style("#7b4173", 1, 5),
     "tma_ws": Style("#d62728", 1, 7),
+    "tma_ws_splitk": Style("#fd8d3c", 1, 11),
+    "tma_ws_n64": Style("#74c476", 1, 9),
+    "tma_ws_streamk": Style("#8c2d04", 1, 13),
     "auto": Style("#e7298a", 4, 3),              # star
 }
 # A name the table lacks (a new variant, a renamed one) still keeps one look

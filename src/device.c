@@ -29,6 +29,7 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static int device_known[PG_MAX_DEVICES];
 static pg_device devices[PG_MAX_DEVICES];
 static cublasHandle_t cublas_handles[PG_MAX_DEVICES];
+static cudaMemPool_t pools[PG_MAX_DEVICES];
 
 typedef struct {
   int ordinal;
@@ -215,6 +216,57 @@ pg_status pg_kernel_image_of(const pg_device *device, const void *kernel,
   return st;
 }
 
+/* ---- the memory pool for split-K's partial sums ---------------------------------- */
+
+typedef struct {
+  int ordinal;
+  cudaMemPool_t pool;
+  cudaError_t error;
+} pool_probe;
+
+static void create_pool(void *ctx) {
+  pool_probe *p = ctx;
+  int supported = 0;
+  cudaError_t err = cudaSetDevice(p->ordinal);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, p->ordinal);
+  if (err == cudaSuccess && !supported) err = cudaErrorNotSupported;
+  if (err == cudaSuccess) {
+    struct cudaMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = p->ordinal;
+    err = cudaMemPoolCreate(&p->pool, &props);
+  }
+  if (err == cudaSuccess) {
+    /* Keep freed memory for the next launch instead of returning it to the
+     * driver at every synchronisation. */
+    unsigned long long keep = ~0ull;
+    err = cudaMemPoolSetAttribute(p->pool, cudaMemPoolAttrReleaseThreshold, &keep);
+  }
+  p->error = err;
+}
+
+pg_status pg_device_pool(const pg_device *device, cudaMemPool_t *pool) {
+  pthread_mutex_lock(&cache_lock);
+  pg_status st = PG_OK;
+  if (pools[device->ordinal] == NULL) {
+    pool_probe probe;
+    memset(&probe, 0, sizeof probe);
+    probe.ordinal = device->ordinal;
+    st = on_probe_thread(create_pool, &probe);
+    if (st == PG_OK && probe.error != cudaSuccess) {
+      pg_set_error_detail("the split-K workspace pool: %s", cudaGetErrorString(probe.error));
+      st = pg_status_from_cuda(probe.error);
+    }
+    if (st == PG_OK) pools[device->ordinal] = probe.pool;
+  }
+  if (st == PG_OK) *pool = pools[device->ordinal];
+  pthread_mutex_unlock(&cache_lock);
+  return st;
+}
+
 /* ---- cuBLAS handles ---------------------------------------------------------------- */
 
 typedef struct {
@@ -262,10 +314,13 @@ pg_status pg_cublas_handle_of(const pg_device *device, pg_cublas_handle *handle)
 
 void pg_shutdown(void) {
   pthread_mutex_lock(&cache_lock);
-  for (int i = 0; i < PG_MAX_DEVICES; ++i)
+  for (int i = 0; i < PG_MAX_DEVICES; ++i) {
     if (cublas_handles[i] != NULL) {
       cublasDestroy(cublas_handles[i]);
       cublas_handles[i] = NULL;
     }
+    /* Plans may still use the pool: give back its memory, keep the pool. */
+    if (pools[i] != NULL) (void)cudaMemPoolTrimTo(pools[i], 0);
+  }
   pthread_mutex_unlock(&cache_lock);
 }

@@ -32,6 +32,17 @@ typedef struct {
   int vec_b; /* 1: same for B */
   int stages;
   int group_m; /* tma_ws: tile rows per group of the tile order */
+  /* Split-K: K's steps in `splits` ranges of k_tiles_per_split; with more
+   * than one, each range's sums go to its own m x n plane of `partials`
+   * (leading dimension ldp), and a second kernel adds them up. */
+  int splits, k_tiles_per_split;
+  float *partials;
+  int ldp;
+  /* Stream-K after sk_first_tile whole tiles (data-parallel waves):
+   * sk_blocks blocks share the remaining tiles' K steps evenly; a tile cut
+   * between blocks goes to their slots in `partials`, and a second kernel
+   * adds them up. */
+  int stream_k, sk_blocks, sk_first_tile;
 } pg_gemm_args;
 
 /* warp_specialized's producer warps beside its 256 compute threads
@@ -69,6 +80,12 @@ typedef struct {
 pg_status pg_kernel_image_of(const pg_device *device, const void *kernel,
                              pg_kernel_image *image);
 
+/* The library's own memory pool on a device, for split-K's partial sums:
+ * made on first use (on the probing thread), it keeps what it was given
+ * (release threshold: all), so a launch's stream-ordered allocation is
+ * cheap after the first. */
+pg_status pg_device_pool(const pg_device *device, cudaMemPool_t *pool);
+
 /* The cuBLAS handle of a device, made on first use (src/device.c makes it on
  * its probing thread, which may do what a stream capture forbids). */
 typedef struct cublasContext *pg_cublas_handle;
@@ -96,11 +113,20 @@ typedef struct {
   /* > 0: a persistent grid of at most this many blocks per SM (no more than
    * fit), whose blocks loop over the tiles; grid_x is the tile count. */
   int persistent_blocks_per_sm;
+  /* Non-zero: device memory the launch needs for partial sums (the core
+   * takes it from its pool, stream-ordered, and sets args->partials), and
+   * the kernel that reduces them, launched after the first with the same
+   * parameter. */
+  size_t workspace_bytes;
+  const void *reduce_kernel;
+  long long reduce_grid_x, reduce_grid_y;
+  int reduce_threads;
 } pg_kernel_plan;
 
 /* A kernel's planner. It may set the fields of args that are its own
  * (tma_ws's group_m). */
-typedef void (*pg_plan_fn)(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
+typedef void (*pg_plan_fn)(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                           pg_kernel_plan *plan);
 /* A layout rule an entry needs beyond pg_sgemm's own: PG_OK, or an error
  * with its reason written to `why`. */
 typedef pg_status (*pg_check_fn)(const pg_gemm_args *args, char *why, size_t why_size);
@@ -168,6 +194,10 @@ struct pg_plan {
   unsigned threads;
   size_t dynamic_smem;
   int has_maps; /* 1: the kernel's second parameter is `maps` */
+  size_t workspace_bytes;  /* 0: none */
+  cudaMemPool_t pool;      /* where the workspace comes from */
+  const void *reduce_kernel;
+  unsigned reduce_grid_x, reduce_grid_y, reduce_threads;
 };
 
 /* Fills *plan for the call, or returns the status pg_sgemm_variant returns
@@ -199,18 +229,24 @@ pg_status pg_cublas_sgemm(const pg_device *device, const pg_gemm_args *args,
 int pg_cublas_version(void);
 
 /* ---- planners, one per file in src/kernels/, in study order ----------------- */
-void pg_plan_tiled32(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_tiled32_db(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_baseline(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_pingpong(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_cp_async(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_pipeline_thread(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_pipeline_block(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_barrier(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_mbarrier(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_warp_specialized(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_tma(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_tma_ws(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_tiled32(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_tiled32_db(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_baseline(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_pingpong(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_cp_async(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_pipeline_thread(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_pipeline_block(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_barrier(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_mbarrier(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_warp_specialized(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_tma(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_tma_ws(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
+void pg_plan_tma_ws_splitk(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                           pg_kernel_plan *plan);
+void pg_plan_tma_ws_n64(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                        pg_kernel_plan *plan);
+void pg_plan_tma_ws_streamk(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                            pg_kernel_plan *plan);
 
 #ifdef __cplusplus
 }

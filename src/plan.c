@@ -110,7 +110,7 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
   memset(kernel, 0, sizeof *kernel);
   if (info->kind == PG_KIND_KERNEL) {
     plan->args.stages = stages;
-    entry->plan(&plan->args, &dev->tuning, kernel);
+    entry->plan(&plan->args, dev, &dev->tuning, kernel);
     if (kernel->kernel == NULL) {
       pg_set_error_detail("%s has no kernel for %d stages", info->name, stages);
       return PG_ERR_STAGES;
@@ -166,10 +166,12 @@ static pg_status choose(const pg_device *dev, pg_plan *plan, const pg_variant_en
     const pg_variant_entry *candidate = pg_entry_find(rule->variant);
     if (candidate == NULL || candidate->info.kind == PG_KIND_SELECTOR) continue;
     const pg_variant_info *info = &candidate->info;
-    if (rule->min_tiles_per_sm > 0 && info->tile_m > 0 && info->tile_n > 0) {
+    if (info->tile_m > 0 && info->tile_n > 0) {
       const long long tiles = ((m + info->tile_m - 1) / info->tile_m) *
                               ((n + info->tile_n - 1) / info->tile_n);
       if (tiles < (long long)rule->min_tiles_per_sm * dev->sm_count) continue;
+      if (rule->max_tiles_per_sm > 0 && tiles >= (long long)rule->max_tiles_per_sm * dev->sm_count)
+        continue;
     }
     const int s = rule->stages != 0 ? rule->stages : info->default_stages;
     if (s < info->min_stages || s > info->max_stages) continue;
@@ -222,6 +224,19 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_plan *kernel) {
   }
   plan->grid_x = (unsigned)grid_x;
   plan->grid_y = (unsigned)kernel->grid_y;
+  if (kernel->workspace_bytes > 0) {
+    pg_status st = pg_device_pool(plan->device, &plan->pool);
+    if (st != PG_OK) return st;
+    plan->workspace_bytes = kernel->workspace_bytes;
+    plan->reduce_kernel = kernel->reduce_kernel;
+    plan->reduce_grid_x = (unsigned)kernel->reduce_grid_x;
+    plan->reduce_grid_y = (unsigned)kernel->reduce_grid_y;
+    plan->reduce_threads = (unsigned)kernel->reduce_threads;
+    pg_kernel_image image; /* the reduction's shared-memory opt-in and image */
+    st = pg_kernel_image_of(plan->device, kernel->reduce_kernel, &image);
+    if (st == PG_OK && image.load_error != cudaSuccess) st = pg_status_from_cuda(image.load_error);
+    if (st != PG_OK) return st;
+  }
   if (kernel->tma != NULL) {
     cudaError_t err = pg_tma_encode(&plan->args, kernel->tma, &plan->maps);
     if (err != cudaSuccess) {
@@ -274,9 +289,27 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     return pg_cublas_sgemm(plan->device, &plan->args, stream);
   const dim3 grid = {plan->grid_x, plan->grid_y, 1};
   const dim3 block = {plan->threads, 1, 1};
-  void *params[] = {(void *)&plan->args, (void *)&plan->maps};
-  return pg_status_from_cuda(
-      cudaLaunchKernel(plan->kernel, grid, block, params, plan->dynamic_smem, stream));
+  if (plan->workspace_bytes == 0) {
+    void *params[] = {(void *)&plan->args, (void *)&plan->maps};
+    return pg_status_from_cuda(
+        cudaLaunchKernel(plan->kernel, grid, block, params, plan->dynamic_smem, stream));
+  }
+  /* Split-K: partial sums in stream-ordered memory of the library's pool,
+   * the kernel, the reduction, and the memory back to the pool; all four in
+   * `stream`, so concurrent launches never share a workspace. */
+  pg_gemm_args args = plan->args;
+  void *params[] = {(void *)&args, (void *)&plan->maps};
+  cudaError_t err = cudaMallocFromPoolAsync((void **)&args.partials, plan->workspace_bytes,
+                                            plan->pool, stream);
+  if (err != cudaSuccess) return pg_status_from_cuda(err);
+  err = cudaLaunchKernel(plan->kernel, grid, block, params, plan->dynamic_smem, stream);
+  if (err == cudaSuccess) {
+    const dim3 reduce_grid = {plan->reduce_grid_x, plan->reduce_grid_y, 1};
+    const dim3 reduce_block = {plan->reduce_threads, 1, 1};
+    err = cudaLaunchKernel(plan->reduce_kernel, reduce_grid, reduce_block, params, 0, stream);
+  }
+  const cudaError_t freed = cudaFreeAsync(args.partials, stream);
+  return pg_status_from_cuda(err != cudaSuccess ? err : freed);
 }
 
 pg_status pg_plan_create(pg_plan **out, const pg_variant_info *variant, int stages, int m,
@@ -333,7 +366,9 @@ pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info) {
   if (plan->entry == NULL) return PG_OK;
   info->variant = &plan->entry->info;
   info->stages = plan->stages;
-  info->launches = 1;
+  info->launches = plan->reduce_kernel != NULL ? 2 : 1;
+  info->splits = plan->args.splits > 1 ? plan->args.splits : 1;
+  info->workspace_bytes = plan->workspace_bytes;
   if (plan->entry->info.kind != PG_KIND_KERNEL) return PG_OK;
   info->grid_x = plan->grid_x;
   info->grid_y = plan->grid_y;

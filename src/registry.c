@@ -44,6 +44,10 @@ static size_t smem_tma_ws(int stages) {
   return (size_t)stages * (TWS_STAGE_BYTES + TWS_STAGE_SYNC_BYTES) + TMA_SMEM_SLACK;
 }
 
+static size_t smem_tma_ws_n64(int stages) {
+  return (size_t)stages * (TWS_SMALL_STAGE_BYTES + TWS_STAGE_SYNC_BYTES) + TMA_SMEM_SLACK;
+}
+
 /* ---- what each kernel's SASS must show (`pipegemm inspect --check`) ------
  * Written from the SASS that nvcc 13.0 emits for sm_80 and sm_90 (the counts
  * are in README.md, "What the SASS shows"). Every T128 kernel's epilogue
@@ -170,6 +174,10 @@ static const pg_sass_rule rules_tma_ws[] = {
 #define PG_WARP_THREADS 32
 
 /* The sources, by title (DESIGN.md, "Sources"). */
+/* tma_ws's kernel is a template on the tile's width and on how it takes
+ * its work (whole tiles 0, split K 1, stream-K 2). */
+#define TWS_INSTANCE(tile_n, mode) "pg_tma_ws_kernel<" PG_STRINGIFY(tile_n) ", " #mode ">"
+
 #define FROM_STUDY "CUDA Kernel Study: Pipelining"
 #define FROM_GUIDE "Software Pipelining and Double Buffering"
 #define FROM_BLOG "A study on CUDA async memcpy"
@@ -305,7 +313,46 @@ const pg_variant_entry pg_registry[] = {
         .smem_bytes = smem_tma_ws,
         .plan = pg_plan_tma_ws,
         .check = pg_tma_check,
-        .kernel = {.symbol = "pg_tma_ws_kernel", .dynamic_smem = 1, RULES(rules_tma_ws)},
+        .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_N, 0), .dynamic_smem = 1,
+                   RULES(rules_tma_ws)},
+    },
+    {
+        .info = {.name = "tma_ws_splitk", .kind = PG_KIND_KERNEL,
+                 .technique = "tma_ws with K split to fill the SMs a few tiles leave idle; partial sums added in split order by a second kernel",
+                 .source = FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
+                 .default_stages = 3, .tile_m = TWS_TILE_M, .tile_n = TWS_TILE_N,
+                 .tile_k = TWS_TILE_K, .threads = TWS_THREADS},
+        .smem_bytes = smem_tma_ws,
+        .plan = pg_plan_tma_ws_splitk,
+        .check = pg_tma_check,
+        /* tma_ws's kernel, judged by the same rules */
+        .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_N, 1), .dynamic_smem = 1,
+                   RULES(rules_tma_ws)},
+    },
+    {
+        .info = {.name = "tma_ws_n64", .kind = PG_KIND_KERNEL,
+                 .technique = "tma_ws on a 128x64 tile (8x8 outputs per consumer thread), three blocks per SM; K split as tma_ws_splitk does where the tiles leave block slots idle",
+                 .source = FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
+                 .default_stages = 3, .tile_m = TWS_TILE_M, .tile_n = TWS_SMALL_TILE_N,
+                 .tile_k = TWS_TILE_K, .threads = TWS_THREADS},
+        .smem_bytes = smem_tma_ws_n64,
+        .plan = pg_plan_tma_ws_n64,
+        .check = pg_tma_check,
+        .kernel = {.symbol = "pg_tma_ws_kernel",
+                   .launched = TWS_INSTANCE(TWS_SMALL_TILE_N, 1),
+                   .dynamic_smem = 1, RULES(rules_tma_ws)},
+    },
+    {
+        .info = {.name = "tma_ws_streamk", .kind = PG_KIND_KERNEL,
+                 .technique = "tma_ws over stream-K: one block per slot, each an equal share of all tiles' K steps; tiles cut between blocks added up in block order by a second kernel",
+                 .source = FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
+                 .default_stages = 3, .tile_m = TWS_TILE_M, .tile_n = TWS_TILE_N,
+                 .tile_k = TWS_TILE_K, .threads = TWS_THREADS},
+        .smem_bytes = smem_tma_ws,
+        .plan = pg_plan_tma_ws_streamk,
+        .check = pg_tma_check,
+        .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_N, 2), .dynamic_smem = 1,
+                   RULES(rules_tma_ws)},
     },
     {
         .info = {.name = "auto", .kind = PG_KIND_SELECTOR,

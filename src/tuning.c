@@ -8,17 +8,17 @@
 
 /* What auto runs where nothing faster applies: the tuned cp.async-family
  * kernel without TMA, and below sm_80 the one family without cp.async. */
-#define PG_AUTO_FALLBACKS {"mbarrier", 2, 0}, {"tiled32_db", 2, 0}
+#define PG_AUTO_FALLBACKS {"mbarrier", 2, 0, 0}, {"tiled32_db", 2, 0, 0}
 
 static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile
      * beat the persistent grid; the group size moved nothing beyond noise;
-     * tma_ws needs a tile per SM, below that tma was faster. */
-    {90, 132, "NVIDIA H200, bench/results/h200-tma.md", 8, 0,
-     {{"tma_ws", 3, 1}, {"tma", 4, 0}, PG_AUTO_FALLBACKS}},
+     * tma_ws needs a tile per SM; below that, K split to fill the SMs. */
+    {90, 132, "NVIDIA H200, bench/results/h200-tma.md", 8, 0, 2,
+     {{"tma_ws_splitk", 3, 0, 1}, {"tma_ws", 3, 1, 0}, {"tma", 4, 0, 0}, PG_AUTO_FALLBACKS}},
     /* Untuned Hopper and anything else: the H200's choices. */
-    {0, 0, "untuned (the H200's choices)", 8, 0,
-     {{"tma_ws", 3, 1}, {"tma", 4, 0}, PG_AUTO_FALLBACKS}},
+    {0, 0, "untuned (the H200's choices)", 8, 0, 2,
+     {{"tma_ws_splitk", 3, 0, 1}, {"tma_ws", 3, 1, 0}, {"tma", 4, 0, 0}, PG_AUTO_FALLBACKS}},
 };
 
 /* A non-negative integer from the environment, or `fallback`. */

@@ -8,12 +8,14 @@ extern "C" {
 #endif
 
 /* One of auto's candidates: a registry entry by name, at a stage count,
- * taken for shapes with at least min_tiles_per_sm of its output tiles
- * (info.tile_m x info.tile_n) per SM. */
+ * taken for shapes with at least min_tiles_per_sm and fewer than
+ * max_tiles_per_sm (0: no bound) of its output tiles (info.tile_m x
+ * info.tile_n) per SM. */
 typedef struct {
   const char *variant;
   int stages; /* 0: the entry's default */
   int min_tiles_per_sm;
+  int max_tiles_per_sm;
 } pg_auto_rule;
 
 #define PG_AUTO_MAX_RULES 8
@@ -27,6 +29,8 @@ typedef struct {
    * persistence). */
   int tma_ws_group_m;
   int tma_ws_blocks_per_sm;
+  /* tma_ws_splitk: the fewest K steps (of TWS_TILE_K) a split may have. */
+  int tma_ws_split_min_k_tiles;
   /* auto's candidates, fastest first, ending at a NULL variant: it runs the
    * first that this GPU runs (architecture, shared memory, a loadable
    * kernel image), that accepts the layout, and whose size rule holds. */

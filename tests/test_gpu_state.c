@@ -135,7 +135,8 @@ static void plans(const pg_variant_info *v) {
   }
   pg_plan_info info;
   PGT_PG(pg_plan_describe(plan, &info));
-  if (info.variant == NULL || info.launches != 1 ||
+  /* One kernel, or two with a workspace between them (split-K, stream-K). */
+  if (info.variant == NULL || info.launches != (info.workspace_bytes > 0 ? 2 : 1) ||
       (v->kind == PG_KIND_SELECTOR) != (info.variant != v) ||
       info.variant->kind == PG_KIND_SELECTOR) {
     fail(v->name, "pg_plan_describe: wrong entry or launch count");
@@ -178,6 +179,53 @@ static void plans(const pg_variant_info *v) {
     fail(v->name, "pg_plan_create with lda < k: wanted PG_ERR_INVALID_ARG, no plan, a detail");
 }
 
+/* A shape that splits K: five runs, the same bits, and the plan says it split. */
+#define SPLIT_M 256
+#define SPLIT_N 256
+#define SPLIT_K 8192
+#define SPLIT_RUNS 5
+
+static void split_is_deterministic(const char *name) {
+  const pg_variant_info *v = pg_variant_find(name);
+  if (v == NULL || pg_variant_supported(v, 0) != PG_OK) return;
+  const size_t c_floats = (size_t)SPLIT_M * SPLIT_N;
+  float *a = pgt_malloc_device((size_t)SPLIT_M * SPLIT_K * sizeof(float));
+  float *b = pgt_malloc_device((size_t)SPLIT_K * SPLIT_N * sizeof(float));
+  float *c = pgt_malloc_device(c_floats * sizeof(float));
+  float *first = pgt_malloc_host(c_floats * sizeof(float));
+  float *again = pgt_malloc_host(c_floats * sizeof(float));
+  PGT_PG(pgh_fill_uniform(a, SPLIT_M, SPLIT_K, SPLIT_K, 31, NULL));
+  PGT_PG(pgh_fill_uniform(b, SPLIT_K, SPLIT_N, SPLIT_N, 32, NULL));
+  checks++;
+  pg_plan *plan = NULL;
+  PGT_PG(pg_plan_create(&plan, v, 0, SPLIT_M, SPLIT_N, SPLIT_K, 1.0f, a, SPLIT_K, b, SPLIT_N,
+                        0.0f, c, SPLIT_N));
+  pg_plan_info info;
+  PGT_PG(pg_plan_describe(plan, &info));
+  printf("%s at %dx%dx%d: %s, %d splits, %zu bytes of workspace\n", name, SPLIT_M, SPLIT_N,
+         SPLIT_K, info.variant->name, info.splits, info.workspace_bytes);
+  if (info.splits < 2 || info.workspace_bytes == 0 || info.launches != 2)
+    fail(name, "a shape with 4 tiles and K = 8192 did not split");
+  pg_plan_destroy(plan);
+  for (int run = 0; run < SPLIT_RUNS; ++run) {
+    PGT_PG(pgh_poison(c, SPLIT_M, SPLIT_N, SPLIT_N, NULL));
+    PGT_PG(pg_sgemm_variant(v, 0, SPLIT_M, SPLIT_N, SPLIT_K, 1.0f, a, SPLIT_K, b, SPLIT_N, 0.0f,
+                            c, SPLIT_N, NULL));
+    PGT_CUDA(cudaDeviceSynchronize());
+    PGT_CUDA(cudaMemcpy(run == 0 ? first : again, c, c_floats * sizeof(float),
+                        cudaMemcpyDeviceToHost));
+    if (run > 0 && pgt_first_diff(first, again, c_floats) >= 0) {
+      fail(name, "two runs of the same split call differ in bits");
+      break;
+    }
+  }
+  PGT_CUDA(cudaFree(a));
+  PGT_CUDA(cudaFree(b));
+  PGT_CUDA(cudaFree(c));
+  free(first);
+  free(again);
+}
+
 int main(void) {
   if (!pgt_have_device()) return PG_TEST_SKIP;
   int major = 0, minor = 0;
@@ -198,6 +246,8 @@ int main(void) {
     if (pgt_selected(pg_variant_at(i)->name)) error_state(pg_variant_at(i));
   for (int i = 0; i < pg_variant_count(); ++i)
     if (pgt_selected(pg_variant_at(i)->name)) plans(pg_variant_at(i));
+  if (pgt_selected("tma_ws_splitk")) split_is_deterministic("tma_ws_splitk");
+  if (pgt_selected("auto")) split_is_deterministic("auto");
   checks++;
   if (pg_plan_launch(NULL, NULL) != PG_ERR_INVALID_ARG) fail("-", "pg_plan_launch(NULL)");
   pg_plan_destroy(NULL);

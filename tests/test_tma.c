@@ -111,8 +111,16 @@ static void test_tuning_table(void **state) {
     assert_true(r->min_tiles_per_sm >= 0);
   }
   assert_true(rules >= 2);
-  assert_string_equal(h200.auto_rules[0].variant, "tma_ws");
-  assert_true(h200.auto_rules[0].min_tiles_per_sm >= 1);
+  /* tma_ws from a tile per SM up; what comes before it only below that. */
+  int flagship = 0;
+  while (flagship < rules && strcmp(h200.auto_rules[flagship].variant, "tma_ws") != 0) ++flagship;
+  assert_true(flagship < rules);
+  assert_true(h200.auto_rules[flagship].min_tiles_per_sm >= 1);
+  for (int r = 0; r < flagship; ++r) {
+    assert_true(h200.auto_rules[r].max_tiles_per_sm > 0);
+    assert_true(h200.auto_rules[r].max_tiles_per_sm <= h200.auto_rules[flagship].min_tiles_per_sm);
+  }
+  assert_true(h200.tma_ws_split_min_k_tiles >= 1);
   const pg_variant_info *last = pg_variant_find(h200.auto_rules[rules - 1].variant);
   assert_true(last->min_cc < 80);
   assert_int_equal(h200.auto_rules[rules - 1].min_tiles_per_sm, 0);

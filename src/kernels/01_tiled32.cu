@@ -35,8 +35,9 @@ __global__ void __launch_bounds__(TILED32_THREADS)
 static_assert(sizeof(float) * 2 * TILE * (TILE + 1) == TILED32_STAGE_BYTES,
               "the registry's shared memory per stage is As + Bs");
 
-extern "C" void pg_plan_tiled32(pg_gemm_args *args, const pg_tuning *tuning,
-                                pg_kernel_plan *plan) {
+extern "C" void pg_plan_tiled32(pg_gemm_args *args, const pg_device *device,
+                                const pg_tuning *tuning, pg_kernel_plan *plan) {
+  (void)device;
   (void)tuning;
   tiled32_plan(plan, (const void *)pg_tiled32_kernel, args);
 }

@@ -62,8 +62,9 @@ __global__ void __launch_bounds__(T128_THREADS)
   t128_epilogue(g, m0, n0, acc);
 }
 
-extern "C" void pg_plan_pipeline_thread(pg_gemm_args *args, const pg_tuning *tuning,
-                                        pg_kernel_plan *plan) {
+extern "C" void pg_plan_pipeline_thread(pg_gemm_args *args, const pg_device *device,
+                                        const pg_tuning *tuning, pg_kernel_plan *plan) {
+  (void)device;
   (void)tuning;
   t128_plan(plan, (const void *)pg_pipeline_thread_kernel, args);
 }

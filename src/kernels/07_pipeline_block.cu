@@ -95,8 +95,9 @@ static const void *const pipeline_block_kernels[] = {
  * T128_STAGE_SYNC_BYTES per stage that the static pipe_state leaves unused;
  * asking for it keeps static + dynamic within what the launch opts in to (at
  * 6 stages the tiles alone are exactly 48 KiB). */
-extern "C" void pg_plan_pipeline_block(pg_gemm_args *args, const pg_tuning *tuning,
-                                       pg_kernel_plan *plan) {
+extern "C" void pg_plan_pipeline_block(pg_gemm_args *args, const pg_device *device,
+                                       const pg_tuning *tuning, pg_kernel_plan *plan) {
+  (void)device;
   (void)tuning;
   const int count = (int)(sizeof pipeline_block_kernels / sizeof pipeline_block_kernels[0]);
   t128_plan(plan, args->stages < count ? pipeline_block_kernels[args->stages] : NULL, args);

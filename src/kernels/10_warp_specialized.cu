@@ -106,8 +106,9 @@ __global__ void __maxnreg__(WS_MAX_REGISTERS) pg_warp_specialized_kernel(const p
 
 /* The block is the registry's threads: 256 compute threads and
  * PG_WS_PRODUCER_WARPS producer warps. */
-extern "C" void pg_plan_warp_specialized(pg_gemm_args *args, const pg_tuning *tuning,
-                                         pg_kernel_plan *plan) {
+extern "C" void pg_plan_warp_specialized(pg_gemm_args *args, const pg_device *device,
+                                         const pg_tuning *tuning, pg_kernel_plan *plan) {
+  (void)device;
   (void)tuning;
   t128_plan(plan, (const void *)pg_warp_specialized_kernel<PG_WS_PRODUCER_WARPS>, args);
 }

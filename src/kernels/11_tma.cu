@@ -92,7 +92,8 @@ __global__ void __launch_bounds__(T128_THREADS)
 
 static const pg_tma_boxes tma_boxes = {T128_TILE_K, T128_TILE_M, 0, T128_TILE_N, T128_TILE_K};
 
-extern "C" void pg_plan_tma(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_plan *plan) {
+extern "C" void pg_plan_tma(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan) {
+  (void)device;
   (void)tuning;
   t128_plan(plan, (const void *)pg_tma_kernel, args);
   plan->tma = &tma_boxes;

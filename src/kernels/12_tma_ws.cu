@@ -31,6 +31,7 @@
  *
  *   pipegemm bench --variant tma_ws,cublas --size 4096
  */
+#include <limits.h>
 #include <stdint.h>
 
 #include "kernels/tile128.cuh" /* t128_ring_next */
@@ -46,8 +47,52 @@ static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TILE_M * TWS_TI
 #define TWS_ROW_STEP 8  /* rows of one thread are 8 apart */
 #define TWS_COL_STEP 32 /* its 4-column groups are 32 apart */
 
+/* The two tiles, by their width TN (tma_ws.h): outputs per consumer thread
+ * along N, blocks per SM the launch is built for, and one stage's bytes. */
+template <int TN> struct tws_tile;
+template <> struct tws_tile<TWS_TILE_N> {
+  enum { THREAD_N = TWS_THREAD_N, MIN_BLOCKS = TWS_MIN_BLOCKS_PER_SM };
+  enum { STAGE_BYTES = TWS_STAGE_BYTES };
+};
+template <> struct tws_tile<TWS_SMALL_TILE_N> {
+  enum { THREAD_N = TWS_SMALL_THREAD_N, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
+  enum { STAGE_BYTES = TWS_SMALL_STAGE_BYTES };
+};
+static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_SMALL_THREAD_N == TWS_TILE_M * TWS_SMALL_TILE_N,
+              "the warpgroup covers the small tile");
+
+/* How a kernel instance takes its work: whole tiles (data-parallel, the
+ * flagship's own loop, with nothing else live across the K loop), K split
+ * into ranges, or stream-K after data-parallel waves. One instance per
+ * mode, so the plainest keeps the plainest code. */
+enum { TWS_WHOLE_TILES, TWS_SPLIT_K, TWS_STREAM_K };
+
 /* The device helpers exist where the kernel does: sm_90 code. */
 #ifdef PG_HAVE_TMA
+/* The shape in tiles and K steps (in 64 bits first: M, N or K near INT_MAX
+ * must not wrap; the planners keep the counts below in int). */
+typedef struct {
+  int tiles_m, tiles_n, tiles, k_tiles;
+  int sk_iterations; /* stream-K's part: the K steps of the tiles from sk_first_tile on */
+} tws_geometry;
+
+template <int TN>
+static __device__ __forceinline__ tws_geometry tws_geometry_of(const pg_gemm_args &g) {
+  tws_geometry geo;
+  geo.tiles_m = (int)(((long long)g.m + TWS_TILE_M - 1) / TWS_TILE_M);
+  geo.tiles_n = (int)(((long long)g.n + TN - 1) / TN);
+  geo.tiles = geo.tiles_m * geo.tiles_n;
+  geo.k_tiles = (int)(((long long)g.k + TWS_TILE_K - 1) / TWS_TILE_K);
+  geo.sk_iterations = (geo.tiles - g.sk_first_tile) * geo.k_tiles;
+  return geo;
+}
+
+/* Stream-K: block b's share of the stream-K part's K steps starts here
+ * (counted from the part's first tile). */
+static __device__ __forceinline__ int tws_sk_start(int b, const tws_geometry &geo, int blocks) {
+  return (int)((long long)b * geo.sk_iterations / blocks);
+}
+
 /* The copy engine's swizzle: in a row of A (TWS_A_ROW_BYTES, 1024-byte
  * aligned stage) the 16-byte piece p is stored at piece p ^ x, where x is
  * bits [7, 7+b) of the row's byte offset, b = log2(row bytes / 16). A
@@ -69,11 +114,13 @@ static __device__ __forceinline__ void tws_tile_coords(int t, int tiles_m, int t
   *tn = in_group / rows;
 }
 
-/* acc += the stage's A (128 x TILE_K) times B (TILE_K x 128), this thread's
- * 8x16 part. */
+/* acc += the stage's A (128 x TILE_K) times B (TILE_K x TN), this thread's
+ * 8 x THREAD_N part. */
+template <int TN>
 static __device__ __forceinline__ void tws_compute(const char *stage, int row0, unsigned swz,
                                                    int col0,
-                                                   float acc[TWS_THREAD_M][TWS_THREAD_N]) {
+                                                   float acc[TWS_THREAD_M][tws_tile<TN>::THREAD_N]) {
+  enum { THREAD_N = tws_tile<TN>::THREAD_N };
   const char *as = stage + row0 * TWS_A_ROW_BYTES;
   const float *bs = (const float *)(stage + TWS_STAGE_A_BYTES) + col0;
 #pragma unroll
@@ -86,10 +133,10 @@ static __device__ __forceinline__ void tws_compute(const char *stage, int row0, 
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
       const int kk = piece * 4 + q;
-      float b[TWS_THREAD_N];
+      float b[THREAD_N];
 #pragma unroll
-      for (int j = 0; j < TWS_THREAD_N / 4; ++j) {
-        const float4 v = *(const float4 *)(bs + kk * TWS_TILE_N + TWS_COL_STEP * j);
+      for (int j = 0; j < THREAD_N / 4; ++j) {
+        const float4 v = *(const float4 *)(bs + kk * TN + TWS_COL_STEP * j);
         b[4 * j + 0] = v.x;
         b[4 * j + 1] = v.y;
         b[4 * j + 2] = v.z;
@@ -99,65 +146,169 @@ static __device__ __forceinline__ void tws_compute(const char *stage, int row0, 
       for (int i = 0; i < TWS_THREAD_M; ++i) {
         const float ai = q == 0 ? a[i].x : q == 1 ? a[i].y : q == 2 ? a[i].z : a[i].w;
 #pragma unroll
-        for (int j = 0; j < TWS_THREAD_N; ++j) acc[i][j] = fmaf(ai, b[j], acc[i][j]);
+        for (int j = 0; j < THREAD_N; ++j) acc[i][j] = fmaf(ai, b[j], acc[i][j]);
       }
     }
   }
 }
 
-/* C = alpha*acc + beta*C for this thread's outputs, guarded; 16-byte stores
- * where C's rows allow them. C is not read when beta == 0. */
-static __device__ __forceinline__ void tws_epilogue(const pg_gemm_args &g, int m0, int n0,
+/* out = alpha*acc + beta*out for this thread's part of an m x n matrix
+ * (C, or a split's partial sums with alpha 1 and beta 0), guarded; 16-byte
+ * stores where the rows allow them. out is not read when beta == 0. */
+template <int THREAD_N>
+static __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, int n,
+                                                    float alpha, float beta, int m0, int n0,
                                                     int row0, int col0,
-                                                    float acc[TWS_THREAD_M][TWS_THREAD_N]) {
-  const int vec_c = ((uintptr_t)g.c % 16 == 0) && g.ldc % 4 == 0;
+                                                    float acc[TWS_THREAD_M][THREAD_N]) {
+  const int vec = ((uintptr_t)out % 16 == 0) && ld % 4 == 0;
 #pragma unroll
   for (int i = 0; i < TWS_THREAD_M; ++i) {
     const int row = m0 + row0 + TWS_ROW_STEP * i;
-    if (row >= g.m) break;
-    float *c_row = g.c + (size_t)row * g.ldc;
+    if (row >= m) break;
+    float *out_row = out + (size_t)row * ld;
 #pragma unroll
-    for (int j = 0; j < TWS_THREAD_N / 4; ++j) {
+    for (int j = 0; j < THREAD_N / 4; ++j) {
       const int col = n0 + col0 + TWS_COL_STEP * j;
-      float *p = c_row + col;
-      if (vec_c && col + 3 < g.n) {
-        float4 v = make_float4(g.alpha * acc[i][4 * j], g.alpha * acc[i][4 * j + 1],
-                               g.alpha * acc[i][4 * j + 2], g.alpha * acc[i][4 * j + 3]);
-        if (g.beta != 0.f) {
+      float *p = out_row + col;
+      if (vec && col + 3 < n) {
+        float4 v = make_float4(alpha * acc[i][4 * j], alpha * acc[i][4 * j + 1],
+                               alpha * acc[i][4 * j + 2], alpha * acc[i][4 * j + 3]);
+        if (beta != 0.f) {
           const float4 c = *(const float4 *)p;
-          v.x = fmaf(g.beta, c.x, v.x);
-          v.y = fmaf(g.beta, c.y, v.y);
-          v.z = fmaf(g.beta, c.z, v.z);
-          v.w = fmaf(g.beta, c.w, v.w);
+          v.x = fmaf(beta, c.x, v.x);
+          v.y = fmaf(beta, c.y, v.y);
+          v.z = fmaf(beta, c.z, v.z);
+          v.w = fmaf(beta, c.w, v.w);
         }
         *(float4 *)p = v;
       } else {
 #pragma unroll
         for (int e = 0; e < 4; ++e)
-          if (col + e < g.n) {
-            const float v = g.alpha * acc[i][4 * j + e];
-            p[e] = g.beta == 0.f ? v : fmaf(g.beta, p[e], v);
+          if (col + e < n) {
+            const float v = alpha * acc[i][4 * j + e];
+            p[e] = beta == 0.f ? v : fmaf(beta, p[e], v);
           }
       }
     }
   }
 }
 
+/* Where a stretch of work leaves its sums. */
+enum { TWS_TO_C, TWS_TO_SPLIT, TWS_TO_SLOT };
+
+/* One stretch of work: an output tile and a range of its K steps. */
+typedef struct {
+  int tm, tn, kt_begin, kt_end;
+  int dest, index; /* index: the split's plane, or the stream-K slot */
+} tws_work;
+
+/* A block's place in its list of work. Data-parallel and split-K: units
+ * blockIdx.x, + gridDim.x, ... of tiles x splits, split-major (blocks running
+ * together work on the same stretch of K). Stream-K: first the whole tiles
+ * before sk_first_tile, data-parallel (blocks running together share A and
+ * B in L2); then the block's contiguous share of the remaining tiles' K
+ * steps, cut at tile boundaries. Small: the producer keeps it in the few
+ * registers setmaxnreg leaves it. */
+typedef struct {
+  int next, end;
+  int streaming; /* in stream-K's part */
+  int fresh;     /* the next stretch is the block's first of that part */
+} tws_cursor;
+
+static __device__ __forceinline__ void tws_cursor_stream(tws_cursor *c, const tws_geometry &geo) {
+  c->streaming = 1;
+  c->fresh = 1;
+  c->next = tws_sk_start(blockIdx.x, geo, gridDim.x);
+  c->end = tws_sk_start(blockIdx.x + 1, geo, gridDim.x);
+}
+
+template <int MODE>
+static __device__ __forceinline__ tws_cursor tws_cursor_of(const pg_gemm_args &g,
+                                                           const tws_geometry &geo) {
+  tws_cursor c;
+  c.streaming = c.fresh = 0;
+  c.next = blockIdx.x;
+  c.end = MODE == TWS_STREAM_K ? g.sk_first_tile
+          : MODE == TWS_SPLIT_K ? geo.tiles * g.splits
+                                : geo.tiles;
+  if (MODE == TWS_STREAM_K && c.next >= c.end) tws_cursor_stream(&c, geo);
+  return c;
+}
+
+template <int MODE>
+static __device__ __forceinline__ bool tws_next(const pg_gemm_args &g, const tws_geometry &geo,
+                                                tws_cursor *c, tws_work *w) {
+  if constexpr (MODE == TWS_WHOLE_TILES) {
+    if (c->next >= c->end) return false;
+    tws_tile_coords(c->next, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm, &w->tn);
+    w->kt_begin = 0;
+    w->kt_end = geo.k_tiles;
+    w->dest = TWS_TO_C;
+    w->index = 0;
+    c->next += gridDim.x;
+    return true;
+  }
+  if (c->next >= c->end) {
+    if (MODE != TWS_STREAM_K || c->streaming) return false;
+    tws_cursor_stream(c, geo);
+    if (c->next >= c->end) return false;
+  }
+  if (MODE == TWS_STREAM_K && c->streaming) {
+    const int part_tile = c->next / geo.k_tiles;
+    const int tile_start = part_tile * geo.k_tiles;
+    const int stop = min(c->end, tile_start + geo.k_tiles);
+    tws_tile_coords(g.sk_first_tile + part_tile, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm,
+                    &w->tn);
+    w->kt_begin = c->next - tile_start;
+    w->kt_end = stop - tile_start;
+    /* A whole tile goes to C; a part to the block's slot 0 (its first
+     * stretch) or 1 (its last), for the fixup kernel to add up. */
+    w->dest = w->kt_begin == 0 && w->kt_end == geo.k_tiles ? TWS_TO_C : TWS_TO_SLOT;
+    w->index = 2 * (int)blockIdx.x + (c->fresh ? 0 : 1);
+    c->fresh = 0;
+    c->next = stop;
+  } else {
+    const int split = c->next / geo.tiles;
+    tws_tile_coords(c->next - split * geo.tiles, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm,
+                    &w->tn);
+    w->kt_begin = split * g.k_tiles_per_split;
+    w->kt_end = min(geo.k_tiles, w->kt_begin + g.k_tiles_per_split);
+    w->dest = g.splits == 1 ? TWS_TO_C : TWS_TO_SPLIT;
+    w->index = split;
+    c->next += gridDim.x;
+  }
+  return true;
+}
+
+/* The sums of a stretch of work where they belong. */
+template <int TN, int MODE>
+static __device__ __forceinline__ void tws_store(const pg_gemm_args &g, const tws_work &w,
+                                                 int row0, int col0,
+                                                 float acc[TWS_THREAD_M][tws_tile<TN>::THREAD_N]) {
+  const int m0 = w.tm * TWS_TILE_M, n0 = w.tn * TN;
+  if (MODE == TWS_WHOLE_TILES || w.dest == TWS_TO_C)
+    tws_epilogue(g.c, g.ldc, g.m, g.n, g.alpha, g.beta, m0, n0, row0, col0, acc);
+  else if (w.dest == TWS_TO_SPLIT) /* added up in split order by the reduction */
+    tws_epilogue(g.partials + (size_t)w.index * g.m * g.ldp, g.ldp, g.m, g.n, 1.0f, 0.0f, m0, n0,
+                 row0, col0, acc);
+  else /* a dense tile of its own, added up in block order by the fixup */
+    tws_epilogue(g.partials + (size_t)w.index * TWS_TILE_M * TN, TN, min(TWS_TILE_M, g.m - m0),
+                 min(TN, g.n - n0), 1.0f, 0.0f, 0, 0, row0, col0, acc);
+}
+
 #endif
 
-__global__ void __launch_bounds__(TWS_THREADS, TWS_MIN_BLOCKS_PER_SM)
+template <int TN, int MODE>
+__global__ void __launch_bounds__(TWS_THREADS, tws_tile<TN>::MIN_BLOCKS)
     pg_tma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
 #ifdef PG_HAVE_TMA
+  enum { THREAD_N = tws_tile<TN>::THREAD_N, STAGE_BYTES = tws_tile<TN>::STAGE_BYTES };
   extern __shared__ float4 smem_raw[];
   char *const smem = (char *)pg_tma_smem_base(smem_raw);
   const int stages = g.stages;
-  unsigned long long *const full = (unsigned long long *)(smem + stages * TWS_STAGE_BYTES);
+  unsigned long long *const full = (unsigned long long *)(smem + stages * STAGE_BYTES);
   unsigned long long *const empty = full + stages;
-  /* In 64 bits first: M, N or K near INT_MAX must not wrap. */
-  const int tiles_m = (int)(((long long)g.m + TWS_TILE_M - 1) / TWS_TILE_M);
-  const int tiles_n = (int)(((long long)g.n + TWS_TILE_N - 1) / TWS_TILE_N);
-  const int tiles = tiles_m * tiles_n;
-  const int k_tiles = (int)(((long long)g.k + TWS_TILE_K - 1) / TWS_TILE_K);
+  const tws_geometry geo = tws_geometry_of<TN>(g);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
   if (threadIdx.x == 0) {
@@ -173,20 +324,20 @@ __global__ void __launch_bounds__(TWS_THREADS, TWS_MIN_BLOCKS_PER_SM)
   if (warp >= TWS_CONSUMERS / 32) {
     /* ---- producer: one lane; the others have nothing to do ---- */
     pg_setmaxnreg_dec(TWS_PRODUCER_REGS);
-    if (warp != TWS_CONSUMERS / 32 || lane != 0 || k_tiles == 0) return;
+    if (warp != TWS_CONSUMERS / 32 || lane != 0 || geo.k_tiles == 0) return;
     pg_tma_prefetch_map(&maps.a);
     pg_tma_prefetch_map(&maps.b);
-    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-      int tm, tn;
-      tws_tile_coords(t, tiles_m, tiles_n, g.group_m, &tm, &tn);
-      for (int kt = 0; kt < k_tiles; ++kt) {
+    tws_cursor cursor = tws_cursor_of<MODE>(g, geo);
+    tws_work w;
+    while (tws_next<MODE>(g, geo, &cursor, &w)) {
+      for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
         /* Free once the consumers released its previous use; on a slot's
          * first use the wait for "parity 1" returns at once. */
         pg_mbar_wait_parity(&empty[slot], parity ^ 1);
-        char *stage = smem + slot * TWS_STAGE_BYTES;
-        pg_mbar_arrive_expect_tx(&full[slot], TWS_STAGE_BYTES);
-        pg_tma_load_2d(stage, &maps.a, kt * TWS_TILE_K, tm * TWS_TILE_M, &full[slot]);
-        pg_tma_load_2d(stage + TWS_STAGE_A_BYTES, &maps.b, tn * TWS_TILE_N, kt * TWS_TILE_K,
+        char *stage = smem + slot * STAGE_BYTES;
+        pg_mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
+        pg_tma_load_2d(stage, &maps.a, kt * TWS_TILE_K, w.tm * TWS_TILE_M, &full[slot]);
+        pg_tma_load_2d(stage + TWS_STAGE_A_BYTES, &maps.b, w.tn * TN, kt * TWS_TILE_K,
                        &full[slot]);
         parity ^= t128_ring_next(&slot, stages);
       }
@@ -195,49 +346,251 @@ __global__ void __launch_bounds__(TWS_THREADS, TWS_MIN_BLOCKS_PER_SM)
   }
 
   /* ---- consumers ---- */
-  pg_setmaxnreg_inc(TWS_CONSUMER_REGS);
+  /* setmaxnreg takes a literal: one branch per tile. */
+  if constexpr (TN == TWS_TILE_N)
+    pg_setmaxnreg_inc(TWS_CONSUMER_REGS);
+  else
+    pg_setmaxnreg_inc(TWS_SMALL_CONSUMER_REGS);
   /* Rows row0 + 8i: warps 0/1 interleave in the upper 64 rows, 2/3 in the
    * lower; the 4 rows a warp reads at once (lane / 8) fall in 4 distinct
    * swizzle positions, so A reads are free of bank conflicts. */
   const int row0 = (warp >> 1) * 64 + (warp & 1) * 4 + (lane / 8);
   const unsigned swz = tws_swizzle_of_row(row0);
   const int col0 = (lane % 8) * 4;
-  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
-    int tm, tn;
-    tws_tile_coords(t, tiles_m, tiles_n, g.group_m, &tm, &tn);
-    float acc[TWS_THREAD_M][TWS_THREAD_N];
+  tws_cursor cursor = tws_cursor_of<MODE>(g, geo);
+  tws_work w;
+  while (tws_next<MODE>(g, geo, &cursor, &w)) {
+    float acc[TWS_THREAD_M][THREAD_N];
 #pragma unroll
     for (int i = 0; i < TWS_THREAD_M; ++i)
 #pragma unroll
-      for (int j = 0; j < TWS_THREAD_N; ++j) acc[i][j] = 0.f;
-    for (int kt = 0; kt < k_tiles; ++kt) {
+      for (int j = 0; j < THREAD_N; ++j) acc[i][j] = 0.f;
+    for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
       pg_mbar_wait_parity(&full[slot], parity);
-      tws_compute(smem + slot * TWS_STAGE_BYTES, row0, swz, col0, acc);
+      tws_compute<TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
       pg_mbar_arrive(&empty[slot]);
       parity ^= t128_ring_next(&slot, stages);
     }
-    tws_epilogue(g, tm * TWS_TILE_M, tn * TWS_TILE_N, row0, col0, acc);
+    tws_store<TN, MODE>(g, w, row0, col0, acc);
   }
 #else
   pg_tma_unavailable();
 #endif
 }
 
-static const pg_tma_boxes tma_ws_boxes = {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N,
-                                           TWS_TILE_K};
+/* Split-K's second kernel: C = alpha * (P_0 + P_1 + ... + P_{S-1}) + beta * C,
+ * each element's partial sums added in split order, so a call gives the same
+ * bits on every run. C is not read when beta == 0. Rows on y (striding past
+ * the grid's 65535), columns on x. */
+#define TWS_REDUCE_THREADS 256
+#define TWS_REDUCE_MAX_ROWS 65535
+
+__global__ void __launch_bounds__(TWS_REDUCE_THREADS) pg_tma_ws_reduce_kernel(const pg_gemm_args g) {
+#ifdef PG_HAVE_TMA
+  const int col = blockIdx.x * TWS_REDUCE_THREADS + threadIdx.x;
+  if (col >= g.n) return;
+  const size_t plane = (size_t)g.m * g.ldp;
+  for (int row = blockIdx.y; row < g.m; row += gridDim.y) {
+    const float *p = g.partials + (size_t)row * g.ldp + col;
+    float sum = p[0];
+    for (int s = 1; s < g.splits; ++s) sum += p[s * plane];
+    float *c = g.c + (size_t)row * g.ldc + col;
+    const float v = g.alpha * sum;
+    *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
+  }
+#else
+  pg_tma_unavailable();
+#endif
+}
+
+/* Stream-K's second kernel, TWS_FIXUP_CHUNKS blocks per tile of the
+ * stream-K part, each adding up a band of the tile's rows: a tile whose K
+ * steps begin in block b_lo's share and end in b_hi's > b_lo was left in
+ * slots, one per block: slot 0 of a block whose share starts inside the
+ * tile, else slot 1. They are added in block order: the same bits on every
+ * run. A tile one block had whole is already in C. */
+#define TWS_FIXUP_CHUNKS 8
+#define TWS_MAX_SK_BLOCKS 1024 /* the planner's cap on stream-K's blocks */
+
+#ifdef PG_HAVE_TMA
+static __device__ __forceinline__ int tws_sk_block_of(int it, const tws_geometry &geo,
+                                                      int blocks) {
+  int b = (int)((long long)it * blocks / geo.sk_iterations);
+  while (b + 1 < blocks && tws_sk_start(b + 1, geo, blocks) <= it) ++b;
+  while (b > 0 && tws_sk_start(b, geo, blocks) > it) --b;
+  return b;
+}
+#endif
+
+template <int TN>
+__global__ void __launch_bounds__(TWS_REDUCE_THREADS)
+    pg_tma_ws_fixup_kernel(const pg_gemm_args g) {
+#ifdef PG_HAVE_TMA
+  __shared__ unsigned slots[TWS_MAX_SK_BLOCKS]; /* the tile's slots, in block order */
+  __shared__ int first_block, slot_count;
+  const tws_geometry geo = tws_geometry_of<TN>(g);
+  const int t = g.sk_first_tile + blockIdx.x;
+  const int begin = blockIdx.x * geo.k_tiles;
+  if (threadIdx.x == 0) {
+    first_block = tws_sk_block_of(begin, geo, g.sk_blocks);
+    const int last = tws_sk_block_of(begin + geo.k_tiles - 1, geo, g.sk_blocks);
+    slot_count = last > first_block ? last - first_block + 1 : 0;
+  }
+  __syncthreads();
+  if (slot_count == 0) return;
+  for (int i = threadIdx.x; i < slot_count; i += TWS_REDUCE_THREADS) {
+    const int b = first_block + i;
+    slots[i] = 2 * b + (tws_sk_start(b, geo, g.sk_blocks) >= begin ? 0 : 1);
+  }
+  __syncthreads();
+  int tm, tn;
+  tws_tile_coords(t, geo.tiles_m, geo.tiles_n, g.group_m, &tm, &tn);
+  const int rows = min(TWS_TILE_M, g.m - tm * TWS_TILE_M);
+  const int cols = min(TN, g.n - tn * TN);
+  const int band = TWS_TILE_M / TWS_FIXUP_CHUNKS;
+  for (int e = blockIdx.y * band * TN + threadIdx.x; e < (int)(blockIdx.y + 1) * band * TN;
+       e += TWS_REDUCE_THREADS) {
+    const int r = e / TN, col = e % TN;
+    if (r >= rows || col >= cols) continue;
+    float sum = 0.f;
+    for (int i = 0; i < slot_count; ++i)
+      sum += g.partials[(size_t)slots[i] * TWS_TILE_M * TN + e];
+    float *c = g.c + (size_t)(tm * TWS_TILE_M + r) * g.ldc + (tn * TN + col);
+    const float v = g.alpha * sum;
+    *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
+  }
+#else
+  pg_tma_unavailable();
+#endif
+}
+
+/* What a planner needs of a tile: its width, its blocks per SM, its
+ * kernels and the boxes of its copies. */
+typedef struct {
+  int tile_n, blocks_per_sm;
+  const void *kernel[3]; /* by mode; NULL where the library has no such instance */
+  const void *fixup;
+  pg_tma_boxes boxes;
+} tws_variant;
+
+static const tws_variant tws_large = {
+    TWS_TILE_N,
+    TWS_MIN_BLOCKS_PER_SM,
+    {(const void *)pg_tma_ws_kernel<TWS_TILE_N, TWS_WHOLE_TILES>,
+     (const void *)pg_tma_ws_kernel<TWS_TILE_N, TWS_SPLIT_K>,
+     (const void *)pg_tma_ws_kernel<TWS_TILE_N, TWS_STREAM_K>},
+    (const void *)pg_tma_ws_fixup_kernel<TWS_TILE_N>,
+    {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N, TWS_TILE_K}};
+static const tws_variant tws_small = {
+    TWS_SMALL_TILE_N,
+    TWS_SMALL_MIN_BLOCKS_PER_SM,
+    {(const void *)pg_tma_ws_kernel<TWS_SMALL_TILE_N, TWS_WHOLE_TILES>,
+     (const void *)pg_tma_ws_kernel<TWS_SMALL_TILE_N, TWS_SPLIT_K>, NULL},
+    NULL,
+    {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTES, TWS_SMALL_TILE_N, TWS_TILE_K}};
+
+static long long tws_k_tiles(const pg_gemm_args *args) {
+  return ((long long)args->k + TWS_TILE_K - 1) / TWS_TILE_K;
+}
 
 /* One block per tile, or, where the tuning table asks for it, a persistent
- * grid of that many blocks per SM (the core caps it at what fits). */
-extern "C" void pg_plan_tma_ws(pg_gemm_args *args, const pg_tuning *row,
-                               pg_kernel_plan *plan) {
+ * grid of that many blocks per SM (the core caps it at what fits). K is not
+ * split. */
+static void plan_whole_tiles(const tws_variant *v, pg_gemm_args *args, const pg_tuning *row,
+                             pg_kernel_plan *plan) {
   const pg_tuning env = pg_tuning_with_env(row);
   const pg_tuning *tuning = &env;
   const long long tiles = (((long long)args->m + TWS_TILE_M - 1) / TWS_TILE_M) *
-                          (((long long)args->n + TWS_TILE_N - 1) / TWS_TILE_N);
+                          (((long long)args->n + v->tile_n - 1) / v->tile_n);
   args->group_m = tuning->tma_ws_group_m;
-  plan->kernel = (const void *)pg_tma_ws_kernel;
-  plan->grid_x = (unsigned)(tiles > 0 ? tiles : 1);
+  args->splits = 1;
+  args->k_tiles_per_split = (int)tws_k_tiles(args);
+  plan->kernel = v->kernel[TWS_WHOLE_TILES];
+  plan->grid_x = tiles > 0 ? tiles : 1;
   plan->grid_y = 1;
-  plan->tma = &tma_ws_boxes;
+  plan->tma = &v->boxes;
   plan->persistent_blocks_per_sm = tuning->tma_ws_blocks_per_sm;
+}
+
+/* K split so that the work units (tiles x splits) fill the block slots that
+ * the tiles alone leave idle, each split at least
+ * tuning->tma_ws_split_min_k_tiles steps long; one unit per block. With
+ * enough tiles it does not split at all. */
+static void plan_split_k(const tws_variant *v, pg_gemm_args *args, const pg_device *device,
+                         const pg_tuning *tuning, pg_kernel_plan *plan) {
+  plan_whole_tiles(v, args, tuning, plan);
+  plan->persistent_blocks_per_sm = 0;
+  const long long tiles = plan->grid_x;
+  const long long k_tiles = tws_k_tiles(args);
+  const long long slots = (long long)v->blocks_per_sm * device->sm_count;
+  const long long min_steps =
+      tuning->tma_ws_split_min_k_tiles > 0 ? tuning->tma_ws_split_min_k_tiles : 1;
+  long long splits = tiles < slots ? slots / tiles : 1;
+  if (splits > k_tiles / min_steps) splits = k_tiles / min_steps;
+  if (splits <= 1) return;
+  /* Equal ranges, none empty: the last may be shorter. */
+  const long long per_split = (k_tiles + splits - 1) / splits;
+  splits = (k_tiles + per_split - 1) / per_split;
+  if (splits <= 1) return;
+  plan->kernel = v->kernel[TWS_SPLIT_K];
+  args->splits = (int)splits;
+  args->k_tiles_per_split = (int)per_split;
+  args->ldp = (args->n + 3) / 4 * 4; /* 16-byte rows for the partial tiles' stores */
+  plan->grid_x = tiles * splits;
+  plan->workspace_bytes = (size_t)splits * (size_t)args->m * (size_t)args->ldp * sizeof(float);
+  plan->reduce_kernel = (const void *)pg_tma_ws_reduce_kernel;
+  plan->reduce_threads = TWS_REDUCE_THREADS;
+  plan->reduce_grid_x = (args->n + TWS_REDUCE_THREADS - 1) / TWS_REDUCE_THREADS;
+  plan->reduce_grid_y = args->m < TWS_REDUCE_MAX_ROWS ? args->m : TWS_REDUCE_MAX_ROWS;
+}
+
+extern "C" void pg_plan_tma_ws(pg_gemm_args *args, const pg_device *device,
+                               const pg_tuning *tuning, pg_kernel_plan *plan) {
+  (void)device;
+  plan_whole_tiles(&tws_large, args, tuning, plan);
+}
+
+extern "C" void pg_plan_tma_ws_splitk(pg_gemm_args *args, const pg_device *device,
+                                      const pg_tuning *tuning, pg_kernel_plan *plan) {
+  plan_split_k(&tws_large, args, device, tuning, plan);
+}
+
+/* The 128 x 64 tile: three blocks per SM, and K split as tma_ws_splitk
+ * splits it where the tiles leave block slots idle. */
+extern "C" void pg_plan_tma_ws_n64(pg_gemm_args *args, const pg_device *device,
+                                   const pg_tuning *tuning, pg_kernel_plan *plan) {
+  plan_split_k(&tws_small, args, device, tuning, plan);
+}
+
+/* Stream-K, after data-parallel waves: as many blocks as fit at once. All
+ * but the last full wave of tiles go data-parallel, tile by tile (blocks
+ * running together share A and B in L2); the last wave and the remainder are
+ * shared out evenly by K steps, in tile order. Whole tiles go straight to C;
+ * a tile cut between blocks is finished by the fixup kernel. Where the tiles
+ * fill whole waves, nothing is cut and the plan is data-parallel. */
+extern "C" void pg_plan_tma_ws_streamk(pg_gemm_args *args, const pg_device *device,
+                                       const pg_tuning *tuning, pg_kernel_plan *plan) {
+  const tws_variant *v = &tws_large;
+  plan_whole_tiles(v, args, tuning, plan);
+  plan->persistent_blocks_per_sm = 0;
+  const long long tiles = plan->grid_x;
+  const long long k_tiles = tws_k_tiles(args);
+  long long blocks = (long long)v->blocks_per_sm * device->sm_count;
+  if (blocks > TWS_MAX_SK_BLOCKS) blocks = TWS_MAX_SK_BLOCKS;
+  if (k_tiles == 0 || tiles % blocks == 0) return;
+  const long long whole_waves = tiles / blocks;
+  const long long first_streamed = whole_waves >= 2 ? (whole_waves - 1) * blocks : 0;
+  const long long iterations = (tiles - first_streamed) * k_tiles;
+  if (iterations > INT_MAX) return; /* the kernel counts them in int */
+  if (blocks > iterations) blocks = iterations;
+  plan->kernel = v->kernel[TWS_STREAM_K];
+  args->stream_k = 1;
+  args->sk_blocks = (int)blocks;
+  args->sk_first_tile = (int)first_streamed;
+  plan->grid_x = blocks;
+  plan->workspace_bytes = (size_t)blocks * 2 * TWS_TILE_M * v->tile_n * sizeof(float);
+  plan->reduce_kernel = v->fixup;
+  plan->reduce_threads = TWS_REDUCE_THREADS;
+  plan->reduce_grid_x = tiles - first_streamed;
+  plan->reduce_grid_y = TWS_FIXUP_CHUNKS;
 }

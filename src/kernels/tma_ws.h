@@ -36,5 +36,13 @@
 #define TWS_STAGE_BYTES (TWS_STAGE_A_BYTES + TWS_STAGE_B_BYTES)
 #define TWS_STAGE_SYNC_BYTES 16 /* full[s] and empty[s] */
 #define TWS_MIN_BLOCKS_PER_SM 2
+/* The smaller tile, 128 x 64 (tma_ws_n64): 8x8 outputs per consumer thread,
+ * three blocks per SM, whose launch gives 80 registers a thread; setmaxnreg
+ * moves them to 4 x 24 + 4 x 136 = 8 x 80 per block. */
+#define TWS_SMALL_TILE_N 64
+#define TWS_SMALL_THREAD_N 8
+#define TWS_SMALL_CONSUMER_REGS 136
+#define TWS_SMALL_MIN_BLOCKS_PER_SM 3
+#define TWS_SMALL_STAGE_BYTES (TWS_STAGE_A_BYTES + TWS_TILE_K * TWS_SMALL_TILE_N * 4)
 
 #endif
