@@ -224,6 +224,7 @@ typedef struct {
   unsigned grid_x, grid_y;        /* of its kernel; 0 for cublas */
   pg_kernel_facts kernel;         /* of its kernel; zeros for cublas */
   int splits;                     /* K split in this many ranges (1: not split) */
+  int stream_k_blocks;            /* stream-K: blocks sharing the tiles' K steps (0: not stream-K) */
   size_t workspace_bytes;         /* device memory a launch takes for them (0: none) */
 } pg_plan_info;
 PG_API pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info);

@@ -368,6 +368,7 @@ pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info) {
   info->stages = plan->stages;
   info->launches = plan->reduce_kernel != NULL ? 2 : 1;
   info->splits = plan->args.splits > 1 ? plan->args.splits : 1;
+  info->stream_k_blocks = plan->args.stream_k ? plan->args.sk_blocks : 0;
   info->workspace_bytes = plan->workspace_bytes;
   if (plan->entry->info.kind != PG_KIND_KERNEL) return PG_OK;
   info->grid_x = plan->grid_x;
