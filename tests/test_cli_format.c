@@ -102,7 +102,7 @@ static char *print_sample(pgc_format format) {
 /* ---- an RFC 4180 reader ------------------------------------------------------ */
 
 #define CSV_MAX_RECORDS 16
-#define CSV_MAX_FIELDS PGC_MAX_COLUMNS /* a bench row has 19 */
+#define CSV_MAX_FIELDS PGC_MAX_COLUMNS /* a bench row has 21 */
 #define CSV_FIELD_SIZE 128
 
 typedef struct {
@@ -558,6 +558,55 @@ static void test_result_row(void **state) {
   assert_int_equal(cells[regs].integer, 112);
 }
 
+/* The `work` column: right after `runs`, absent for a plain grid, the
+ * plan's division of the work when it has one. */
+static void test_work_column(void **state) {
+  (void)state;
+  int runs = -1, work = -1;
+  for (int c = 0; c < pgc_result_column_count; ++c) {
+    if (strcmp(pgc_result_columns[c].key, "runs") == 0) runs = c;
+    if (strcmp(pgc_result_columns[c].key, "work") == 0) work = c;
+  }
+  assert_true(runs >= 0 && work == runs + 1);
+  assert_int_equal(pgc_result_columns[work].show, PGC_SHOW_ALL);
+
+  pgc_result_row row;
+  pgc_cell cells[PGC_MAX_COLUMNS];
+  pgc_result_row_init(&row, "cublas", 0, 8, 8, 8);
+  assert_string_equal(row.work, "");
+  pgc_result_row_cells(&row, cells);
+  assert_int_equal(cells[work].kind, PGC_CELL_ABSENT);
+
+  /* What pg_plan_describe tells, as the column shows it. */
+  pg_plan_info info;
+  memset(&info, 0, sizeof info);
+  info.splits = 1;
+  pgc_work_text(&info, row.work, sizeof row.work);
+  assert_string_equal(row.work, ""); /* one block per tile */
+  info.splits = 8;
+  pgc_work_text(&info, row.work, sizeof row.work);
+  assert_string_equal(row.work, "split-K 8");
+  info.splits = 1;
+  info.stream_k_blocks = 264;
+  pgc_work_text(&info, row.work, sizeof row.work);
+  assert_string_equal(row.work, "stream-K 264");
+  info.splits = 0; /* a plan with nothing to run */
+  info.stream_k_blocks = 0;
+  pgc_work_text(&info, row.work, sizeof row.work);
+  assert_string_equal(row.work, "");
+  /* The widest values fit the row's buffer whole. */
+  info.splits = 2147483647;
+  pgc_work_text(&info, row.work, sizeof row.work);
+  assert_string_equal(row.work, "split-K 2147483647");
+  info.stream_k_blocks = 2147483647;
+  pgc_work_text(&info, row.work, sizeof row.work);
+  assert_string_equal(row.work, "stream-K 2147483647");
+
+  pgc_result_row_cells(&row, cells);
+  assert_int_equal(cells[work].kind, PGC_CELL_TEXT);
+  assert_string_equal(cells[work].text, "stream-K 2147483647");
+}
+
 static void test_result_rows_relate(void **state) {
   (void)state;
   enum { ROWS = 5 };
@@ -613,6 +662,13 @@ static void test_result_rows_relate(void **state) {
   assert_string_equal(t.field[2][blocks], "3");
   assert_string_equal(t.field[3][smem], ""); /* cublas, row 2 */
   assert_string_equal(t.field[3][blocks], "");
+  /* `work`: empty where the plan has one block per tile. */
+  int work = -1;
+  for (int f = 0; f < t.fields[0]; ++f)
+    if (strcmp(t.field[0][f], "work") == 0) work = f;
+  assert_true(work >= 0);
+  assert_string_equal(t.field[0][work - 1], "runs");
+  assert_string_equal(t.field[2][work], "");
   free(text);
 }
 
@@ -678,6 +734,7 @@ int main(void) {
       cmocka_unit_test(test_json_empty_report),
       cmocka_unit_test(test_table_is_aligned),
       cmocka_unit_test(test_result_row),
+      cmocka_unit_test(test_work_column),
       cmocka_unit_test(test_result_rows_relate),
       cmocka_unit_test(test_flop_arithmetic),
       cmocka_unit_test(test_output_check),

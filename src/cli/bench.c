@@ -460,8 +460,17 @@ static int is_skip(pg_status status) {
          status == PG_ERR_UNSUPPORTED;
 }
 
-/* The plan's entry, stages and kernel facts into the row; `auto`'s row names
- * what it runs, whose kernel the facts describe. */
+void pgc_work_text(const pg_plan_info *info, char *buf, size_t size) {
+  if (size == 0) return;
+  buf[0] = '\0';
+  if (info->stream_k_blocks > 0)
+    snprintf(buf, size, "stream-K %d", info->stream_k_blocks);
+  else if (info->splits > 1)
+    snprintf(buf, size, "split-K %d", info->splits);
+}
+
+/* The plan's entry, stages, division of work and kernel facts into the row;
+ * `auto`'s row names what it runs, whose kernel the facts describe. */
 static void describe_plan(const pg_plan *plan, const pg_variant_info *variant,
                           const char *label, pgc_result_row *row) {
   pg_plan_info info;
@@ -477,6 +486,7 @@ static void describe_plan(const pg_plan *plan, const pg_variant_info *variant,
     row->runs = info.variant->name;
     row->stages = info.stages;
   }
+  pgc_work_text(&info, row->work, sizeof row->work);
   if (info.variant->kind == PG_KIND_KERNEL) {
     row->smem_kib = (double)info.kernel.smem_bytes / BYTES_PER_KIB;
     row->blocks_per_sm = info.kernel.blocks_per_sm;

@@ -121,6 +121,11 @@ void pgc_header_build(pgc_header *header, const pgc_session *session,
 void pgc_command_line_text(const pgc_options *opts, char *buf, size_t size);
 void pgc_date_text(char *buf, size_t size);
 
+/* How a plan divides the work, for the row's `work` column: "split-K 8"
+ * (K in 8 ranges), "stream-K 264" (264 blocks share the tiles' K steps), or
+ * "" when it runs one block per tile (cublas too). */
+void pgc_work_text(const pg_plan_info *info, char *buf, size_t size);
+
 /* FP32 lanes (FFMA per clock) per SM for a compute capability; 0 if unknown. */
 int pgc_fp32_lanes_per_sm(int cc_major, int cc_minor);
 /* 2 x lanes x SMs x clock, in TFLOP/s; NaN when a factor is unknown. */

@@ -462,6 +462,8 @@ const pgc_column pgc_result_columns[] = {
     {"variant", "variant", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
     /* auto: what it ran */
     {"runs", "runs", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    /* split-K or stream-K, with their splits or blocks */
+    {"work", "work", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
     {"stages", "stages", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
     {"shape", "shape", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
     {"m", "M", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
@@ -490,6 +492,7 @@ void pgc_result_row_cells(const pgc_result_row *row, pgc_cell *cells) {
   int i = 0;
   cells[i++] = pgc_cell_text(row->variant);
   cells[i++] = row->runs ? pgc_cell_text(row->runs) : pgc_cell_absent();
+  cells[i++] = row->work[0] ? pgc_cell_text(row->work) : pgc_cell_absent();
   cells[i++] = row->stages > 0 ? pgc_cell_int(row->stages) : pgc_cell_absent();
   cells[i++] = pgc_cell_text(row->shape);
   cells[i++] = pgc_cell_int(row->m);

@@ -118,12 +118,17 @@ typedef enum {
 
 #define PGC_SHAPE_TEXT_SIZE 40
 #define PGC_VERDICT_TEXT_SIZE 96
+/* "split-K 8", "stream-K 264": the longest work text with room to spare. */
+#define PGC_WORK_TEXT_SIZE 24
 
 typedef struct {
   const char *variant; /* registry name, static */
   /* `auto` only: the variant it ran at this shape (registry name, static). */
   const char *runs;
   int stages;          /* stage count used; 0 where the variant has none */
+  /* How the plan divides the work beyond one block per tile ("split-K 8",
+   * "stream-K 264"); "" for a plain grid, cublas and a row that did not run. */
+  char work[PGC_WORK_TEXT_SIZE];
   int m, n, k;
   char shape[PGC_SHAPE_TEXT_SIZE]; /* "MxNxK" */
   /* NaN where not measured (a skipped or failed run, or no baseline). */
