@@ -184,6 +184,43 @@ static void test_dimensions_override_size(void **state) {
   assert_int_equal(r.opts.k, 2147483647);
 }
 
+/* --shapes FILE: a path kept for bench to read (parsing reads no file), and
+ * no dimension beside it, whichever comes first. */
+static void test_shapes_option(void **state) {
+  (void)state;
+  parse_result r = PARSE("bench");
+  EXPECT_OK(r);
+  assert_null(r.opts.shapes_path);
+  r = PARSE("bench", "--shapes", "bench/shapes/set.txt", "--variant", "cublas");
+  EXPECT_OK(r);
+  assert_string_equal(r.opts.shapes_path, "bench/shapes/set.txt");
+  r = PARSE("bench", "--shapes=/no/such/file", "--quiet");
+  EXPECT_OK(r); /* told when bench reads it */
+  assert_string_equal(r.opts.shapes_path, "/no/such/file");
+  r = PARSE("bench", "--shapes", "a.txt", "--shapes", "b.txt");
+  EXPECT_OK(r);
+  assert_string_equal(r.opts.shapes_path, "b.txt");
+
+  expect_usage_error(PARSE("bench", "--shapes", "set.txt", "--size", "64"),
+                     "--shapes and --size exclude each other");
+  expect_usage_error(PARSE("bench", "--size=64", "--shapes=set.txt"),
+                     "--shapes and --size exclude each other");
+  expect_usage_error(PARSE("bench", "--shapes", "set.txt", "--size", "4096"),
+                     "--size"); /* even at the default */
+  expect_usage_error(PARSE("bench", "--m", "64", "--shapes", "set.txt"),
+                     "--shapes and --m exclude each other");
+  expect_usage_error(PARSE("bench", "--shapes", "set.txt", "--n=64"),
+                     "--shapes and --n exclude each other");
+  expect_usage_error(PARSE("bench", "--k", "64", "--shapes", "set.txt"),
+                     "--shapes and --k exclude each other");
+  expect_usage_error(PARSE("bench", "--shapes="), "--shapes needs a path");
+  expect_usage_error(PARSE("bench", "--shapes", ""), "--shapes needs a path");
+  expect_usage_error(PARSE("profile", "--shapes", "set.txt"), "--shapes");
+  expect_usage_error(PARSE("study", "pipelining", "--shapes", "set.txt"),
+                     "--shapes");
+  expect_usage_error(PARSE("list", "--shapes", "set.txt"), "--shapes");
+}
+
 static void test_study_and_list_options(void **state) {
   (void)state;
   parse_result r = PARSE("study", "--size=512", "pipelining", "--flush-l2",
@@ -472,7 +509,7 @@ static void test_missing_values(void **state) {
                                        "--n",       "--k",     "--stages",
                                        "--warmup",  "--iters", "--flush-l2",
                                        "--seed",    "--format", "--check",
-                                       "--device"};
+                                       "--device",  "--shapes"};
   for (size_t i = 0; i < sizeof valued / sizeof valued[0]; ++i) {
     expect_usage_error(PARSE("bench", valued[i]), "needs a value");
     /* The next word is another option, not this one's value. */
@@ -780,6 +817,7 @@ int main(void) {
       cmocka_unit_test(test_list_defaults),
       cmocka_unit_test(test_options_separate_and_joined),
       cmocka_unit_test(test_dimensions_override_size),
+      cmocka_unit_test(test_shapes_option),
       cmocka_unit_test(test_study_and_list_options),
       cmocka_unit_test(test_single_warp_options),
       cmocka_unit_test(test_last_value_wins),

@@ -21,6 +21,7 @@ typedef enum {
   OPT_M,
   OPT_N,
   OPT_K,
+  OPT_SHAPES,
   OPT_STAGES,
   OPT_WARMUP,
   OPT_ITERS,
@@ -69,6 +70,7 @@ static const option_spec option_table[] = {
     {"--m", OPT_M, 1, FOR_BENCH | FOR_PROFILE, 0},
     {"--n", OPT_N, 1, FOR_BENCH | FOR_PROFILE, 0},
     {"--k", OPT_K, 1, FOR_BENCH | FOR_STUDY | FOR_PROFILE, IN_SINGLE_WARP},
+    {"--shapes", OPT_SHAPES, 1, FOR_BENCH, 0},
     {"--stages", OPT_STAGES, 1, FOR_BENCH | FOR_PROFILE, 0},
     {"--warmup", OPT_WARMUP, 1, FOR_BENCH | FOR_STUDY, IN_SINGLE_WARP},
     {"--iters", OPT_ITERS, 1, FOR_BENCH | FOR_STUDY, IN_SINGLE_WARP},
@@ -150,7 +152,7 @@ static const char usage_tool[] =
     "\n"
     "commands:\n"
     "  list               every variant, its technique, and whether this GPU runs it\n"
-    "  bench              verify and time variants at one GEMM shape\n"
+    "  bench              verify and time variants at one GEMM shape or a set\n"
     "  study pipelining   the experiment of the \"CUDA Kernel Study: Pipelining\"\n"
     "                     write-up, beside its RTX A6000 table\n"
     "  study single-warp  the single-warp 32x32xK experiment of the \"A study on\n"
@@ -195,6 +197,10 @@ static const char usage_bench[] =
     "                        'pipegemm list' shows the names\n"
     "  --size S              M = N = K = S (default: 4096)\n"
     "  --m M, --n N, --k K   one dimension; overrides --size wherever it appears\n"
+    "  --shapes FILE         every shape of FILE instead, one MxNxK a line ('#'\n"
+    "                        starts a comment), in one run that ends with the\n"
+    "                        geometric mean of x cuBLAS per variant; not with\n"
+    "                        --size or --m/--n/--k (a set: bench/shapes/set.txt)\n"
     "  --stages LIST         stage counts and ranges, e.g. 2,3,4 or 1-8 or 1-3,6\n"
     "                        (default: each variant's default); a variant with one\n"
     "                        fixed stage count runs once at it; with --variant all,\n"
@@ -651,7 +657,8 @@ static void set_defaults(pgc_options *opts, int argc, char **argv) {
 /* Dimensions as given: --size, then --m/--n/--k wherever they appear. */
 typedef struct {
   int size;
-  int m, n, k; /* -1: not given */
+  int size_given; /* 1: --size was on the command line */
+  int m, n, k;    /* -1: not given */
 } shape_request;
 
 /* Applies one option with its value (NULL for an option without one). */
@@ -663,6 +670,7 @@ static int apply_option(const option_spec *spec, const char *value,
     case OPT_VERSION: return PGC_EXIT_OK; /* handled by the caller */
     case OPT_VARIANT: return parse_variant_list(value, opts, err, err_size);
     case OPT_SIZE:
+      shape->size_given = 1;
       return parse_int_option(spec->name, value, 0, INT_MAX, &shape->size, err,
                               err_size);
     case OPT_M:
@@ -674,6 +682,11 @@ static int apply_option(const option_spec *spec, const char *value,
     case OPT_K:
       return parse_int_option(spec->name, value, 0, INT_MAX, &shape->k, err,
                               err_size);
+    case OPT_SHAPES:
+      if (value[0] == '\0')
+        return usage_error(err, err_size, "%s needs a path", spec->name);
+      opts->shapes_path = value;
+      return PGC_EXIT_OK;
     case OPT_STAGES: return parse_stage_list(value, opts, err, err_size);
     case OPT_WARMUP:
       return parse_int_option(spec->name, value, 0, PGC_MAX_REPEATS,
@@ -782,6 +795,19 @@ static int settle_shape(pgc_options *opts, const shape_request *shape, char *err
                          opts->k, PGC_SINGLE_WARP_MAX_K);
     return PGC_EXIT_OK;
   }
+  /* The file gives every shape: a dimension given beside it would be
+   * ignored, which is worse than refused. */
+  if (opts->shapes_path) {
+    const char *also = shape->size_given ? "--size"
+                       : shape->m >= 0   ? "--m"
+                       : shape->n >= 0   ? "--n"
+                       : shape->k >= 0   ? "--k"
+                                         : NULL;
+    if (also)
+      return usage_error(err, err_size,
+                         "--shapes and %s exclude each other: the file gives "
+                         "every shape", also);
+  }
   opts->m = shape->m >= 0 ? shape->m : shape->size;
   opts->n = shape->n >= 0 ? shape->n : shape->size;
   opts->k = shape->k >= 0 ? shape->k : shape->size;
@@ -798,7 +824,7 @@ static int parse_command_args(int argc, char **argv, int first,
                          : opts->command == PGC_CMD_PROFILE
                              ? PGC_PROFILE_DEFAULT_SIZE
                              : PGC_BENCH_DEFAULT_SIZE,
-                         -1, -1, -1};
+                         0, -1, -1, -1};
   /* The options given, in order, each once: a study's experiment may come
    * after its options, so whether it takes them is checked at the end. */
   const option_spec *given[OPTION_COUNT];

@@ -69,6 +69,9 @@ typedef struct {
   int flush_l2;  /* 1: flush L2 before every timed run */
   uint64_t seed;
   int m, n, k;
+  /* bench --shapes FILE: the shape set to run instead of m, n, k (borrowed
+   * from argv; read by the command, not here); NULL: the one shape above. */
+  const char *shapes_path;
   int warmup, iters;
 
   /* Variant selection: all_variants, or the variant_count registry entries
