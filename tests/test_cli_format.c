@@ -672,6 +672,93 @@ static void test_result_rows_relate(void **state) {
   free(text);
 }
 
+/* ---- the summary of a shape set ----------------------------------------------- */
+
+/* A run's row at one shape, timed at `ms` (NaN: not timed), else as given. */
+static void set_row(pgc_result_row *row, const pgc_run_spec *run, int size,
+                    double ms, pgc_verdict verdict) {
+  pgc_result_row_init(row, run->variant->name, run->stages, size, size, size);
+  row->median_ms = ms;
+  pgc_result_row_set_verdict(row, verdict, verdict == PGC_VERDICT_SKIP ? "needs CC 9.0" : NULL);
+}
+
+static void test_geomeans(void **state) {
+  (void)state;
+  enum { RUNS = 6, SHAPES = 3 };
+  const pgc_run_spec runs[RUNS] = {
+      {pg_variant_find("cublas"), 1},   {pg_variant_find("tma_ws"), 3},
+      {pg_variant_find("cp_async"), 2}, {pg_variant_find("cp_async"), 3},
+      {pg_variant_find("auto"), 0},     {pg_variant_find("tma"), 4},
+  };
+  for (int r = 0; r < RUNS; ++r) assert_non_null(runs[r].variant);
+  pgc_result_row rows[SHAPES * RUNS];
+  pgc_result_row *at[SHAPES] = {&rows[0], &rows[RUNS], &rows[2 * RUNS]};
+  /* 64: everything but tma ran. */
+  set_row(&at[0][0], &runs[0], 64, 1.0, PGC_VERDICT_PASS);
+  set_row(&at[0][1], &runs[1], 64, 2.0, PGC_VERDICT_PASS);  /* × 0.5 */
+  set_row(&at[0][2], &runs[2], 64, 4.0, PGC_VERDICT_PASS);  /* × 0.25 */
+  set_row(&at[0][3], &runs[3], 64, 1.0, PGC_VERDICT_PASS);  /* × 1 */
+  set_row(&at[0][4], &runs[4], 64, 0.5, PGC_VERDICT_PASS);  /* × 2 */
+  at[0][4].runs = "tma_ws";
+  at[0][4].stages = 3; /* what auto chose: not what tells its runs apart */
+  set_row(&at[0][5], &runs[5], 64, NAN, PGC_VERDICT_SKIP);
+  /* 128: tma_ws skipped, cp_async at 3 failed its check (timed all the same). */
+  set_row(&at[1][0], &runs[0], 128, 2.0, PGC_VERDICT_PASS);
+  set_row(&at[1][1], &runs[1], 128, NAN, PGC_VERDICT_SKIP);
+  set_row(&at[1][2], &runs[2], 128, 4.0, PGC_VERDICT_PASS); /* × 0.5 */
+  set_row(&at[1][3], &runs[3], 128, 1.0, PGC_VERDICT_FAIL); /* × 2, left out */
+  set_row(&at[1][4], &runs[4], 128, 1.0, PGC_VERDICT_PASS); /* × 2 */
+  at[1][4].runs = "tma";
+  at[1][4].stages = 4;
+  set_row(&at[1][5], &runs[5], 128, NAN, PGC_VERDICT_SKIP);
+  /* 256: cuBLAS failed to run, so nothing is measured against it here. */
+  for (int r = 0; r < RUNS; ++r)
+    set_row(&at[2][r], &runs[r], 256, r == 0 ? NAN : 1.0, r == 0 ? PGC_VERDICT_ERROR : PGC_VERDICT_PASS);
+  pgc_result_rows_relate(rows, SHAPES * RUNS, "baseline", "cublas");
+
+  pgc_geomean means[RUNS];
+  assert_int_equal(pgc_geomeans(rows, RUNS, SHAPES, "cublas", means), 2);
+  assert_int_equal(means[0].shapes, 2);
+  assert_float_equal(means[0].geomean, 1.0, 1e-12);
+  assert_int_equal(means[1].shapes, 1);
+  assert_float_equal(means[1].geomean, 0.5, 1e-12);
+  assert_int_equal(means[2].shapes, 2);
+  assert_float_equal(means[2].geomean, sqrt(0.25 * 0.5), 1e-12);
+  assert_int_equal(means[3].shapes, 1);
+  assert_float_equal(means[3].geomean, 1.0, 1e-12);
+  assert_int_equal(means[4].shapes, 2);
+  assert_float_equal(means[4].geomean, 2.0, 1e-12);
+  assert_int_equal(means[5].shapes, 0);
+  assert_true(isnan(means[5].geomean));
+
+  static const char expected[] =
+      "geometric mean of × cuBLAS over 2 shapes: tma_ws 0.50 (1 shape), "
+      "cp_async at 2 stages 0.35, cp_async at 3 stages 1.00 (1 shape), auto 2.00, "
+      "tma - (0 shapes)";
+  char note[512];
+  size_t len = pgc_geomean_note(note, sizeof note, runs, means, RUNS, 2, "cublas");
+  assert_string_equal(note, expected);
+  assert_int_equal(len, strlen(expected));
+  /* Measured without a buffer; cut short, but terminated, in a small one. */
+  assert_int_equal(pgc_geomean_note(NULL, 0, runs, means, RUNS, 2, "cublas"), len);
+  char small[16];
+  assert_int_equal(pgc_geomean_note(small, sizeof small, runs, means, RUNS, 2, "cublas"),
+                   len);
+  assert_int_equal(strlen(small), sizeof small - 1);
+  assert_memory_equal(small, expected, sizeof small - 1);
+
+  /* cuBLAS timed nowhere (or not asked for): the note says there is no mean. */
+  pgc_geomean_note(note, sizeof note, runs, means, RUNS, 0, "cublas");
+  assert_string_equal(note, "geometric mean of × cuBLAS: none, cublas was timed at no shape");
+  /* Every run at every shape: no counts after the means; one shape. */
+  pgc_geomean all[2] = {{1.0, 1}, {0.871, 1}};
+  pgc_geomean_note(note, sizeof note, &runs[3], all, 2, 1, "cublas");
+  assert_string_equal(note, "geometric mean of × cuBLAS over 1 shape: cp_async 1.00, auto 0.87");
+  /* Nothing beside cuBLAS: no note. */
+  assert_int_equal(pgc_geomean_note(note, sizeof note, runs, means, 1, 2, "cublas"), 0);
+  assert_string_equal(note, "");
+}
+
 /* ---- the arithmetic behind TFLOP/s and % of peak ------------------------------ */
 
 static void test_flop_arithmetic(void **state) {
@@ -736,6 +823,7 @@ int main(void) {
       cmocka_unit_test(test_result_row),
       cmocka_unit_test(test_work_column),
       cmocka_unit_test(test_result_rows_relate),
+      cmocka_unit_test(test_geomeans),
       cmocka_unit_test(test_flop_arithmetic),
       cmocka_unit_test(test_output_check),
   };

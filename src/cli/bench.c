@@ -9,6 +9,7 @@
 #include "bench.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "commands.h"
 #include "proc.h"
+#include "shapes.h"
 
 /* C = 1 * A * B + 0 * C: beta = 0 so that C need not be reset between runs
  * (a kernel that read C anyway would be caught: C starts as NaN). */
@@ -629,6 +631,100 @@ void pgc_header_build(pgc_header *header, const pgc_session *session,
            PGC_SHOW_ALL);
 }
 
+/* ---- the summary of a shape set ------------------------------------------- */
+
+static int is_timed(const pgc_result_row *row) {
+  return isfinite(row->median_ms) && row->median_ms > 0;
+}
+
+int pgc_geomeans(const pgc_result_row *rows, int run_count, int shape_count,
+                 const char *cublas_name, pgc_geomean *means) {
+  int cublas_shapes = 0;
+  for (int s = 0; s < shape_count; ++s) {
+    const pgc_result_row *block = &rows[(size_t)s * (size_t)run_count];
+    for (int r = 0; r < run_count; ++r) {
+      if (block[r].variant && strcmp(block[r].variant, cublas_name) == 0 &&
+          is_timed(&block[r])) {
+        ++cublas_shapes;
+        break;
+      }
+    }
+  }
+  /* A mean of ratios is a geometric one: 2x faster at one shape and 2x
+   * slower at another is even, as it is not in an arithmetic mean. */
+  for (int r = 0; r < run_count; ++r) {
+    double log_sum = 0.0;
+    int shapes = 0;
+    for (int s = 0; s < shape_count; ++s) {
+      const pgc_result_row *row = &rows[(size_t)s * (size_t)run_count + (size_t)r];
+      if (!isfinite(row->x_cublas) || !(row->x_cublas > 0) ||
+          row->verdict == PGC_VERDICT_FAIL)
+        continue;
+      log_sum += log(row->x_cublas);
+      ++shapes;
+    }
+    means[r].shapes = shapes;
+    means[r].geomean = shapes > 0 ? exp(log_sum / shapes) : NAN;
+  }
+  return cublas_shapes;
+}
+
+/* Text appended as snprintf would, counting on past the end of the buffer
+ * so that the caller learns the size it needs. */
+typedef struct {
+  char *buf;
+  size_t size, used;
+} text_builder;
+
+static void text_add(text_builder *text, const char *fmt, ...) {
+  size_t room = text->used < text->size ? text->size - text->used : 0;
+  va_list ap;
+  va_start(ap, fmt);
+  int written = vsnprintf(room ? text->buf + text->used : NULL, room, fmt, ap);
+  va_end(ap);
+  if (written > 0) text->used += (size_t)written;
+}
+
+/* Whether the variant of run r is in more than one run: then its runs are
+ * told apart by their stage counts. */
+static int ran_at_several(const pgc_run_spec *runs, int run_count, int r) {
+  for (int i = 0; i < run_count; ++i)
+    if (i != r && runs[i].variant == runs[r].variant) return 1;
+  return 0;
+}
+
+size_t pgc_geomean_note(char *buf, size_t size, const pgc_run_spec *runs,
+                        const pgc_geomean *means, int run_count,
+                        int cublas_shapes, const char *cublas_name) {
+  text_builder text = {buf, size, 0};
+  if (size > 0) buf[0] = '\0';
+  int listed = 0;
+  for (int r = 0; r < run_count; ++r) {
+    if (strcmp(runs[r].variant->name, cublas_name) == 0) continue;
+    if (listed++ == 0) {
+      if (cublas_shapes == 0) {
+        text_add(&text, "geometric mean of × cuBLAS: none, %s was timed at no shape",
+                 cublas_name);
+        return text.used;
+      }
+      text_add(&text, "geometric mean of × cuBLAS over %d shape%s: ", cublas_shapes,
+               cublas_shapes == 1 ? "" : "s");
+    } else {
+      text_add(&text, ", ");
+    }
+    text_add(&text, "%s", runs[r].variant->name);
+    if (ran_at_several(runs, run_count, r))
+      text_add(&text, " at %d stage%s", runs[r].stages, runs[r].stages == 1 ? "" : "s");
+    if (means[r].shapes > 0)
+      text_add(&text, " %.2f", means[r].geomean);
+    else
+      text_add(&text, " -");
+    if (means[r].shapes != cublas_shapes)
+      text_add(&text, " (%d shape%s)", means[r].shapes, means[r].shapes == 1 ? "" : "s");
+  }
+  return text.used;
+}
+
 /* ---- pipegemm bench ------------------------------------------------------- */
 
 static const char *const bench_notes[] = {
@@ -642,74 +738,166 @@ static const char *const bench_notes[] = {
     "stage that lowers blocks/SM trades latency hiding across warps for depth "
     "within one.",
 };
+#define BENCH_NOTE_COUNT ((int)(sizeof bench_notes / sizeof bench_notes[0]))
 
-static void print_bench_report(const pgc_options *opts,
-                               const pgc_session *session,
-                               const pgc_result_row *rows, int count,
-                               pgc_cell *cells) {
+/* What one bench command runs: every run at every shape. rows and cells
+ * are shape-major (pgc_geomeans' layout). */
+typedef struct {
+  pgc_shape_set shapes;
+  pgc_run_spec *runs;
+  int run_count;
+  pgc_result_row *rows;
+  pgc_cell *cells;
+  char *summary; /* the set's geometric means; NULL for one shape */
+} bench_plan;
+
+static void bench_plan_free(bench_plan *plan) {
+  pgc_shape_set_free(&plan->shapes);
+  free(plan->runs);
+  free(plan->rows);
+  free(plan->cells);
+  free(plan->summary);
+  memset(plan, 0, sizeof *plan);
+}
+
+/* The shapes (--shapes FILE, else the one of --size/--m/--n/--k) and the
+ * runs, with room for their rows. A file that cannot be read or a bad line
+ * is a usage error, told before any GPU work. */
+static int bench_plan_make(const pgc_options *opts, bench_plan *plan) {
+  memset(plan, 0, sizeof *plan);
+  if (opts->shapes_path) {
+    char err[PGC_SHAPES_ERROR_SIZE];
+    int rc = pgc_shapes_read(opts->shapes_path, &plan->shapes, err, sizeof err);
+    if (rc != PGC_EXIT_OK) {
+      fprintf(stderr, "pipegemm: %s\n", err);
+      return rc;
+    }
+  } else {
+    plan->shapes.shapes = malloc(sizeof *plan->shapes.shapes);
+    if (plan->shapes.shapes) {
+      plan->shapes.shapes[0] = (pgc_shape){opts->m, opts->n, opts->k, 0};
+      plan->shapes.count = 1;
+    }
+  }
+  plan->run_count = pgc_plan_runs(opts, NULL, 0);
+  if (plan->run_count == 0) {
+    fprintf(stderr,
+            "pipegemm: no selected variant allows the requested stage counts "
+            "(see pipegemm --help)\n");
+    bench_plan_free(plan);
+    return PGC_EXIT_USAGE;
+  }
+  size_t rows = (size_t)plan->run_count * (size_t)plan->shapes.count;
+  plan->runs = calloc((size_t)plan->run_count, sizeof *plan->runs);
+  plan->rows = calloc(rows, sizeof *plan->rows);
+  plan->cells = calloc(rows * (size_t)pgc_result_column_count, sizeof *plan->cells);
+  if (!plan->shapes.shapes || !plan->runs || !plan->rows || !plan->cells) {
+    fprintf(stderr, "pipegemm: out of host memory\n");
+    bench_plan_free(plan);
+    return PGC_EXIT_FAILED;
+  }
+  pgc_plan_runs(opts, plan->runs, plan->run_count);
+  return PGC_EXIT_OK;
+}
+
+/* Every run at one shape, whose matrices live only meanwhile: a set needs
+ * the device memory of its largest shape, not of all of them. A shape whose
+ * matrices cannot be set up (the error is printed) gets ERROR rows, and
+ * the set goes on with the next. */
+static int bench_shape(pgc_session *session, const pgc_shape *shape,
+                       const pgc_run_spec *runs, int run_count,
+                       pgc_result_row *rows) {
+  pgc_problem problem;
+  int exit_code = pgc_problem_open(session, &problem, shape->m, shape->n, shape->k);
+  if (exit_code != PGC_EXIT_OK) {
+    for (int r = 0; r < run_count; ++r) {
+      pgc_result_row_init(&rows[r], runs[r].variant->name, runs[r].stages, shape->m,
+                          shape->n, shape->k);
+      pgc_result_row_set_verdict(&rows[r], PGC_VERDICT_ERROR,
+                                 "the shape's matrices could not be set up");
+    }
+    session->run_index += run_count; /* the progress count goes on */
+    return exit_code;
+  }
+  for (int r = 0; r < run_count; ++r)
+    if (pgc_run_one(session, &problem, runs[r].variant, runs[r].stages, &rows[r]) !=
+        PGC_EXIT_OK)
+      exit_code = PGC_EXIT_FAILED;
+  pgc_problem_close(&problem);
+  return exit_code;
+}
+
+/* The set's geometric means as one more note; none for a single shape, so
+ * that a --size run reports as it always has. */
+static int bench_summary(bench_plan *plan) {
+  if (plan->shapes.count < 2) return PGC_EXIT_OK;
+  pgc_geomean *means = calloc((size_t)plan->run_count, sizeof *means);
+  if (!means) return PGC_EXIT_FAILED;
+  int cublas_shapes = pgc_geomeans(plan->rows, plan->run_count, plan->shapes.count,
+                                   PGC_CUBLAS_VARIANT, means);
+  size_t len = pgc_geomean_note(NULL, 0, plan->runs, means, plan->run_count,
+                                cublas_shapes, PGC_CUBLAS_VARIANT);
+  if (len > 0) plan->summary = malloc(len + 1);
+  if (plan->summary)
+    pgc_geomean_note(plan->summary, len + 1, plan->runs, means, plan->run_count,
+                     cublas_shapes, PGC_CUBLAS_VARIANT);
+  free(means);
+  return len > 0 && !plan->summary ? PGC_EXIT_FAILED : PGC_EXIT_OK;
+}
+
+static void print_bench_report(const pgc_options *opts, const pgc_session *session,
+                               const bench_plan *plan) {
   pgc_header header;
   pgc_header_build(&header, session, opts);
+  int count = plan->run_count * plan->shapes.count;
   for (int r = 0; r < count; ++r)
-    pgc_result_row_cells(&rows[r], &cells[(size_t)r * pgc_result_column_count]);
+    pgc_result_row_cells(&plan->rows[r],
+                         &plan->cells[(size_t)r * pgc_result_column_count]);
+  const char *notes[BENCH_NOTE_COUNT + 1];
+  int note_count = 0;
+  for (int i = 0; i < BENCH_NOTE_COUNT; ++i) notes[note_count++] = bench_notes[i];
+  if (plan->summary) notes[note_count++] = plan->summary; /* the table ends with it */
   pgc_report report = {
       .command = "bench",
       .facts = header.facts,
       .fact_count = header.count,
       .columns = pgc_result_columns,
       .column_count = pgc_result_column_count,
-      .cells = cells,
+      .cells = plan->cells,
       .row_count = count,
-      .notes = bench_notes,
-      .note_count = (int)(sizeof bench_notes / sizeof bench_notes[0]),
+      .notes = notes,
+      .note_count = note_count,
   };
   pgc_print_report(stdout, opts->format, &report);
 }
 
 int pgc_cmd_bench(const pgc_options *opts) {
-  int count = pgc_plan_runs(opts, NULL, 0);
-  if (count == 0) {
-    fprintf(stderr,
-            "pipegemm: no selected variant allows the requested stage counts "
-            "(see pipegemm --help)\n");
-    return PGC_EXIT_USAGE;
-  }
-  pgc_run_spec *runs = calloc((size_t)count, sizeof *runs);
-  pgc_result_row *rows = calloc((size_t)count, sizeof *rows);
-  pgc_cell *cells =
-      calloc((size_t)count * (size_t)pgc_result_column_count, sizeof *cells);
-  if (!runs || !rows || !cells) {
-    fprintf(stderr, "pipegemm: out of host memory\n");
-    free(runs);
-    free(rows);
-    free(cells);
-    return PGC_EXIT_FAILED;
-  }
-  pgc_plan_runs(opts, runs, count);
-
+  bench_plan plan;
+  int exit_code = bench_plan_make(opts, &plan);
+  if (exit_code != PGC_EXIT_OK) return exit_code;
   pgc_measure_config config = {opts->device, opts->warmup, opts->iters,
                                opts->check, opts->flush_l2, opts->quiet,
                                opts->seed};
+  /* One session for the whole set: the device, stream and L2 flusher are
+   * set up once, and every shape is measured under the same conditions. */
   pgc_session session;
-  int exit_code = pgc_session_open(&session, &config);
+  exit_code = pgc_session_open(&session, &config);
   if (exit_code == PGC_EXIT_OK) {
-    pgc_problem problem;
-    exit_code = pgc_problem_open(&session, &problem, opts->m, opts->n, opts->k);
-    if (exit_code == PGC_EXIT_OK) {
-      session.run_total = count;
-      for (int i = 0; i < count; ++i)
-        if (pgc_run_one(&session, &problem, runs[i].variant, runs[i].stages,
-                        &rows[i]) != PGC_EXIT_OK)
-          exit_code = PGC_EXIT_FAILED;
-      pgc_result_rows_relate(rows, count, PGC_BASELINE_VARIANT,
-                             PGC_CUBLAS_VARIANT);
-      print_bench_report(opts, &session, rows, count, cells);
-      pgc_problem_close(&problem);
+    session.run_total = plan.run_count * plan.shapes.count;
+    for (int s = 0; s < plan.shapes.count; ++s)
+      if (bench_shape(&session, &plan.shapes.shapes[s], plan.runs, plan.run_count,
+                      &plan.rows[(size_t)s * (size_t)plan.run_count]) != PGC_EXIT_OK)
+        exit_code = PGC_EXIT_FAILED;
+    pgc_result_rows_relate(plan.rows, plan.run_count * plan.shapes.count,
+                           PGC_BASELINE_VARIANT, PGC_CUBLAS_VARIANT);
+    if (bench_summary(&plan) != PGC_EXIT_OK) {
+      fprintf(stderr, "pipegemm: out of host memory for the geometric means\n");
+      exit_code = PGC_EXIT_FAILED;
     }
+    print_bench_report(opts, &session, &plan);
     pgc_session_close(&session);
     pg_shutdown();
   }
-  free(runs);
-  free(rows);
-  free(cells);
+  bench_plan_free(&plan);
   return exit_code;
 }

@@ -121,6 +121,34 @@ void pgc_header_build(pgc_header *header, const pgc_session *session,
 void pgc_command_line_text(const pgc_options *opts, char *buf, size_t size);
 void pgc_date_text(char *buf, size_t size);
 
+/* ---- the summary of a shape set (bench --shapes) ----
+ * The rows of a set are shape_count blocks of run_count rows, one block per
+ * shape in the set's order, the runs in the same order in every block (as
+ * pgc_cmd_bench lays them out), x_cublas filled by pgc_result_rows_relate. */
+typedef struct {
+  double geomean; /* of x_cublas over `shapes` shapes; NaN when none */
+  int shapes;
+} pgc_geomean;
+
+/* For each run r, means[r]: the geometric mean of its × cuBLAS over the
+ * shapes where it and cuBLAS were both timed, leaving out shapes where it
+ * was skipped or failed (a failed check times a wrong answer), and how many
+ * shapes that is. Returns the number of shapes where the run named
+ * cublas_name was timed: the count the means are measured against. */
+int pgc_geomeans(const pgc_result_row *rows, int run_count, int shape_count,
+                 const char *cublas_name, pgc_geomean *means);
+
+/* The note that ends a set's report, as snprintf would write it into buf
+ * (size 0 and buf NULL to measure it): "geometric mean of × cuBLAS over 21
+ * shapes: auto 0.87, tma_ws 0.71 (20 shapes), tma - (0 shapes)", a run's
+ * own count after it where it differs, its stage count ("cp_async at 3
+ * stages 0.75") where its variant ran at several. The cuBLAS run itself is
+ * left out; "" (0) when no other run was asked for. Returns the length of
+ * the whole note. */
+size_t pgc_geomean_note(char *buf, size_t size, const pgc_run_spec *runs,
+                        const pgc_geomean *means, int run_count,
+                        int cublas_shapes, const char *cublas_name);
+
 /* How a plan divides the work, for the row's `work` column: "split-K 8"
  * (K in 8 ranges), "stream-K 264" (264 blocks share the tiles' K steps), or
  * "" when it runs one block per tile (cublas too). */
