@@ -238,9 +238,10 @@ PG_API pg_status pg_variant_accepts(const pg_variant_info *variant, int stages, 
                                     const float *c, int ldc);
 
 /* What the `auto` variant runs for this shape and layout on the current
- * device: the fastest of our variants that can run it, by the rules of the
- * tuning table (src/tuning.c), and only among entries whose kernel image
- * this GPU loads. Writes the variant and its stage count; PG_ERR_NO_DEVICE
+ * device: of the tuning table's candidates (src/tuning.c) that this GPU runs
+ * and that accept the layout, the one with the best predicted speed (its
+ * measured speed at full waves x how full its waves are x the share of its
+ * tiles that is the problem). Writes the variant and its stage count; PG_ERR_NO_DEVICE
  * without a GPU. The whole choice (K split, grid) is what pg_plan_describe
  * tells of an `auto` plan. */
 PG_API pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const float *b,

@@ -154,36 +154,64 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
   return PG_OK;
 }
 
-/* auto: the first of the tuning table's candidates that the device runs on
- * this problem. Their refusals are no error of the call: the detail is
- * cleared once one runs. */
+/* auto's prediction for a candidate's plan (src/tuning.h): its speed at
+ * full waves x the fill of its waves x the share of its tiles' area that is
+ * the problem's. */
+static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
+                              const pg_variant_info *info, const pg_gemm_args *args,
+                              const pg_kernel_plan *kernel) {
+  double fill = 1.0, useful = 1.0;
+  const long long blocks = kernel->grid_x * (kernel->grid_y > 0 ? kernel->grid_y : 1);
+  const long long slots = (long long)(rule->blocks_per_sm > 0 ? rule->blocks_per_sm : 1) *
+                          dev->sm_count;
+  if (blocks > 0) fill = (double)blocks / (double)(((blocks + slots - 1) / slots) * slots);
+  if (info->tile_m > 0 && info->tile_n > 0) {
+    const long long tiles_m = ((long long)args->m + info->tile_m - 1) / info->tile_m;
+    const long long tiles_n = ((long long)args->n + info->tile_n - 1) / info->tile_n;
+    useful = (double)args->m * args->n /
+             ((double)tiles_m * info->tile_m * (double)tiles_n * info->tile_n);
+  }
+  return rule->speed_percent * fill * useful;
+}
+
+/* auto: of the tuning table's candidates that the device runs on this
+ * problem, the best predicted. Their refusals are no error of the call: the
+ * detail is cleared once one runs. */
 static pg_status choose(const pg_device *dev, pg_plan *plan, const pg_variant_entry **entry,
                         int *stages, pg_kernel_plan *kernel) {
   const pg_tuning *tuning = &dev->tuning;
-  const long long m = plan->args.m, n = plan->args.n;
+  const pg_gemm_args problem = plan->args; /* each candidate's planner starts from it */
+  const pg_variant_entry *best = NULL;
+  int best_stages = 0;
+  double best_speed = -1.0;
   for (int i = 0; i < PG_AUTO_MAX_RULES && tuning->auto_rules[i].variant != NULL; ++i) {
     const pg_auto_rule *rule = &tuning->auto_rules[i];
     const pg_variant_entry *candidate = pg_entry_find(rule->variant);
     if (candidate == NULL || candidate->info.kind == PG_KIND_SELECTOR) continue;
     const pg_variant_info *info = &candidate->info;
-    if (info->tile_m > 0 && info->tile_n > 0) {
-      const long long tiles = ((m + info->tile_m - 1) / info->tile_m) *
-                              ((n + info->tile_n - 1) / info->tile_n);
-      if (tiles < (long long)rule->min_tiles_per_sm * dev->sm_count) continue;
-      if (rule->max_tiles_per_sm > 0 && tiles >= (long long)rule->max_tiles_per_sm * dev->sm_count)
-        continue;
-    }
     const int s = rule->stages != 0 ? rule->stages : info->default_stages;
     if (s < info->min_stages || s > info->max_stages) continue;
-    if (decide_entry(dev, candidate, s, plan, kernel, 1) == PG_OK) {
-      *entry = candidate;
-      *stages = s;
-      pg_clear_error_detail();
-      return PG_OK;
+    plan->args = problem;
+    if (decide_entry(dev, candidate, s, plan, kernel, 1) != PG_OK) continue;
+    const double speed = predicted_speed(dev, rule, info, &plan->args, kernel);
+    if (speed > best_speed) {
+      best = candidate;
+      best_stages = s;
+      best_speed = speed;
     }
   }
-  pg_set_error_detail("none of auto's candidates (src/tuning.c) runs on sm_%d", dev->cc);
-  return PG_ERR_ARCH;
+  plan->args = problem;
+  if (best == NULL) {
+    pg_set_error_detail("none of auto's candidates (src/tuning.c) runs on sm_%d", dev->cc);
+    return PG_ERR_ARCH;
+  }
+  /* The winner's plan again: the candidates after it wrote theirs. */
+  pg_status st = decide_entry(dev, best, best_stages, plan, kernel, 1);
+  if (st != PG_OK) return st;
+  *entry = best;
+  *stages = best_stages;
+  pg_clear_error_detail();
+  return PG_OK;
 }
 
 /* The problem's fields of the kernels' parameter. */

@@ -356,7 +356,7 @@ const pg_variant_entry pg_registry[] = {
     },
     {
         .info = {.name = "auto", .kind = PG_KIND_SELECTOR,
-                 .technique = "the fastest correct variant for this GPU and shape (pg_auto_select, src/tuning.c)",
+                 .technique = "the best predicted variant for this GPU and shape (pg_auto_select, src/tuning.c)",
                  .source = "", .min_cc = 50},
     },
 };

@@ -6,19 +6,24 @@
 
 #include <stdlib.h>
 
-/* What auto runs where nothing faster applies: the tuned cp.async-family
- * kernel without TMA, and below sm_80 the one family without cp.async. */
-#define PG_AUTO_FALLBACKS {"mbarrier", 2, 0, 0}, {"tiled32_db", 2, 0, 0}
+/* auto's candidates on the H200, with their speed where they fill whole
+ * waves, measured there (bench/results/h200-shapes.md): tma_ws 0.977 x cuBLAS at
+ * 8192^3 with 97 % of its last wave full, tma_ws_n64 0.913 with 98.5 %; the
+ * split forms fill the SMs where the tiles alone do not, at tma_ws's speed;
+ * tma 0.80 and mbarrier 0.76 at 4096^3 (97 %), for where TMA's layout rules
+ * or tma_ws's image rule the others out; tiled32_db, the way out below
+ * sm_80. */
+#define PG_H200_AUTO_RULES                                                              \
+  {{"tma_ws", 3, 100, 2}, {"tma_ws_splitk", 3, 100, 2}, {"tma_ws_n64", 3, 92, 3},     \
+   {"tma", 4, 82, 2},     {"mbarrier", 2, 78, 2},       {"tiled32_db", 2, 13, 2}}
 
 static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile
-     * beat the persistent grid; the group size moved nothing beyond noise;
-     * tma_ws needs a tile per SM; below that, K split to fill the SMs. */
-    {90, 132, "NVIDIA H200, bench/results/h200-tma.md", 8, 0, 2,
-     {{"tma_ws_splitk", 3, 0, 1}, {"tma_ws", 3, 1, 0}, {"tma", 4, 0, 0}, PG_AUTO_FALLBACKS}},
+     * beat the persistent grid; the group size moved nothing beyond noise. */
+    {90, 132, "NVIDIA H200, bench/results/h200-tma.md and h200-shapes.md", 8, 0, 2,
+     PG_H200_AUTO_RULES},
     /* Untuned Hopper and anything else: the H200's choices. */
-    {0, 0, "untuned (the H200's choices)", 8, 0, 2,
-     {{"tma_ws_splitk", 3, 0, 1}, {"tma_ws", 3, 1, 0}, {"tma", 4, 0, 0}, PG_AUTO_FALLBACKS}},
+    {0, 0, "untuned (the H200's choices)", 8, 0, 2, PG_H200_AUTO_RULES},
 };
 
 /* A non-negative integer from the environment, or `fallback`. */

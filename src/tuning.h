@@ -8,14 +8,18 @@ extern "C" {
 #endif
 
 /* One of auto's candidates: a registry entry by name, at a stage count,
- * taken for shapes with at least min_tiles_per_sm and fewer than
- * max_tiles_per_sm (0: no bound) of its output tiles (info.tile_m x
- * info.tile_n) per SM. */
+ * with what was measured of it: its speed where its blocks fill whole waves
+ * of the GPU (percent of cuBLAS's), and the blocks of it an SM holds. For a
+ * call, auto runs the candidate with the best predicted speed:
+ *   speed x wave fill x useful share,
+ * where wave fill is the plan's blocks over the block slots of the waves
+ * they take (blocks_per_sm x SMs each), and useful share is M x N over the
+ * tiles' area (a 128-wide tile on N = 64 computes half zeros). */
 typedef struct {
   const char *variant;
-  int stages; /* 0: the entry's default */
-  int min_tiles_per_sm;
-  int max_tiles_per_sm;
+  int stages;        /* 0: the entry's default */
+  int speed_percent; /* at full waves, of cuBLAS's */
+  int blocks_per_sm;
 } pg_auto_rule;
 
 #define PG_AUTO_MAX_RULES 8
@@ -31,9 +35,9 @@ typedef struct {
   int tma_ws_blocks_per_sm;
   /* tma_ws_splitk: the fewest K steps (of TWS_TILE_K) a split may have. */
   int tma_ws_split_min_k_tiles;
-  /* auto's candidates, fastest first, ending at a NULL variant: it runs the
-   * first that this GPU runs (architecture, shared memory, a loadable
-   * kernel image), that accepts the layout, and whose size rule holds. */
+  /* auto's candidates, ending at a NULL variant: of those this GPU runs
+   * (architecture, shared memory, a loadable kernel image) and that accept
+   * the layout, the best predicted; the first on a tie. */
   pg_auto_rule auto_rules[PG_AUTO_MAX_RULES];
 } pg_tuning;
 

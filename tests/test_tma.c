@@ -99,31 +99,27 @@ static void test_tuning_table(void **state) {
   assert_true(h200.tma_ws_group_m >= 1);
   assert_true(h200.tma_ws_blocks_per_sm >= 0);
   /* auto's rules: every candidate a registry entry that is not a selector,
-   * at a stage count it takes; the fastest first (tma_ws, only with a tile
-   * per SM), and at the end one that needs neither TMA nor sm_80. */
-  int rules = 0;
+   * at a stage count it takes, with a speed and the blocks an SM holds;
+   * tma_ws the fastest at full waves; at the end one that needs neither TMA
+   * nor sm_80. */
+  int rules = 0, flagship = -1;
   for (; rules < PG_AUTO_MAX_RULES && h200.auto_rules[rules].variant != NULL; ++rules) {
     const pg_auto_rule *r = &h200.auto_rules[rules];
     const pg_variant_info *v = pg_variant_find(r->variant);
     assert_non_null(v);
     assert_int_not_equal(v->kind, PG_KIND_SELECTOR);
     assert_true(r->stages == 0 || (r->stages >= v->min_stages && r->stages <= v->max_stages));
-    assert_true(r->min_tiles_per_sm >= 0);
+    assert_true(r->speed_percent > 0 && r->speed_percent <= 200);
+    assert_true(r->blocks_per_sm >= 1);
+    if (strcmp(r->variant, "tma_ws") == 0) flagship = rules;
   }
   assert_true(rules >= 2);
-  /* tma_ws from a tile per SM up; what comes before it only below that. */
-  int flagship = 0;
-  while (flagship < rules && strcmp(h200.auto_rules[flagship].variant, "tma_ws") != 0) ++flagship;
-  assert_true(flagship < rules);
-  assert_true(h200.auto_rules[flagship].min_tiles_per_sm >= 1);
-  for (int r = 0; r < flagship; ++r) {
-    assert_true(h200.auto_rules[r].max_tiles_per_sm > 0);
-    assert_true(h200.auto_rules[r].max_tiles_per_sm <= h200.auto_rules[flagship].min_tiles_per_sm);
-  }
-  assert_true(h200.tma_ws_split_min_k_tiles >= 1);
+  assert_true(flagship >= 0);
+  for (int r = 0; r < rules; ++r)
+    assert_true(h200.auto_rules[r].speed_percent <= h200.auto_rules[flagship].speed_percent);
   const pg_variant_info *last = pg_variant_find(h200.auto_rules[rules - 1].variant);
   assert_true(last->min_cc < 80);
-  assert_int_equal(h200.auto_rules[rules - 1].min_tiles_per_sm, 0);
+  assert_true(h200.tma_ws_split_min_k_tiles >= 1);
 
   /* Any other GPU gets a row too, with its way out. */
   pg_tuning other = pg_tuning_for(80, 108);

@@ -47,23 +47,18 @@ static pgc_cell optional_int(int value) {
   return value > 0 ? pgc_cell_int(value) : pgc_cell_absent();
 }
 
-/* auto's candidates on this GPU, in the tuning table's order, each with its
- * size rule: "yes: tma_ws (>= 1 tile/SM), tma, mbarrier, tiled32_db". The
- * candidates this GPU cannot run are left out. */
+/* auto's candidates on this GPU, in the tuning table's order, those this
+ * GPU cannot run left out: "yes: best of tma_ws, tma_ws_splitk, ...". */
 static void selector_choices(const pgh_device_info *info, char *buf, size_t size) {
-  const pg_tuning tuning = pg_tuning_for(info->cc_major * 10 + info->cc_minor, info->sm_count);
-  size_t used = (size_t)snprintf(buf, size, "yes:");
+  const pg_tuning tuning = pg_tuning_row(info->cc_major * 10 + info->cc_minor, info->sm_count);
+  size_t used = (size_t)snprintf(buf, size, "yes: best of");
   const char *sep = " ";
   for (int i = 0; i < PG_AUTO_MAX_RULES && tuning.auto_rules[i].variant != NULL; ++i) {
     const pg_auto_rule *rule = &tuning.auto_rules[i];
     const pg_variant_info *candidate = pg_variant_find(rule->variant);
     if (candidate == NULL || pg_variant_supported(candidate, rule->stages) != PG_OK) continue;
-    char size_rule[32] = "";
-    if (rule->min_tiles_per_sm > 0)
-      snprintf(size_rule, sizeof size_rule, " (>= %d tile%s/SM)", rule->min_tiles_per_sm,
-               rule->min_tiles_per_sm > 1 ? "s" : "");
     if (used < size)
-      used += (size_t)snprintf(buf + used, size - used, "%s%s%s", sep, candidate->name, size_rule);
+      used += (size_t)snprintf(buf + used, size - used, "%s%s", sep, candidate->name);
     sep = ", ";
   }
 }
