@@ -36,6 +36,9 @@
 #                              (-DPG_TMA_WS_ARCHITECTURES=80), so this GPU
 #                              cannot load its image, as a GPU after sm_90
 #                              cannot: the GPU tests in each, auto included
+#   PG_SHAPE_SET=bench/shapes/set.txt  the committed shape set, timed in
+#                              one process (shapes.csv): cublas, the tma_ws
+#                              forms and auto, with the geometric means
 #   PG_BEFORE_TREE=dir         a source tree of an earlier version (git
 #                              archive into a carried .deps/ folder): built
 #                              too, and `bench --variant all` at 4096^3 and
@@ -311,6 +314,12 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
       "$cli" bench --variant cublas,cp_async,tma,tma_ws,auto $(echo "$shape" | tr ':' ' ') \
       --format csv --quiet
   done
+  if [ -f "${PG_SHAPE_SET:-bench/shapes/set.txt}" ]; then
+    run_step "shape set" "$OUT/shapes.csv" "$OUT/summary.txt" 150 \
+      "$cli" bench --shapes "${PG_SHAPE_SET:-bench/shapes/set.txt}" \
+      --variant cublas,tma_ws,tma_ws_splitk,tma_ws_n64,tma_ws_streamk,auto --format csv --quiet
+    grep "geometric mean" "$OUT/shapes.csv" >>"$summary"
+  fi
   if [ "${PG_SKIP_PROFILE:-0}" != 1 ]; then
     : >"$OUT/profile.txt"
     # shellcheck disable=SC2086 # PG_PROFILE_ARGS is a list of words
