@@ -392,17 +392,18 @@ def stage_chart(png, title, rows, terminal):
     run_gnuplot(script, png, terminal)
 
 
-def shape_tic(shape):
+def shape_tic(shape, two_lines=True):
     """The shape and, on a second line, its multiply-adds, as a gnuplot
-    string: the axis shows why the shapes come in this order."""
+    string: the axis shows why the shapes come in this order. Many shapes
+    get the shape alone, the line slanted."""
     key = shape_key(shape)
     text = gp_string(shape)
-    return text if key[0] else text[:-1] + f'\\n{key[1] / 1e9:.3g} G"'
+    return text if key[0] or not two_lines else text[:-1] + f'\\n{key[1] / 1e9:.3g} G"'
 
 
-def size_chart(png, title, series, shapes, terminal):
-    """TFLOP/s against shape, one line per variant. The shapes are evenly
-    spaced categories in order of size (shape_key)."""
+def size_chart(png, title, series, shapes, terminal, ylabel="TFLOP/s (median)"):
+    """A value (TFLOP/s, or × cuBLAS) against shape, one line per variant.
+    The shapes are evenly spaced categories in order of size (shape_key)."""
     blocks, plots = [], []
     for i, (variant, points) in enumerate(series):
         blocks.append(f"$s{i} << EOD\n" +
@@ -410,14 +411,17 @@ def size_chart(png, title, series, shapes, terminal):
                       "\nEOD")
         plots.append(f"$s{i} using 1:2 with linespoints {line_style(variant)} "
                      f"title {gp_string(variant)}")
-    tics = ", ".join(f"{shape_tic(s)} {i}" for i, s in enumerate(shapes))
+    many = len(shapes) > 10
+    tics = ", ".join(f"{shape_tic(s, not many)} {i}" for i, s in enumerate(shapes))
     script = "\n".join(blocks + [
         f"set title {gp_string(title)}",
         'set xlabel "GEMM shape M x N x K, and M*N*K multiply-adds (G = 10^9): in order of size" offset 0,-0.6',
         "set bmargin 5",
-        'set ylabel "TFLOP/s (median)"',
+        f"set ylabel {gp_string(ylabel)}",
         f"set xtics ({tics})",
-        "set xtics rotate by -25 nomirror" if len(shapes) > 6 else "set xtics nomirror",
+        ("set xtics rotate by -55 nomirror font \",9\"" if many
+         else "set xtics rotate by -25 nomirror" if len(shapes) > 6 else "set xtics nomirror"),
+        "set bmargin 8" if many else "set bmargin 5",
         f"set xrange [-0.3:{len(shapes) - 0.7}]",
         "set offsets 0, 0, graph 0.08, graph 0.08",
         'set grid ytics xtics lc rgb "#dddddd"',
@@ -476,6 +480,9 @@ def representative(rows):
     chosen = []
     for key in order:
         group = by_key[key]
+        # A shape measured by several runs: the latest run's rows.
+        latest = max(r["_facts"].get("date", "") for r in group)
+        group = [r for r in group if r["_facts"].get("date", "") == latest]
         pick = next((r for r in group if number(r.get("stages")) == BAR_STAGES), None)
         if pick is None:
             pick = min(group, key=lambda r: number(r.get("stages")) or 0)
@@ -628,9 +635,26 @@ def section_sizes(out, name, rows, source, terminal):
     for variant, points in series:
         got = dict(points)
         table.append([variant] + [fmt(got.get(s), 2) for s in shapes])
-    return md + [f"![TFLOP/s against shape]({png})", "",
-                 f"TFLOP/s, {source}; shapes in order of M·N·K:", "",
-                 md_table(header, table, right=set(range(1, len(header)))), ""]
+    md += [f"![TFLOP/s against shape]({png})", "",
+           f"TFLOP/s, {source}; shapes in order of M·N·K:", "",
+           md_table(header, table, right=set(range(1, len(header)))), ""]
+    # The same runs as a ratio to cuBLAS timed beside them (a row's own run).
+    ratios = []
+    for variant, _ in series:
+        points = [(r["shape"], number(r.get("x_cublas"))) for r in rows
+                  if r["variant"] == variant and r["variant"] != CUBLAS]
+        points = sorted([p for p in points if p[1] is not None], key=lambda p: shape_key(p[0]))
+        if points:
+            ratios.append((variant, points))
+    if ratios:
+        ratio_png = f"{name}-sizes-x-cublas.png"
+        size_chart(os.path.join(out, ratio_png),
+                   "× cuBLAS against GEMM shape" + (", " + ", ".join(gpus) if gpus else ""),
+                   ratios, shapes, terminal, ylabel="× cuBLAS (cuBLAS's median over this one's)")
+        md += [f"![× cuBLAS against shape]({ratio_png})", "",
+               "× cuBLAS, from the same runs: cuBLAS timed in the same process, "
+               "above 1 where the variant is faster.", ""]
+    return md
 
 
 def profile_columns(reports):

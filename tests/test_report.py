@@ -155,7 +155,8 @@ class Plot:
                              for row in self.blocks.get("st", []) if row.startswith('"')]
 
     def kind(self):
-        return re.search(r"-(tflops|stages|sizes|stalls)", self.png).group(1)
+        found = re.search(r"-(tflops|stages|sizes-x-cublas|sizes|stalls)", self.png)
+        return found.group(1)
 
     def shape(self):
         found = re.search(r"-(?:tflops|stages)-(\d+x\d+x\d+)", self.png)
@@ -257,6 +258,12 @@ class PageChecks:
         for path in benches:
             missing = measured(path) - drawn
             self.assertFalse(missing, f"{path}: not in the size sweep: {sorted(missing)}")
+        # Its twin in × cuBLAS: every variant but cuBLAS at the same shapes.
+        ratios = [plot for plot in self.plots if plot.kind() == "sizes-x-cublas"]
+        self.assertEqual(len(ratios), 1)
+        ratio_shapes = {i: label for label, i in ratios[0].tics}
+        ratio_drawn = {(v, ratio_shapes[int(x)]) for v, xs in ratios[0].xs.items() for x in xs}
+        self.assertEqual(ratio_drawn, {(v, sh) for v, sh in drawn if v != "cublas"})
 
     def test_every_sweep_has_its_stage_plots(self):
         sources = stage_plot_sources(self.md)
