@@ -7,12 +7,13 @@
 #include <stdlib.h>
 
 /* auto's candidates on the H200, with their speed where they fill whole
- * waves, measured there (bench/results/h200-shapes.md): tma_ws 0.977 x cuBLAS at
- * 8192^3 with 97 % of its last wave full, tma_ws_n64 0.913 with 98.5 %; the
- * split forms fill the SMs where the tiles alone do not, at tma_ws's speed;
- * tma 0.80 and mbarrier 0.76 at 4096^3 (97 %), for where TMA's layout rules
- * or tma_ws's image rule the others out; tiled32_db, the way out below
- * sm_80. */
+ * waves, as measured there on 2026-11-30 (bench/results/h200-shapes.md):
+ * tma_ws 0.980 x cuBLAS at 8192^3, whose last wave is 97 % full, and
+ * tma_ws_n64 0.914 with 98.5 % (h200-shapes-sizes.csv); the split forms fill
+ * the SMs where the tiles alone do not, at tma_ws's speed; tma 0.80 and
+ * mbarrier 0.76 at 4096^3 (h200-plan-before-after.txt), for where TMA's
+ * layout rules or tma_ws's image rule the others out; tiled32_db, the way
+ * out below sm_80. */
 #define PG_H200_AUTO_RULES                                                              \
   {{"tma_ws", 3, 100, 2}, {"tma_ws_splitk", 3, 100, 2}, {"tma_ws_n64", 3, 92, 3},     \
    {"tma", 4, 82, 2},     {"mbarrier", 2, 78, 2},       {"tiled32_db", 2, 13, 2}}
