@@ -28,8 +28,10 @@
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static int device_known[PG_MAX_DEVICES];
 static pg_device devices[PG_MAX_DEVICES];
-static cublasHandle_t cublas_handles[PG_MAX_DEVICES];
-static cudaMemPool_t pools[PG_MAX_DEVICES];
+/* Per device, made on first use (object_of): cublasHandle_t and
+ * cudaMemPool_t, both pointers. */
+static void *cublas_handles[PG_MAX_DEVICES];
+static void *pools[PG_MAX_DEVICES];
 
 typedef struct {
   int ordinal;
@@ -216,17 +218,52 @@ pg_status pg_kernel_image_of(const pg_device *device, const void *kernel,
   return st;
 }
 
-/* ---- the memory pool for split-K's partial sums ---------------------------------- */
+/* ---- objects made once per device: the split-K pool, the cuBLAS handle ----------- */
 
+/* What a maker fills on the probing thread: the object, or why it failed. */
 typedef struct {
   int ordinal;
-  cudaMemPool_t pool;
-  cudaError_t error;
-} pool_probe;
+  void *object;
+  pg_status status;
+  cudaError_t cuda_error; /* behind a failure, for pg_last_cuda_error() */
+  char why[PG_DETAIL_TEXT];
+} object_probe;
 
+static void fail_probe(object_probe *p, pg_status status, cudaError_t err, const char *what,
+                       const char *reason) {
+  p->status = status;
+  p->cuda_error = err;
+  snprintf(p->why, sizeof p->why, "%s: %s", what, reason);
+}
+
+/* slots[device], made by `make` on first use (on the probing thread, under
+ * the cache lock, so two threads never make two). */
+static pg_status object_of(const pg_device *device, void **slots, void (*make)(void *),
+                           void **out) {
+  pthread_mutex_lock(&cache_lock);
+  pg_status st = PG_OK;
+  if (slots[device->ordinal] == NULL) {
+    object_probe probe;
+    memset(&probe, 0, sizeof probe);
+    probe.ordinal = device->ordinal;
+    st = on_probe_thread(make, &probe);
+    if (st == PG_OK && probe.status != PG_OK) {
+      if (probe.cuda_error != cudaSuccess) (void)pg_status_from_cuda(probe.cuda_error);
+      pg_set_error_detail("%s", probe.why);
+      st = probe.status;
+    }
+    if (st == PG_OK) slots[device->ordinal] = probe.object;
+  }
+  if (st == PG_OK) *out = slots[device->ordinal];
+  pthread_mutex_unlock(&cache_lock);
+  return st;
+}
+
+/* The memory pool for split-K's partial sums. */
 static void create_pool(void *ctx) {
-  pool_probe *p = ctx;
+  object_probe *p = ctx;
   int supported = 0;
+  cudaMemPool_t pool = NULL;
   cudaError_t err = cudaSetDevice(p->ordinal);
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, p->ordinal);
@@ -237,78 +274,54 @@ static void create_pool(void *ctx) {
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;
     props.location.id = p->ordinal;
-    err = cudaMemPoolCreate(&p->pool, &props);
+    err = cudaMemPoolCreate(&pool, &props);
   }
   if (err == cudaSuccess) {
     /* Keep freed memory for the next launch instead of returning it to the
      * driver at every synchronisation. */
     unsigned long long keep = ~0ull;
-    err = cudaMemPoolSetAttribute(p->pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    err = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
   }
-  p->error = err;
+  if (err != cudaSuccess)
+    fail_probe(p, err == cudaErrorMemoryAllocation ? PG_ERR_NO_MEMORY : PG_ERR_CUDA, err,
+               "the split-K workspace pool", cudaGetErrorString(err));
+  else
+    p->object = pool;
 }
 
 pg_status pg_device_pool(const pg_device *device, cudaMemPool_t *pool) {
-  pthread_mutex_lock(&cache_lock);
-  pg_status st = PG_OK;
-  if (pools[device->ordinal] == NULL) {
-    pool_probe probe;
-    memset(&probe, 0, sizeof probe);
-    probe.ordinal = device->ordinal;
-    st = on_probe_thread(create_pool, &probe);
-    if (st == PG_OK && probe.error != cudaSuccess) {
-      pg_set_error_detail("the split-K workspace pool: %s", cudaGetErrorString(probe.error));
-      st = pg_status_from_cuda(probe.error);
-    }
-    if (st == PG_OK) pools[device->ordinal] = probe.pool;
-  }
-  if (st == PG_OK) *pool = pools[device->ordinal];
-  pthread_mutex_unlock(&cache_lock);
+  void *object = NULL;
+  pg_status st = object_of(device, pools, create_pool, &object);
+  if (st == PG_OK) *pool = (cudaMemPool_t)object;
   return st;
 }
 
-/* ---- cuBLAS handles ---------------------------------------------------------------- */
-
-typedef struct {
-  int ordinal;
-  cublasHandle_t handle;
-  cudaError_t cuda_error;
-  cublasStatus_t status;
-} handle_probe;
-
+/* cuBLAS's handle; default math: CUBLAS_COMPUTE_32F stays strict FP32 (no
+ * TF32). */
 static void create_handle(void *ctx) {
-  handle_probe *p = ctx;
-  p->cuda_error = cudaSetDevice(p->ordinal);
-  if (p->cuda_error != cudaSuccess) return;
-  p->status = cublasCreate(&p->handle);
-  /* Default math: CUBLAS_COMPUTE_32F stays strict FP32 (no TF32). */
-  if (p->status == CUBLAS_STATUS_SUCCESS) {
-    p->status = cublasSetMathMode(p->handle, CUBLAS_DEFAULT_MATH);
-    if (p->status != CUBLAS_STATUS_SUCCESS) {
-      cublasDestroy(p->handle);
-      p->handle = NULL;
-    }
+  object_probe *p = ctx;
+  cublasHandle_t handle = NULL;
+  cudaError_t err = cudaSetDevice(p->ordinal);
+  if (err != cudaSuccess) {
+    fail_probe(p, PG_ERR_CUDA, err, "cuBLAS", cudaGetErrorString(err));
+    return;
   }
+  cublasStatus_t status = cublasCreate(&handle);
+  if (status == CUBLAS_STATUS_SUCCESS) {
+    status = cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
+    if (status != CUBLAS_STATUS_SUCCESS) cublasDestroy(handle);
+  }
+  if (status != CUBLAS_STATUS_SUCCESS)
+    fail_probe(p, status == CUBLAS_STATUS_ALLOC_FAILED ? PG_ERR_NO_MEMORY : PG_ERR_CUBLAS,
+               cudaSuccess, "cublasCreate", cublasGetStatusString(status));
+  else
+    p->object = handle;
 }
 
 pg_status pg_cublas_handle_of(const pg_device *device, pg_cublas_handle *handle) {
-  pthread_mutex_lock(&cache_lock);
-  pg_status st = PG_OK;
-  if (cublas_handles[device->ordinal] == NULL) {
-    handle_probe probe;
-    memset(&probe, 0, sizeof probe);
-    probe.ordinal = device->ordinal;
-    st = on_probe_thread(create_handle, &probe);
-    if (st == PG_OK && probe.cuda_error != cudaSuccess) {
-      st = pg_status_from_cuda(probe.cuda_error);
-    } else if (st == PG_OK && probe.status != CUBLAS_STATUS_SUCCESS) {
-      pg_set_error_detail("cublasCreate: %s", cublasGetStatusString(probe.status));
-      st = probe.status == CUBLAS_STATUS_ALLOC_FAILED ? PG_ERR_NO_MEMORY : PG_ERR_CUBLAS;
-    }
-    if (st == PG_OK) cublas_handles[device->ordinal] = probe.handle;
-  }
-  if (st == PG_OK) *handle = cublas_handles[device->ordinal];
-  pthread_mutex_unlock(&cache_lock);
+  void *object = NULL;
+  pg_status st = object_of(device, cublas_handles, create_handle, &object);
+  if (st == PG_OK) *handle = (pg_cublas_handle)object;
   return st;
 }
 
@@ -316,11 +329,11 @@ void pg_shutdown(void) {
   pthread_mutex_lock(&cache_lock);
   for (int i = 0; i < PG_MAX_DEVICES; ++i) {
     if (cublas_handles[i] != NULL) {
-      cublasDestroy(cublas_handles[i]);
+      cublasDestroy((cublasHandle_t)cublas_handles[i]);
       cublas_handles[i] = NULL;
     }
     /* Plans may still use the pool: give back its memory, keep the pool. */
-    if (pools[i] != NULL) (void)cudaMemPoolTrimTo(pools[i], 0);
+    if (pools[i] != NULL) (void)cudaMemPoolTrimTo((cudaMemPool_t)pools[i], 0);
   }
   pthread_mutex_unlock(&cache_lock);
 }
