@@ -97,7 +97,8 @@ PG_API cudaError_t pg_last_cuda_error(void);
 
 /* Why the last call on this thread failed, in one line, where the status
  * alone does not say: which argument broke which rule (PG_ERR_INVALID_ARG,
- * "ldb = 7 is below the row width n = 8: ldb >= max(1, n)"), which layout
+ * "ldb = 7 is below max(1, n) = 8: B's rows are n = 8 floats apart at
+ * least"), which layout
  * rule a PG_ERR_UNSUPPORTED broke, what a PG_ERR_ARCH or PG_ERR_SMEM lacks,
  * or why there is no device (no driver, a driver too old, no GPU).
  * "" after a call that succeeded. The string belongs to the thread and stays
@@ -199,12 +200,15 @@ PG_API pg_status pg_plan_create(pg_plan **plan, const pg_variant_info *variant, 
 
 /* Enqueues the planned GEMM on `stream`.
  *
- * Workspace: a plan that splits K (tma_ws_splitk, and auto where it chooses
- * it; pg_plan_info says so) needs splits x M x N floats (N rounded up to a
- * multiple of 4) for its partial sums. The caller allocates nothing: each
- * launch takes them from a memory pool of the library's own on the device
- * (cudaMallocFromPoolAsync on `stream`), runs the GEMM and a second kernel
- * that adds the partial sums up in split order, and gives the memory back
+ * Workspace: a plan that splits K (tma_ws_splitk and tma_ws_n64 where their
+ * tiles leave SMs idle, and auto where it chooses them) needs splits x M x N
+ * floats (N rounded up to a multiple of 4) for its partial sums; a stream-K
+ * plan (tma_ws_streamk) needs 2 x 128 x 128 floats per block of its grid, for
+ * the tiles cut between blocks. pg_plan_info gives the bytes. The caller
+ * allocates nothing: each launch takes them from a memory pool of the
+ * library's own on the device (cudaMallocFromPoolAsync on `stream`), runs
+ * the GEMM and a second kernel that adds the partial sums up in a fixed
+ * order (split order, or block order for stream-K), and gives the memory back
  * (cudaFreeAsync on `stream`). So launches on different streams and threads
  * never share a workspace, nothing synchronises the device, and a stream
  * capture records the allocation and the free as graph memory nodes (as CUDA
@@ -249,7 +253,11 @@ PG_API pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, co
 
 /* Releases the cuBLAS handles the `cublas` variant created (one per device)
  * and the memory the split-K pool kept. Optional; safe to call more than
- * once; plans stay valid. */
+ * once, and beside other calls; plans stay valid.
+ *
+ * The library keeps what it learnt of each device (its limits, which kernels
+ * it loads and their shared-memory opt-in, the pool, cuBLAS's handle) for the
+ * life of the process: do not cudaDeviceReset a device it has used. */
 PG_API void pg_shutdown(void);
 
 #ifdef __cplusplus

@@ -27,12 +27,15 @@ static pg_status status_from_cublas(cublasStatus_t s) {
   }
 }
 
+void pg_cublas_lock(void) { pthread_mutex_lock(&gemm_lock); }
+void pg_cublas_unlock(void) { pthread_mutex_unlock(&gemm_lock); }
+
 pg_status pg_cublas_sgemm(const pg_device *device, const pg_gemm_args *g, cudaStream_t stream) {
   pg_cublas_handle h = NULL;
-  pg_status st = pg_cublas_handle_of(device, &h);
-  if (st != PG_OK) return st;
+  /* The handle is fetched under the lock too: pg_shutdown may release it. */
   pthread_mutex_lock(&gemm_lock);
-  st = status_from_cublas(cublasSetStream(h, stream));
+  pg_status st = pg_cublas_handle_of(device, &h);
+  if (st == PG_OK) st = status_from_cublas(cublasSetStream(h, stream));
   if (st == PG_OK)
     st = status_from_cublas(cublasGemmEx(
         h, CUBLAS_OP_N, CUBLAS_OP_N, g->n, g->m, g->k, &g->alpha, g->b,

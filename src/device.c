@@ -325,9 +325,13 @@ pg_status pg_cublas_handle_of(const pg_device *device, pg_cublas_handle *handle)
   return st;
 }
 
-void pg_shutdown(void) {
-  pthread_mutex_lock(&cache_lock);
+/* On the probing thread (a capture on the caller's forbids these calls),
+ * each device current in turn. */
+static void release_objects(void *ctx) {
+  (void)ctx;
   for (int i = 0; i < PG_MAX_DEVICES; ++i) {
+    if (cublas_handles[i] == NULL && pools[i] == NULL) continue;
+    if (cudaSetDevice(i) != cudaSuccess) continue;
     if (cublas_handles[i] != NULL) {
       cublasDestroy((cublasHandle_t)cublas_handles[i]);
       cublas_handles[i] = NULL;
@@ -335,5 +339,12 @@ void pg_shutdown(void) {
     /* Plans may still use the pool: give back its memory, keep the pool. */
     if (pools[i] != NULL) (void)cudaMemPoolTrimTo((cudaMemPool_t)pools[i], 0);
   }
+}
+
+void pg_shutdown(void) {
+  pg_cublas_lock(); /* no cuBLAS call is using a handle while they go */
+  pthread_mutex_lock(&cache_lock);
+  (void)on_probe_thread(release_objects, NULL);
   pthread_mutex_unlock(&cache_lock);
+  pg_cublas_unlock();
 }

@@ -7,7 +7,8 @@
  *                           choice (src/tuning.c), the entry's layout rules;
  *   plan    (src/kernels/)  each kernel's planner says which kernel, grid and
  *                           dynamic shared memory; it calls no CUDA function;
- *   launch  (src/plan.c)    one cudaLaunchKernel, or cuBLAS for the reference. */
+ *   launch  (src/plan.c)    one cudaLaunchKernel (with a workspace between
+ *                           two for the split forms), or cuBLAS. */
 #ifndef PG_INTERNAL_H
 #define PG_INTERNAL_H
 
@@ -193,7 +194,6 @@ struct pg_plan {
   unsigned grid_x, grid_y; /* persistent grids capped at what fits */
   unsigned threads;
   size_t dynamic_smem;
-  int has_maps; /* 1: the kernel's second parameter is `maps` */
   size_t workspace_bytes;  /* 0: none */
   cudaMemPool_t pool;      /* where the workspace comes from */
   const void *reduce_kernel;
@@ -219,12 +219,19 @@ void pg_set_error_detail(const char *format, ...)
 
 /* Records a CUDA error for pg_last_cuda_error() and maps it to a pg_status. */
 pg_status pg_status_from_cuda(cudaError_t err);
+/* Puts back what pg_last_cuda_error() said before (auto's refused
+ * candidates are no error of a call that succeeds). */
+void pg_restore_last_cuda_error(cudaError_t err);
 
 /* ---- cuBLAS (src/cublas.c) -------------------------------------------------- */
 
 /* cuBLAS strict FP32 on the plan's problem. */
 pg_status pg_cublas_sgemm(const pg_device *device, const pg_gemm_args *args,
                           cudaStream_t stream);
+/* The lock under which a cuBLAS handle is used (pg_shutdown takes it before
+ * releasing the handles). */
+void pg_cublas_lock(void);
+void pg_cublas_unlock(void);
 /* cuBLAS version as major*10000 + minor*100 + patch, or a negative pg_status. */
 int pg_cublas_version(void);
 

@@ -181,9 +181,11 @@ static pg_status choose(const pg_device *dev, pg_plan *plan, const pg_variant_en
                         int *stages, pg_kernel_plan *kernel) {
   const pg_tuning *tuning = &dev->tuning;
   const pg_gemm_args problem = plan->args; /* each candidate's planner starts from it */
+  const cudaError_t cuda_error_before = pg_last_cuda_error();
   const pg_variant_entry *best = NULL;
   int best_stages = 0;
   double best_speed = -1.0;
+  pg_status refusal = PG_ERR_ARCH;
   for (int i = 0; i < PG_AUTO_MAX_RULES && tuning->auto_rules[i].variant != NULL; ++i) {
     const pg_auto_rule *rule = &tuning->auto_rules[i];
     const pg_variant_entry *candidate = pg_entry_find(rule->variant);
@@ -192,7 +194,11 @@ static pg_status choose(const pg_device *dev, pg_plan *plan, const pg_variant_en
     const int s = rule->stages != 0 ? rule->stages : info->default_stages;
     if (s < info->min_stages || s > info->max_stages) continue;
     plan->args = problem;
-    if (decide_entry(dev, candidate, s, plan, kernel, 1) != PG_OK) continue;
+    const pg_status st = decide_entry(dev, candidate, s, plan, kernel, 1);
+    if (st != PG_OK) {
+      refusal = st; /* the last refusal's status and detail, should all refuse */
+      continue;
+    }
     const double speed = predicted_speed(dev, rule, info, &plan->args, kernel);
     if (speed > best_speed) {
       best = candidate;
@@ -201,16 +207,14 @@ static pg_status choose(const pg_device *dev, pg_plan *plan, const pg_variant_en
     }
   }
   plan->args = problem;
-  if (best == NULL) {
-    pg_set_error_detail("none of auto's candidates (src/tuning.c) runs on sm_%d", dev->cc);
-    return PG_ERR_ARCH;
-  }
+  if (best == NULL) return refusal;
   /* The winner's plan again: the candidates after it wrote theirs. */
   pg_status st = decide_entry(dev, best, best_stages, plan, kernel, 1);
   if (st != PG_OK) return st;
   *entry = best;
   *stages = best_stages;
   pg_clear_error_detail();
+  pg_restore_last_cuda_error(cuda_error_before);
   return PG_OK;
 }
 
@@ -271,7 +275,6 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_plan *kernel) {
       pg_set_error_detail("%s: encoding the tensor maps failed", entry->info.name);
       return pg_status_from_cuda(err);
     }
-    plan->has_maps = 1;
   }
   return PG_OK;
 }
@@ -448,7 +451,11 @@ static pg_status entry_on_device(const pg_variant_info *variant, int *stages,
   pg_status st = entry_of(variant, entry);
   if (st != PG_OK) return st;
   if (*stages == 0) *stages = variant->default_stages;
-  if (*stages < variant->min_stages || *stages > variant->max_stages) return PG_ERR_STAGES;
+  if (*stages < variant->min_stages || *stages > variant->max_stages) {
+    pg_set_error_detail("stages = %d: %s takes %d..%d", *stages, variant->name,
+                        variant->min_stages, variant->max_stages);
+    return PG_ERR_STAGES;
+  }
   return pg_device_current(dev);
 }
 
@@ -466,7 +473,10 @@ pg_status pg_variant_supported(const pg_variant_info *variant, int stages) {
 
 pg_status pg_variant_kernel_facts(const pg_variant_info *variant, int stages,
                                   pg_kernel_facts *facts) {
-  if (facts == NULL) return PG_ERR_INVALID_ARG;
+  if (facts == NULL) {
+    pg_set_error_detail("no place for the answer given (NULL)");
+    return PG_ERR_INVALID_ARG;
+  }
   const pg_variant_entry *entry = NULL;
   const pg_device *dev = NULL;
   if (variant != NULL && pg_entry_of(variant) != NULL && variant->kind != PG_KIND_KERNEL) {

@@ -344,7 +344,7 @@ const pg_variant_entry pg_registry[] = {
     },
     {
         .info = {.name = "tma_ws_streamk", .kind = PG_KIND_KERNEL,
-                 .technique = "tma_ws over stream-K: one block per slot, each an equal share of all tiles' K steps; tiles cut between blocks added up in block order by a second kernel",
+                 .technique = "tma_ws over stream-K after data-parallel waves: the last wave's tiles shared out by K steps among one block per slot; tiles cut between blocks added up in block order by a second kernel",
                  .source = FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
                  .default_stages = 3, .tile_m = TWS_TILE_M, .tile_n = TWS_TILE_N,
                  .tile_k = TWS_TILE_K, .threads = TWS_THREADS},

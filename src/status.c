@@ -36,6 +36,8 @@ static _Thread_local cudaError_t last_cuda_error = cudaSuccess;
 
 cudaError_t pg_last_cuda_error(void) { return last_cuda_error; }
 
+void pg_restore_last_cuda_error(cudaError_t err) { last_cuda_error = err; }
+
 #define PG_DETAIL_SIZE 256
 static _Thread_local char last_detail[PG_DETAIL_SIZE];
 

@@ -10,10 +10,12 @@
 #include "gpu_util.h"
 #include "harness.h"
 
-/* Multiples of 4, so every variant (TMA ones too) accepts the layout. */
+/* Multiples of 4, so every variant (TMA ones too) accepts the layout; K
+ * long enough that the split-K and stream-K forms take a workspace, whose
+ * stream-ordered allocation the capture records. */
 #define M 300
 #define N 200
-#define K 40
+#define K 1024
 
 static float *d_a, *d_b, *d_c;
 static double *d_ref, *d_scale;

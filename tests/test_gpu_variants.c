@@ -39,11 +39,13 @@ typedef struct {
  * tiles. */
 /* 64x96x1000 and 130x200x4100 have a tile or four and K long enough for
  * tma_ws_splitk to split it: into ranges K is no multiple of, the last one
- * short and ending in a partial step. */
+ * short and ending in a partial step. 3000x2900x40 has 552 tiles of 128x128:
+ * on a 132-SM GPU tma_ws_streamk runs one data-parallel wave before its
+ * stream-K part. */
 static const shape shapes[] = {
     {1, 1, 1},       {7, 13, 5},       {35, 79, 19},  {128, 128, 8}, {129, 257, 17},
     {300, 200, 9},   {256, 384, 40},   {64, 96, 0},   {2100, 2100, 8}, {1000, 1000, 1000},
-    {64, 96, 1000},  {130, 200, 4100},
+    {64, 96, 1000},  {130, 200, 4100}, {3000, 2900, 40},
 };
 #define BIG_WORK 1e8 /* shapes with M*N*K this large are dropped by PG_TEST_QUICK */
 

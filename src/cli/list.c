@@ -181,7 +181,7 @@ int pgc_cmd_list(const pgc_options *opts) {
   static const char *const notes[] = {
       "smem/block: shared memory per block at the default stage count. runs here: "
       "whether this GPU runs it (compute capability, shared memory, a kernel image "
-      "it loads); for auto, its candidates here, first that fits wins. "
+      "it loads); for auto, its candidates here, of which it runs the best predicted. "
       "'pipegemm bench --variant NAME' runs one.",
   };
   pgc_report report = {

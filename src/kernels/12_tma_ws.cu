@@ -83,7 +83,8 @@ static __device__ __forceinline__ tws_geometry tws_geometry_of(const pg_gemm_arg
   geo.tiles_n = (int)(((long long)g.n + TN - 1) / TN);
   geo.tiles = geo.tiles_m * geo.tiles_n;
   geo.k_tiles = (int)(((long long)g.k + TWS_TILE_K - 1) / TWS_TILE_K);
-  geo.sk_iterations = (geo.tiles - g.sk_first_tile) * geo.k_tiles;
+  /* Stream-K's planner keeps this below INT_MAX; the other modes leave it unused. */
+  geo.sk_iterations = (int)((long long)(geo.tiles - g.sk_first_tile) * geo.k_tiles);
   return geo;
 }
 

@@ -191,8 +191,8 @@ static __device__ __forceinline__ void t128_epilogue(const pg_gemm_args &g, int 
 /* One block per 128x128 output tile: N's tiles on x, M's on y. */
 static inline void t128_plan(pg_kernel_plan *plan, const void *kernel, const pg_gemm_args *g) {
   plan->kernel = kernel;
-  plan->grid_x = (unsigned)((g->n + T128_TILE_N - 1) / T128_TILE_N);
-  plan->grid_y = (unsigned)((g->m + T128_TILE_M - 1) / T128_TILE_M);
+  plan->grid_x = ((long long)g->n + T128_TILE_N - 1) / T128_TILE_N;
+  plan->grid_y = ((long long)g->m + T128_TILE_M - 1) / T128_TILE_M;
 }
 
 static __device__ __forceinline__ int t128_k_tiles(const pg_gemm_args &g) {

@@ -46,8 +46,8 @@ static __device__ __forceinline__ void tiled32_store(const pg_gemm_args &g, int 
 /* One block per 32x32 output tile: N's tiles on x, M's on y. */
 static inline void tiled32_plan(pg_kernel_plan *plan, const void *kernel, const pg_gemm_args *g) {
   plan->kernel = kernel;
-  plan->grid_x = (unsigned)((g->n + TILE - 1) / TILE);
-  plan->grid_y = (unsigned)((g->m + TILE - 1) / TILE);
+  plan->grid_x = ((long long)g->n + TILE - 1) / TILE;
+  plan->grid_y = ((long long)g->m + TILE - 1) / TILE;
 }
 
 #endif
