@@ -31,22 +31,26 @@ static pg_status check_ld(const char *ld_name, int ld, const char *width_name, i
   return PG_ERR_INVALID_ARG;
 }
 
+/* The stage count, 0 meaning the variant's default, against its range. */
+static pg_status check_stages(const pg_variant_info *variant, int *stages) {
+  if (*stages == 0) *stages = variant->default_stages;
+  if (*stages >= variant->min_stages && *stages <= variant->max_stages) return PG_OK;
+  if (variant->max_stages == 0)
+    pg_set_error_detail("stages = %d: %s takes only 0 (it runs its choice's own)", *stages,
+                        variant->name);
+  else
+    pg_set_error_detail("stages = %d: %s takes %d..%d (0 for its default, %d)", *stages,
+                        variant->name, variant->min_stages, variant->max_stages,
+                        variant->default_stages);
+  return PG_ERR_STAGES;
+}
+
 /* Everything that can be decided without the GPU, each failure with its
  * detail. Order matters only for which fault a call with several reports. */
 static pg_status check_arguments(const pg_variant_info *variant, int *stages, int m, int n,
                                  int k, const float *a, int lda, const float *b, int ldb,
                                  const float *c, int ldc) {
-  if (*stages == 0) *stages = variant->default_stages;
-  if (*stages < variant->min_stages || *stages > variant->max_stages) {
-    if (variant->max_stages == 0)
-      pg_set_error_detail("stages = %d: %s takes only 0 (it runs its choice's own)", *stages,
-                          variant->name);
-    else
-      pg_set_error_detail("stages = %d: %s takes %d..%d (0 for its default, %d)", *stages,
-                          variant->name, variant->min_stages, variant->max_stages,
-                          variant->default_stages);
-    return PG_ERR_STAGES;
-  }
+  if (check_stages(variant, stages) != PG_OK) return PG_ERR_STAGES;
   const struct {
     const char *name;
     int value;
@@ -237,13 +241,18 @@ static void set_problem(pg_gemm_args *args, int m, int n, int k, float alpha, co
   args->vec_b = (ldb % 4 == 0) && is_16_byte_aligned(b);
 }
 
+/* The dynamic shared memory an entry's kernel launches with at `stages`. */
+static size_t dynamic_smem_of(const pg_variant_entry *entry, int stages) {
+  return entry->kernel.dynamic_smem ? entry->smem_bytes(stages) : 0;
+}
+
 /* The launch itself: block, dynamic shared memory, a persistent grid's cap,
  * the tensor maps. */
 static pg_status finish_plan(pg_plan *plan, const pg_kernel_plan *kernel) {
   const pg_variant_entry *entry = plan->entry;
   plan->kernel = kernel->kernel;
   plan->threads = (unsigned)entry->info.threads;
-  plan->dynamic_smem = entry->kernel.dynamic_smem ? entry->smem_bytes(plan->stages) : 0;
+  plan->dynamic_smem = dynamic_smem_of(entry, plan->stages);
   long long grid_x = kernel->grid_x;
   if (kernel->persistent_blocks_per_sm > 0) {
     int fit = 0;
@@ -450,13 +459,18 @@ static pg_status entry_on_device(const pg_variant_info *variant, int *stages,
   pg_clear_error_detail();
   pg_status st = entry_of(variant, entry);
   if (st != PG_OK) return st;
-  if (*stages == 0) *stages = variant->default_stages;
-  if (*stages < variant->min_stages || *stages > variant->max_stages) {
-    pg_set_error_detail("stages = %d: %s takes %d..%d", *stages, variant->name,
-                        variant->min_stages, variant->max_stages);
-    return PG_ERR_STAGES;
-  }
-  return pg_device_current(dev);
+  st = check_stages(variant, stages);
+  return st == PG_OK ? pg_device_current(dev) : st;
+}
+
+/* The entry's kernel plan for a nominal 1x1x1 problem: what it launches,
+ * whatever the shape (no layout rule applies). */
+static pg_status decide_nominal(const pg_device *dev, const pg_variant_entry *entry, int stages,
+                                pg_kernel_plan *kernel) {
+  pg_plan plan;
+  memset(&plan, 0, sizeof plan);
+  set_problem(&plan.args, 1, 1, 1, 1.0f, NULL, 1, NULL, 1, 0.0f, NULL, 1);
+  return decide_entry(dev, entry, stages, &plan, kernel, 0);
 }
 
 pg_status pg_variant_supported(const pg_variant_info *variant, int stages) {
@@ -464,11 +478,8 @@ pg_status pg_variant_supported(const pg_variant_info *variant, int stages) {
   const pg_device *dev = NULL;
   pg_status st = entry_on_device(variant, &stages, &entry, &dev);
   if (st != PG_OK || entry->info.kind == PG_KIND_SELECTOR) return st;
-  pg_plan plan;
   pg_kernel_plan kernel;
-  memset(&plan, 0, sizeof plan);
-  set_problem(&plan.args, 1, 1, 1, 1.0f, NULL, 1, NULL, 1, 0.0f, NULL, 1);
-  return decide_entry(dev, entry, stages, &plan, &kernel, 0);
+  return decide_nominal(dev, entry, stages, &kernel);
 }
 
 pg_status pg_variant_kernel_facts(const pg_variant_info *variant, int stages,
@@ -486,14 +497,11 @@ pg_status pg_variant_kernel_facts(const pg_variant_info *variant, int stages,
   }
   pg_status st = entry_on_device(variant, &stages, &entry, &dev);
   if (st != PG_OK) return st;
-  pg_plan plan;
   pg_kernel_plan kernel;
-  memset(&plan, 0, sizeof plan);
-  set_problem(&plan.args, 1, 1, 1, 1.0f, NULL, 1, NULL, 1, 0.0f, NULL, 1);
-  st = decide_entry(dev, entry, stages, &plan, &kernel, 0);
+  st = decide_nominal(dev, entry, stages, &kernel);
   if (st != PG_OK) return st;
-  const size_t dynamic_smem = entry->kernel.dynamic_smem ? entry->smem_bytes(stages) : 0;
-  return kernel_facts(dev, kernel.kernel, (unsigned)entry->info.threads, dynamic_smem, facts);
+  return kernel_facts(dev, kernel.kernel, (unsigned)entry->info.threads,
+                      dynamic_smem_of(entry, stages), facts);
 }
 
 pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const float *b, int ldb,

@@ -100,8 +100,6 @@ static int max_int(int x, int y) { return x > y ? x : y; }
 static int odd(int x) { return x | 1; }
 static int round_up4(int x) { return (x + 3) / 4 * 4; }
 
-static int selected(const char *name) { return pgt_selected(name); }
-
 static void setup_layout(problem *p) {
   int m = p->s.m, n = p->s.n, k = p->s.k;
   p->lda = max_int(1, k);
@@ -354,7 +352,7 @@ int main(void) {
   int tested_variants = 0;
   for (int i = 0; i < pg_variant_count(); i++) {
     const pg_variant_info *v = pg_variant_at(i);
-    if (!selected(v->name)) continue;
+    if (!pgt_selected(v->name)) continue;
     int stages[MAX_TEST_STAGES + 1], n_stages = stage_list(v, stages);
     printf("%-18s stages:", v->name);
     for (int j = 0; j < n_stages; j++) {
@@ -386,7 +384,7 @@ int main(void) {
       prepare(&p, si);
       for (int i = 0; i < pg_variant_count(); i++) {
         const pg_variant_info *v = pg_variant_at(i);
-        if (!selected(v->name)) continue;
+        if (!pgt_selected(v->name)) continue;
         int stages[MAX_TEST_STAGES + 1], n_stages = stage_list(v, stages);
         for (int j = 0; j < n_stages; j++)
           if (pg_variant_supported(v, stages[j]) == PG_OK) run_one(&p, i, stages[j]);
@@ -404,7 +402,7 @@ int main(void) {
    * tiles each (2100x2100x8: 289 tiles) and their stage rings run on across
    * tiles. The variant reads the override at every launch. */
   const pg_variant_info *ws = pg_variant_find("tma_ws");
-  if (ws != NULL && selected(ws->name) && pg_variant_supported(ws, 0) == PG_OK) {
+  if (ws != NULL && pgt_selected(ws->name) && pg_variant_supported(ws, 0) == PG_OK) {
     int ws_index = 0;
     while (pg_variant_at(ws_index) != ws) ws_index++;
     setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "2", 1);
