@@ -31,7 +31,7 @@ fi
 
 # ncu's options up to the program; the program and its arguments after.
 args=" $* "
-clock="" csv="" page="" units="" count="" filter="" base="" sections="" set=""
+clock="" csv="" page="" units="" count="" filter="" base="" sections="" set="" metrics=""
 while [ $# -gt 0 ]; do
   case $1 in
     --clock-control) clock=$2; shift 2 ;;
@@ -39,6 +39,7 @@ while [ $# -gt 0 ]; do
     --page) page=$2; shift 2 ;;
     --print-units) units=$2; shift 2 ;;
     --section) sections="$sections $2"; shift 2 ;;
+    --metrics) metrics=$2; shift 2 ;;
     --set) set=$2; shift 2 ;;
     --kernel-name-base) base=$2; shift 2 ;;
     --kernel-name) filter=$2; shift 2 ;;
@@ -51,6 +52,11 @@ done
 [ "$csv" = 1 ] || fail "expected --csv"
 [ "$page" = raw ] || fail "expected --page raw"
 [ "$count" = 1 ] || fail "expected --launch-count 1"
+# The rows no section holds are asked for by name, with or without --set full.
+case ",$metrics," in
+  *,sm__inst_issued.avg.per_cycle_active,*) ;;
+  *) fail "expected --metrics with sm__inst_issued.avg.per_cycle_active, got '$metrics'" ;;
+esac
 mode=${PG_FAKE_NCU_MODE:-ok}
 if [ -n "$set" ]; then
   # The fallback: the full set, no section list, ncu's own units.

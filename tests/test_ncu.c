@@ -18,6 +18,9 @@
 #include "cli/proc.h"
 #include "read_file.h"
 
+#ifndef PG_NCU_FIXTURE_H200
+#error "PG_NCU_FIXTURE_H200 must name tests/ncu_raw_fixture_h200.csv"
+#endif
 #ifndef PG_NCU_FIXTURE
 #error "PG_NCU_FIXTURE must name tests/ncu_raw_fixture.csv"
 #endif
@@ -89,9 +92,29 @@ static void test_fixture_values(void **state) {
   assert_int_equal(way, 1);
   assert_close(shown(&result, "global_excessive_pct"), 100.0 * 1572864 / 8738133);
 
-  /* Every row of the table has a value in the fixture. */
-  for (int i = 0; i < pgc_ncu_metric_count; ++i)
-    assert_true(isfinite(pgc_ncu_derive(&pgc_ncu_metrics[i], &result, NULL)));
+  pgc_ncu_result_free(&result);
+  free(text);
+}
+
+/* A raw page from an H200 (tma_ws at 4096^3, 2026-11-30), cut to the
+ * columns the table reads: every row has a value, and the issue-slot rows
+ * come out as ncu printed them. */
+static void test_h200_fixture(void **state) {
+  (void)state;
+  char *text = pgt_read_file(PG_NCU_FIXTURE_H200);
+  pgc_ncu_result result;
+  assert_int_equal(pgc_ncu_parse_raw(text, &result), 0);
+  for (int i = 0; i < pgc_ncu_metric_count; ++i) {
+    const double value = pgc_ncu_derive(&pgc_ncu_metrics[i], &result, NULL);
+    if (!isfinite(value)) print_error("row %s has no value\n", pgc_ncu_metrics[i].key);
+    assert_true(isfinite(value));
+  }
+  assert_close(shown(&result, "issued_ipc"), 3.26);
+  assert_close(shown(&result, "ffma_share_pct"), 100.0 * 68719476736.0 / (32.0 * 2284460541.0));
+  assert_close(shown(&result, "fma_pipe_pct"), 76.66);
+  assert_close(shown(&result, "stall_dispatch"), 0.38);
+  assert_close(shown(&result, "stall_not_selected"), 0.91);
+  assert_close(shown(&result, "shared_wavefronts_per_request"), 335544320.0 / 100663296.0);
   pgc_ncu_result_free(&result);
   free(text);
 }
@@ -289,9 +312,11 @@ static void test_metric_table(void **state) {
     for (const char *p = metric->key; *p; ++p)
       assert_true((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_');
     assert_int_equal(pgc_ncu_metric_index(metric->key), i); /* unique */
-    assert_true(metric->label[0] && metric->section[0]);
+    assert_true(metric->label[0] && (metric->section == NULL || metric->section[0]));
     assert_non_null(metric->unit);
     assert_true(metric->ways[0].op != PGC_NCU_NONE);
+    /* A row asked for by name has one way: a name ncu lacks fails the run. */
+    if (metric->section == NULL) assert_int_equal(metric->ways[1].op, PGC_NCU_NONE);
     for (int w = 0; w < PGC_NCU_MAX_WAYS && metric->ways[w].op != PGC_NCU_NONE; ++w) {
       assert_non_null(metric->ways[w].a);
       assert_true(metric->ways[w].op == PGC_NCU_VALUE || metric->ways[w].b != NULL);
@@ -304,6 +329,18 @@ static void test_metric_table(void **state) {
   for (int i = 0; i < count; ++i)
     for (int j = 0; j < i; ++j) assert_string_not_equal(sections[i], sections[j]);
   assert_int_equal(pgc_ncu_sections(sections, 2), count); /* counts past room */
+
+  /* The named metrics: each once, and none of a row with a section. */
+  char named[1024];
+  assert_int_equal(pgc_ncu_named_metrics(named, sizeof named), 0);
+  assert_non_null(strstr(named, "sm__inst_issued.avg.per_cycle_active"));
+  assert_non_null(strstr(named, "smsp__inst_executed_op_shared_ld.sum"));
+  assert_null(strstr(named, "gpu__time_duration.sum"));
+  assert_null(strstr(named, ",,"));
+  const char *dispatch = strstr(named, "dispatch_stall");
+  assert_non_null(dispatch);
+  assert_null(strstr(dispatch + 1, "dispatch_stall"));
+  assert_int_equal(pgc_ncu_named_metrics(named, 16), -1);
 }
 
 /* ---- the command line ----------------------------------------------------------- */
@@ -331,6 +368,7 @@ static void test_command(void **state) {
       "'--print-units' 'base'",
       "'--section' 'SpeedOfLight'",
       "'--section' 'SourceCounters'",
+      "'--metrics' 'sm__inst_issued.avg.per_cycle_active,",
       "'--kernel-name-base' 'function' '--kernel-name' 'regex:.*pg_cp_async_kernel.*' "
       "'--launch-count' '1' '/tmp/it'\\''s here/pipegemm' 'bench' '--variant' "
       "'cp_async' '--stages' '2' '--m' '2048' '--n' '1024' '--k' '512' "
@@ -348,7 +386,7 @@ static void test_command(void **state) {
   /* The fallback: ncu's full set, ncu's own units, no section list. */
   job.full_set = 1;
   assert_int_equal(pgc_ncu_command(&job, buf, sizeof buf), 0);
-  assert_non_null(strstr(buf, "'--page' 'raw' '--set' 'full' '--kernel-name-base'"));
+  assert_non_null(strstr(buf, "'--page' 'raw' '--set' 'full' '--metrics' "));
   assert_null(strstr(buf, "--section"));
   assert_null(strstr(buf, "--print-units"));
   job.full_set = 0;
@@ -386,7 +424,7 @@ int main(void) {
       cmocka_unit_test(test_numbers),        cmocka_unit_test(test_units),
       cmocka_unit_test(test_split_csv),      cmocka_unit_test(test_metric_table),
       cmocka_unit_test(test_shell_quoting),  cmocka_unit_test(test_command),
-      cmocka_unit_test(test_kernel_filters),
+      cmocka_unit_test(test_kernel_filters), cmocka_unit_test(test_h200_fixture),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #define MS_PER_SECOND 1e3
 #define BYTES_PER_KB 1e3
 #define BYTES_PER_GB 1e9
+#define WARP_THREADS 32.0
 
 /* ---- the metric table ------------------------------------------------------
  *
@@ -88,6 +89,33 @@ const pgc_ncu_metric pgc_ncu_metrics[] = {
      "WarpStateStats", PGC_NCU_SCALE_NONE, 2, STALL("long_scoreboard")},
     {"stall_barrier", "Stall Barrier", "cycles/inst", "WarpStateStats",
      PGC_NCU_SCALE_NONE, 2, STALL("barrier")},
+    /* What separates two kernels that both issue an instruction nearly
+     * every cycle (an FP32 GEMM's FFMA loop): how often an instruction
+     * issues, how much of what issues is FFMA, how busy the FMA pipe is,
+     * and why a warp that was ready did not issue. Asked for by name: no
+     * section holds all of them on every ncu. */
+    {"issued_ipc", "Issued IPC Active", "inst/cycle", NULL, PGC_NCU_SCALE_NONE, 2,
+     VALUE("sm__inst_issued.avg.per_cycle_active")},
+    {"ffma_share_pct", "FFMA Share of Warp Instructions", "%", NULL, PGC_NCU_SCALE_PER_WARP,
+     2,
+     WAY1(PGC_NCU_PERCENT, "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+          "smsp__inst_executed.sum")},
+    {"fma_pipe_pct", "FMA Pipe Utilization", "%", NULL, PGC_NCU_SCALE_NONE, 2,
+     VALUE("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active")},
+    {"stall_dispatch", "Stall Dispatch", "cycles/inst", NULL, PGC_NCU_SCALE_NONE, 2,
+     STALL("dispatch_stall")},
+    {"stall_short_scoreboard", "Stall Short Scoreboard", "cycles/inst", NULL,
+     PGC_NCU_SCALE_NONE, 2, STALL("short_scoreboard")},
+    {"stall_mio_throttle", "Stall MIO Throttle", "cycles/inst", NULL, PGC_NCU_SCALE_NONE, 2,
+     STALL("mio_throttle")},
+    {"stall_not_selected", "Stall Not Selected", "cycles/inst", NULL, PGC_NCU_SCALE_NONE, 2,
+     STALL("not_selected")},
+    {"stall_no_instruction", "Stall No Instruction", "cycles/inst", NULL, PGC_NCU_SCALE_NONE,
+     2, STALL("no_instruction")},
+    {"shared_wavefronts_per_request", "Shared Load Wavefronts / Request", "", NULL,
+     PGC_NCU_SCALE_NONE, 2,
+     WAY1(PGC_NCU_RATIO, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+          "smsp__inst_executed_op_shared_ld.sum")},
     {"shared_excessive_wavefronts", "L1 Wavefronts Shared Excessive", "",
      "SourceCounters", PGC_NCU_SCALE_NONE, 0,
      WAY2(PGC_NCU_VALUE, "derived__memory_l1_wavefronts_shared_excessive", NULL,
@@ -127,14 +155,42 @@ int pgc_ncu_sections(const char **sections, int capacity) {
   int count = 0;
   for (int i = 0; i < pgc_ncu_metric_count; ++i) {
     const char *section = pgc_ncu_metrics[i].section;
+    if (section == NULL) continue; /* asked for by name */
     int seen = 0;
     for (int j = 0; j < i; ++j)
-      if (strcmp(pgc_ncu_metrics[j].section, section) == 0) seen = 1;
+      if (pgc_ncu_metrics[j].section && strcmp(pgc_ncu_metrics[j].section, section) == 0)
+        seen = 1;
     if (seen) continue;
     if (count < capacity) sections[count] = section;
     ++count;
   }
   return count;
+}
+
+/* Appends `name` to the comma-separated list in buf unless it is there. */
+static int append_metric_name(char *buf, size_t size, const char *name) {
+  if (name == NULL) return 0;
+  const size_t len = strlen(name);
+  for (const char *p = strstr(buf, name); p; p = strstr(p + 1, name))
+    if ((p == buf || p[-1] == ',') && (p[len] == ',' || p[len] == '\0')) return 0;
+  const size_t used = strlen(buf);
+  if (used + (used ? 1 : 0) + len + 1 > size) return -1;
+  if (used) strcat(buf, ",");
+  strcat(buf, name);
+  return 0;
+}
+
+int pgc_ncu_named_metrics(char *buf, size_t size) {
+  if (size == 0) return -1;
+  buf[0] = '\0';
+  for (int i = 0; i < pgc_ncu_metric_count; ++i) {
+    const pgc_ncu_metric *metric = &pgc_ncu_metrics[i];
+    if (metric->section != NULL) continue;
+    if (append_metric_name(buf, size, metric->ways[0].a) != 0 ||
+        append_metric_name(buf, size, metric->ways[0].b) != 0)
+      return -1;
+  }
+  return 0;
 }
 
 /* ---- numbers and units ----------------------------------------------------- */
@@ -429,6 +485,7 @@ static double apply_scale(pgc_ncu_scale scale, double value) {
     case PGC_NCU_SCALE_MS: return value * MS_PER_SECOND;
     case PGC_NCU_SCALE_KB: return value / BYTES_PER_KB;
     case PGC_NCU_SCALE_GBPS: return value / BYTES_PER_GB;
+    case PGC_NCU_SCALE_PER_WARP: return value / WARP_THREADS;
     case PGC_NCU_SCALE_NONE: break;
   }
   return value;
@@ -487,6 +544,7 @@ static int append_words(char *buf, size_t size, const char *const *words,
 #define NUMBER_WORD_SIZE 24
 #define MAX_SECTIONS 16
 #define REGEX_SIZE 128
+#define NAMED_METRICS_SIZE 1024
 
 int pgc_ncu_command(const pgc_ncu_job *job, char *buf, size_t size) {
   if (size == 0) return -1;
@@ -519,6 +577,12 @@ int pgc_ncu_command(const pgc_ncu_job *job, char *buf, size_t size) {
       const char *section[] = {"--section", sections[i]};
       if (append_words(buf, size, section, 2) != 0) return -1;
     }
+  }
+  char named[NAMED_METRICS_SIZE];
+  if (pgc_ncu_named_metrics(named, sizeof named) != 0) return -1;
+  if (named[0] != '\0') {
+    const char *words[] = {"--metrics", named};
+    if (append_words(buf, size, words, 2) != 0) return -1;
   }
   const char *filter[] = {"--kernel-name-base", name_base, "--kernel-name",
                           regex, "--launch-count", "1"};

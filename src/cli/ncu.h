@@ -14,7 +14,8 @@ typedef enum {
   PGC_NCU_SCALE_NONE = 0,
   PGC_NCU_SCALE_MS,  /* second -> millisecond */
   PGC_NCU_SCALE_KB,  /* byte -> KB of 1000 bytes, as ncu and the write-up */
-  PGC_NCU_SCALE_GBPS /* byte/second -> GB/s (10^9) */
+  PGC_NCU_SCALE_GBPS, /* byte/second -> GB/s (10^9) */
+  PGC_NCU_SCALE_PER_WARP /* a count of threads' instructions -> of warps' (/32) */
 } pgc_ncu_scale;
 
 /* How a shown value is made from one or two raw metrics a and b. */
@@ -42,7 +43,10 @@ typedef struct {
   const char *key;     /* CSV column and JSON member: [a-z0-9_]+ */
   const char *label;   /* the row's title, as the write-up names it */
   const char *unit;    /* shown unit ("" for a plain number) */
-  const char *section; /* the ncu section that collects the inputs */
+  /* The ncu section that collects the inputs; NULL: no section has them
+   * everywhere, and ncu is asked for the first way's metrics by name
+   * (--metrics), so such a row has one way. */
+  const char *section;
   pgc_ncu_scale scale;
   int decimals; /* digits after the point in the text table */
   pgc_ncu_formula ways[PGC_NCU_MAX_WAYS];
@@ -50,7 +54,7 @@ typedef struct {
 
 /* The table has at most this many rows (checked where it is defined), so
  * that a row of values fits a fixed array. */
-#define PGC_NCU_MAX_METRICS 32
+#define PGC_NCU_MAX_METRICS 40
 
 extern const pgc_ncu_metric pgc_ncu_metrics[];
 extern const int pgc_ncu_metric_count;
@@ -60,6 +64,11 @@ int pgc_ncu_metric_index(const char *key);
 /* The distinct sections of the table, in table order. Writes at most
  * `capacity` names (static strings) and returns how many there are. */
 int pgc_ncu_sections(const char **sections, int capacity);
+
+/* The metrics of the rows no section collects, comma-separated, for ncu's
+ * --metrics (an empty string when there are none). Returns 0, or -1 when
+ * they do not fit in `size`. */
+int pgc_ncu_named_metrics(char *buf, size_t size);
 
 /* ---- one profiled kernel, from ncu's raw page ------------------------------ */
 
