@@ -8,7 +8,8 @@
 # build once with ncu when ncu is there.
 #
 #   OUT=dir scripts/flagship-experiments.sh "name:FLAGS name2:FLAGS2 ..."
-#     FLAGS: CUDA flags with '_-' for ' -', e.g.
+#     FLAGS: flags for the CUDA and the C compiler (the registry's shared
+#     memory sizes read the same header), '_-' for ' -', e.g.
 #       base:-DTWS_PIECE_UNROLL=8 u2:-DTWS_PIECE_UNROLL=2
 #       w3:-DTWS_PRODUCER_WAIT=3 o2:-DTWS_FMA_ORDER=2
 #   PASSES=2  SHAPES="--size=4096 --size=8192 --m=3072:--n=5632:--k=4096"
@@ -37,7 +38,7 @@ cmocka=()
 for b in $builds; do
   name=${b%%:*}; flags=${b#*:}; flags=${flags//_-/ -}
   cmake -S "$work" -B "$work/b-$name" -G Ninja -DCMAKE_CUDA_ARCHITECTURES=90 "${cmocka[@]}" \
-    "-DCMAKE_CUDA_FLAGS=$flags" >"$OUT/build-$name.log" 2>&1 &&
+    "-DCMAKE_CUDA_FLAGS=$flags" "-DCMAKE_C_FLAGS=$flags" >"$OUT/build-$name.log" 2>&1 &&
     cmake --build "$work/b-$name" -j"$(nproc)" >>"$OUT/build-$name.log" 2>&1 ||
     { echo "flagship-experiments: build $name failed (see build-$name.log)" >&2; exit 1; }
   if [ -x "$work/b-$name/tests/test_gpu_variants" ]; then
