@@ -37,7 +37,17 @@ typedef struct {
    * than one, each range's sums go to its own m x n plane of `partials`
    * (leading dimension ldp), and a second kernel adds them up. */
   int splits, k_tiles_per_split;
-  float *partials;
+  /* The launch's device workspace, by what the plan launches: the split and
+   * stream-K forms' partial sums, or a traced kernel's buffer (src/trace.h;
+   * `pipegemm trace` takes no plan that splits its work). One pointer for
+   * both because the struct must not grow: the TMA kernels' second
+   * parameter starts at the next 128-byte boundary of the parameter space,
+   * so 8 more bytes here would move it, and every timed TMA kernel's code
+   * with it. */
+  union {
+    float *partials;
+    struct pg_trace_header *trace;
+  };
   int ldp;
   /* Stream-K after sk_first_tile whole tiles (data-parallel waves):
    * sk_blocks blocks share the remaining tiles' K steps evenly; a tile cut
@@ -166,6 +176,10 @@ typedef struct {
   pg_plan_fn plan;       /* PG_KIND_KERNEL only */
   pg_check_fn check;     /* NULL: every layout pg_sgemm accepts runs */
   pg_kernel_spec kernel; /* PG_KIND_KERNEL only */
+  /* The planner of the kernel's traced twin (src/trace.h), the same plan
+   * with a kernel that records its pipeline; NULL: `pipegemm trace` does not
+   * take the variant. */
+  pg_plan_fn traced_plan;
 } pg_variant_entry;
 
 extern const pg_variant_entry pg_registry[];

@@ -17,6 +17,7 @@
 #include "kernels/tiled32.h"
 #include "kernels/tma_ws.h"
 #include "tma.h"
+#include "trace.h"
 
 static size_t smem_tiled32(int stages) {
   return (size_t)stages * TILED32_STAGE_BYTES;
@@ -222,6 +223,7 @@ const pg_variant_entry pg_registry[] = {
                  TILE128},
         .smem_bytes = smem_tile128,
         .plan = pg_plan_baseline,
+        .traced_plan = pg_plan_baseline_traced,
         .kernel = {.symbol = "pg_baseline_kernel", RULES(rules_register_staged)},
     },
     {
@@ -231,6 +233,7 @@ const pg_variant_entry pg_registry[] = {
                  TILE128},
         .smem_bytes = smem_tile128,
         .plan = pg_plan_pingpong,
+        .traced_plan = pg_plan_pingpong_traced,
         .kernel = {.symbol = "pg_pingpong_kernel", RULES(rules_register_staged)},
     },
     {
@@ -240,6 +243,7 @@ const pg_variant_entry pg_registry[] = {
                  TILE128},
         .smem_bytes = smem_tile128,
         .plan = pg_plan_cp_async,
+        .traced_plan = pg_plan_cp_async_traced,
         .kernel = {.symbol = "pg_cp_async_kernel", .dynamic_smem = 1, RULES(rules_cp_async)},
     },
     {
@@ -249,6 +253,7 @@ const pg_variant_entry pg_registry[] = {
                  .default_stages = 2, TILE128},
         .smem_bytes = smem_tile128,
         .plan = pg_plan_pipeline_thread,
+        .traced_plan = pg_plan_pipeline_thread_traced,
         .kernel = {.symbol = "pg_pipeline_thread_kernel", .dynamic_smem = 1,
                    RULES(rules_pipeline_thread)},
     },
@@ -279,6 +284,7 @@ const pg_variant_entry pg_registry[] = {
                  TILE128},
         .smem_bytes = smem_tile128_barriers,
         .plan = pg_plan_mbarrier,
+        .traced_plan = pg_plan_mbarrier_traced,
         .kernel = {.symbol = "pg_mbarrier_kernel", .dynamic_smem = 1, RULES(rules_mbarrier)},
     },
     {
@@ -290,6 +296,7 @@ const pg_variant_entry pg_registry[] = {
                  .threads = T128_THREADS + PG_WARP_THREADS * PG_WS_PRODUCER_WARPS},
         .smem_bytes = smem_tile128_barriers,
         .plan = pg_plan_warp_specialized,
+        .traced_plan = pg_plan_warp_specialized_traced,
         .kernel = {.symbol = "pg_warp_specialized_kernel",
                    .launched = "pg_warp_specialized_kernel<" PG_STRINGIFY(PG_WS_PRODUCER_WARPS) ">",
                    .dynamic_smem = 1, RULES(rules_warp_specialized)},
@@ -301,6 +308,7 @@ const pg_variant_entry pg_registry[] = {
                  .default_stages = 4, TILE128},
         .smem_bytes = smem_tma,
         .plan = pg_plan_tma,
+        .traced_plan = pg_plan_tma_traced,
         .check = pg_tma_check,
         .kernel = {.symbol = "pg_tma_kernel", .dynamic_smem = 1, RULES(rules_tma)},
     },
@@ -312,6 +320,7 @@ const pg_variant_entry pg_registry[] = {
                  .tile_k = TWS_TILE_K, .threads = TWS_THREADS},
         .smem_bytes = smem_tma_ws,
         .plan = pg_plan_tma_ws,
+        .traced_plan = pg_plan_tma_ws_traced,
         .check = pg_tma_check,
         .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_N, 0), .dynamic_smem = 1,
                    RULES(rules_tma_ws)},

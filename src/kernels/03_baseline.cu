@@ -10,21 +10,31 @@
  */
 #include "kernels/tile128.cuh"
 
-__global__ void __launch_bounds__(T128_THREADS)
+__global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
     pg_baseline_kernel(const pg_gemm_args g) {
   __shared__ __align__(16) float stage[T128_STAGE_FLOATS];
   const int m0 = blockIdx.y * T128_TILE_M, n0 = blockIdx.x * T128_TILE_N;
+  PG_TRACE_OPEN(g, PG_TRACE_ROLE_BLOCK, threadIdx.x == 0);
   float acc[T128_THREAD_M][T128_THREAD_N];
   t128_zero(acc);
 
   const int k_tiles = t128_k_tiles(g);
   for (int kt = 0; kt < k_tiles; ++kt) {
+    PG_TRACE_MARK(PG_TRACE_ISSUE, 0, kt);
+    PG_TRACE_MARK(PG_TRACE_DATA_WAIT, 0, kt); /* nothing else to do until it lands */
     t128_store_shared(stage, t128_load_global(g, m0, n0, kt * T128_TILE_K));
     __syncthreads(); /* the tile is complete in shared memory */
+    PG_TRACE_MARK(PG_TRACE_READY, 0, kt);
+    PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, 0, kt);
     t128_compute(stage, acc);
+    PG_TRACE_MARK(PG_TRACE_COMPUTE_END, 0, kt);
     __syncthreads(); /* everyone has read it before the next step overwrites it */
+    PG_TRACE_MARK(PG_TRACE_RELEASE, 0, kt);
   }
+  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
   t128_epilogue(g, m0, n0, acc);
+  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 
 extern "C" void pg_plan_baseline(pg_gemm_args *args, const pg_device *device,

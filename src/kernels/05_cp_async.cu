@@ -14,48 +14,65 @@
  */
 #include "kernels/tile128.cuh"
 
-__global__ void __launch_bounds__(T128_THREADS)
+__global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
     pg_cp_async_kernel(const pg_gemm_args g) {
   extern __shared__ float4 smem_raw[]; /* float4: 16-byte aligned for cp.async */
   float *const smem = (float *)smem_raw;
   const int stages = g.stages;
   const int m0 = blockIdx.y * T128_TILE_M, n0 = blockIdx.x * T128_TILE_N;
+  PG_TRACE_OPEN(g, PG_TRACE_ROLE_BLOCK, threadIdx.x == 0);
   float acc[T128_THREAD_M][T128_THREAD_N];
   t128_zero(acc);
 
   const int k_tiles = t128_k_tiles(g);
   if (stages == 1) {
     for (int kt = 0; kt < k_tiles; ++kt) {
+      PG_TRACE_MARK(PG_TRACE_ISSUE, 0, kt);
       t128_cp_async_tile(g, smem, m0, n0, kt * T128_TILE_K);
       pg_cp_async_commit();
+      PG_TRACE_MARK(PG_TRACE_DATA_WAIT, 0, kt);
       pg_cp_async_wait(0);
       __syncthreads(); /* every thread's copies are visible */
+      PG_TRACE_MARK(PG_TRACE_READY, 0, kt);
+      PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, 0, kt);
       t128_compute(smem, acc);
+      PG_TRACE_MARK(PG_TRACE_COMPUTE_END, 0, kt);
       __syncthreads(); /* the single buffer is free again */
+      PG_TRACE_MARK(PG_TRACE_RELEASE, 0, kt);
     }
   } else {
     /* Prologue: STAGES-1 tiles in flight. A group is committed even when it
      * is empty (fewer K tiles than stages), so group i is always tile i. */
     for (int s = 0; s < stages - 1; ++s) {
+      PG_TRACE_MARK_IF(s < k_tiles, PG_TRACE_ISSUE, s, s);
       if (s < k_tiles) t128_cp_async_tile(g, smem + s * T128_STAGE_FLOATS, m0, n0, s * T128_TILE_K);
       pg_cp_async_commit();
     }
     int read_slot = 0, write_slot = stages - 1;
     for (int kt = 0; kt < k_tiles; ++kt) {
+      PG_TRACE_MARK(PG_TRACE_DATA_WAIT, read_slot, kt);
       pg_cp_async_wait(stages - 2); /* tile kt has landed (this thread's part) */
       /* Publishes tile kt to the block and retires step kt-1's reads of the
        * slot the next copy overwrites. */
       __syncthreads();
+      PG_TRACE_MARK(PG_TRACE_READY, read_slot, kt);
+      PG_TRACE_MARK_IF(kt > 0, PG_TRACE_RELEASE, write_slot, kt - 1);
       const int next = kt + stages - 1;
+      PG_TRACE_MARK_IF(next < k_tiles, PG_TRACE_ISSUE, write_slot, next);
       if (next < k_tiles)
         t128_cp_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0, next * T128_TILE_K);
       pg_cp_async_commit();
+      PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, read_slot, kt);
       t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
+      PG_TRACE_MARK(PG_TRACE_COMPUTE_END, read_slot, kt);
       t128_ring_next(&read_slot, stages);
       t128_ring_next(&write_slot, stages);
     }
   }
+  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
   t128_epilogue(g, m0, n0, acc);
+  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 
 extern "C" void pg_plan_cp_async(pg_gemm_args *args, const pg_device *device,

@@ -19,7 +19,7 @@
  */
 #include "kernels/tile128.cuh"
 
-__global__ void __launch_bounds__(T128_THREADS)
+__global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
     pg_mbarrier_kernel(const pg_gemm_args g) {
   extern __shared__ float4 smem_raw[];
   float *const smem = (float *)smem_raw;
@@ -28,6 +28,7 @@ __global__ void __launch_bounds__(T128_THREADS)
   unsigned long long *const full = (unsigned long long *)(smem + stages * T128_STAGE_FLOATS);
   unsigned long long *const empty = full + stages;
   const int m0 = blockIdx.y * T128_TILE_M, n0 = blockIdx.x * T128_TILE_N;
+  PG_TRACE_OPEN(g, PG_TRACE_ROLE_BLOCK, threadIdx.x == 0);
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
@@ -43,6 +44,7 @@ __global__ void __launch_bounds__(T128_THREADS)
 
   /* Prologue: STAGES-1 tiles in flight, each slot's first use (no wait). */
   for (int t = 0; t < stages - 1 && t < k_tiles; ++t) {
+    PG_TRACE_MARK(PG_TRACE_ISSUE, t, t);
     t128_cp_async_tile(g, smem + t * T128_STAGE_FLOATS, m0, n0, t * T128_TILE_K);
     pg_cp_async_mbar_arrive_noinc(&full[t]);
   }
@@ -54,21 +56,31 @@ __global__ void __launch_bounds__(T128_THREADS)
     if (next < k_tiles) {
       /* The slot held tile next-STAGES; all 8 warps must be done with it.
        * Its first use (next < STAGES) has nothing to wait for. */
+      PG_TRACE_MARK_IF(next >= stages, PG_TRACE_SLOT_WAIT, write_slot, next);
       if (next >= stages) pg_mbar_wait_parity(&empty[write_slot], write_parity ^ 1);
+      PG_TRACE_MARK(PG_TRACE_ISSUE, write_slot, next);
       t128_cp_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0, next * T128_TILE_K);
       pg_cp_async_mbar_arrive_noinc(&full[write_slot]);
     }
     write_parity ^= t128_ring_next(&write_slot, stages);
 
+    PG_TRACE_MARK(PG_TRACE_DATA_WAIT, read_slot, kt);
     pg_mbar_wait_parity(&full[read_slot], read_parity); /* tile kt has landed, all of it */
+    PG_TRACE_MARK(PG_TRACE_READY, read_slot, kt);
+    PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, read_slot, kt);
     t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
+    PG_TRACE_MARK(PG_TRACE_COMPUTE_END, read_slot, kt);
     /* Every thread releases its own reads: its arrival orders them before
      * the refill that waits on this phase. (Why not one elected lane per
      * warp: bench/results/h200-mechanisms.md, mbarrier.) */
     pg_mbar_arrive(&empty[read_slot]);
+    PG_TRACE_MARK(PG_TRACE_RELEASE, read_slot, kt);
     read_parity ^= t128_ring_next(&read_slot, stages);
   }
+  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
   t128_epilogue(g, m0, n0, acc);
+  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 
 extern "C" void pg_plan_mbarrier(pg_gemm_args *args, const pg_device *device,

@@ -73,11 +73,14 @@ __global__ void __maxnreg__(WS_MAX_REGISTERS) pg_warp_specialized_kernel(const p
   if (threadIdx.x >= T128_THREADS) {
     /* Producer warps. */
     const int producer = threadIdx.x - T128_THREADS;
+    PG_TRACE_OPEN(g, PG_TRACE_ROLE_PRODUCER, producer == 0);
     int slot = 0, parity = 0; /* parity of the slot's current use */
     for (int kt = 0; kt < k_tiles; ++kt) {
       /* A slot's first use (kt < STAGES) has nothing to wait for; the n-th
        * refill waits for the consumers' release of use n-1. */
+      PG_TRACE_MARK_IF(kt >= stages, PG_TRACE_SLOT_WAIT, slot, kt);
       if (kt >= stages) pg_mbar_wait_parity(&empty[slot], parity ^ 1);
+      PG_TRACE_MARK(PG_TRACE_ISSUE, slot, kt);
       ws_copy_tile(g, smem + slot * T128_STAGE_FLOATS, m0, n0, kt * T128_TILE_K, producer,
                    32 * PRODUCER_WARPS);
       pg_cp_async_mbar_arrive_noinc(&full[slot]);
@@ -85,23 +88,33 @@ __global__ void __maxnreg__(WS_MAX_REGISTERS) pg_warp_specialized_kernel(const p
     }
     /* Leave no copy in flight behind an exited thread. */
     pg_cp_async_wait_all();
+    PG_TRACE_CLOSE(g, PG_TRACE_ROLE_PRODUCER);
     return;
   }
 
   /* Consumer warps: threadIdx.x < 256, the layout tile128.cuh expects. */
+  PG_TRACE_OPEN(g, PG_TRACE_ROLE_CONSUMER, threadIdx.x == 0);
   float acc[T128_THREAD_M][T128_THREAD_N];
   t128_zero(acc);
   int slot = 0, parity = 0;
   for (int kt = 0; kt < k_tiles; ++kt) {
+    PG_TRACE_MARK(PG_TRACE_DATA_WAIT, slot, kt);
     pg_mbar_wait_parity(&full[slot], parity);
+    PG_TRACE_MARK(PG_TRACE_READY, slot, kt);
+    PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, slot, kt);
     t128_compute(smem + slot * T128_STAGE_FLOATS, acc);
+    PG_TRACE_MARK(PG_TRACE_COMPUTE_END, slot, kt);
     /* Every thread releases its own reads: its arrival orders them before
      * the refill that waits on this phase. (Why not one elected lane per
      * warp: bench/results/h200-mechanisms.md, mbarrier.) */
     pg_mbar_arrive(&empty[slot]);
+    PG_TRACE_MARK(PG_TRACE_RELEASE, slot, kt);
     parity ^= t128_ring_next(&slot, stages);
   }
+  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
   t128_epilogue(g, m0, n0, acc);
+  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_CLOSE(g, PG_TRACE_ROLE_CONSUMER);
 }
 
 /* The block is the registry's threads: 256 compute threads and

@@ -326,6 +326,7 @@ __global__ void __launch_bounds__(TWS_THREADS, tws_tile<TN>::MIN_BLOCKS)
     /* ---- producer: one lane; the others have nothing to do ---- */
     pg_setmaxnreg_dec(TWS_PRODUCER_REGS);
     if (warp != TWS_CONSUMERS / 32 || lane != 0 || geo.k_tiles == 0) return;
+    PG_TRACE_OPEN(g, PG_TRACE_ROLE_PRODUCER, true); /* the one lane left */
     pg_tma_prefetch_map(&maps.a);
     pg_tma_prefetch_map(&maps.b);
     tws_cursor cursor = tws_cursor_of<MODE>(g, geo);
@@ -334,7 +335,9 @@ __global__ void __launch_bounds__(TWS_THREADS, tws_tile<TN>::MIN_BLOCKS)
       for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
         /* Free once the consumers released its previous use; on a slot's
          * first use the wait for "parity 1" returns at once. */
+        PG_TRACE_MARK(PG_TRACE_SLOT_WAIT, slot, kt);
         pg_mbar_wait_parity(&empty[slot], parity ^ 1);
+        PG_TRACE_MARK(PG_TRACE_ISSUE, slot, kt);
         char *stage = smem + slot * STAGE_BYTES;
         pg_mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
         pg_tma_load_2d(stage, &maps.a, kt * TWS_TILE_K, w.tm * TWS_TILE_M, &full[slot]);
@@ -342,7 +345,9 @@ __global__ void __launch_bounds__(TWS_THREADS, tws_tile<TN>::MIN_BLOCKS)
                        &full[slot]);
         parity ^= t128_ring_next(&slot, stages);
       }
+      PG_TRACE_TILE_DONE();
     }
+    PG_TRACE_CLOSE(g, PG_TRACE_ROLE_PRODUCER);
     return;
   }
 
@@ -358,6 +363,7 @@ __global__ void __launch_bounds__(TWS_THREADS, tws_tile<TN>::MIN_BLOCKS)
   const int row0 = (warp >> 1) * 64 + (warp & 1) * 4 + (lane / 8);
   const unsigned swz = tws_swizzle_of_row(row0);
   const int col0 = (lane % 8) * 4;
+  PG_TRACE_OPEN(g, PG_TRACE_ROLE_CONSUMER, threadIdx.x == 0);
   tws_cursor cursor = tws_cursor_of<MODE>(g, geo);
   tws_work w;
   while (tws_next<MODE>(g, geo, &cursor, &w)) {
@@ -367,13 +373,22 @@ __global__ void __launch_bounds__(TWS_THREADS, tws_tile<TN>::MIN_BLOCKS)
 #pragma unroll
       for (int j = 0; j < THREAD_N; ++j) acc[i][j] = 0.f;
     for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
+      PG_TRACE_MARK(PG_TRACE_DATA_WAIT, slot, kt);
       pg_mbar_wait_parity(&full[slot], parity);
+      PG_TRACE_MARK(PG_TRACE_READY, slot, kt);
+      PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, slot, kt);
       tws_compute<TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
+      PG_TRACE_MARK(PG_TRACE_COMPUTE_END, slot, kt);
       pg_mbar_arrive(&empty[slot]);
+      PG_TRACE_MARK(PG_TRACE_RELEASE, slot, kt);
       parity ^= t128_ring_next(&slot, stages);
     }
+    PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
     tws_store<TN, MODE>(g, w, row0, col0, acc);
+    PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+    PG_TRACE_TILE_DONE();
   }
+  PG_TRACE_CLOSE(g, PG_TRACE_ROLE_CONSUMER);
 #else
   pg_tma_unavailable();
 #endif

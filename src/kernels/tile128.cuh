@@ -15,6 +15,7 @@
 #include "internal.h"
 #include "kernels/ptx.cuh"
 #include "kernels/tile128.h"
+#include "kernels/trace.cuh" /* the marks of pipegemm trace: nothing in the timed build */
 
 static_assert(T128_TILE_M * T128_TILE_K == 4 * T128_THREADS,
               "each thread loads exactly one float4 of the A tile");
