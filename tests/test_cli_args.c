@@ -657,6 +657,66 @@ static void test_inspect_options(void **state) {
   expect_usage_error(PARSE("inspect", "extra"), "unexpected argument 'extra'");
 }
 
+/* `trace`: one variant with a traced kernel, one stage count, --out, and
+ * its own defaults for --blocks, --warmup and --iters. */
+static void test_trace_options(void **state) {
+  (void)state;
+  parse_result r = PARSE("trace", "--variant", "cp_async", "--out", "t.json");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.command, PGC_CMD_TRACE);
+  assert_int_equal(r.opts.variant_count, 1);
+  assert_string_equal(r.opts.variants[0]->name, "cp_async");
+  assert_int_equal(r.opts.stage_count, 0);
+  assert_string_equal(r.opts.out_path, "t.json");
+  assert_int_equal(r.opts.trace_blocks, PGC_TRACE_DEFAULT_BLOCKS);
+  assert_int_equal(r.opts.warmup, PGC_TRACE_DEFAULT_WARMUP);
+  assert_int_equal(r.opts.iters, PGC_TRACE_DEFAULT_ITERS);
+  assert_int_equal(r.opts.m, PGC_BENCH_DEFAULT_SIZE);
+
+  r = PARSE("trace", "--variant=tma_ws", "--stages", "4", "--m", "512", "--size", "1024",
+            "--blocks=16", "--out=x.json", "--warmup", "0", "--iters", "2", "--flush-l2",
+            "off", "--seed", "7", "--format", "csv", "--device", "1", "--quiet");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.stages[0], 4);
+  assert_int_equal(r.opts.m, 512);
+  assert_int_equal(r.opts.n, 1024);
+  assert_int_equal(r.opts.trace_blocks, 16);
+  assert_int_equal(r.opts.warmup, 0);
+  assert_int_equal(r.opts.iters, 2);
+  assert_false(r.opts.flush_l2);
+  assert_int_equal(r.opts.format, PGC_FORMAT_CSV);
+  assert_true(r.opts.quiet);
+  EXPECT_OK(PARSE("trace", "--variant", "baseline", "--stages", "1", "--k", "0", "--out", "x"));
+
+  expect_usage_error(PARSE("trace", "--out", "x"), "trace takes one variant");
+  expect_usage_error(PARSE("trace", "--variant", "all", "--out", "x"), "trace takes one variant");
+  expect_usage_error(PARSE("trace", "--variant", "cp_async,mbarrier", "--out", "x"),
+                     "trace takes one variant");
+  expect_usage_error(PARSE("trace", "--variant", "tiled32", "--out", "x"),
+                     "tiled32 has no traced kernel (trace takes: baseline, pingpong, cp_async, "
+                     "pipeline_thread, mbarrier, warp_specialized, tma, tma_ws)");
+  expect_usage_error(PARSE("trace", "--variant", "auto", "--out", "x"), "auto has no traced kernel");
+  expect_usage_error(PARSE("trace", "--variant", "cp_async", "--stages", "2,3", "--out", "x"),
+                     "one stage count");
+  expect_usage_error(PARSE("trace", "--variant", "cp_async", "--stages", "9", "--out", "x"),
+                     "cp_async allows stage counts 1-8");
+  expect_usage_error(PARSE("trace", "--variant", "baseline", "--stages", "2", "--out", "x"),
+                     "baseline allows stage counts 1-1");
+  expect_usage_error(PARSE("trace", "--variant", "cp_async"), "trace needs --out FILE");
+  expect_usage_error(PARSE("trace", "--variant", "cp_async", "--out", ""), "--out needs a path");
+  expect_usage_error(PARSE("trace", "--variant", "cp_async", "--m", "0", "--out", "x"),
+                     "M and N of at least 1");
+  expect_usage_error(PARSE("trace", "--variant", "cp_async", "--blocks", "0", "--out", "x"),
+                     "--blocks");
+  expect_usage_error(PARSE("trace", "--variant", "cp_async", "--blocks", "1025", "--out", "x"),
+                     "too large");
+  expect_usage_error(PARSE("trace", "--variant", "cp_async", "--blocks"), "needs a value");
+  expect_usage_error(PARSE("trace", "--variant", "cp_async", "--out", "x", "--check", "on"),
+                     "--check is not an option of 'trace'");
+  expect_usage_error(PARSE("bench", "--blocks", "4"), "--blocks is not an option of 'bench'");
+  expect_usage_error(PARSE("bench", "--out", "x"), "--out is not an option of 'bench'");
+}
+
 static void test_help_and_version(void **state) {
   (void)state;
   static const struct {
@@ -673,6 +733,8 @@ static void test_help_and_version(void **state) {
       {{"study", "single-warp", "--help"}, PGC_CMD_STUDY},
       {{"profile", "--help", NULL}, PGC_CMD_PROFILE},
       {{"inspect", "--check", "-h"}, PGC_CMD_INSPECT},
+      {{"trace", "--help", NULL}, PGC_CMD_TRACE},
+      {{"trace", "--variant=cp_async", "-h"}, PGC_CMD_TRACE},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     parse_result r = PARSE(cases[i].words[0], cases[i].words[1], cases[i].words[2]);
@@ -726,9 +788,10 @@ static int study_accepts(const char *option, pgc_study study) {
 /* The usage texts document exactly the options each command accepts. */
 static void test_usage_matches_option_table(void **state) {
   (void)state;
-  static const pgc_command commands[] = {PGC_CMD_NONE, PGC_CMD_LIST,
-                                         PGC_CMD_BENCH, PGC_CMD_STUDY,
-                                         PGC_CMD_PROFILE, PGC_CMD_INSPECT};
+  static const pgc_command commands[] = {PGC_CMD_NONE,    PGC_CMD_LIST,
+                                         PGC_CMD_BENCH,   PGC_CMD_STUDY,
+                                         PGC_CMD_PROFILE, PGC_CMD_INSPECT,
+                                         PGC_CMD_TRACE};
   for (size_t c = 0; c < sizeof commands / sizeof commands[0]; ++c) {
     const char *text = pgc_usage_text(commands[c]);
     assert_non_null(text);
@@ -833,6 +896,7 @@ int main(void) {
       cmocka_unit_test(test_study_experiment),
       cmocka_unit_test(test_commands),
       cmocka_unit_test(test_inspect_options),
+      cmocka_unit_test(test_trace_options),
       cmocka_unit_test(test_help_and_version),
       cmocka_unit_test(test_usage_matches_option_table),
       cmocka_unit_test(test_study_usage_sections),

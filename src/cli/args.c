@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "kernels/single_warp.h"
+#include "trace.h"
 
 /* Longest variant name we compare; anything longer is unknown anyway. */
 #define VARIANT_NAME_MAX 64
@@ -36,7 +37,9 @@ typedef enum {
   OPT_RAW,
   OPT_BINARY,
   OPT_INSPECT_CHECK,
-  OPT_SWAP
+  OPT_SWAP,
+  OPT_BLOCKS,
+  OPT_OUT
 } option_id;
 
 /* Which commands accept an option: one bit per pgc_command. */
@@ -46,8 +49,9 @@ typedef enum {
 #define FOR_STUDY (1u << PGC_CMD_STUDY)
 #define FOR_PROFILE (1u << PGC_CMD_PROFILE)
 #define FOR_INSPECT (1u << PGC_CMD_INSPECT)
+#define FOR_TRACE (1u << PGC_CMD_TRACE)
 #define FOR_EVERY \
-  (FOR_TOOL | FOR_LIST | FOR_BENCH | FOR_STUDY | FOR_PROFILE | FOR_INSPECT)
+  (FOR_TOOL | FOR_LIST | FOR_BENCH | FOR_STUDY | FOR_PROFILE | FOR_INSPECT | FOR_TRACE)
 
 /* Which experiments of `study` accept an option: one bit per pgc_study. */
 #define IN_PIPELINING (1u << PGC_STUDY_PIPELINING)
@@ -65,24 +69,25 @@ typedef struct {
 static const option_spec option_table[] = {
     {"--help", OPT_HELP, 0, FOR_EVERY, IN_EVERY_STUDY},
     {"--version", OPT_VERSION, 0, FOR_TOOL, 0},
-    {"--variant", OPT_VARIANT, 1, FOR_BENCH | FOR_PROFILE | FOR_INSPECT, 0},
-    {"--size", OPT_SIZE, 1, FOR_BENCH | FOR_STUDY | FOR_PROFILE, IN_PIPELINING},
-    {"--m", OPT_M, 1, FOR_BENCH | FOR_PROFILE, 0},
-    {"--n", OPT_N, 1, FOR_BENCH | FOR_PROFILE, 0},
-    {"--k", OPT_K, 1, FOR_BENCH | FOR_STUDY | FOR_PROFILE, IN_SINGLE_WARP},
+    {"--variant", OPT_VARIANT, 1, FOR_BENCH | FOR_PROFILE | FOR_INSPECT | FOR_TRACE, 0},
+    {"--size", OPT_SIZE, 1, FOR_BENCH | FOR_STUDY | FOR_PROFILE | FOR_TRACE, IN_PIPELINING},
+    {"--m", OPT_M, 1, FOR_BENCH | FOR_PROFILE | FOR_TRACE, 0},
+    {"--n", OPT_N, 1, FOR_BENCH | FOR_PROFILE | FOR_TRACE, 0},
+    {"--k", OPT_K, 1, FOR_BENCH | FOR_STUDY | FOR_PROFILE | FOR_TRACE, IN_SINGLE_WARP},
     {"--shapes", OPT_SHAPES, 1, FOR_BENCH, 0},
-    {"--stages", OPT_STAGES, 1, FOR_BENCH | FOR_PROFILE, 0},
-    {"--warmup", OPT_WARMUP, 1, FOR_BENCH | FOR_STUDY, IN_SINGLE_WARP},
-    {"--iters", OPT_ITERS, 1, FOR_BENCH | FOR_STUDY, IN_SINGLE_WARP},
-    {"--flush-l2", OPT_FLUSH_L2, 1, FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
-    {"--seed", OPT_SEED, 1, FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
+    {"--stages", OPT_STAGES, 1, FOR_BENCH | FOR_PROFILE | FOR_TRACE, 0},
+    {"--warmup", OPT_WARMUP, 1, FOR_BENCH | FOR_STUDY | FOR_TRACE, IN_SINGLE_WARP},
+    {"--iters", OPT_ITERS, 1, FOR_BENCH | FOR_STUDY | FOR_TRACE, IN_SINGLE_WARP},
+    {"--flush-l2", OPT_FLUSH_L2, 1, FOR_BENCH | FOR_STUDY | FOR_TRACE, IN_EVERY_STUDY},
+    {"--seed", OPT_SEED, 1, FOR_BENCH | FOR_STUDY | FOR_TRACE, IN_EVERY_STUDY},
     {"--format", OPT_FORMAT, 1,
-     FOR_LIST | FOR_BENCH | FOR_STUDY | FOR_PROFILE | FOR_INSPECT,
+     FOR_LIST | FOR_BENCH | FOR_STUDY | FOR_PROFILE | FOR_INSPECT | FOR_TRACE,
      IN_EVERY_STUDY},
     {"--check", OPT_CHECK, 1, FOR_BENCH | FOR_STUDY, IN_EVERY_STUDY},
-    {"--device", OPT_DEVICE, 1, FOR_LIST | FOR_BENCH | FOR_STUDY | FOR_PROFILE,
+    {"--device", OPT_DEVICE, 1, FOR_LIST | FOR_BENCH | FOR_STUDY | FOR_PROFILE | FOR_TRACE,
      IN_EVERY_STUDY},
-    {"--quiet", OPT_QUIET, 0, FOR_BENCH | FOR_STUDY | FOR_PROFILE, IN_EVERY_STUDY},
+    {"--quiet", OPT_QUIET, 0, FOR_BENCH | FOR_STUDY | FOR_PROFILE | FOR_TRACE,
+     IN_EVERY_STUDY},
     {"--profile", OPT_PROFILE, 0, FOR_STUDY, IN_PIPELINING},
     {"--ncu", OPT_NCU, 1, FOR_STUDY | FOR_PROFILE, IN_PIPELINING},
     {"--raw", OPT_RAW, 1, FOR_STUDY | FOR_PROFILE, IN_PIPELINING},
@@ -90,6 +95,8 @@ static const option_spec option_table[] = {
     /* inspect's --check is a flag; bench's and study's takes on|off. */
     {"--check", OPT_INSPECT_CHECK, 0, FOR_INSPECT, 0},
     {"--swap", OPT_SWAP, 1, FOR_INSPECT, 0},
+    {"--blocks", OPT_BLOCKS, 1, FOR_TRACE, 0},
+    {"--out", OPT_OUT, 1, FOR_TRACE, 0},
 };
 #define OPTION_COUNT ((int)(sizeof option_table / sizeof option_table[0]))
 
@@ -104,6 +111,7 @@ static const command_spec command_table[] = {
     {"study", PGC_CMD_STUDY},
     {"profile", PGC_CMD_PROFILE},
     {"inspect", PGC_CMD_INSPECT},
+    {"trace", PGC_CMD_TRACE},
 };
 #define COMMAND_COUNT ((int)(sizeof command_table / sizeof command_table[0]))
 
@@ -162,6 +170,9 @@ static const char usage_tool[] =
     "  inspect            no GPU needed: registers, shared memory, spills and a\n"
     "                     SASS census of every kernel, and whether each kernel's\n"
     "                     SASS shows the mechanism it claims\n"
+    "  trace              a timeline of one kernel's pipeline (copies issued and\n"
+    "                     landed, compute, waits) as Chrome trace-event JSON, with\n"
+    "                     copies in flight, the pipeline bubble and time per K tile\n"
     "\n"
     "options:\n"
     "  -h, --help         this text; 'pipegemm <command> --help' for a command\n"
@@ -352,6 +363,48 @@ static const char usage_inspect[] =
     "            report could not be written, 2 bad usage or a binary without\n"
     "            CUDA kernels, 3 no usable cuobjdump, or no nvdisasm for it\n";
 
+static const char usage_trace[] =
+    "usage: pipegemm trace --variant NAME --out FILE [options]\n"
+    "\n"
+    "Runs one variant's traced kernel on C = A * B (FP32, alpha 1, beta 0): its\n"
+    "kernel compiled a second time with marks that read the SM's clock at each\n"
+    "step of the pipeline, in a sample of blocks spread over the grid. Checks C\n"
+    "against an FP64 reference and the trace against what a pipeline must\n"
+    "obey, writes the timeline as Chrome trace-event JSON (open it in\n"
+    "https://ui.perfetto.dev or chrome://tracing: a process per SM, a track per\n"
+    "block and role, one per stage for the copies into it; spans for every copy\n"
+    "from issued to ready, data wait, compute, slot wait and epilogue), and\n"
+    "prints a summary per block and overall: copies in flight, the share of the\n"
+    "main loop spent waiting for data (the pipeline bubble), time per K tile,\n"
+    "and what tracing costs, the traced kernel's median time over the timed\n"
+    "kernel's, the two launched in turn. A variant without a traced kernel is\n"
+    "refused, and the message names those with one.\n"
+    "\n"
+    "options:\n"
+    "  --variant NAME        the variant to trace (one)\n"
+    "  --out FILE            the JSON file to write (required)\n"
+    "  --stages S            its stage count (default: the variant's default)\n"
+    "  --size S              M = N = K = S (default: 4096)\n"
+    "  --m M, --n N, --k K   one dimension; overrides --size wherever it appears\n"
+    "                        (M and N at least 1)\n"
+    "  --blocks N            blocks that record, 1 to 1024, every (grid / N)-th\n"
+    "                        so that they land on different SMs (default: 8)\n"
+    "  --warmup N            untimed launches of each kernel first (default: 3)\n"
+    "  --iters N             timed launches of each kernel, traced and timed in\n"
+    "                        turn, at least 1 (default: 10); the trace is the\n"
+    "                        last traced launch's\n"
+    "  --flush-l2 on|off     clear the L2 cache before every launch (default: on)\n"
+    "  --seed N              seed of the random inputs, 0 to 2^64-1 (default: 1)\n"
+    "  --format table|csv|json   summary format (default: table)\n"
+    "  --device N            CUDA device (default: 0)\n"
+    "  --quiet               no progress lines on stderr\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "An option's value goes after a space or an '=': --blocks 4, --blocks=4.\n"
+    "exit codes: 0 ok, 1 C or the trace failed its check, a run returned an\n"
+    "            error, or the report or FILE could not be written, 2 bad usage\n"
+    "            (a variant without a traced kernel too), 3 no usable CUDA GPU\n";
+
 const char *pgc_usage_text(pgc_command topic) {
   switch (topic) {
     case PGC_CMD_LIST: return usage_list;
@@ -359,6 +412,7 @@ const char *pgc_usage_text(pgc_command topic) {
     case PGC_CMD_STUDY: return usage_study;
     case PGC_CMD_PROFILE: return usage_profile;
     case PGC_CMD_INSPECT: return usage_inspect;
+    case PGC_CMD_TRACE: return usage_trace;
     default: return usage_tool;
   }
 }
@@ -631,6 +685,7 @@ static const char *command_display(pgc_command command) {
     case PGC_CMD_STUDY: return "'study'";
     case PGC_CMD_PROFILE: return "'profile'";
     case PGC_CMD_INSPECT: return "'inspect'";
+    case PGC_CMD_TRACE: return "'trace'";
     default: return "pipegemm without a command";
   }
 }
@@ -650,6 +705,7 @@ static void set_defaults(pgc_options *opts, int argc, char **argv) {
   opts->warmup = PGC_DEFAULT_WARMUP;
   opts->iters = PGC_DEFAULT_ITERS;
   opts->all_variants = 1;
+  opts->trace_blocks = PGC_TRACE_DEFAULT_BLOCKS;
   opts->argc = argc;
   opts->argv = argv;
 }
@@ -721,6 +777,14 @@ static int apply_option(const option_spec *spec, const char *value,
       return PGC_EXIT_OK;
     case OPT_INSPECT_CHECK: opts->inspect_check = 1; return PGC_EXIT_OK;
     case OPT_SWAP: return parse_swap(value, opts, err, err_size);
+    case OPT_BLOCKS:
+      return parse_int_option(spec->name, value, 1, PG_TRACE_MAX_BLOCKS, &opts->trace_blocks,
+                              err, err_size);
+    case OPT_OUT:
+      if (value[0] == '\0')
+        return usage_error(err, err_size, "%s needs a path", spec->name);
+      opts->out_path = value;
+      return PGC_EXIT_OK;
   }
   return usage_error(err, err_size, "internal error: unhandled option %s",
                      spec->name);
@@ -743,6 +807,39 @@ static int check_explicit_stages(const pgc_options *opts, char *err,
                            variant->max_stages, stages);
     }
   }
+  return PGC_EXIT_OK;
+}
+
+/* trace: one variant with a traced kernel, at most one stage count in its
+ * range, a file to write, and a problem with something to compute. */
+static int check_trace_options(const pgc_options *opts, char *err, size_t err_size) {
+  if (opts->all_variants)
+    return usage_error(err, err_size, "trace takes one variant: --variant NAME");
+  if (opts->variant_count != 1)
+    return usage_error(err, err_size, "trace takes one variant, --variant named %d",
+                       opts->variant_count);
+  const pg_variant_info *variant = opts->variants[0];
+  if (!pg_variant_traced(variant)) {
+    usage_error(err, err_size, "%s has no traced kernel (trace takes: ", variant->name);
+    int listed = 0;
+    for (int i = 0; i < pg_variant_count(); ++i)
+      if (pg_variant_traced(pg_variant_at(i)))
+        append(err, err_size, "%s%s", listed++ ? ", " : "", pg_variant_at(i)->name);
+    append(err, err_size, ")");
+    return PGC_EXIT_USAGE;
+  }
+  if (opts->stage_count > 1)
+    return usage_error(err, err_size, "trace takes one stage count, --stages gave %d",
+                       opts->stage_count);
+  if (opts->stage_count == 1 &&
+      (opts->stages[0] < variant->min_stages || opts->stages[0] > variant->max_stages))
+    return usage_error(err, err_size, "%s allows stage counts %d-%d, --stages asked for %d",
+                       variant->name, variant->min_stages, variant->max_stages, opts->stages[0]);
+  if (opts->out_path == NULL)
+    return usage_error(err, err_size, "trace needs --out FILE, the JSON file to write");
+  if (opts->m == 0 || opts->n == 0)
+    return usage_error(err, err_size, "trace needs M and N of at least 1 (%dx%d: no kernel runs)",
+                       opts->m, opts->n);
   return PGC_EXIT_OK;
 }
 
@@ -813,6 +910,7 @@ static int settle_shape(pgc_options *opts, const shape_request *shape, char *err
   opts->k = shape->k >= 0 ? shape->k : shape->size;
   if (opts->command == PGC_CMD_BENCH || opts->command == PGC_CMD_PROFILE)
     return check_explicit_stages(opts, err, err_size);
+  if (opts->command == PGC_CMD_TRACE) return check_trace_options(opts, err, err_size);
   return PGC_EXIT_OK;
 }
 
@@ -829,6 +927,10 @@ static int parse_command_args(int argc, char **argv, int first,
    * after its options, so whether it takes them is checked at the end. */
   const option_spec *given[OPTION_COUNT];
   int given_count = 0;
+  if (opts->command == PGC_CMD_TRACE) {
+    opts->warmup = PGC_TRACE_DEFAULT_WARMUP;
+    opts->iters = PGC_TRACE_DEFAULT_ITERS;
+  }
   for (int i = first; i < argc; ++i) {
     const char *arg = argv[i];
     if (strcmp(arg, "-h") == 0) arg = "--help";

@@ -24,7 +24,8 @@ typedef enum {
   PGC_CMD_BENCH,
   PGC_CMD_STUDY,
   PGC_CMD_PROFILE,
-  PGC_CMD_INSPECT
+  PGC_CMD_INSPECT,
+  PGC_CMD_TRACE
 } pgc_command;
 
 typedef enum { PGC_FORMAT_TABLE = 0, PGC_FORMAT_CSV, PGC_FORMAT_JSON } pgc_format;
@@ -55,6 +56,12 @@ typedef enum {
 #define PGC_DEFAULT_WARMUP 10
 #define PGC_DEFAULT_ITERS 20
 #define PGC_DEFAULT_SEED 1u
+/* trace: blocks sampled, and the launches of each kernel, traced and not,
+ * that time what tracing costs (few: the time of one launch at 4096^3 is
+ * steady to a fraction of a percent). */
+#define PGC_TRACE_DEFAULT_BLOCKS 8
+#define PGC_TRACE_DEFAULT_WARMUP 3
+#define PGC_TRACE_DEFAULT_ITERS 10
 
 typedef struct {
   pgc_command command;
@@ -99,6 +106,12 @@ typedef struct {
   int inspect_check;
   const pg_variant_info *swap_claim;
   const pg_variant_info *swap_kernels;
+
+  /* trace: blocks to sample (--blocks) and the JSON file (--out, borrowed
+   * from argv). One variant (variants[0]) at one stage count (stages[0],
+   * or its default when stage_count is 0). */
+  int trace_blocks;
+  const char *out_path;
 
   /* The command line as given, for the report header (borrowed from argv). */
   int argc;

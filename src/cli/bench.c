@@ -343,11 +343,9 @@ static void print_mismatches(const char *label, const pgh_check *check) {
             check->bad_ref[i]);
 }
 
-/* Poison, run once, compare. PGC_EXIT_FAILED with an ERROR row if a step
- * returned an error; otherwise the row says PASS or FAIL. */
-static int verify(pgc_session *session, const pgc_problem *problem,
-                  pgh_run_fn fn, void *ctx, const char *label,
-                  pgc_result_row *row) {
+int pgc_run_verify(pgc_session *session, const pgc_problem *problem,
+                   pgh_run_fn fn, void *ctx, const char *label,
+                   pgc_result_row *row) {
   cudaStream_t stream = session->stream;
   pgh_check check;
   memset(&check, 0, sizeof check);
@@ -425,7 +423,7 @@ int pgc_run_measure(pgc_session *session, const pgc_problem *problem,
                     const char *label, pgh_run_fn fn, void *ctx,
                     pgc_result_row *row) {
   if (session->config.check) {
-    if (verify(session, problem, fn, ctx, label, row) != PGC_EXIT_OK)
+    if (pgc_run_verify(session, problem, fn, ctx, label, row) != PGC_EXIT_OK)
       return PGC_EXIT_FAILED;
   } else {
     pgc_result_row_set_verdict(row, PGC_VERDICT_UNCHECKED, NULL);

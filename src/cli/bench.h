@@ -86,6 +86,14 @@ int pgc_run_one(pgc_session *session, const pgc_problem *problem,
  * as pgc_run_one; `label` names the run in error lines. */
 void pgc_run_begin(pgc_session *session, const char *label,
                    const pgc_result_row *row);
+/* The check alone: poisons C with NaN, runs `fn` once, compares C with the
+ * reference (the session must check). Returns PGC_EXIT_FAILED with an
+ * ERROR row if a step returned an error (printed); otherwise PGC_EXIT_OK,
+ * the row's verdict PASS or FAIL (the mismatches printed) and its errors
+ * filled in. */
+int pgc_run_verify(pgc_session *session, const pgc_problem *problem,
+                   pgh_run_fn fn, void *ctx, const char *label,
+                   pgc_result_row *row);
 int pgc_run_measure(pgc_session *session, const pgc_problem *problem,
                     const char *label, pgh_run_fn fn, void *ctx,
                     pgc_result_row *row);

@@ -10,5 +10,6 @@ int pgc_cmd_bench(const pgc_options *opts);
 int pgc_cmd_study(const pgc_options *opts);
 int pgc_cmd_profile(const pgc_options *opts);
 int pgc_cmd_inspect(const pgc_options *opts);
+int pgc_cmd_trace(const pgc_options *opts);
 
 #endif

@@ -23,6 +23,7 @@ static int run_command(const pgc_options *opts) {
     case PGC_CMD_STUDY: return pgc_cmd_study(opts);
     case PGC_CMD_PROFILE: return pgc_cmd_profile(opts);
     case PGC_CMD_INSPECT: return pgc_cmd_inspect(opts);
+    case PGC_CMD_TRACE: return pgc_cmd_trace(opts);
     case PGC_CMD_NONE: break;
   }
   fprintf(stderr, "pipegemm: no command given (see pipegemm --help)\n");
