@@ -4,7 +4,7 @@ CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all build configure deps run test test-gpu clean help profile report
+.PHONY: all build configure deps run test test-gpu clean help profile report timeline
 
 all: build
 
@@ -82,6 +82,13 @@ else
 	  --out $(H200_OUT) --name h200-report
 endif
 
+# The pipeline timelines of the traces committed in bench/results/
+# (*-trace-*.json.gz, as scripts/device-check.sh writes them with pipegemm
+# trace): *-timeline-*.png beside them (scripts/timeline.py: python3 and
+# gnuplot, no build).
+timeline:
+	python3 scripts/timeline.py --dir bench/results
+
 # PTX and SASS, one file per kernel and architecture, in $(BUILD)/artifacts/
 # (scripts/artifacts.sh; cuobjdump as for pipegemm inspect).
 .PHONY: ptx sass
@@ -104,5 +111,6 @@ help:
 	@echo "make sass     SASS of every kernel, per architecture, in $(BUILD)/artifacts/"
 	@echo "make profile  Nsight Compute table of baseline, pingpong, cp_async at 2048^3"
 	@echo "make report   Markdown page with plots from $(RESULTS)/*.csv, else bench/results/"
+	@echo "make timeline PNG timelines of the traces in bench/results/ (*-trace-*.json.gz)"
 	@echo "make clean    remove $(BUILD)"
 	@echo "variables: BUILD=dir CMAKE_FLAGS='-DCMAKE_CUDA_ARCHITECTURES=90'"

@@ -25,10 +25,15 @@
 #   profile.txt   pipegemm profile $PG_PROFILE_ARGS (Nsight Compute), then
 #                 everything ncu printed (re-derive tables from it with
 #                 scripts/replay-ncu.sh, no GPU needed)
+#   trace/        pipegemm trace of each run of PG_TRACE_RUNS at
+#                 PG_TRACE_SIZE^3: trace-NAME.json.gz (Chrome trace-event
+#                 JSON, gzipped; scripts/timeline.py draws it as it is) and
+#                 trace-NAME.txt (the summary and any error lines)
 #
 # Environment:
 #   PG_SKIP_SANITIZER=1  PG_SKIP_BENCH=1 (bench and study)  PG_SKIP_TESTS=1
 #   PG_SKIP_PROFILE=1  PG_SKIP_STUDIES=1 (studies, stage and size sweeps)
+#   PG_SKIP_TRACE=1 (pipeline traces)
 #   PG_SKIP_CONFIGS=1          the two other builds (configs.log): PTX only for
 #                              compute_80, so every kernel runs its Ampere code
 #                              on this GPU through the driver's compiler; and
@@ -66,6 +71,10 @@
 #   PG_BUILD_DIR=build-dev
 #   CMAKE_FLAGS="-DCMAKE_CUDA_ARCHITECTURES=90"  the configure of every make call
 #   PG_PROFILE_ARGS="--variant cublas,cp_async,mbarrier,tma,tma_ws --size 4096"
+#   PG_TRACE_RUNS="baseline cp_async:2 ..."  the variants to trace, :S for a
+#                              stage count (default: the nine runs of
+#                              bench/results/h200-timeline.md)
+#   PG_TRACE_SIZE=4096  PG_TRACE_BLOCKS=8   their problem size and sample
 #   PG_SIZE_SHAPES="--size=1024 --size=2048 ..."  one bench run per word
 #                              ('=' joins an option and its value; ':'
 #                              separates options within a shape)
@@ -333,6 +342,28 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
     "$objdump_tool" --dump-resource-usage "$build/libpipegemm.a"
 elif [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   note "SKIP  bench and study: no $cli"
+fi
+
+# ---- the pipelines in time (bench/results/h200-timeline.md) -------------------------
+if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_TRACE:-0}" != 1 ]; then
+  mkdir -p "$OUT/trace"
+  for run in ${PG_TRACE_RUNS:-baseline pingpong cp_async:2 cp_async:4 pipeline_thread mbarrier warp_specialized tma tma_ws}; do
+    variant=${run%%:*}
+    name=$variant
+    stage_args=()
+    if [ "$run" != "$variant" ]; then
+      name=$variant-${run#*:}
+      stage_args=(--stages "${run#*:}")
+    fi
+    json=$OUT/trace/trace-$name.json
+    run_step "trace $name" "$OUT/trace/trace-$name.txt" "$OUT/trace/trace-$name.txt" 90 \
+      "$cli" trace --variant "$variant" ${stage_args[@]+"${stage_args[@]}"} \
+      --size "${PG_TRACE_SIZE:-4096}" --blocks "${PG_TRACE_BLOCKS:-8}" --out "$json" --quiet
+    # Several MB of JSON each; gzip -n writes the same bytes for the same trace.
+    [ -f "$json" ] && gzip -9 -n -f "$json"
+  done
+  grep -H -E "^(tracing costs|copies in flight|bubble|time per K tile|invariants):" \
+    "$OUT"/trace/trace-*.txt >>"$summary"
 fi
 
 if (( failed_steps == 0 )); then
