@@ -56,7 +56,9 @@ typedef enum {
   PG_TRACE_DATA_WAIT,      /* the wait for the tile's data begins */
   PG_TRACE_COMPUTE_BEGIN,  /* FFMAs on the tile begin... */
   PG_TRACE_COMPUTE_END,    /* ...and end */
-  PG_TRACE_RELEASE,        /* the tile's slot is handed back for the next copy */
+  PG_TRACE_RELEASE,        /* the tile's slot is handed back for the next copy (marked
+                              just before an mbarrier arrive, so that it precedes the
+                              refill it allows, even in another warp) */
   PG_TRACE_SLOT_WAIT,      /* the wait for a free slot begins; it ends at the ISSUE */
   PG_TRACE_EPILOGUE_BEGIN, /* C is written: begins... */
   PG_TRACE_EPILOGUE_END,   /* ...and ends */

@@ -120,6 +120,14 @@ static int open_run(const pgc_options *opts, const pgc_problem *problem, trace_r
     print_status(run->variant->name, st);
     return PGC_EXIT_FAILED;
   }
+  /* PG_TRACE_MIN_BLOCKS should prevent it; a GPU of another register file
+   * might not. */
+  if (run->traced_info.kernel.blocks_per_sm != run->timed_info.kernel.blocks_per_sm)
+    fprintf(stderr,
+            "pipegemm: warning: %s: the traced kernel fits %d blocks per SM, the timed one %d: "
+            "the trace shows another occupancy than bench times\n",
+            run->variant->name, run->traced_info.kernel.blocks_per_sm,
+            run->timed_info.kernel.blocks_per_sm);
   return PGC_EXIT_OK;
 }
 

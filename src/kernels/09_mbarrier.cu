@@ -73,8 +73,8 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
     /* Every thread releases its own reads: its arrival orders them before
      * the refill that waits on this phase. (Why not one elected lane per
      * warp: bench/results/h200-mechanisms.md, mbarrier.) */
-    pg_mbar_arrive(&empty[read_slot]);
     PG_TRACE_MARK(PG_TRACE_RELEASE, read_slot, kt);
+    pg_mbar_arrive(&empty[read_slot]);
     read_parity ^= t128_ring_next(&read_slot, stages);
   }
   PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);

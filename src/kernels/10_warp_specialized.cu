@@ -107,8 +107,8 @@ __global__ void __maxnreg__(WS_MAX_REGISTERS) pg_warp_specialized_kernel(const p
     /* Every thread releases its own reads: its arrival orders them before
      * the refill that waits on this phase. (Why not one elected lane per
      * warp: bench/results/h200-mechanisms.md, mbarrier.) */
-    pg_mbar_arrive(&empty[slot]);
     PG_TRACE_MARK(PG_TRACE_RELEASE, slot, kt);
+    pg_mbar_arrive(&empty[slot]);
     parity ^= t128_ring_next(&slot, stages);
   }
   PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);

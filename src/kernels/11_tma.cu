@@ -89,8 +89,8 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
     PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, read_slot, kt);
     t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
     PG_TRACE_MARK(PG_TRACE_COMPUTE_END, read_slot, kt);
-    pg_mbar_arrive(&empty[read_slot]);
     PG_TRACE_MARK(PG_TRACE_RELEASE, read_slot, kt);
+    pg_mbar_arrive(&empty[read_slot]);
     read_parity ^= t128_ring_next(&read_slot, stages);
   }
   PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);

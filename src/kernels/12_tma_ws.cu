@@ -379,8 +379,8 @@ __global__ void __launch_bounds__(TWS_THREADS, tws_tile<TN>::MIN_BLOCKS)
       PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, slot, kt);
       tws_compute<TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
       PG_TRACE_MARK(PG_TRACE_COMPUTE_END, slot, kt);
-      pg_mbar_arrive(&empty[slot]);
       PG_TRACE_MARK(PG_TRACE_RELEASE, slot, kt);
+      pg_mbar_arrive(&empty[slot]);
       parity ^= t128_ring_next(&slot, stages);
     }
     PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
