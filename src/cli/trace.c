@@ -78,17 +78,20 @@ static int make_plan(const trace_run *run, const pgc_problem *p, pg_plan **plan,
 }
 
 /* The buffer on the device, zeroed (no role: nothing recorded yet), with
- * the header that tells the kernel which blocks record. */
-static int make_buffer(trace_run *run) {
+ * the header that tells the kernel which blocks record; written in the
+ * session's stream, which does not wait for the legacy default stream, so
+ * that the kernels that follow in it find the buffer ready. */
+static int make_buffer(pgc_session *session, trace_run *run) {
   cudaError_t err = cudaMalloc((void **)&run->buffer, run->layout.bytes);
   if (err != cudaSuccess) {
     run->buffer = NULL;
     return cuda_failed("cudaMalloc of the trace buffer", err);
   }
-  err = cudaMemset(run->buffer, 0, run->layout.bytes);
+  err = cudaMemsetAsync(run->buffer, 0, run->layout.bytes, session->stream);
   if (err == cudaSuccess)
-    err = cudaMemcpy(run->buffer, &run->layout.header, sizeof run->layout.header,
-                     cudaMemcpyHostToDevice);
+    err = cudaMemcpyAsync(run->buffer, &run->layout.header, sizeof run->layout.header,
+                          cudaMemcpyHostToDevice, session->stream);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(session->stream);
   if (err != cudaSuccess) return cuda_failed("preparing the trace buffer", err);
   run->records = malloc(run->layout.bytes);
   if (run->records == NULL) {
@@ -99,7 +102,8 @@ static int make_buffer(trace_run *run) {
   return PGC_EXIT_OK;
 }
 
-static int open_run(const pgc_options *opts, const pgc_problem *problem, trace_run *run) {
+static int open_run(const pgc_options *opts, pgc_session *session, const pgc_problem *problem,
+                    trace_run *run) {
   memset(run, 0, sizeof *run);
   run->variant = opts->variants[0];
   run->stages = opts->stage_count > 0 ? opts->stages[0] : 0;
@@ -113,7 +117,7 @@ static int open_run(const pgc_options *opts, const pgc_problem *problem, trace_r
     print_status(run->variant->name, st);
     return PGC_EXIT_FAILED;
   }
-  if (make_buffer(run) != PGC_EXIT_OK) return PGC_EXIT_FAILED;
+  if (make_buffer(session, run) != PGC_EXIT_OK) return PGC_EXIT_FAILED;
   st = pg_plan_trace(run->traced, run->buffer);
   if (st == PG_OK) st = pg_plan_describe(run->traced, &run->traced_info);
   if (st != PG_OK) {
@@ -459,7 +463,7 @@ static int report_trace(const pgc_options *opts, pgc_session *session, const tra
 static int trace_problem(const pgc_options *opts, pgc_session *session,
                          const pgc_problem *problem) {
   trace_run run;
-  int exit_code = open_run(opts, problem, &run);
+  int exit_code = open_run(opts, session, problem, &run);
   char label[TEXT_SIZE];
   snprintf(label, sizeof label, "%s stages=%d (traced)", run.variant->name, run.stages);
   if (exit_code == PGC_EXIT_OK) {
