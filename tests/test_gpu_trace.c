@@ -10,7 +10,9 @@
  * blocks take several tiles and run their ring on across them.
  * Exit 0 pass, 1 fail, 77 without a GPU.
  *
- *   PG_TEST_VARIANTS=a,b  only these variants */
+ *   PG_TEST_VARIANTS=a,b  only these variants
+ *   PG_TEST_QUICK=1       default stage counts and two shapes only, no
+ *                         persistent pass (for compute-sanitizer runs) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@ typedef struct {
 static const shape shapes[] = {{1, 1, 1},     {35, 79, 19},    {300, 260, 200},
                                {256, 384, 64}, {130, 129, 0}};
 static const shape persistent_shape = {2100, 2100, 64};
+#define QUICK_SHAPES 2 /* shapes[1], shapes[2] */
 #define SAMPLED_BLOCKS 64 /* every block of the small grids */
 #define SEED_A 11u
 #define SEED_B 12u
@@ -180,9 +183,20 @@ static int stage_counts(const pg_variant_info *v, int counts[3]) {
   return n;
 }
 
+static int quick(void) {
+  const char *value = getenv("PG_TEST_QUICK");
+  return value != NULL && strcmp(value, "1") == 0;
+}
+
 static int run_variant(const pg_variant_info *v) {
   int counts[3], cases = 0;
-  const int n = stage_counts(v, counts);
+  int n = stage_counts(v, counts);
+  const size_t first_shape = quick() ? 1 : 0;
+  const size_t shape_count = quick() ? 1 + QUICK_SHAPES : sizeof shapes / sizeof shapes[0];
+  if (quick()) {
+    counts[0] = v->default_stages;
+    n = 1;
+  }
   for (int i = 0; i < n; ++i) {
     const pg_status st = pg_variant_supported(v, counts[i]);
     if (st != PG_OK) {
@@ -190,7 +204,7 @@ static int run_variant(const pg_variant_info *v) {
              pg_last_error_detail());
       continue;
     }
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s, ++cases)
+    for (size_t s = first_shape; s < shape_count; ++s, ++cases)
       run_case(v, counts[i], &shapes[s]);
   }
   return cases;
@@ -206,7 +220,7 @@ int main(void) {
     ++variants;
   }
   const pg_variant_info *flagship = pg_variant_find("tma_ws");
-  if (pgt_selected("tma_ws") && pg_variant_supported(flagship, 0) == PG_OK) {
+  if (!quick() && pgt_selected("tma_ws") && pg_variant_supported(flagship, 0) == PG_OK) {
     setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "1", 1); /* several tiles per block */
     run_case(flagship, flagship->default_stages, &persistent_shape);
     unsetenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM");
