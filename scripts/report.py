@@ -80,6 +80,7 @@ VARIANT_STYLES = {
     "tma_ws": Style("#d62728", 1, 7),
     "tma_ws_splitk": Style("#fd8d3c", 1, 11),
     "tma_ws_n64": Style("#74c476", 1, 9),
+    "tma_ws_m256": Style("#6baed6", 1, 15),
     "tma_ws_streamk": Style("#8c2d04", 1, 13),
     "auto": Style("#e7298a", 4, 3),              # star
 }

@@ -266,6 +266,8 @@ void pg_plan_tma_ws_splitk(pg_gemm_args *args, const pg_device *device, const pg
                            pg_kernel_plan *plan);
 void pg_plan_tma_ws_n64(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                         pg_kernel_plan *plan);
+void pg_plan_tma_ws_m256(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                        pg_kernel_plan *plan);
 void pg_plan_tma_ws_streamk(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                             pg_kernel_plan *plan);
 

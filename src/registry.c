@@ -49,6 +49,10 @@ static size_t smem_tma_ws_n64(int stages) {
   return (size_t)stages * (TWS_SMALL_STAGE_BYTES + TWS_STAGE_SYNC_BYTES) + TMA_SMEM_SLACK;
 }
 
+static size_t smem_tma_ws_m256(int stages) {
+  return (size_t)stages * (TWS_TALL_STAGE_BYTES + TWS_STAGE_SYNC_BYTES) + TMA_SMEM_SLACK;
+}
+
 /* ---- what each kernel's SASS must show (`pipegemm inspect --check`) ------
  * Written from the SASS that nvcc 13.0 emits for sm_80 and sm_90 (the counts
  * are in README.md, "What the SASS shows"). Every T128 kernel's epilogue
@@ -177,7 +181,8 @@ static const pg_sass_rule rules_tma_ws[] = {
 /* The sources, by title (DESIGN.md, "Sources"). */
 /* tma_ws's kernel is a template on the tile's width and on how it takes
  * its work (whole tiles 0, split K 1, stream-K 2). */
-#define TWS_INSTANCE(tile_n, mode) "pg_tma_ws_kernel<" PG_STRINGIFY(tile_n) ", " #mode ">"
+#define TWS_INSTANCE(tile_m, tile_n, mode) \
+  "pg_tma_ws_kernel<" PG_STRINGIFY(tile_m) ", " PG_STRINGIFY(tile_n) ", " #mode ">"
 
 #define FROM_STUDY "CUDA Kernel Study: Pipelining"
 #define FROM_GUIDE "Software Pipelining and Double Buffering"
@@ -322,7 +327,7 @@ const pg_variant_entry pg_registry[] = {
         .plan = pg_plan_tma_ws,
         .traced_plan = pg_plan_tma_ws_traced,
         .check = pg_tma_check,
-        .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_N, 0), .dynamic_smem = 1,
+        .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 0), .dynamic_smem = 1,
                    RULES(rules_tma_ws)},
     },
     {
@@ -335,7 +340,7 @@ const pg_variant_entry pg_registry[] = {
         .plan = pg_plan_tma_ws_splitk,
         .check = pg_tma_check,
         /* tma_ws's kernel, judged by the same rules */
-        .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_N, 1), .dynamic_smem = 1,
+        .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 1), .dynamic_smem = 1,
                    RULES(rules_tma_ws)},
     },
     {
@@ -348,7 +353,20 @@ const pg_variant_entry pg_registry[] = {
         .plan = pg_plan_tma_ws_n64,
         .check = pg_tma_check,
         .kernel = {.symbol = "pg_tma_ws_kernel",
-                   .launched = TWS_INSTANCE(TWS_SMALL_TILE_N, 1),
+                   .launched = TWS_INSTANCE(TWS_TILE_M, TWS_SMALL_TILE_N, 1),
+                   .dynamic_smem = 1, RULES(rules_tma_ws)},
+    },
+    {
+        .info = {.name = "tma_ws_m256", .kind = PG_KIND_KERNEL,
+                 .technique = "tma_ws on a 256x128 tile: two consumer warpgroups share each stage's B, one block per SM; K split as tma_ws_splitk does where the tiles leave SMs idle",
+                 .source = FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
+                 .default_stages = 3, .tile_m = TWS_TALL_TILE_M, .tile_n = TWS_TILE_N,
+                 .tile_k = TWS_TILE_K, .threads = TWS_TALL_THREADS},
+        .smem_bytes = smem_tma_ws_m256,
+        .plan = pg_plan_tma_ws_m256,
+        .check = pg_tma_check,
+        .kernel = {.symbol = "pg_tma_ws_kernel",
+                   .launched = TWS_INSTANCE(TWS_TALL_TILE_M, TWS_TILE_N, 1),
                    .dynamic_smem = 1, RULES(rules_tma_ws)},
     },
     {
@@ -360,7 +378,7 @@ const pg_variant_entry pg_registry[] = {
         .smem_bytes = smem_tma_ws,
         .plan = pg_plan_tma_ws_streamk,
         .check = pg_tma_check,
-        .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_N, 2), .dynamic_smem = 1,
+        .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 2), .dynamic_smem = 1,
                    RULES(rules_tma_ws)},
     },
     {

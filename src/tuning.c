@@ -7,7 +7,9 @@
 #include <stdlib.h>
 
 /* auto's candidates on the H200, with their speed where they fill whole
- * waves, as measured there on 2026-11-30 (bench/results/h200-shapes.md):
+ * waves, as measured there on 2026-11-30 (bench/results/h200-shapes.md;
+ * tma_ws_m256: h200-flagship.md, row 12, 1.00-1.06 x tma_ws over five
+ * shapes, 1.013 on average):
  * tma_ws 0.980 x cuBLAS at 8192^3, whose last wave is 97 % full, and
  * tma_ws_n64 0.914 with 98.5 % (h200-shapes-sizes.csv); the split forms fill
  * the SMs where the tiles alone do not, at tma_ws's speed; tma 0.80 and
@@ -15,8 +17,9 @@
  * layout rules or tma_ws's image rule the others out; tiled32_db, the way
  * out below sm_80. */
 #define PG_H200_AUTO_RULES                                                              \
-  {{"tma_ws", 3, 100, 2}, {"tma_ws_splitk", 3, 100, 2}, {"tma_ws_n64", 3, 92, 3},     \
-   {"tma", 4, 82, 2},     {"mbarrier", 2, 78, 2},       {"tiled32_db", 2, 13, 2}}
+  {{"tma_ws", 3, 100, 2}, {"tma_ws_splitk", 3, 100, 2}, {"tma_ws_m256", 3, 101, 1},   \
+   {"tma_ws_n64", 3, 92, 3}, {"tma", 4, 82, 2},         {"mbarrier", 2, 78, 2},       \
+   {"tiled32_db", 2, 13, 2}}
 
 static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile

@@ -6,7 +6,9 @@
  *
  * Block: 128 consumer threads (warps 0-3) and a producer warpgroup (warps
  * 4-7) of which one lane works; the warpgroup exists because setmaxnreg
- * moves registers a warpgroup at a time (tma_ws.h).
+ * moves registers a warpgroup at a time (tma_ws.h). The tall tile
+ * (tma_ws_m256) has two consumer warpgroups (warps 0-7, 256 rows) over one
+ * B per stage and its producer in warps 8-11.
  *   Producer: one lane walks this block's tiles and their K steps; per step it
  *     waits until the slot is free (empty[s]), announces the stage's bytes on
  *     full[s] (arrive.expect_tx) and issues two bulk tensor copies, a
@@ -47,19 +49,31 @@ static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TILE_M * TWS_TI
 #define TWS_ROW_STEP 8  /* rows of one thread are 8 apart */
 #define TWS_COL_STEP 32 /* its 4-column groups are 32 apart */
 
-/* The two tiles, by their width TN (tma_ws.h): outputs per consumer thread
- * along N, blocks per SM the launch is built for, and one stage's bytes. */
-template <int TN> struct tws_tile;
-template <> struct tws_tile<TWS_TILE_N> {
-  enum { THREAD_N = TWS_THREAD_N, MIN_BLOCKS = TWS_MIN_BLOCKS_PER_SM };
-  enum { STAGE_BYTES = TWS_STAGE_BYTES };
+/* The three tiles, TM x TN (tma_ws.h): outputs per consumer thread along
+ * N, consumer threads (a warpgroup per 128 rows) and the block's threads
+ * with the producer warpgroup, blocks per SM the launch is built for, and
+ * where a stage's B starts and it ends. */
+template <int TM, int TN> struct tws_tile;
+template <> struct tws_tile<TWS_TILE_M, TWS_TILE_N> {
+  enum { THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_CONSUMERS, THREADS = TWS_THREADS };
+  enum { MIN_BLOCKS = TWS_MIN_BLOCKS_PER_SM };
+  enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_STAGE_BYTES };
 };
-template <> struct tws_tile<TWS_SMALL_TILE_N> {
-  enum { THREAD_N = TWS_SMALL_THREAD_N, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
-  enum { STAGE_BYTES = TWS_SMALL_STAGE_BYTES };
+template <> struct tws_tile<TWS_TILE_M, TWS_SMALL_TILE_N> {
+  enum { THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS, THREADS = TWS_THREADS };
+  enum { MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
+  enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_SMALL_STAGE_BYTES };
+};
+template <> struct tws_tile<TWS_TALL_TILE_M, TWS_TILE_N> {
+  enum { THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_TALL_CONSUMERS, THREADS = TWS_TALL_THREADS };
+  enum { MIN_BLOCKS = TWS_TALL_MIN_BLOCKS_PER_SM };
+  enum { STAGE_A_BYTES = TWS_TALL_STAGE_A_BYTES, STAGE_BYTES = TWS_TALL_STAGE_BYTES };
 };
 static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_SMALL_THREAD_N == TWS_TILE_M * TWS_SMALL_TILE_N,
               "the warpgroup covers the small tile");
+static_assert(TWS_TALL_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TALL_TILE_M * TWS_TILE_N,
+              "the two warpgroups cover the tall tile");
+static_assert(TWS_TALL_TILE_M <= 256, "a TMA box has at most 256 rows");
 
 /* How a kernel instance takes its work: whole tiles (data-parallel, the
  * flagship's own loop, with nothing else live across the K loop), K split
@@ -76,10 +90,10 @@ typedef struct {
   int sk_iterations; /* stream-K's part: the K steps of the tiles from sk_first_tile on */
 } tws_geometry;
 
-template <int TN>
+template <int TM, int TN>
 static __device__ __forceinline__ tws_geometry tws_geometry_of(const pg_gemm_args &g) {
   tws_geometry geo;
-  geo.tiles_m = (int)(((long long)g.m + TWS_TILE_M - 1) / TWS_TILE_M);
+  geo.tiles_m = (int)(((long long)g.m + TM - 1) / TM);
   geo.tiles_n = (int)(((long long)g.n + TN - 1) / TN);
   geo.tiles = geo.tiles_m * geo.tiles_n;
   geo.k_tiles = (int)(((long long)g.k + TWS_TILE_K - 1) / TWS_TILE_K);
@@ -115,15 +129,15 @@ static __device__ __forceinline__ void tws_tile_coords(int t, int tiles_m, int t
   *tn = in_group / rows;
 }
 
-/* acc += the stage's A (128 x TILE_K) times B (TILE_K x TN), this thread's
+/* acc += the stage's A (TM x TILE_K) times B (TILE_K x TN), this thread's
  * 8 x THREAD_N part. */
-template <int TN>
+template <int TM, int TN>
 static __device__ __forceinline__ void tws_compute(const char *stage, int row0, unsigned swz,
                                                    int col0,
-                                                   float acc[TWS_THREAD_M][tws_tile<TN>::THREAD_N]) {
-  enum { THREAD_N = tws_tile<TN>::THREAD_N };
+                                                   float acc[TWS_THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
+  enum { THREAD_N = tws_tile<TM, TN>::THREAD_N };
   const char *as = stage + row0 * TWS_A_ROW_BYTES;
-  const float *bs = (const float *)(stage + TWS_STAGE_A_BYTES) + col0;
+  const float *bs = (const float *)(stage + tws_tile<TM, TN>::STAGE_A_BYTES) + col0;
 #pragma unroll
   for (int piece = 0; piece < TWS_TILE_K / 4; ++piece) {
     const char *ap = as + (((unsigned)piece ^ swz) << 4);
@@ -282,50 +296,52 @@ static __device__ __forceinline__ bool tws_next(const pg_gemm_args &g, const tws
 }
 
 /* The sums of a stretch of work where they belong. */
-template <int TN, int MODE>
+template <int TM, int TN, int MODE>
 static __device__ __forceinline__ void tws_store(const pg_gemm_args &g, const tws_work &w,
                                                  int row0, int col0,
-                                                 float acc[TWS_THREAD_M][tws_tile<TN>::THREAD_N]) {
-  const int m0 = w.tm * TWS_TILE_M, n0 = w.tn * TN;
+                                                 float acc[TWS_THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
+  const int m0 = w.tm * TM, n0 = w.tn * TN;
   if (MODE == TWS_WHOLE_TILES || w.dest == TWS_TO_C)
     tws_epilogue(g.c, g.ldc, g.m, g.n, g.alpha, g.beta, m0, n0, row0, col0, acc);
   else if (w.dest == TWS_TO_SPLIT) /* added up in split order by the reduction */
     tws_epilogue(g.partials + (size_t)w.index * g.m * g.ldp, g.ldp, g.m, g.n, 1.0f, 0.0f, m0, n0,
                  row0, col0, acc);
   else /* a dense tile of its own, added up in block order by the fixup */
-    tws_epilogue(g.partials + (size_t)w.index * TWS_TILE_M * TN, TN, min(TWS_TILE_M, g.m - m0),
+    tws_epilogue(g.partials + (size_t)w.index * TM * TN, TN, min(TM, g.m - m0),
                  min(TN, g.n - n0), 1.0f, 0.0f, 0, 0, row0, col0, acc);
 }
 
 #endif
 
-template <int TN, int MODE>
-__global__ void __launch_bounds__(TWS_THREADS, tws_tile<TN>::MIN_BLOCKS)
+template <int TM, int TN, int MODE>
+__global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::MIN_BLOCKS)
     pg_tma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
 #ifdef PG_HAVE_TMA
-  enum { THREAD_N = tws_tile<TN>::THREAD_N, STAGE_BYTES = tws_tile<TN>::STAGE_BYTES };
+  typedef tws_tile<TM, TN> tile;
+  enum { THREAD_N = tile::THREAD_N, STAGE_BYTES = tile::STAGE_BYTES };
+  enum { CONSUMERS = tile::CONSUMERS, STAGE_A_BYTES = tile::STAGE_A_BYTES };
   extern __shared__ float4 smem_raw[];
   char *const smem = (char *)pg_tma_smem_base(smem_raw);
   const int stages = g.stages;
   unsigned long long *const full = (unsigned long long *)(smem + stages * STAGE_BYTES);
   unsigned long long *const empty = full + stages;
-  const tws_geometry geo = tws_geometry_of<TN>(g);
+  const tws_geometry geo = tws_geometry_of<TM, TN>(g);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
       pg_mbar_init(&full[s], 1);
-      pg_mbar_init(&empty[s], TWS_CONSUMERS);
+      pg_mbar_init(&empty[s], CONSUMERS);
     }
     pg_fence_barrier_init();
   }
   __syncthreads(); /* the only block-wide barrier: the mbarriers exist */
 
   int slot = 0, parity = 0;
-  if (warp >= TWS_CONSUMERS / 32) {
+  if (warp >= CONSUMERS / 32) {
     /* ---- producer: one lane; the others have nothing to do ---- */
     pg_setmaxnreg_dec(TWS_PRODUCER_REGS);
-    if (warp != TWS_CONSUMERS / 32 || lane != 0 || geo.k_tiles == 0) return;
+    if (warp != CONSUMERS / 32 || lane != 0 || geo.k_tiles == 0) return;
     PG_TRACE_OPEN(g, PG_TRACE_ROLE_PRODUCER, true); /* the one lane left */
     pg_tma_prefetch_map(&maps.a);
     pg_tma_prefetch_map(&maps.b);
@@ -340,8 +356,8 @@ __global__ void __launch_bounds__(TWS_THREADS, tws_tile<TN>::MIN_BLOCKS)
         PG_TRACE_MARK(PG_TRACE_ISSUE, slot, kt);
         char *stage = smem + slot * STAGE_BYTES;
         pg_mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
-        pg_tma_load_2d(stage, &maps.a, kt * TWS_TILE_K, w.tm * TWS_TILE_M, &full[slot]);
-        pg_tma_load_2d(stage + TWS_STAGE_A_BYTES, &maps.b, w.tn * TN, kt * TWS_TILE_K,
+        pg_tma_load_2d(stage, &maps.a, kt * TWS_TILE_K, w.tm * TM, &full[slot]);
+        pg_tma_load_2d(stage + STAGE_A_BYTES, &maps.b, w.tn * TN, kt * TWS_TILE_K,
                        &full[slot]);
         parity ^= t128_ring_next(&slot, stages);
       }
@@ -357,9 +373,9 @@ __global__ void __launch_bounds__(TWS_THREADS, tws_tile<TN>::MIN_BLOCKS)
     pg_setmaxnreg_inc(TWS_CONSUMER_REGS);
   else
     pg_setmaxnreg_inc(TWS_SMALL_CONSUMER_REGS);
-  /* Rows row0 + 8i: warps 0/1 interleave in the upper 64 rows, 2/3 in the
-   * lower; the 4 rows a warp reads at once (lane / 8) fall in 4 distinct
-   * swizzle positions, so A reads are free of bank conflicts. */
+  /* Rows row0 + 8i: warps 2p and 2p+1 interleave in rows 64p .. 64p+63 (a
+   * warpgroup per 128 rows); the 4 rows a warp reads at once (lane / 8) fall
+   * in 4 distinct swizzle positions, so A reads are free of bank conflicts. */
   const int row0 = (warp >> 1) * 64 + (warp & 1) * 4 + (lane / 8);
   const unsigned swz = tws_swizzle_of_row(row0);
   const int col0 = (lane % 8) * 4;
@@ -377,14 +393,14 @@ __global__ void __launch_bounds__(TWS_THREADS, tws_tile<TN>::MIN_BLOCKS)
       pg_mbar_wait_parity(&full[slot], parity);
       PG_TRACE_MARK(PG_TRACE_READY, slot, kt);
       PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, slot, kt);
-      tws_compute<TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
+      tws_compute<TM, TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
       PG_TRACE_MARK(PG_TRACE_COMPUTE_END, slot, kt);
       PG_TRACE_MARK(PG_TRACE_RELEASE, slot, kt);
       pg_mbar_arrive(&empty[slot]);
       parity ^= t128_ring_next(&slot, stages);
     }
     PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
-    tws_store<TN, MODE>(g, w, row0, col0, acc);
+    tws_store<TM, TN, MODE>(g, w, row0, col0, acc);
     PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
     PG_TRACE_TILE_DONE();
   }
@@ -444,7 +460,7 @@ __global__ void __launch_bounds__(TWS_REDUCE_THREADS)
 #ifdef PG_HAVE_TMA
   __shared__ unsigned slots[TWS_MAX_SK_BLOCKS]; /* the tile's slots, in block order */
   __shared__ int first_block, slot_count;
-  const tws_geometry geo = tws_geometry_of<TN>(g);
+  const tws_geometry geo = tws_geometry_of<TWS_TILE_M, TN>(g);
   const int t = g.sk_first_tile + blockIdx.x;
   const int begin = blockIdx.x * geo.k_tiles;
   if (threadIdx.x == 0) {
@@ -480,30 +496,40 @@ __global__ void __launch_bounds__(TWS_REDUCE_THREADS)
 #endif
 }
 
-/* What a planner needs of a tile: its width, its blocks per SM, its
- * kernels and the boxes of its copies. */
+/* What a planner needs of a tile: its height and width, its blocks per SM,
+ * its kernels and the boxes of its copies. */
 typedef struct {
-  int tile_n, blocks_per_sm;
+  int tile_m, tile_n, blocks_per_sm;
   const void *kernel[3]; /* by mode; NULL where the library has no such instance */
   const void *fixup;
   pg_tma_boxes boxes;
 } tws_variant;
 
 static const tws_variant tws_large = {
+    TWS_TILE_M,
     TWS_TILE_N,
     TWS_MIN_BLOCKS_PER_SM,
-    {(const void *)pg_tma_ws_kernel<TWS_TILE_N, TWS_WHOLE_TILES>,
-     (const void *)pg_tma_ws_kernel<TWS_TILE_N, TWS_SPLIT_K>,
-     (const void *)pg_tma_ws_kernel<TWS_TILE_N, TWS_STREAM_K>},
+    {(const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_WHOLE_TILES>,
+     (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>,
+     (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_STREAM_K>},
     (const void *)pg_tma_ws_fixup_kernel<TWS_TILE_N>,
     {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N, TWS_TILE_K}};
 static const tws_variant tws_small = {
+    TWS_TILE_M,
     TWS_SMALL_TILE_N,
     TWS_SMALL_MIN_BLOCKS_PER_SM,
-    {(const void *)pg_tma_ws_kernel<TWS_SMALL_TILE_N, TWS_WHOLE_TILES>,
-     (const void *)pg_tma_ws_kernel<TWS_SMALL_TILE_N, TWS_SPLIT_K>, NULL},
+    {(const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_SMALL_TILE_N, TWS_WHOLE_TILES>,
+     (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_SMALL_TILE_N, TWS_SPLIT_K>, NULL},
     NULL,
     {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTES, TWS_SMALL_TILE_N, TWS_TILE_K}};
+static const tws_variant tws_tall = {
+    TWS_TALL_TILE_M,
+    TWS_TILE_N,
+    TWS_TALL_MIN_BLOCKS_PER_SM,
+    {(const void *)pg_tma_ws_kernel<TWS_TALL_TILE_M, TWS_TILE_N, TWS_WHOLE_TILES>,
+     (const void *)pg_tma_ws_kernel<TWS_TALL_TILE_M, TWS_TILE_N, TWS_SPLIT_K>, NULL},
+    NULL,
+    {TWS_TILE_K, TWS_TALL_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N, TWS_TILE_K}};
 
 static long long tws_k_tiles(const pg_gemm_args *args) {
   return ((long long)args->k + TWS_TILE_K - 1) / TWS_TILE_K;
@@ -516,7 +542,7 @@ static void plan_whole_tiles(const tws_variant *v, pg_gemm_args *args, const pg_
                              pg_kernel_plan *plan) {
   const pg_tuning env = pg_tuning_with_env(row);
   const pg_tuning *tuning = &env;
-  const long long tiles = (((long long)args->m + TWS_TILE_M - 1) / TWS_TILE_M) *
+  const long long tiles = (((long long)args->m + v->tile_m - 1) / v->tile_m) *
                           (((long long)args->n + v->tile_n - 1) / v->tile_n);
   args->group_m = tuning->tma_ws_group_m;
   args->splits = 1;
@@ -578,6 +604,14 @@ extern "C" void pg_plan_tma_ws_n64(pg_gemm_args *args, const pg_device *device,
   plan_split_k(&tws_small, args, device, tuning, plan);
 }
 
+/* The 256 x 128 tile: one block per SM, two consumer warpgroups sharing
+ * each stage's B, and K split as tma_ws_splitk splits it where the tiles
+ * leave SMs idle. */
+extern "C" void pg_plan_tma_ws_m256(pg_gemm_args *args, const pg_device *device,
+                                    const pg_tuning *tuning, pg_kernel_plan *plan) {
+  plan_split_k(&tws_tall, args, device, tuning, plan);
+}
+
 /* Stream-K, after data-parallel waves: as many blocks as fit at once. All
  * but the last full wave of tiles go data-parallel, tile by tile (blocks
  * running together share A and B in L2); the last wave and the remainder are
@@ -604,7 +638,7 @@ extern "C" void pg_plan_tma_ws_streamk(pg_gemm_args *args, const pg_device *devi
   args->sk_blocks = (int)blocks;
   args->sk_first_tile = (int)first_streamed;
   plan->grid_x = blocks;
-  plan->workspace_bytes = (size_t)blocks * 2 * TWS_TILE_M * v->tile_n * sizeof(float);
+  plan->workspace_bytes = (size_t)blocks * 2 * v->tile_m * v->tile_n * sizeof(float);
   plan->reduce_kernel = v->fixup;
   plan->reduce_threads = TWS_REDUCE_THREADS;
   plan->reduce_grid_x = tiles - first_streamed;

@@ -44,5 +44,15 @@
 #define TWS_SMALL_CONSUMER_REGS 136
 #define TWS_SMALL_MIN_BLOCKS_PER_SM 3
 #define TWS_SMALL_STAGE_BYTES (TWS_STAGE_A_BYTES + TWS_TILE_K * TWS_SMALL_TILE_N * 4)
+/* The tall tile, 256 x 128 (tma_ws_m256): two consumer warpgroups (8x16
+ * outputs a thread, as the 128 x 128 tile) share each stage's B, one block
+ * per SM. The launch gives 384 threads 168 registers each; setmaxnreg moves
+ * them to 4 x 24 + 8 x 232 warps' worth (62464 of the 64512). */
+#define TWS_TALL_TILE_M 256
+#define TWS_TALL_CONSUMERS 256
+#define TWS_TALL_THREADS (TWS_TALL_CONSUMERS + 128)
+#define TWS_TALL_MIN_BLOCKS_PER_SM 1
+#define TWS_TALL_STAGE_A_BYTES (TWS_TALL_TILE_M * TWS_TILE_K * 4)
+#define TWS_TALL_STAGE_BYTES (TWS_TALL_STAGE_A_BYTES + TWS_STAGE_B_BYTES)
 
 #endif

@@ -46,6 +46,7 @@
 #define pg_plan_tma_ws pg_plan_tma_ws_traced
 #define pg_plan_tma_ws_splitk pg_plan_tma_ws_splitk_traced
 #define pg_plan_tma_ws_n64 pg_plan_tma_ws_n64_traced
+#define pg_plan_tma_ws_m256 pg_plan_tma_ws_m256_traced
 #define pg_plan_tma_ws_streamk pg_plan_tma_ws_streamk_traced
 
 #endif
