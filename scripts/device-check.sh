@@ -326,7 +326,7 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   if [ -f "${PG_SHAPE_SET:-bench/shapes/set.txt}" ]; then
     run_step "shape set" "$OUT/shapes.csv" "$OUT/summary.txt" 150 \
       "$cli" bench --shapes "${PG_SHAPE_SET:-bench/shapes/set.txt}" \
-      --variant cublas,tma_ws,tma_ws_splitk,tma_ws_n64,tma_ws_streamk,auto --format csv --quiet
+      --variant cublas,tma_ws,tma_ws_splitk,tma_ws_m256,tma_ws_n64,tma_ws_streamk,auto --format csv --quiet
     grep "geometric mean" "$OUT/shapes.csv" >>"$summary"
   fi
   if [ "${PG_SKIP_PROFILE:-0}" != 1 ]; then
