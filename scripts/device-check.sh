@@ -324,7 +324,7 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
       --format csv --quiet
   done
   if [ -f "${PG_SHAPE_SET:-bench/shapes/set.txt}" ]; then
-    run_step "shape set" "$OUT/shapes.csv" "$OUT/summary.txt" 150 \
+    run_step "shape set" "$OUT/shapes.csv" "$OUT/summary.txt" 240 \
       "$cli" bench --shapes "${PG_SHAPE_SET:-bench/shapes/set.txt}" \
       --variant cublas,tma_ws,tma_ws_splitk,tma_ws_m256,tma_ws_n64,tma_ws_streamk,auto --format csv --quiet
     grep "geometric mean" "$OUT/shapes.csv" >>"$summary"
