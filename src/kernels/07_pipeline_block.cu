@@ -32,7 +32,7 @@ typedef cuda::pipeline<cuda::thread_scope_block> pipe_block;
 /* STAGES is a template argument because pipeline_shared_state's is: one
  * kernel per count, chosen by the planner (pipeline_block_kernels). */
 template <int STAGES>
-__global__ void __launch_bounds__(T128_THREADS)
+__global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
     pg_pipeline_block_kernel(const pg_gemm_args g) {
   extern __shared__ float4 smem_raw[]; /* float4: 16-byte aligned for cp.async */
   float *const smem = (float *)smem_raw;
@@ -45,6 +45,7 @@ __global__ void __launch_bounds__(T128_THREADS)
 #pragma nv_diag_default static_var_with_dynamic_init
   const int stages = STAGES;
   const int m0 = blockIdx.y * T128_TILE_M, n0 = blockIdx.x * T128_TILE_N;
+  PG_TRACE_OPEN(g, PG_TRACE_ROLE_BLOCK, threadIdx.x == 0);
   float acc[T128_THREAD_M][T128_THREAD_N];
   t128_zero(acc);
 
@@ -55,6 +56,7 @@ __global__ void __launch_bounds__(T128_THREADS)
   /* Prologue: STAGES-1 tiles in flight, or all of them when K is short. */
   for (int s = 0; s < stages - 1 && s < k_tiles; ++s) {
     pipe.producer_acquire();
+    PG_TRACE_MARK(PG_TRACE_ISSUE, s, s);
     t128_memcpy_async_tile(g, smem + s * T128_STAGE_FLOATS, m0, n0, s * T128_TILE_K, pipe);
     pipe.producer_commit();
   }
@@ -62,17 +64,28 @@ __global__ void __launch_bounds__(T128_THREADS)
   for (int kt = 0; kt < k_tiles; ++kt) {
     const int next = kt + stages - 1;
     if (next < k_tiles) {
+      /* The slot's first use (next < STAGES) has nothing to wait for. */
+      PG_TRACE_MARK_IF(next >= stages, PG_TRACE_SLOT_WAIT, write_slot, next);
       pipe.producer_acquire(); /* every thread has released tile kt-1's slot */
+      PG_TRACE_MARK(PG_TRACE_ISSUE, write_slot, next);
       t128_memcpy_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0, next * T128_TILE_K, pipe);
       pipe.producer_commit();
     }
+    PG_TRACE_MARK(PG_TRACE_DATA_WAIT, read_slot, kt);
     pipe.consumer_wait(); /* every thread's copies of tile kt have landed */
+    PG_TRACE_MARK(PG_TRACE_READY, read_slot, kt);
+    PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, read_slot, kt);
     t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
+    PG_TRACE_MARK(PG_TRACE_COMPUTE_END, read_slot, kt);
+    PG_TRACE_MARK(PG_TRACE_RELEASE, read_slot, kt); /* before consumer_release's arrive */
     pipe.consumer_release(); /* this thread is done reading the slot */
     t128_ring_next(&read_slot, stages);
     t128_ring_next(&write_slot, stages);
   }
+  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
   t128_epilogue(g, m0, n0, acc);
+  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
   /* ~pipeline: the last thread to quit invalidates the barriers. Every stage
    * committed was also waited for, so no copy is still arriving on them. */
 }

@@ -37,7 +37,7 @@ typedef cuda::barrier<cuda::thread_scope_block> stage_barrier;
 static_assert(sizeof(stage_barrier) <= T128_STAGE_SYNC_BYTES,
               "a stage's barrier fits in the shared memory reserved for it");
 
-__global__ void __launch_bounds__(T128_THREADS)
+__global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
     pg_barrier_kernel(const pg_gemm_args g) {
   extern __shared__ float4 smem_raw[]; /* float4: 16-byte aligned for cp.async */
   float *const smem = (float *)smem_raw;
@@ -45,6 +45,7 @@ __global__ void __launch_bounds__(T128_THREADS)
   /* The barriers follow the tiles (T128_STAGE_BYTES keeps them 8-aligned). */
   stage_barrier *const full = (stage_barrier *)(smem + stages * T128_STAGE_FLOATS);
   const int m0 = blockIdx.y * T128_TILE_M, n0 = blockIdx.x * T128_TILE_N;
+  PG_TRACE_OPEN(g, PG_TRACE_ROLE_BLOCK, threadIdx.x == 0);
   float acc[T128_THREAD_M][T128_THREAD_N];
   t128_zero(acc);
 
@@ -65,6 +66,7 @@ __global__ void __launch_bounds__(T128_THREADS)
    * memory, so it waits by phase parity instead (tile t is phase t/STAGES of
    * barrier t%STAGES). */
   for (int s = 0; s < stages - 1 && s < k_tiles; ++s) {
+    PG_TRACE_MARK(PG_TRACE_ISSUE, s, s);
     t128_memcpy_async_tile(g, smem + s * T128_STAGE_FLOATS, m0, n0, s * T128_TILE_K, full[s]);
     (void)full[s].arrive();
   }
@@ -76,18 +78,28 @@ __global__ void __launch_bounds__(T128_THREADS)
       /* Every thread has finished reading tile kt-1 from this slot, and has
        * waited on its barrier's previous phase, so no arrival below can run
        * a phase ahead of a thread still waiting by parity. */
+      PG_TRACE_MARK_IF(next >= stages, PG_TRACE_SLOT_WAIT, write_slot, next);
       __syncthreads();
+      PG_TRACE_MARK_IF(kt > 0, PG_TRACE_RELEASE, write_slot, kt - 1);
+      PG_TRACE_MARK(PG_TRACE_ISSUE, write_slot, next);
       t128_memcpy_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0, next * T128_TILE_K,
                     full[write_slot]);
       (void)full[write_slot].arrive();
     }
     /* Every thread has arrived and every copy of tile kt has landed. */
+    PG_TRACE_MARK(PG_TRACE_DATA_WAIT, read_slot, kt);
     full[read_slot].wait_parity(read_parity);
+    PG_TRACE_MARK(PG_TRACE_READY, read_slot, kt);
+    PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, read_slot, kt);
     t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
+    PG_TRACE_MARK(PG_TRACE_COMPUTE_END, read_slot, kt);
     read_parity ^= t128_ring_next(&read_slot, stages);
     t128_ring_next(&write_slot, stages);
   }
+  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
   t128_epilogue(g, m0, n0, acc);
+  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 
 extern "C" void pg_plan_barrier(pg_gemm_args *args, const pg_device *device,
