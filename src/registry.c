@@ -269,6 +269,7 @@ const pg_variant_entry pg_registry[] = {
                  TILE128},
         .smem_bytes = smem_tile128_barriers,
         .plan = pg_plan_pipeline_block,
+        .traced_plan = pg_plan_pipeline_block_traced,
         /* One instance per stage count; the default launches <2>. */
         .kernel = {.symbol = "pg_pipeline_block_kernel", .launched = "pg_pipeline_block_kernel<2>",
                    .dynamic_smem = 1, RULES(rules_pipeline_block)},
@@ -280,6 +281,7 @@ const pg_variant_entry pg_registry[] = {
                  TILE128},
         .smem_bytes = smem_tile128_barriers,
         .plan = pg_plan_barrier,
+        .traced_plan = pg_plan_barrier_traced,
         .kernel = {.symbol = "pg_barrier_kernel", .dynamic_smem = 1, RULES(rules_barrier)},
     },
     {

@@ -694,7 +694,8 @@ static void test_trace_options(void **state) {
                      "trace takes one variant");
   expect_usage_error(PARSE("trace", "--variant", "tiled32", "--out", "x"),
                      "tiled32 has no traced kernel (trace takes: baseline, pingpong, cp_async, "
-                     "pipeline_thread, mbarrier, warp_specialized, tma, tma_ws)");
+                     "pipeline_thread, pipeline_block, barrier, mbarrier, warp_specialized, tma, "
+                     "tma_ws)");
   expect_usage_error(PARSE("trace", "--variant", "auto", "--out", "x"), "auto has no traced kernel");
   expect_usage_error(PARSE("trace", "--variant", "cp_async", "--stages", "2,3", "--out", "x"),
                      "one stage count");

@@ -44,9 +44,10 @@ untraced=$(echo "$listing" | awk '
   END { flush() }')
 [ -z "$untraced" ] || fail "kernels of the traced build without _traced:$untraced"
 
-for variant in baseline pingpong cp_async pipeline_thread mbarrier warp_specialized tma tma_ws; do
+for variant in baseline pingpong cp_async pipeline_thread pipeline_block barrier mbarrier warp_specialized \
+  tma tma_ws; do
   echo "$listing" | grep -q " T pg_plan_${variant}_traced\$" ||
     fail "pg_plan_${variant}_traced is not defined in $lib"
 done
 kernels=$(echo "$listing" | grep -c ' [tT] .*pg_[a-z0-9_]*_kernel_traced')
-echo "trace_symbols: no pipegemm name defined twice; 8 traced planners; $kernels traced kernel stubs, none untraced"
+echo "trace_symbols: no pipegemm name defined twice; 10 traced planners; $kernels traced kernel stubs, none untraced"

@@ -29,6 +29,12 @@
 /* 06_pipeline_thread.cu */
 #define pg_pipeline_thread_kernel pg_pipeline_thread_kernel_traced
 #define pg_plan_pipeline_thread pg_plan_pipeline_thread_traced
+/* 07_pipeline_block.cu: one kernel per stage count, a template */
+#define pg_pipeline_block_kernel pg_pipeline_block_kernel_traced
+#define pg_plan_pipeline_block pg_plan_pipeline_block_traced
+/* 08_barrier.cu */
+#define pg_barrier_kernel pg_barrier_kernel_traced
+#define pg_plan_barrier pg_plan_barrier_traced
 /* 09_mbarrier.cu */
 #define pg_mbarrier_kernel pg_mbarrier_kernel_traced
 #define pg_plan_mbarrier pg_plan_mbarrier_traced
