@@ -73,7 +73,9 @@
 #   PG_PROFILE_ARGS="--variant cublas,cp_async,mbarrier,tma,tma_ws --size 4096"
 #   PG_TRACE_RUNS="baseline cp_async:2 ..."  the variants to trace, :S for a
 #                              stage count (default: the nine runs of
-#                              bench/results/h200-timeline.md)
+#                              bench/results/h200-timeline.md, then
+#                              barrier, pipeline_block and cp_async at
+#                              5, 6 and 7 stages)
 #   PG_TRACE_SIZE=4096  PG_TRACE_BLOCKS=8   their problem size and sample
 #   PG_SIZE_SHAPES="--size=1024 --size=2048 ..."  one bench run per word
 #                              ('=' joins an option and its value; ':'
@@ -347,7 +349,9 @@ fi
 # ---- the pipelines in time (bench/results/h200-timeline.md) -------------------------
 if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_TRACE:-0}" != 1 ]; then
   mkdir -p "$OUT/trace"
-  for run in ${PG_TRACE_RUNS:-baseline pingpong cp_async:2 cp_async:4 pipeline_thread mbarrier warp_specialized tma tma_ws}; do
+  default_trace_runs="baseline pingpong cp_async:2 cp_async:4 pipeline_thread mbarrier
+    warp_specialized tma tma_ws barrier pipeline_block cp_async:5 cp_async:6 cp_async:7"
+  for run in ${PG_TRACE_RUNS:-$default_trace_runs}; do
     variant=${run%%:*}
     name=$variant
     stage_args=()
