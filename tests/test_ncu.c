@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "internal.h"
 #include "cli/ncu.h"
 #include "cli/proc.h"
 #include "read_file.h"
@@ -361,7 +362,7 @@ static void test_command(void **state) {
   (void)state;
   char buf[4096];
   pgc_ncu_job job = {"/usr/local/cuda/bin/ncu", "/tmp/it's here/pipegemm",
-                     "cp_async", 2, 2048, 1024, 512, 1, 0, 0};
+                     "cp_async", "pg_cp_async_kernel", 2, 2048, 1024, 512, 1, 0, 0};
   assert_int_equal(pgc_ncu_command(&job, buf, sizeof buf), 0);
   static const char *const parts[] = {
       "'/usr/local/cuda/bin/ncu' '--clock-control' 'none' '--csv' '--page' 'raw' "
@@ -392,6 +393,7 @@ static void test_command(void **state) {
   job.full_set = 0;
 
   job.variant = "cublas";
+  job.kernel = NULL;
   job.attempt = 0;
   assert_int_equal(pgc_ncu_command(&job, buf, sizeof buf), 0);
   assert_non_null(strstr(buf, "'--kernel-name-base' 'demangled' '--kernel-name' "
@@ -407,13 +409,21 @@ static void test_kernel_filters(void **state) {
   (void)state;
   const char *base = NULL;
   char regex[64];
-  assert_int_equal(pgc_ncu_kernel_filter("baseline", 0, &base, regex, sizeof regex), 1);
+  /* A variant of ours: its registry symbol, by function name. */
+  assert_int_equal(pgc_ncu_kernel_filter("pg_baseline_kernel", 0, &base, regex, sizeof regex), 1);
   assert_string_equal(base, "function");
   assert_string_equal(regex, "regex:.*pg_baseline_kernel.*");
-  assert_int_equal(pgc_ncu_kernel_filter("baseline", 1, &base, regex, sizeof regex), 0);
-  assert_int_equal(pgc_ncu_kernel_filter("cublas", 1, &base, regex, sizeof regex), 2);
-  assert_int_equal(pgc_ncu_kernel_filter("cublas", -1, &base, regex, sizeof regex), 0);
-  assert_int_equal(pgc_ncu_kernel_filter("baseline", 0, &base, regex, 8), 0);
+  assert_int_equal(pgc_ncu_kernel_filter("pg_baseline_kernel", 1, &base, regex, sizeof regex), 0);
+  /* The forms of tma_ws share one kernel: the filter is the registry's
+   * symbol, not the variant's name. */
+  const pg_variant_entry *m256 = pg_entry_of(pg_variant_find("tma_ws_m256"));
+  assert_non_null(m256);
+  assert_int_equal(pgc_ncu_kernel_filter(m256->kernel.symbol, 0, &base, regex, sizeof regex), 1);
+  assert_string_equal(regex, "regex:.*pg_tma_ws_kernel.*");
+  /* cublas: two filters of its own. */
+  assert_int_equal(pgc_ncu_kernel_filter(NULL, 1, &base, regex, sizeof regex), 2);
+  assert_int_equal(pgc_ncu_kernel_filter(NULL, -1, &base, regex, sizeof regex), 0);
+  assert_int_equal(pgc_ncu_kernel_filter("pg_baseline_kernel", 0, &base, regex, 8), 0);
 }
 
 int main(void) {

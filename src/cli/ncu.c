@@ -507,11 +507,9 @@ double pgc_ncu_derive(const pgc_ncu_metric *metric,
 
 /* ---- the command line ------------------------------------------------------ */
 
-#define CUBLAS_VARIANT "cublas"
-
-int pgc_ncu_kernel_filter(const char *variant, int attempt,
-                          const char **name_base, char *regex, size_t size) {
-  int count = strcmp(variant, CUBLAS_VARIANT) == 0 ? 2 : 1;
+int pgc_ncu_kernel_filter(const char *kernel, int attempt, const char **name_base,
+                          char *regex, size_t size) {
+  int count = kernel == NULL ? 2 : 1;
   if (attempt < 0 || attempt >= count || size == 0) return 0;
   int written;
   /* Each pattern matches the whole name as well as a part of it, so it
@@ -519,7 +517,7 @@ int pgc_ncu_kernel_filter(const char *variant, int attempt,
   if (count == 1) {
     /* The function name, without parameters (or template arguments). */
     *name_base = "function";
-    written = snprintf(regex, size, "regex:.*pg_%s_kernel.*", variant);
+    written = snprintf(regex, size, "regex:.*%s.*", kernel);
   } else if (attempt == 0) {
     *name_base = "demangled";
     written = snprintf(regex, size, "regex:.*([Gg][Ee][Mm][Mm]|nvjet).*");
@@ -551,7 +549,7 @@ int pgc_ncu_command(const pgc_ncu_job *job, char *buf, size_t size) {
   buf[0] = '\0';
   const char *name_base = NULL;
   char regex[REGEX_SIZE];
-  if (pgc_ncu_kernel_filter(job->variant, job->attempt, &name_base, regex,
+  if (pgc_ncu_kernel_filter(job->kernel, job->attempt, &name_base, regex,
                             sizeof regex) == 0)
     return -1;
   /* Counters at the GPU's own clocks, as the timings were taken (ncu locks
@@ -580,7 +578,7 @@ int pgc_ncu_command(const pgc_ncu_job *job, char *buf, size_t size) {
   }
   char named[NAMED_METRICS_SIZE];
   if (pgc_ncu_named_metrics(named, sizeof named) != 0) return -1;
-  if (named[0] != '\0') {
+  if (named[0] != '\0' && job->full_set != PGC_NCU_FULL_SET_UNNAMED) {
     const char *words[] = {"--metrics", named};
     if (append_words(buf, size, words, 2) != 0) return -1;
   }

@@ -133,25 +133,31 @@ typedef struct {
   const char *ncu;  /* path of ncu */
   const char *self; /* path of the pipegemm executable */
   const char *variant;
+  const char *kernel; /* the variant's kernel function (the registry's symbol); NULL: cublas */
   int stages;
   int m, n, k;
   int device;
   int attempt; /* which kernel filter (pgc_ncu_kernel_filter) */
   /* 0: the sections of the metric table, values in base units; 1: ncu's
-   * "full" set with its own units, for an ncu that refused the first. */
+   * "full" set with its own units, for an ncu that refused the first;
+   * PGC_NCU_FULL_SET_UNNAMED: the full set without the metrics asked for
+   * by name, for an ncu that knows one of them not. */
   int full_set;
 } pgc_ncu_job;
+#define PGC_NCU_FULL_SET_UNNAMED 2
 
 /* The kernel filters of a variant, to try in order until one profiles a
- * kernel. A variant of ours launches pg_<variant>_kernel (the registry's
- * naming rule), matched by function name. cublas's kernels are its own:
+ * kernel. A variant of ours launches `kernel`, the registry's symbol (the
+ * forms of tma_ws share pg_tma_ws_kernel), matched by function name; its
+ * second kernel, where it has one (a split's reduction), is named apart
+ * and runs after it. cublas (kernel NULL) has kernels of its own:
  * first any kernel whose demangled name says GEMM (or nvjet, cuBLAS's
  * Hopper kernels), then the first kernel that is not ours (pg_, pgh_).
  * Writes attempt's name base ("function" or "demangled") and regex
  * ("regex:..."); returns the number of filters the variant has, or 0 when
  * `attempt` is past them or the buffers are too small. */
-int pgc_ncu_kernel_filter(const char *variant, int attempt,
-                          const char **name_base, char *regex, size_t size);
+int pgc_ncu_kernel_filter(const char *kernel, int attempt, const char **name_base,
+                          char *regex, size_t size);
 
 /* The whole shell command (words quoted by pgc_shell_append, proc.h),
  * stderr joined to stdout. Returns 0, or -1 when it does not fit in buf. */

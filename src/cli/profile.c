@@ -20,6 +20,7 @@
 #include "bench.h"
 #include "commands.h"
 #include "format.h"
+#include "internal.h" /* pg_entry_of: a variant's kernel symbol */
 #include "proc.h"
 
 #define DEFAULT_NCU "/usr/local/cuda/bin/ncu"
@@ -366,17 +367,19 @@ static int run_one(const pgc_profile_config *config, const char *ncu,
                    const char *self, FILE *raw, profile_row *row,
                    gpu_facts *facts, char *fallback_note, size_t note_size) {
   int first_set = fallback_note[0] ? 1 : 0;
+  const pg_variant_entry *entry = pg_entry_of(row->variant);
+  const char *kernel = entry ? entry->kernel.symbol : NULL; /* NULL: cublas */
   row->status = RUN_MISSING;
   snprintf(row->note, sizeof row->note, "ncu profiled no kernel");
   for (int attempt = 0;; ++attempt) {
     const char *name_base = NULL;
     char regex[PGC_PROFILE_TEXT_SIZE];
-    if (pgc_ncu_kernel_filter(row->variant->name, attempt, &name_base, regex,
+    if (pgc_ncu_kernel_filter(kernel, attempt, &name_base, regex,
                               sizeof regex) == 0)
       return PGC_EXIT_OK; /* every filter tried: RUN_MISSING stands */
     char refused[PGC_PROFILE_TEXT_SIZE] = ""; /* why the sections failed */
-    for (int full_set = first_set; full_set <= 1; ++full_set) {
-      pgc_ncu_job job = {ncu,       self,      row->variant->name,
+    for (int full_set = first_set; full_set <= PGC_NCU_FULL_SET_UNNAMED; ++full_set) {
+      pgc_ncu_job job = {ncu,       self,      row->variant->name, kernel,
                          row->stages, config->m, config->n,
                          config->k, config->device, attempt, full_set};
       once_result result = ONCE_NO_KERNEL;
@@ -387,9 +390,13 @@ static int run_one(const pgc_profile_config *config, const char *ncu,
         row->note[0] = '\0';
         if (full_set && fallback_note[0] == '\0')
           snprintf(fallback_note, note_size,
-                   "%s and later: counters from ncu's full set, since ncu "
+                   "%s and later: counters from ncu's full set%s, since ncu "
                    "refused the table's sections (%.160s)",
-                   row->title, refused);
+                   row->title,
+                   full_set == PGC_NCU_FULL_SET_UNNAMED
+                       ? " without the rows asked for by name (shown as -)"
+                       : "",
+                   refused);
         return PGC_EXIT_OK;
       }
       if (result == ONCE_SKIPPED) {
