@@ -171,7 +171,7 @@ static const pg_sass_rule rules_tma[] = {RULES_TMA_COMMON};
  * warpgroup to the consumers (USETMAXREG, sm_90a code). */
 static const pg_sass_rule rules_tma_ws[] = {
     RULES_TMA_COMMON,
-    {SM90_UP, MUST, "USETMAXREG", "setmaxnreg is gone: the consumers keep the launch's 128 registers"},
+    {SM90_UP, MUST, "USETMAXREG", "setmaxnreg is gone: the consumers keep the launch's registers (128 or 168)"},
 };
 
 #define PG_STRINGIFY_(x) #x
@@ -179,8 +179,8 @@ static const pg_sass_rule rules_tma_ws[] = {
 #define PG_WARP_THREADS 32
 
 /* The sources, by title (DESIGN.md, "Sources"). */
-/* tma_ws's kernel is a template on the tile's width and on how it takes
- * its work (whole tiles 0, split K 1, stream-K 2). */
+/* tma_ws's kernel is a template on the tile's height and width and on how
+ * it takes its work (whole tiles 0, split K 1, stream-K 2). */
 #define TWS_INSTANCE(tile_m, tile_n, mode) \
   "pg_tma_ws_kernel<" PG_STRINGIFY(tile_m) ", " PG_STRINGIFY(tile_n) ", " #mode ">"
 

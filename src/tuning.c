@@ -9,7 +9,8 @@
 /* auto's candidates on the H200, with their speed where they fill whole
  * waves, as measured there on 2026-11-30 (bench/results/h200-shapes.md;
  * tma_ws_m256: h200-flagship.md, row 12, 1.00-1.06 x tma_ws over five
- * shapes, 1.013 on average):
+ * shapes, 1.013 on average, the 1.06 at 2048^3 and the others within
+ * 0.001 of 1, so where both fill their waves alike it wins the tie):
  * tma_ws 0.980 x cuBLAS at 8192^3, whose last wave is 97 % full, and
  * tma_ws_n64 0.914 with 98.5 % (h200-shapes-sizes.csv); the split forms fill
  * the SMs where the tiles alone do not, at tma_ws's speed; tma 0.80 and

@@ -204,12 +204,13 @@ static void split_is_deterministic(const char *name) {
   PGT_PG(pg_plan_describe(plan, &info));
   printf("%s at %dx%dx%d: %s, %d splits, %zu bytes of workspace\n", name, SPLIT_M, SPLIT_N,
          SPLIT_K, info.variant->name, info.splits, info.workspace_bytes);
-  /* tma_ws_splitk must split here; auto only where that entry runs (it
-   * may choose another; its runs must agree in bits all the same). */
-  const pg_variant_info *splitk = pg_variant_find("tma_ws_splitk");
-  const int must_split = v->kind == PG_KIND_KERNEL ||
-                         (splitk != NULL && pg_variant_supported(splitk, 0) == PG_OK &&
-                          info.variant == splitk);
+  /* The forms that split K where the tiles leave SMs idle must split here
+   * (at most 8 tiles), whether called by name or chosen by auto; whatever
+   * auto runs, its runs must agree in bits all the same. */
+  static const char *const splitting[] = {"tma_ws_splitk", "tma_ws_m256", "tma_ws_n64"};
+  int must_split = 0;
+  for (size_t i = 0; i < sizeof splitting / sizeof splitting[0]; ++i)
+    if (info.variant == pg_variant_find(splitting[i])) must_split = 1;
   if (must_split && (info.splits < 2 || info.workspace_bytes == 0 || info.launches != 2))
     fail(name, "a shape with 4 tiles and K = 8192 did not split");
   pg_plan_destroy(plan);
@@ -253,6 +254,7 @@ int main(void) {
   for (int i = 0; i < pg_variant_count(); ++i)
     if (pgt_selected(pg_variant_at(i)->name)) plans(pg_variant_at(i));
   if (pgt_selected("tma_ws_splitk")) split_is_deterministic("tma_ws_splitk");
+  if (pgt_selected("tma_ws_m256")) split_is_deterministic("tma_ws_m256");
   if (pgt_selected("auto")) split_is_deterministic("auto");
   checks++;
   if (pg_plan_launch(NULL, NULL) != PG_ERR_INVALID_ARG) fail("-", "pg_plan_launch(NULL)");

@@ -12,7 +12,7 @@
  *   Producer: one lane walks this block's tiles and their K steps; per step it
  *     waits until the slot is free (empty[s]), announces the stage's bytes on
  *     full[s] (arrive.expect_tx) and issues two bulk tensor copies, a
- *     128 x TWS_TILE_K box of A (swizzled) and a TWS_TILE_K x 128 box of B.
+ *     TM x TWS_TILE_K box of A (swizzled) and a TWS_TILE_K x TN box of B.
  *     It runs up to STAGES steps ahead, across tile boundaries: the next
  *     tile's first stages load while the consumers write the last one out.
  *   Consumers: wait on full[s], compute, arrive on empty[s]; no load
@@ -74,6 +74,12 @@ static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_SMALL_THREAD_N == TWS_TILE_M * 
 static_assert(TWS_TALL_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TALL_TILE_M * TWS_TILE_N,
               "the two warpgroups cover the tall tile");
 static_assert(TWS_TALL_TILE_M <= 256, "a TMA box has at most 256 rows");
+/* setmaxnreg.inc waits until the registers are free: the tall block's
+ * warps after setmaxnreg must fit in what its launch gives (65536 / 384
+ * threads, rounded down to 8: 168 each). */
+static_assert(128 * TWS_PRODUCER_REGS + TWS_TALL_CONSUMERS * TWS_CONSUMER_REGS <=
+                  TWS_TALL_THREADS * (65536 / TWS_TALL_THREADS / 8 * 8),
+              "the tall tile's register split exceeds its launch's registers");
 
 /* How a kernel instance takes its work: whole tiles (data-parallel, the
  * flagship's own loop, with nothing else live across the K loop), K split
@@ -318,6 +324,8 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
     pg_tma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
 #ifdef PG_HAVE_TMA
   typedef tws_tile<TM, TN> tile;
+  /* Stream-K's slots and fixup kernel are laid out for the 128-row tile. */
+  static_assert(MODE != TWS_STREAM_K || TM == TWS_TILE_M, "stream-K is built for 128 rows");
   enum { THREAD_N = tile::THREAD_N, STAGE_BYTES = tile::STAGE_BYTES };
   enum { CONSUMERS = tile::CONSUMERS, STAGE_A_BYTES = tile::STAGE_A_BYTES };
   extern __shared__ float4 smem_raw[];
