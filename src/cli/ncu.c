@@ -93,7 +93,9 @@ const pgc_ncu_metric pgc_ncu_metrics[] = {
      * every cycle (an FP32 GEMM's FFMA loop): how often an instruction
      * issues, how much of what issues is FFMA, how busy the FMA pipe is,
      * and why a warp that was ready did not issue. Asked for by name: no
-     * section holds all of them on every ncu. */
+     * section holds all of them on every ncu. The FFMA share counts
+     * threads' FFMAs in whole warps (/32): it reads low where lanes are
+     * predicated off. */
     {"issued_ipc", "Issued IPC Active", "inst/cycle", NULL, PGC_NCU_SCALE_NONE, 2,
      VALUE("sm__inst_issued.avg.per_cycle_active")},
     {"ffma_share_pct", "FFMA Share of Warp Instructions", "%", NULL, PGC_NCU_SCALE_PER_WARP,
