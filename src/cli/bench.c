@@ -90,8 +90,7 @@ static const char *cuda_detail(pg_status status) {
   return err == cudaSuccess ? NULL : cudaGetErrorString(err);
 }
 
-/* "pipegemm: <what>: <pg_strerror> (<CUDA error>)". */
-static void print_status_error(const char *what, pg_status status) {
+void pgc_print_status_error(const char *what, pg_status status) {
   const char *detail = cuda_detail(status);
   if (detail)
     fprintf(stderr, "pipegemm: %s: %s (%s)\n", what, pg_strerror(status), detail);
@@ -109,12 +108,12 @@ static int row_failed(pgc_result_row *row, const char *label, const char *step,
   else
     snprintf(what, sizeof what, "%s", label);
   const char *detail = cuda_detail(status);
-  print_status_error(what, status);
+  pgc_print_status_error(what, status);
   pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, detail ? detail : pg_strerror(status));
   return PGC_EXIT_FAILED;
 }
 
-static void print_cuda_error(const char *what, cudaError_t err) {
+void pgc_print_cuda_error(const char *what, cudaError_t err) {
   fprintf(stderr, "pipegemm: %s: %s (%s)\n", what, pg_strerror(PG_ERR_CUDA),
           cudaGetErrorString(err));
 }
@@ -124,12 +123,12 @@ static void print_cuda_error(const char *what, cudaError_t err) {
 void pgc_session_close(pgc_session *session) {
   if (session->has_flusher) {
     pg_status status = pgh_l2_flusher_free(&session->flusher);
-    if (status != PG_OK) print_status_error("freeing the L2 flush buffer", status);
+    if (status != PG_OK) pgc_print_status_error("freeing the L2 flush buffer", status);
   }
   session->has_flusher = 0;
   if (session->has_stream) {
     cudaError_t err = cudaStreamDestroy(session->stream);
-    if (err != cudaSuccess) print_cuda_error("cudaStreamDestroy", err);
+    if (err != cudaSuccess) pgc_print_cuda_error("cudaStreamDestroy", err);
   }
   session->has_stream = 0;
   free(session->times_ms);
@@ -156,14 +155,14 @@ int pgc_session_open(pgc_session *session, const pgc_measure_config *config) {
   }
   err = cudaStreamCreateWithFlags(&session->stream, cudaStreamNonBlocking);
   if (err != cudaSuccess) {
-    print_cuda_error("cudaStreamCreateWithFlags", err);
+    pgc_print_cuda_error("cudaStreamCreateWithFlags", err);
     return PGC_EXIT_FAILED;
   }
   session->has_stream = 1;
   if (config->flush_l2) {
     status = pgh_l2_flusher_init(&session->flusher, session->info.l2_bytes);
     if (status != PG_OK) {
-      print_status_error("L2 flush buffer", status);
+      pgc_print_status_error("L2 flush buffer", status);
       pgc_session_close(session);
       return PGC_EXIT_FAILED;
     }
@@ -214,7 +213,7 @@ static int device_alloc(void **ptr, int rows, int cols, size_t elem_size,
 static void device_free(void *ptr) {
   if (!ptr) return;
   cudaError_t err = cudaFree(ptr);
-  if (err != cudaSuccess) print_cuda_error("cudaFree", err);
+  if (err != cudaSuccess) pgc_print_cuda_error("cudaFree", err);
 }
 
 void pgc_problem_close(pgc_problem *problem) {
@@ -269,14 +268,14 @@ int pgc_problem_open(pgc_session *session, pgc_problem *problem, int m, int n,
                            session->stream);
   }
   if (status != PG_OK) {
-    print_status_error(step, status);
+    pgc_print_status_error(step, status);
     pgc_problem_close(problem);
     return PGC_EXIT_FAILED;
   }
   /* Surface an asynchronous failure here, not in the first variant's row. */
   cudaError_t err = cudaStreamSynchronize(session->stream);
   if (err != cudaSuccess) {
-    print_cuda_error("preparing the inputs", err);
+    pgc_print_cuda_error("preparing the inputs", err);
     pgc_problem_close(problem);
     return PGC_EXIT_FAILED;
   }
@@ -360,7 +359,7 @@ int pgc_run_verify(pgc_session *session, const pgc_problem *problem,
   if (status != PG_OK) return row_failed(row, label, NULL, status);
   cudaError_t err = cudaStreamSynchronize(stream);
   if (err != cudaSuccess) {
-    print_cuda_error(label, err);
+    pgc_print_cuda_error(label, err);
     pgc_result_row_set_verdict(row, PGC_VERDICT_ERROR, cudaGetErrorString(err));
     return PGC_EXIT_FAILED;
   }
@@ -392,7 +391,7 @@ static double sample_clock(pgc_session *session, const char *label) {
     char what[PGC_VERDICT_TEXT_SIZE * 2];
     snprintf(what, sizeof what, "warning: %s: could not sample the SM clock",
              label);
-    print_status_error(what, status);
+    pgc_print_status_error(what, status);
     return NAN;
   }
   if (!(mhz > 0)) {
@@ -478,7 +477,7 @@ static void describe_plan(const pg_plan *plan, const pg_variant_info *variant,
   if (status != PG_OK) {
     char what[PGC_VERDICT_TEXT_SIZE * 2];
     snprintf(what, sizeof what, "warning: %s: no shared memory or occupancy figures", label);
-    print_status_error(what, status);
+    pgc_print_status_error(what, status);
     return;
   }
   if (info.variant == NULL) return; /* nothing to run (M or N is 0) */

@@ -61,6 +61,13 @@ typedef struct {
   double *ref, *scale; /* NULL with --check off */
 } pgc_problem;
 
+/* "pipegemm: <what>: <pg_strerror> (<detail>)" on stderr: the library's
+ * detail text, else for a CUDA, memory or device error the last CUDA
+ * error; no parentheses when there is neither. */
+void pgc_print_status_error(const char *what, pg_status status);
+/* "pipegemm: <what>: <pg_strerror(PG_ERR_CUDA)> (<CUDA's text for err>)". */
+void pgc_print_cuda_error(const char *what, cudaError_t err);
+
 /* Allocates and fills a problem. PGC_EXIT_OK, or PGC_EXIT_FAILED after
  * printing the error (nothing left allocated). */
 int pgc_problem_open(pgc_session *session, pgc_problem *problem, int m, int n,

@@ -39,18 +39,8 @@ typedef struct {
   double traced_ms, timed_ms;
 } trace_run;
 
-static void print_status(const char *what, pg_status status) {
-  const char *detail = pg_last_error_detail();
-  if (detail[0] == '\0' && status == PG_ERR_CUDA) detail = cudaGetErrorString(pg_last_cuda_error());
-  if (detail[0] != '\0')
-    fprintf(stderr, "pipegemm: %s: %s (%s)\n", what, pg_strerror(status), detail);
-  else
-    fprintf(stderr, "pipegemm: %s: %s\n", what, pg_strerror(status));
-}
-
 static int cuda_failed(const char *what, cudaError_t err) {
-  fprintf(stderr, "pipegemm: %s: %s (%s)\n", what, pg_strerror(PG_ERR_CUDA),
-          cudaGetErrorString(err));
+  pgc_print_cuda_error(what, err);
   return PGC_EXIT_FAILED;
 }
 
@@ -73,7 +63,7 @@ static int make_plan(const trace_run *run, const pgc_problem *p, pg_plan **plan,
                                 p->a, p->lda, p->b, p->ldb, GEMM_BETA, p->c, p->ldc);
   if (st == PG_OK) st = pg_plan_describe(*plan, info);
   if (st == PG_OK) return PGC_EXIT_OK;
-  print_status(run->variant->name, st);
+  pgc_print_status_error(run->variant->name, st);
   return PGC_EXIT_FAILED;
 }
 
@@ -114,14 +104,14 @@ static int open_run(const pgc_options *opts, pgc_session *session, const pgc_pro
   run->stages = run->timed_info.stages;
   pg_status st = pg_trace_layout_of(run->traced, opts->trace_blocks, &run->layout);
   if (st != PG_OK) {
-    print_status(run->variant->name, st);
+    pgc_print_status_error(run->variant->name, st);
     return PGC_EXIT_FAILED;
   }
   if (make_buffer(session, run) != PGC_EXIT_OK) return PGC_EXIT_FAILED;
   st = pg_plan_trace(run->traced, run->buffer);
   if (st == PG_OK) st = pg_plan_describe(run->traced, &run->traced_info);
   if (st != PG_OK) {
-    print_status(run->variant->name, st);
+    pgc_print_status_error(run->variant->name, st);
     return PGC_EXIT_FAILED;
   }
   /* PG_TRACE_MIN_BLOCKS should prevent it; a GPU of another register file
@@ -147,7 +137,7 @@ static int timed_launch(pgc_session *session, const pg_plan *plan, cudaEvent_t s
   if (session->has_flusher) {
     const pg_status st = pgh_l2_flush(&session->flusher, session->stream);
     if (st != PG_OK) {
-      print_status("flushing L2", st);
+      pgc_print_status_error("flushing L2", st);
       return PGC_EXIT_FAILED;
     }
   }
@@ -155,7 +145,7 @@ static int timed_launch(pgc_session *session, const pg_plan *plan, cudaEvent_t s
   if (err != cudaSuccess) return cuda_failed("cudaEventRecord", err);
   const pg_status st = pg_plan_launch(plan, session->stream);
   if (st != PG_OK) {
-    print_status("launching the kernel", st);
+    pgc_print_status_error("launching the kernel", st);
     return PGC_EXIT_FAILED;
   }
   err = cudaEventRecord(stop, session->stream);
