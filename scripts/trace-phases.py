@@ -18,16 +18,10 @@ prologue and epilogue.
     scripts/trace-phases.py bench/results/h200-trace-*.json.gz
 """
 import collections
-import gzip
-import json
 import statistics
 import sys
 
-
-def load(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)["traceEvents"]
+import timeline  # scripts/timeline.py: reads a trace, plain or gzipped
 
 
 def median(values):
@@ -77,7 +71,12 @@ def main(argv):
     cols = ["wait", "to work", "compute", "after", "tile"]
     print("trace".ljust(40) + "".join(f"{c:>10s}" for c in cols) + f"{'copy':>10s}   (ns, medians)")
     for path in argv[1:]:
-        rows, copy = phases(load(path))
+        try:
+            events = timeline.load(path)["traceEvents"]
+        except timeline.TimelineError as err:
+            print(f"trace-phases.py: {err}", file=sys.stderr)
+            return 1
+        rows, copy = phases(events)
         print(path.split("/")[-1].ljust(40) +
               "".join(f"{rows.get(c, float('nan')):10.0f}" for c in cols) + f"{copy:10.0f}")
     return 0

@@ -37,20 +37,25 @@ static size_t smem_tile128_barriers(int stages) {
  * dynamic shared window (kernels/tma_common.cuh), hence the slack. */
 #define TMA_SMEM_SLACK 1024
 
+/* A TMA ring: each stage's tiles and its two mbarriers, after the slack. */
+static size_t tma_ring_smem(int stages, size_t stage_bytes, size_t sync_bytes) {
+  return (size_t)stages * (stage_bytes + sync_bytes) + TMA_SMEM_SLACK;
+}
+
 static size_t smem_tma(int stages) {
-  return (size_t)stages * (T128_STAGE_BYTES + T128_STAGE_SYNC_BYTES) + TMA_SMEM_SLACK;
+  return tma_ring_smem(stages, T128_STAGE_BYTES, T128_STAGE_SYNC_BYTES);
 }
 
 static size_t smem_tma_ws(int stages) {
-  return (size_t)stages * (TWS_STAGE_BYTES + TWS_STAGE_SYNC_BYTES) + TMA_SMEM_SLACK;
+  return tma_ring_smem(stages, TWS_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
 }
 
 static size_t smem_tma_ws_n64(int stages) {
-  return (size_t)stages * (TWS_SMALL_STAGE_BYTES + TWS_STAGE_SYNC_BYTES) + TMA_SMEM_SLACK;
+  return tma_ring_smem(stages, TWS_SMALL_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
 }
 
 static size_t smem_tma_ws_m256(int stages) {
-  return (size_t)stages * (TWS_TALL_STAGE_BYTES + TWS_STAGE_SYNC_BYTES) + TMA_SMEM_SLACK;
+  return tma_ring_smem(stages, TWS_TALL_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
 }
 
 /* ---- what each kernel's SASS must show (`pipegemm inspect --check`) ------
