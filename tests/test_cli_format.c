@@ -3,6 +3,7 @@
  * passes a strict structural parser, and absent numbers come out as "-",
  * empty fields and null. Also the bench result row and the FLOP arithmetic
  * the report is made of. Printers write into memory streams; no GPU. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "bench.h"
 #include "format.h"
+#include "output.h"
 
 /* ---- capturing a printer's output ------------------------------------------ */
 
@@ -793,7 +796,7 @@ static void test_flop_arithmetic(void **state) {
  * stream whose writes reached their file passes. */
 static void test_output_check(void **state) {
   (void)state;
-  FILE *full = fopen("/dev/full", "w");
+  FILE *full = pgc_output_open("/dev/full");
   if (!full) skip();
   for (int i = 0; i < 1000; ++i) fprintf(full, "row %d of a long report\n", i);
   assert_int_equal(pgc_output_check(full, "the report"), -1);
@@ -812,6 +815,44 @@ static void test_output_check(void **state) {
   free(text);
 }
 
+/* The reason is the first failed write's, wherever it failed: a page longer
+ * than stdio's buffer fails inside fprintf, long before the last flush, and
+ * a page shorter than it fails at the flush. Both are ENOSPC on /dev/full. */
+static void test_output_first_errno(void **state) {
+  (void)state;
+  const int lines[] = {1, 10 * BUFSIZ};
+  for (int t = 0; t < 2; ++t) {
+    FILE *full = pgc_output_open("/dev/full");
+    if (!full) skip();
+    for (int i = 0; i < lines[t]; ++i) fprintf(full, "row %d\n", i);
+    if (lines[t] > 1) assert_true(ferror(full)); /* failed before any flush of ours */
+    assert_int_equal(pgc_output_error(full), ENOSPC);
+    assert_int_equal(pgc_output_close(full, "/dev/full"), -1);
+  }
+  /* A file that takes everything: no error. */
+  char path[] = "/tmp/pgc-output-XXXXXX";
+  const int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  FILE *file = pgc_output_open(path);
+  assert_non_null(file);
+  for (int i = 0; i < 10 * BUFSIZ; ++i) fprintf(file, "row %d\n", i);
+  assert_int_equal(pgc_output_error(file), 0);
+  assert_int_equal(pgc_output_close(file, path), 0);
+  FILE *back = fopen(path, "r");
+  assert_non_null(back);
+  int last = -1, rows = 0, value = 0;
+  while (fscanf(back, "row %d\n", &value) == 1) last = value, ++rows;
+  fclose(back);
+  unlink(path);
+  assert_int_equal(rows, 10 * BUFSIZ);
+  assert_int_equal(last, 10 * BUFSIZ - 1);
+  /* A path that cannot be opened: NULL and its errno. */
+  errno = 0;
+  assert_null(pgc_output_open("/nonexistent-dir/file"));
+  assert_int_equal(errno, ENOENT);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_csv_reads_back),
@@ -826,6 +867,7 @@ int main(void) {
       cmocka_unit_test(test_geomeans),
       cmocka_unit_test(test_flop_arithmetic),
       cmocka_unit_test(test_output_check),
+      cmocka_unit_test(test_output_first_errno),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -989,6 +989,12 @@ static int parse_command_args(int argc, char **argv, int first,
   return settle_shape(opts, &shape, err, err_size);
 }
 
+const char *pgc_command_name(pgc_command command) {
+  for (int i = 0; i < COMMAND_COUNT; ++i)
+    if (command_table[i].command == command) return command_table[i].name;
+  return NULL;
+}
+
 int pgc_parse_args(int argc, char **argv, pgc_options *opts, char *err,
                    size_t err_size) {
   if (err && err_size > 0) err[0] = '\0';

@@ -120,7 +120,9 @@ typedef struct {
 
 /* Parses argv into *opts. Returns PGC_EXIT_OK, or PGC_EXIT_USAGE with a
  * one-line message (no trailing newline, no "pipegemm: " prefix) in err.
- * *opts is fully written on success and unspecified on failure. Validates
+ * *opts is fully written on success; on failure only opts->command holds:
+ * the command named (PGC_CMD_NONE before one was), so that the message can
+ * point to that command's --help. Validates
  * variant names against the registry, and rejects a stage count outside the
  * allowed range of a variant named explicitly with --variant. */
 int pgc_parse_args(int argc, char **argv, pgc_options *opts, char *err,
@@ -139,6 +141,10 @@ typedef struct {
  * or once at its default when --stages was not given. Writes at most
  * `capacity` specs and returns how many there are in all. */
 int pgc_plan_runs(const pgc_options *opts, pgc_run_spec *runs, int capacity);
+
+/* A command's name as typed ("bench"); NULL for PGC_CMD_NONE, HELP and
+ * VERSION, which are options of the tool itself. */
+const char *pgc_command_name(pgc_command command);
 
 /* The usage text for a command (PGC_CMD_NONE: the tool's), ending in a
  * newline. Static storage. */

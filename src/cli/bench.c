@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "output.h"
 #include "proc.h"
 #include "shapes.h"
 
@@ -780,7 +781,7 @@ static int bench_plan_make(const pgc_options *opts, bench_plan *plan) {
   if (plan->run_count == 0) {
     fprintf(stderr,
             "pipegemm: no selected variant allows the requested stage counts "
-            "(see pipegemm --help)\n");
+            "(see pipegemm bench --help)\n");
     bench_plan_free(plan);
     return PGC_EXIT_USAGE;
   }
@@ -865,7 +866,7 @@ static void print_bench_report(const pgc_options *opts, const pgc_session *sessi
       .notes = notes,
       .note_count = note_count,
   };
-  pgc_print_report(stdout, opts->format, &report);
+  pgc_print_report(pgc_stdout(), opts->format, &report);
 }
 
 int pgc_cmd_bench(const pgc_options *opts) {

@@ -3,7 +3,6 @@
  * measurement; the text table rounds to what a reader compares. */
 #include "format.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -359,36 +358,6 @@ void pgc_print_report(FILE *out, pgc_format format, const pgc_report *report) {
     case PGC_FORMAT_JSON: pgc_print_json(out, report); break;
     default: pgc_print_table(out, report); break;
   }
-}
-
-/* ---- write errors ------------------------------------------------------- */
-
-/* The reason of a failed write: the flush's own, or, when an earlier write
- * failed and the flush had nothing left to write, a generic one. */
-static int write_failure(FILE *out, int flushed, int flush_errno) {
-  if (flushed != 0) return flush_errno ? flush_errno : EIO;
-  return ferror(out) ? EIO : 0;
-}
-
-int pgc_output_check(FILE *out, const char *what) {
-  errno = 0;
-  int flushed = fflush(out);
-  int failure = write_failure(out, flushed, errno);
-  if (failure == 0) return 0;
-  fprintf(stderr, "pipegemm: writing %s failed: %s\n", what, strerror(failure));
-  clearerr(out);
-  return -1;
-}
-
-int pgc_output_close(FILE *file, const char *what) {
-  errno = 0;
-  int flushed = fflush(file);
-  int failure = write_failure(file, flushed, errno);
-  errno = 0;
-  if (fclose(file) != 0 && failure == 0) failure = errno ? errno : EIO;
-  if (failure == 0) return 0;
-  fprintf(stderr, "pipegemm: writing %s failed: %s\n", what, strerror(failure));
-  return -1;
 }
 
 /* ---- the bench result row ------------------------------------------------- */

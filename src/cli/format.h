@@ -92,20 +92,6 @@ void pgc_print_json_string(FILE *out, const char *text);
  * ends with a space; quotes inside are doubled (RFC 4180). */
 void pgc_print_csv_field(FILE *out, const char *text);
 
-/* ---- write errors ------------------------------------------------------- */
-
-/* Whether everything written to `out` reached its file (a full disk, a
- * closed pipe): flushes it, and on a write error, now or earlier, prints
- * "pipegemm: writing <what> failed: <reason>" on stderr and clears the
- * stream's error, so that one failure is told once. Returns 0, or -1 after
- * that line. Call it once the report is written (main does, for stdout,
- * after every command), not after each part: a failed flush forgets its
- * reason on the next. */
-int pgc_output_check(FILE *out, const char *what);
-/* Closes a file the command wrote, with the same line on a write error.
- * Returns 0, or -1 after the line. */
-int pgc_output_close(FILE *file, const char *what);
-
 /* ---- the result row of bench (and of study, which adds seed columns) ---- */
 
 typedef enum {

@@ -7,6 +7,7 @@
 
 #include "bench.h"
 #include "commands.h"
+#include "output.h"
 #include "tuning.h"
 
 #define BYTES_PER_KIB 1024.0
@@ -195,7 +196,7 @@ int pgc_cmd_list(const pgc_options *opts) {
       .notes = notes,
       .note_count = (int)(sizeof notes / sizeof notes[0]),
   };
-  pgc_print_report(stdout, opts->format, &report);
+  pgc_print_report(pgc_stdout(), opts->format, &report);
   free(texts);
   free(cells);
   return PGC_EXIT_OK;

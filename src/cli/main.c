@@ -7,16 +7,16 @@
 
 #include "args.h"
 #include "commands.h"
-#include "format.h"
+#include "output.h"
 #include "pipegemm.h"
 
 static int run_command(const pgc_options *opts) {
   switch (opts->command) {
     case PGC_CMD_HELP:
-      fputs(pgc_usage_text(opts->help_topic), stdout);
+      fputs(pgc_usage_text(opts->help_topic), pgc_stdout());
       return PGC_EXIT_OK;
     case PGC_CMD_VERSION:
-      printf("pipegemm %s\n", pg_version_string());
+      fprintf(pgc_stdout(), "pipegemm %s\n", pg_version_string());
       return PGC_EXIT_OK;
     case PGC_CMD_LIST: return pgc_cmd_list(opts);
     case PGC_CMD_BENCH: return pgc_cmd_bench(opts);
@@ -34,11 +34,14 @@ int main(int argc, char **argv) {
   pgc_options opts;
   char err[PGC_ERROR_SIZE];
   if (pgc_parse_args(argc, argv, &opts, err, sizeof err) != PGC_EXIT_OK) {
-    fprintf(stderr, "pipegemm: %s (see pipegemm --help)\n", err);
+    /* The options of the command that was named are in its own help. */
+    const char *command = pgc_command_name(opts.command);
+    fprintf(stderr, "pipegemm: %s (see pipegemm %s%s--help)\n", err, command ? command : "",
+            command ? " " : "");
     return PGC_EXIT_USAGE;
   }
   int code = run_command(&opts);
   /* A truncated CSV must not pass for a whole one. */
-  if (pgc_output_check(stdout, "the report") != 0) code = PGC_EXIT_FAILED;
+  if (pgc_output_check(pgc_stdout(), "the report") != 0) code = PGC_EXIT_FAILED;
   return code;
 }

@@ -20,6 +20,7 @@
 #include "bench.h"
 #include "commands.h"
 #include "format.h"
+#include "output.h"
 #include "internal.h" /* pg_entry_of: a variant's kernel symbol */
 #include "proc.h"
 
@@ -565,8 +566,8 @@ static int print_text(const report_context *ctx, const value_column *columns,
         .notes = notes,
         .note_count = chunk == chunks - 1 ? note_count : 0,
     };
-    if (chunk > 0) fputc('\n', stdout);
-    pgc_print_table(stdout, &report);
+    if (chunk > 0) fputc('\n', pgc_stdout());
+    pgc_print_table(pgc_stdout(), &report);
     free(cells);
     free(texts);
   }
@@ -650,7 +651,7 @@ static int print_data(const report_context *ctx, const profile_row *rows,
       .notes = notes,
       .note_count = note_count,
   };
-  pgc_print_report(stdout, ctx->opts->format, &report);
+  pgc_print_report(pgc_stdout(), ctx->opts->format, &report);
   free(columns);
   free(cells);
   return PGC_EXIT_OK;
@@ -774,7 +775,7 @@ int pgc_profile_runs(const pgc_options *opts, const pgc_profile_config *config,
 
   FILE *raw = NULL;
   if (config->raw_path) {
-    raw = fopen(config->raw_path, "w");
+    raw = pgc_output_open(config->raw_path);
     if (!raw) {
       fprintf(stderr, "pipegemm: cannot write %s: %s\n", config->raw_path,
               strerror(errno));

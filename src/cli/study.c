@@ -18,6 +18,7 @@
 
 #include "bench.h"
 #include "commands.h"
+#include "output.h"
 #include "kernels/single_warp.h"
 #include "profile.h"
 
@@ -156,7 +157,7 @@ static void print_study_report(const pgc_options *opts,
       .notes = notes,
       .note_count = note_count,
   };
-  pgc_print_report(stdout, opts->format, &report);
+  pgc_print_report(pgc_stdout(), opts->format, &report);
 }
 
 /* The write-up's "Key Metric Comparison" tables, as published: Nsight
@@ -236,7 +237,7 @@ static int profile_pipelining(const pgc_options *opts,
   pgc_profile_config config = {opts->ncu_path, opts->raw_path, opts->device,
                                opts->m,        opts->n,        opts->k,
                                opts->quiet};
-  if (opts->format == PGC_FORMAT_TABLE) fputc('\n', stdout);
+  if (opts->format == PGC_FORMAT_TABLE) fputc('\n', pgc_stdout());
   return pgc_profile_runs(opts, &config, runs, SEED_ROWS, &extras);
 }
 
@@ -274,7 +275,7 @@ static int study_pipelining(const pgc_options *opts) {
   if (opts->profile) {
     /* The timings out before minutes of profiling, and no profiling after
      * they could not be written. */
-    if (pgc_output_check(stdout, "the report") != 0) return PGC_EXIT_FAILED;
+    if (pgc_output_check(pgc_stdout(), "the report") != 0) return PGC_EXIT_FAILED;
     /* A failed timing run stays a failure; otherwise the profiler's code
      * (3 when ncu is missing or may not read the counters). */
     int profile_code = profile_pipelining(opts, variants, stages);
@@ -409,7 +410,7 @@ static void print_single_warp_report(const pgc_options *opts,
       .notes = notes,
       .note_count = opts->k == POST_K ? 3 : 4,
   };
-  pgc_print_report(stdout, opts->format, &report);
+  pgc_print_report(pgc_stdout(), opts->format, &report);
 }
 
 static int study_single_warp(const pgc_options *opts) {

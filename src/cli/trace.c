@@ -16,6 +16,7 @@
 #include "bench.h"
 #include "commands.h"
 #include "format.h"
+#include "output.h"
 #include "trace.h"
 #include "trace_format.h"
 
@@ -247,7 +248,7 @@ static int write_json(const pgc_options *opts, const pgc_session *session,
                                session->info.name, command, date,
                                run->layout.grid_blocks, run->layout.header.stride,
                                run->traced_ms, run->timed_ms};
-  FILE *file = fopen(opts->out_path, "w");
+  FILE *file = pgc_output_open(opts->out_path);
   if (file == NULL) {
     fprintf(stderr, "pipegemm: cannot write %s: %s\n", opts->out_path, strerror(errno));
     return PGC_EXIT_FAILED;
@@ -415,7 +416,7 @@ static void print_summary(const pgc_options *opts, const pgc_session *session,
                              .row_count = s->blocks,
                              .notes = notes,
                              .note_count = note_count};
-  pgc_print_report(stdout, opts->format, &report);
+  pgc_print_report(pgc_stdout(), opts->format, &report);
   free(cells);
 }
 
