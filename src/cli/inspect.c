@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "format.h"
+#include "output.h"
 #include "internal.h"
 #include "proc.h"
 #include "sass.h"
@@ -25,6 +27,10 @@
 /* The nvdisasm found at configure time, which `cuobjdump -sass` runs. */
 #ifndef PG_NVDISASM_PATH
 #define PG_NVDISASM_PATH ""
+#endif
+/* The installed tool's disassemblers, from its bin directory. */
+#ifndef PG_LIBEXEC_FROM_BIN
+#define PG_LIBEXEC_FROM_BIN "../libexec/pipegemm"
 #endif
 
 /* DESIGN.md's code 3: what the command needs is not on this machine. */
@@ -91,17 +97,35 @@ typedef struct {
   int helper_count;
 } disassembler;
 
-/* $PG_CUOBJDUMP, else the configure-time path, else the PATH. 0, or -1
- * with a one-line reason. */
+/* Where an installed tool keeps its own copy of a disassembler that the
+ * build fetched into .deps/ (cmake --install copies it, so that the installed
+ * tool outlives the build tree): <bindir>/PG_LIBEXEC_FROM_BIN/<name>, found
+ * from this executable's own place. "" when that place is unknown. */
+static void installed_copy(const char *name, char *buf, size_t size) {
+  buf[0] = '\0';
+  char self[PATH_SIZE], dir[PATH_SIZE];
+  const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len <= 0) return;
+  self[len] = '\0';
+  pgc_dirname(self, dir, sizeof dir);
+  if (snprintf(buf, size, "%s/%s/%s", dir, PG_LIBEXEC_FROM_BIN, name) >= (int)size) buf[0] = '\0';
+}
+
+/* $PG_CUOBJDUMP, else the installed copy, else the configure-time path,
+ * else the PATH. 0, or -1 with a one-line reason. */
 static int find_cuobjdump(disassembler *tool, char *err, size_t err_size) {
-  static const char *const baked[] = {PG_CUOBJDUMP_PATH, NULL};
+  char installed[PATH_SIZE];
+  installed_copy("cuobjdump", installed, sizeof installed);
+  const char *const baked[] = {installed, PG_CUOBJDUMP_PATH, NULL};
   pgc_tool_search search = {"cuobjdump", NULL, NULL, "PG_CUOBJDUMP", baked, 0};
   pgc_tool_origin origin = PGC_TOOL_FROM_PATH;
   int rc = pgc_find_tool(&search, tool->path, sizeof tool->path, &origin);
   if (rc == PGC_TOOL_FOUND) {
-    tool->source = origin == PGC_TOOL_FROM_ENV     ? "$PG_CUOBJDUMP"
-                   : origin == PGC_TOOL_FROM_BAKED ? "found when pipegemm was configured"
-                                                   : "PATH";
+    tool->source = origin == PGC_TOOL_FROM_ENV ? "$PG_CUOBJDUMP"
+                   : origin == PGC_TOOL_FROM_PATH ? "PATH"
+                   : strcmp(tool->path, installed) == 0
+                       ? "installed with pipegemm"
+                       : "found when pipegemm was configured";
     return 0;
   }
   if (rc == PGC_TOOL_UNUSABLE)
@@ -602,9 +626,16 @@ static int locate_binary(inspect_state *state) {
   const char *given = state->opts->inspect_binary;
   if (given) {
     snprintf(state->binary, sizeof state->binary, "%s", given);
-    if (access(state->binary, R_OK) != 0) {
+    struct stat facts;
+    if (access(state->binary, R_OK) != 0 || stat(state->binary, &facts) != 0) {
       fprintf(stderr, "pipegemm inspect: cannot read %s: %s\n", state->binary,
               strerror(errno));
+      return PGC_EXIT_USAGE;
+    }
+    if (!S_ISREG(facts.st_mode)) {
+      fprintf(stderr, "pipegemm inspect: %s is %s (--binary takes an executable, a "
+                      "library or an object file)\n",
+              state->binary, S_ISDIR(facts.st_mode) ? "a directory" : "not a regular file");
       return PGC_EXIT_USAGE;
     }
     return PGC_EXIT_OK;
@@ -826,11 +857,11 @@ static int print_inspect_report(const inspect_state *state) {
       .notes = report_notes,
       .note_count = REPORT_NOTES,
   };
-  pgc_print_report(stdout, opts->format, &report);
+  pgc_print_report(pgc_stdout(), opts->format, &report);
   free(cells);
   /* Out before --check's lines on stderr follow it; and none of them
    * after a report that was lost. */
-  return pgc_output_check(stdout, "the report") == 0 ? PGC_EXIT_OK : PGC_EXIT_FAILED;
+  return pgc_output_check(pgc_stdout(), "the report") == 0 ? PGC_EXIT_OK : PGC_EXIT_FAILED;
 }
 
 /* --check: one line on stderr per problem and per broken rule, then the

@@ -25,6 +25,17 @@ case "$mode" in
     done
     "$prefix/bin/pipegemm" --version
     find "$prefix" -type f -o -type l | sort
+    # A disassembler the build fetched into .deps/ is installed beside the
+    # tool, and the installed inspect takes that copy, not the build tree's.
+    if [ -x "$prefix/libexec/pipegemm/cuobjdump" ]; then
+      report=$(env -u PG_CUOBJDUMP "$prefix/bin/pipegemm" inspect --variant cp_async) || {
+        echo "check: FAIL: the installed pipegemm inspect failed"; exit 1; }
+      echo "$report" | grep -q "^disassembler: *$prefix/bin/../libexec/pipegemm/cuobjdump, .*installed with pipegemm" || {
+        echo "check: FAIL: the installed inspect did not take its own cuobjdump:"
+        echo "$report" | head -n 3
+        exit 1
+      }
+    fi
     ;;
   cmake)
     prefix=$1 libdir=$2 work=$3 generator=$4 cc=$5
