@@ -5,8 +5,21 @@
  *   A is M x K with lda >= max(1, K), B is K x N with ldb >= max(1, N),
  *   C is M x N with ldc >= max(1, N) (the BLAS rule for row-major storage:
  *   a leading dimension is at least the row width, and never below 1).
- * Every variant accepts any M, N, K >= 0. M or N = 0 does nothing; K = 0
- * computes C = beta * C. As in BLAS, C is not read when beta == 0.
+ * Every variant accepts any M, N, K >= 0. M or N = 0 does nothing. As in
+ * BLAS, alpha = 0 or K = 0 reads neither A nor B (a NaN or Inf in them does
+ * not reach C) and computes C = beta * C: every kernel entry then launches
+ * one small kernel that scales C instead of its own. C is not read when
+ * beta == 0 (it is set to zeros when alpha = 0 too).
+ *
+ * Out of device memory: a call that cannot load a kernel's code onto the
+ * GPU, get its workspace, or make cuBLAS's handle returns PG_ERR_NO_MEMORY,
+ * with pg_last_error_detail() naming what it was allocating (and the bytes,
+ * where the library knows them), and leaves C and the caller's CUDA error
+ * state as they were. Nothing that failed for want of memory is remembered:
+ * the same call succeeds once the memory is back. A kernel's code is loaded
+ * onto the GPU (at its first use) only while 16 MiB of device memory are
+ * free, since a load that runs out midway would leave that kernel unusable
+ * for the life of the process.
  *
  * Errors are negative pg_status codes. The library never prints and never
  * exits; a rejected call leaves C untouched, and pg_last_error_detail() says

@@ -217,18 +217,27 @@ if (( built )) && [ "${PG_SKIP_SANITIZER:-0}" != 1 ]; then
           done
           continue
         fi
-        # test_gpu_threads is about host threads sharing the library; its
-        # kernels are the ones test_gpu_variants races, and eight threads
-        # under racecheck outlast the step's limit: memcheck only.
-        if [ "$tool" != memcheck ] && [ "$(basename "$t")" = test_gpu_threads ]; then
-          continue
-        fi
+        # Tests about the library's promises rather than its kernels run
+        # under memcheck only: their kernels are the ones test_gpu_variants
+        # races. test_gpu_threads (eight threads outlast racecheck's limit),
+        # test_gpu_blas (alpha = 0, Inf and NaN) and test_gpu_oom (the GPU
+        # full: each entry's first use, one process each).
+        case "$(basename "$t")" in
+          test_gpu_threads | test_gpu_blas | test_gpu_oom)
+            [ "$tool" != memcheck ] && continue ;;
+        esac
         # test_gpu_state makes failed runtime calls on purpose (an error the
         # caller left pending): those are not the library's.
+        # test_gpu_oom fills the GPU on purpose: its refused allocations are
+        # not the library's either, and it starts a process per entry.
         api_errors=()
-        [ "$(basename "$t")" = test_gpu_state ] && api_errors=(--report-api-errors no)
+        limit=75
+        case "$(basename "$t")" in
+          test_gpu_state) api_errors=(--report-api-errors no) ;;
+          test_gpu_oom) api_errors=(--report-api-errors no) limit=200 ;;
+        esac
         PG_TEST_QUICK=1 PG_TEST_VARIANTS=${PG_SANITIZER_VARIANTS:-} PG_TEST_SKIP_VARIANTS=$skip \
-          run_step "sanitizer $tool $(basename "$t")" "$OUT/sanitizer.log" "$OUT/sanitizer.log" 75 \
+          run_step "sanitizer $tool $(basename "$t")" "$OUT/sanitizer.log" "$OUT/sanitizer.log" "$limit" \
           "$sanitizer" --tool "$tool" "${api_errors[@]}" --error-exitcode 1 --print-limit 20 "$t"
       done
     done

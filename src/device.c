@@ -176,6 +176,17 @@ static void probe_image(void *ctx) {
   struct cudaFuncAttributes attr;
   memset(&attr, 0, sizeof attr);
   cudaError_t err = cudaSetDevice(p->device->ordinal);
+  /* The first question about a kernel loads its code onto the GPU; a load
+   * that runs out of device memory midway leaves the kernel unusable for
+   * the life of the process (its launches fail with an unknown error once
+   * memory is back: seen with CUDA 13.0's lazy loading), so it is not tried
+   * with less than PG_LOAD_HEADROOM free. */
+  size_t total = 0;
+  if (err == cudaSuccess) err = cudaMemGetInfo(&p->image.free_bytes, &total);
+  if (err == cudaSuccess && p->image.free_bytes < PG_LOAD_HEADROOM) {
+    p->image.load_error = cudaErrorMemoryAllocation;
+    return;
+  }
   if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, p->kernel);
   if (err == cudaSuccess) {
     p->image.ptx_version = attr.ptxVersion;
@@ -189,6 +200,23 @@ static void probe_image(void *ctx) {
                                (int)dynamic);
   }
   p->image.load_error = err;
+}
+
+/* Whether a probe's answer holds for the life of the process: the kernel
+ * loads, or the build holds no image this GPU can load. A failure for want
+ * of memory, or any other, is asked again next time. */
+static int lasting(cudaError_t err) {
+  switch (err) {
+    case cudaSuccess:
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorInvalidDeviceFunction:
+    case cudaErrorInvalidKernelImage:
+    case cudaErrorInvalidPtx:
+    case cudaErrorUnsupportedPtxVersion:
+      return 1;
+    default:
+      return 0;
+  }
 }
 
 pg_status pg_kernel_image_of(const pg_device *device, const void *kernel,
@@ -207,7 +235,7 @@ pg_status pg_kernel_image_of(const pg_device *device, const void *kernel,
   pg_status st = on_probe_thread(probe_image, &probe);
   if (st == PG_OK) {
     *image = probe.image;
-    if (image_count < PG_MAX_IMAGES) {
+    if (lasting(probe.image.load_error) && image_count < PG_MAX_IMAGES) {
       images[image_count].ordinal = device->ordinal;
       images[image_count].kernel = kernel;
       images[image_count].image = probe.image;
@@ -296,6 +324,65 @@ pg_status pg_device_pool(const pg_device *device, cudaMemPool_t *pool) {
   return st;
 }
 
+/* Bytes each pool is known to hold: the largest allocation it has served
+ * (its release threshold keeps all it was given, until pg_shutdown trims
+ * it). Read on every launch that takes a workspace, so without the lock. */
+static _Atomic size_t pool_held[PG_MAX_DEVICES];
+
+typedef struct {
+  int ordinal;
+  cudaMemPool_t pool;
+  size_t bytes;
+  cudaError_t error;
+  size_t free_bytes; /* device memory free when it failed */
+} reserve_probe;
+
+/* Takes `bytes` from the pool and gives them back in a stream of its own,
+ * so that the pool holds them for the caller's stream-ordered allocation. */
+static void reserve_in_pool(void *ctx) {
+  reserve_probe *p = ctx;
+  cudaStream_t stream = NULL;
+  void *memory = NULL;
+  cudaError_t err = cudaSetDevice(p->ordinal);
+  if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  if (err == cudaSuccess) err = cudaMallocFromPoolAsync(&memory, p->bytes, p->pool, stream);
+  if (err == cudaSuccess) err = cudaFreeAsync(memory, stream);
+  if (stream != NULL) {
+    const cudaError_t synced = cudaStreamSynchronize(stream);
+    if (err == cudaSuccess) err = synced;
+    (void)cudaStreamDestroy(stream);
+  }
+  p->error = err;
+  size_t total = 0;
+  if (err != cudaSuccess && cudaMemGetInfo(&p->free_bytes, &total) != cudaSuccess)
+    p->free_bytes = 0;
+}
+
+pg_status pg_device_pool_hold(const pg_device *device, cudaMemPool_t pool, size_t bytes,
+                              const char *what) {
+  const int d = device->ordinal;
+  if (bytes <= pool_held[d]) return PG_OK;
+  pthread_mutex_lock(&cache_lock);
+  pg_status st = PG_OK;
+  if (bytes > pool_held[d]) {
+    reserve_probe probe;
+    memset(&probe, 0, sizeof probe);
+    probe.ordinal = d;
+    probe.pool = pool;
+    probe.bytes = bytes;
+    st = on_probe_thread(reserve_in_pool, &probe);
+    if (st == PG_OK && probe.error != cudaSuccess) {
+      st = pg_status_from_cuda(probe.error);
+      pg_set_error_detail("%s: %zu bytes of device memory for its workspace from the library's "
+                          "pool: %s (%zu bytes free on the device)",
+                          what, bytes, cudaGetErrorString(probe.error), probe.free_bytes);
+    }
+    if (st == PG_OK) pool_held[d] = bytes;
+  }
+  pthread_mutex_unlock(&cache_lock);
+  return st;
+}
+
 /* cuBLAS's handle; default math: CUBLAS_COMPUTE_32F stays strict FP32 (no
  * TF32). */
 static void create_handle(void *ctx) {
@@ -337,7 +424,10 @@ static void release_objects(void *ctx) {
       cublas_handles[i] = NULL;
     }
     /* Plans may still use the pool: give back its memory, keep the pool. */
-    if (pools[i] != NULL) (void)cudaMemPoolTrimTo((cudaMemPool_t)pools[i], 0);
+    if (pools[i] != NULL) {
+      (void)cudaMemPoolTrimTo((cudaMemPool_t)pools[i], 0);
+      pool_held[i] = 0;
+    }
   }
 }
 

@@ -79,11 +79,17 @@ pg_status pg_device_current(const pg_device **device);
 pg_status pg_no_device(cudaError_t err);
 
 /* What a kernel of ours is on a device: whether the build holds an image the
- * GPU loads, and its resources. Asked once per (device, kernel); the same
- * first ask raises the kernel's dynamic shared-memory limit to all the device
- * allows, so no launch needs to. */
+ * GPU loads, and its resources. Asked once per (device, kernel), and asked
+ * again while the answer is a failure that may pass (out of memory); the
+ * first ask that loads it raises the kernel's dynamic shared-memory limit to
+ * all the device allows, so no launch needs to. */
+/* Device memory that must be free before a kernel's code is loaded: more
+ * than the largest of the library's modules (src/device.c says why). */
+#define PG_LOAD_HEADROOM ((size_t)16 << 20)
+
 typedef struct {
   cudaError_t load_error; /* cudaSuccess when the GPU loads it */
+  size_t free_bytes;      /* device memory free when it was asked (for a failure's reason) */
   int ptx_version;        /* the virtual architecture it was compiled for (80, 90) */
   int registers;
   size_t static_smem;
@@ -96,6 +102,13 @@ pg_status pg_kernel_image_of(const pg_device *device, const void *kernel,
  * (release threshold: all), so a launch's stream-ordered allocation is
  * cheap after the first. */
 pg_status pg_device_pool(const pg_device *device, cudaMemPool_t *pool);
+/* Makes sure the pool holds `bytes` for one allocation, growing it on the
+ * probing thread when it does not yet, so that a launch's stream-ordered
+ * allocation on the caller's thread finds them (and a failure leaves the
+ * caller's CUDA error state alone). PG_ERR_NO_MEMORY with a detail that
+ * names `what` and the bytes; nothing is remembered of a failure. */
+pg_status pg_device_pool_hold(const pg_device *device, cudaMemPool_t pool, size_t bytes,
+                              const char *what);
 
 /* The cuBLAS handle of a device, made on first use (src/device.c makes it on
  * its probing thread, which may do what a stream capture forbids). */
@@ -210,6 +223,8 @@ struct pg_plan {
   size_t dynamic_smem;
   size_t workspace_bytes;  /* 0: none */
   cudaMemPool_t pool;      /* where the workspace comes from */
+  int scales_c_only;       /* alpha = 0 or K = 0: the kernel is C = beta * C */
+  char label[64];          /* for messages: "tma_ws", or "auto (tma_ws)" */
   const void *reduce_kernel;
   unsigned reduce_grid_x, reduce_grid_y, reduce_threads;
 };
@@ -248,6 +263,12 @@ void pg_cublas_lock(void);
 void pg_cublas_unlock(void);
 /* cuBLAS version as major*10000 + minor*100 + patch, or a negative pg_status. */
 int pg_cublas_version(void);
+
+/* ---- C = beta * C (src/kernels/scale_c.cu) ------------------------------------
+ * What every kernel entry launches when alpha = 0 or K = 0: A and B are not
+ * read, and C only when beta != 0. */
+#define PG_SCALE_C_THREADS 256
+void pg_plan_scale_c(const pg_gemm_args *args, pg_kernel_plan *plan);
 
 /* ---- planners, one per file in src/kernels/, in study order ----------------- */
 void pg_plan_tiled32(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);

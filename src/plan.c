@@ -2,6 +2,7 @@
  * rules and its kernel's plan, made once (pg_plan_prepare); and the one place
  * a kernel of the library is launched (pg_plan_launch). pg_sgemm is both. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,8 @@
 #define PG_MAX_GRID_Y 65535LL
 /* Room for an entry's reason to reject a layout. */
 #define PG_WHY_SIZE 200
+/* Room for a copy of pg_last_error_detail(). */
+#define PG_DETAIL_COPY 256
 #define PG_KIB 1024.0
 
 static int max_int(int a, int b) { return a > b ? a : b; }
@@ -92,6 +95,41 @@ static pg_status entry_of(const pg_variant_info *variant, const pg_variant_entry
 
 /* ---- what an entry needs of the device ------------------------------------------- */
 
+/* Whether the device loads `kernel`, one that `info`'s plan launches (`role`:
+ * "kernel", "reduction"), with code for compute capability `min_cc` at least;
+ * the first call loads its module onto the GPU. A load that ran out of memory
+ * is PG_ERR_NO_MEMORY and is tried again at the next call. */
+static pg_status load_kernel(const pg_device *dev, const pg_variant_info *info,
+                             const void *kernel, const char *role, int min_cc) {
+  pg_kernel_image image;
+  pg_status st = pg_kernel_image_of(dev, kernel, &image);
+  if (st != PG_OK) return st;
+  if (image.load_error == cudaErrorMemoryAllocation) {
+    st = pg_status_from_cuda(image.load_error);
+    pg_set_error_detail("%s: out of device memory to load its %s's code onto the GPU (%zu "
+                        "bytes free; a load needs %zu)",
+                        info->name, role, image.free_bytes, PG_LOAD_HEADROOM);
+    return st;
+  }
+  if (image.load_error != cudaSuccess) {
+    st = pg_status_from_cuda(image.load_error);
+    pg_set_error_detail("%s: this build holds no %s image that sm_%d loads (%s)", info->name,
+                        role, dev->cc, cudaGetErrorString(image.load_error));
+    return st;
+  }
+  /* Code compiled for an older virtual architecture than the entry needs
+   * loads (the driver compiles its PTX) but holds only the trap of a kernel
+   * built without its instructions. */
+  if (image.ptx_version < min_cc) {
+    st = pg_status_from_cuda(cudaErrorNoKernelImageForDevice);
+    pg_set_error_detail("%s: this build holds its code for compute_%d only; it needs sm_%d "
+                        "code or compute_%d PTX",
+                        info->name, image.ptx_version, min_cc, min_cc);
+    return st;
+  }
+  return PG_OK;
+}
+
 /* Whether the device runs `entry` at `stages` on the problem in plan->args,
  * and if so its kernel's plan in *kernel. `layout`: also apply the grid
  * limits and the entry's layout rules (0 when no real problem is at hand). */
@@ -119,25 +157,8 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
       pg_set_error_detail("%s has no kernel for %d stages", info->name, stages);
       return PG_ERR_STAGES;
     }
-    pg_kernel_image image;
-    pg_status st = pg_kernel_image_of(dev, kernel->kernel, &image);
+    pg_status st = load_kernel(dev, info, kernel->kernel, "kernel", info->min_cc);
     if (st != PG_OK) return st;
-    if (image.load_error != cudaSuccess) {
-      st = pg_status_from_cuda(image.load_error);
-      pg_set_error_detail("%s: this build holds no kernel image that sm_%d loads (%s)",
-                          info->name, dev->cc, cudaGetErrorString(image.load_error));
-      return st;
-    }
-    /* Code compiled for an older virtual architecture than the entry needs
-     * loads (the driver compiles its PTX) but holds only the trap of a
-     * kernel built without its instructions. */
-    if (image.ptx_version < info->min_cc) {
-      st = pg_status_from_cuda(cudaErrorNoKernelImageForDevice);
-      pg_set_error_detail("%s: this build holds its code for compute_%d only; it needs sm_%d "
-                          "code or compute_%d PTX",
-                          info->name, image.ptx_version, info->min_cc, info->min_cc);
-      return st;
-    }
   }
   if (!layout) return PG_OK;
   if (kernel->grid_x > PG_MAX_GRID_X || kernel->grid_y > PG_MAX_GRID_Y) {
@@ -199,6 +220,9 @@ static pg_status choose(const pg_device *dev, pg_plan *plan, const pg_variant_en
     if (s < info->min_stages || s > info->max_stages) continue;
     plan->args = problem;
     const pg_status st = decide_entry(dev, candidate, s, plan, kernel, 1);
+    /* Out of memory is no answer about the candidate: choosing past it
+     * would make the choice depend on the moment. */
+    if (st == PG_ERR_NO_MEMORY) return st;
     if (st != PG_OK) {
       refusal = st; /* the last refusal's status and detail, should all refuse */
       continue;
@@ -273,9 +297,8 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_plan *kernel) {
     plan->reduce_grid_x = (unsigned)kernel->reduce_grid_x;
     plan->reduce_grid_y = (unsigned)kernel->reduce_grid_y;
     plan->reduce_threads = (unsigned)kernel->reduce_threads;
-    pg_kernel_image image; /* the reduction's shared-memory opt-in and image */
-    st = pg_kernel_image_of(plan->device, kernel->reduce_kernel, &image);
-    if (st == PG_OK && image.load_error != cudaSuccess) st = pg_status_from_cuda(image.load_error);
+    st = load_kernel(plan->device, &entry->info, kernel->reduce_kernel, "reduction",
+                     entry->info.min_cc);
     if (st != PG_OK) return st;
   }
   if (kernel->tma != NULL) {
@@ -285,6 +308,36 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_plan *kernel) {
       return pg_status_from_cuda(err);
     }
   }
+  return PG_OK;
+}
+
+/* A selector's failure is told as its own: "auto: <the candidate's reason>". */
+static void name_the_selector(const pg_variant_info *variant) {
+  char why[PG_DETAIL_COPY];
+  snprintf(why, sizeof why, "%s", pg_last_error_detail());
+  pg_set_error_detail("%s: %s", variant->name, why);
+}
+
+/* alpha = 0 or K = 0: alpha * A * B is no part of the result, and BLAS reads
+ * neither A nor B; the plan launches C = beta * C instead of the entry's
+ * kernel (src/kernels/scale_c.cu), with no workspace and no split. */
+static int product_vanishes(const pg_gemm_args *args) {
+  return args->alpha == 0.0f || args->k == 0;
+}
+
+static pg_status finish_scale_plan(pg_plan *plan) {
+  pg_kernel_plan kernel;
+  memset(&kernel, 0, sizeof kernel);
+  pg_plan_scale_c(&plan->args, &kernel);
+  pg_status st = load_kernel(plan->device, &plan->entry->info, kernel.kernel, "C = beta * C", 0);
+  if (st != PG_OK) return st;
+  plan->args.splits = 0;
+  plan->args.stream_k = 0;
+  plan->scales_c_only = 1;
+  plan->kernel = kernel.kernel;
+  plan->threads = PG_SCALE_C_THREADS;
+  plan->grid_x = (unsigned)kernel.grid_x;
+  plan->grid_y = (unsigned)kernel.grid_y;
   return PG_OK;
 }
 
@@ -304,20 +357,38 @@ pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int sta
   plan->device = dev;
   set_problem(&plan->args, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   pg_kernel_plan kernel;
-  if (entry->info.kind == PG_KIND_SELECTOR)
+  if (entry->info.kind == PG_KIND_SELECTOR) {
     st = choose(dev, plan, &entry, &stages, &kernel);
-  else
+    if (st != PG_OK) {
+      name_the_selector(variant);
+      return st;
+    }
+    snprintf(plan->label, sizeof plan->label, "%s (%s)", variant->name, entry->info.name);
+  } else {
     st = decide_entry(dev, entry, stages, plan, &kernel, 1);
-  if (st != PG_OK) return st;
+    if (st != PG_OK) return st;
+    snprintf(plan->label, sizeof plan->label, "%s", entry->info.name);
+  }
   plan->entry = entry;
   plan->stages = stages;
   plan->args.stages = stages;
-  if (entry->info.kind == PG_KIND_KERNEL) st = finish_plan(plan, &kernel);
-  if (st != PG_OK) plan->entry = NULL;
+  if (entry->info.kind == PG_KIND_KERNEL)
+    st = product_vanishes(&plan->args) ? finish_scale_plan(plan) : finish_plan(plan, &kernel);
+  if (st != PG_OK) {
+    plan->entry = NULL;
+    if (variant->kind == PG_KIND_SELECTOR) name_the_selector(variant);
+  }
   return st;
 }
 
 /* ---- plans --------------------------------------------------------------------- */
+
+/* A launch CUDA refused, with the plan's name and the step that failed. */
+static pg_status launch_failed(const pg_plan *plan, const char *step, cudaError_t err) {
+  const pg_status st = pg_status_from_cuda(err);
+  pg_set_error_detail("%s: %s: %s", plan->label, step, cudaGetErrorString(err));
+  return st;
+}
 
 pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
   if (plan == NULL) {
@@ -331,25 +402,44 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
   const dim3 block = {plan->threads, 1, 1};
   if (plan->workspace_bytes == 0) {
     void *params[] = {(void *)&plan->args, (void *)&plan->maps};
-    return pg_status_from_cuda(
-        cudaLaunchKernel(plan->kernel, grid, block, params, plan->dynamic_smem, stream));
+    const cudaError_t err =
+        cudaLaunchKernel(plan->kernel, grid, block, params, plan->dynamic_smem, stream);
+    return err == cudaSuccess ? PG_OK : launch_failed(plan, "launching its kernel", err);
   }
   /* Split-K: partial sums in stream-ordered memory of the library's pool,
    * the kernel, the reduction, and the memory back to the pool; all four in
-   * `stream`, so concurrent launches never share a workspace. */
+   * `stream`, so concurrent launches never share a workspace. The pool is
+   * made to hold the bytes first, off this thread, so that a device out of
+   * memory fails there and leaves this thread's CUDA error as it was. */
+  pg_status st =
+      pg_device_pool_hold(plan->device, plan->pool, plan->workspace_bytes, plan->label);
+  if (st != PG_OK) return st;
   pg_gemm_args args = plan->args;
   void *params[] = {(void *)&args, (void *)&plan->maps};
+  const cudaError_t pending = cudaPeekAtLastError();
   cudaError_t err = cudaMallocFromPoolAsync((void **)&args.partials, plan->workspace_bytes,
                                             plan->pool, stream);
-  if (err != cudaSuccess) return pg_status_from_cuda(err);
+  if (err != cudaSuccess) {
+    /* Another launch took what the pool held: the caller's error slot gets
+     * back what it had, where it had nothing. */
+    if (pending == cudaSuccess) (void)cudaGetLastError();
+    st = pg_status_from_cuda(err);
+    pg_set_error_detail("%s: %zu bytes of device memory for its workspace from the library's "
+                        "pool: %s",
+                        plan->label, plan->workspace_bytes, cudaGetErrorString(err));
+    return st;
+  }
+  const char *step = "launching its kernel";
   err = cudaLaunchKernel(plan->kernel, grid, block, params, plan->dynamic_smem, stream);
   if (err == cudaSuccess) {
     const dim3 reduce_grid = {plan->reduce_grid_x, plan->reduce_grid_y, 1};
     const dim3 reduce_block = {plan->reduce_threads, 1, 1};
+    step = "launching its reduction";
     err = cudaLaunchKernel(plan->reduce_kernel, reduce_grid, reduce_block, params, 0, stream);
   }
   const cudaError_t freed = cudaFreeAsync(args.partials, stream);
-  return pg_status_from_cuda(err != cudaSuccess ? err : freed);
+  if (err == cudaSuccess && freed != cudaSuccess) step = "giving its workspace back", err = freed;
+  return err == cudaSuccess ? PG_OK : launch_failed(plan, step, err);
 }
 
 pg_status pg_plan_create(pg_plan **out, const pg_variant_info *variant, int stages, int m,

@@ -95,6 +95,12 @@ pg_status pg_plan_trace(pg_plan *plan, pg_trace_header *buffer) {
     pg_set_error_detail("%s has no traced kernel", entry ? entry->info.name : "a plan with no kernel");
     return PG_ERR_UNSUPPORTED;
   }
+  if (plan->scales_c_only) {
+    pg_set_error_detail("%s: with alpha = 0 or K = 0 the call computes C = beta * C only; its "
+                        "pipeline does not run",
+                        entry->info.name);
+    return PG_ERR_UNSUPPORTED;
+  }
   if (plan->workspace_bytes != 0) {
     pg_set_error_detail("%s: this plan splits its work between two kernels; only a plan of "
                         "whole tiles is traced",
