@@ -149,6 +149,13 @@ PG_API int pg_variant_count(void);
 PG_API const pg_variant_info *pg_variant_at(int index);           /* NULL if out of range */
 PG_API const pg_variant_info *pg_variant_find(const char *name);  /* NULL if unknown */
 
+/* The stage count `stages` means for `variant` (0: its default): PG_OK with
+ * it in *resolved (which may be NULL); PG_ERR_STAGES, with the allowed range
+ * in pg_last_error_detail(), when the variant does not take it;
+ * PG_ERR_INVALID_ARG for a pointer that is no registry entry. Does not touch
+ * the GPU. */
+PG_API pg_status pg_variant_stages(const pg_variant_info *variant, int stages, int *resolved);
+
 /* Shared memory per block for `stages` (0 = default). PG_ERR_STAGES if the
  * stage count is not allowed. Does not touch the GPU. */
 PG_API pg_status pg_variant_smem_bytes(const pg_variant_info *variant, int stages,

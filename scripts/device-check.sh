@@ -37,8 +37,8 @@
 #   PG_SKIP_CONFIGS=1          the two other builds (configs.log): PTX only for
 #                              compute_80, so every kernel runs its Ampere code
 #                              on this GPU through the driver's compiler; and
-#                              tma_ws built for sm_80 only
-#                              (-DPG_TMA_WS_ARCHITECTURES=80), so this GPU
+#                              the sm_90a files (tma_ws) built for sm_80 only
+#                              (-DPG_SM90A_ARCHITECTURES=80), so this GPU
 #                              cannot load its image, as a GPU after sm_90
 #                              cannot: the GPU tests in each, auto included
 #   PG_SHAPE_SET=bench/shapes/set.txt  the committed shape set, timed in
@@ -257,7 +257,7 @@ fi
 if (( built )) && [ "${PG_SKIP_CONFIGS:-0}" != 1 ]; then
   : >"$OUT/configs.log"
   for config in "ptx80:-DCMAKE_CUDA_ARCHITECTURES=80-virtual" \
-                "no-tma-ws-image:-DCMAKE_CUDA_ARCHITECTURES=90 -DPG_TMA_WS_ARCHITECTURES=80"; do
+                "no-tma-ws-image:-DCMAKE_CUDA_ARCHITECTURES=90 -DPG_SM90A_ARCHITECTURES=80"; do
     name=${config%%:*}
     flags=${config#*:}
     if run_step "configure $name" "$OUT/configs.log" "$OUT/configs.log" 120 \

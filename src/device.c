@@ -1,6 +1,6 @@
 /* What the library knows of each device, asked once and kept: compute
  * capability, SMs, shared memory, which of our kernels the GPU loads (and
- * their resources), and the cuBLAS handle.
+ * their resources), and the split-K workspace pool.
  *
  * Every question that can fail is asked on a short-lived thread of the
  * library's own. The CUDA runtime keeps its last error per host thread, so a
@@ -12,8 +12,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-
-#include <cublas_v2.h>
 
 #include "internal.h"
 #include "tma.h"
@@ -28,9 +26,7 @@
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static int device_known[PG_MAX_DEVICES];
 static pg_device devices[PG_MAX_DEVICES];
-/* Per device, made on first use (object_of): cublasHandle_t and
- * cudaMemPool_t, both pointers. */
-static void *cublas_handles[PG_MAX_DEVICES];
+/* Per device, made on first use (object_of): a cudaMemPool_t. */
 static void *pools[PG_MAX_DEVICES];
 
 typedef struct {
@@ -56,8 +52,7 @@ static void *probe_main(void *arg) {
   return NULL;
 }
 
-/* Runs work(ctx) on a thread of its own and waits for it. */
-static pg_status on_probe_thread(void (*work)(void *), void *ctx) {
+pg_status pg_on_probe_thread(void (*work)(void *), void *ctx) {
   probe_job job = {work, ctx};
   pthread_t thread;
   if (pthread_create(&thread, NULL, probe_main, &job) != 0) {
@@ -151,7 +146,7 @@ pg_status pg_device_current(const pg_device **out) {
     device_probe probe;
     memset(&probe, 0, sizeof probe);
     probe.ordinal = ordinal;
-    st = on_probe_thread(probe_device, &probe);
+    st = pg_on_probe_thread(probe_device, &probe);
     if (st == PG_OK && probe.error != cudaSuccess) st = no_device(probe.error, probe.why);
     if (st == PG_OK) {
       devices[ordinal] = probe.device;
@@ -232,7 +227,7 @@ pg_status pg_kernel_image_of(const pg_device *device, const void *kernel,
   memset(&probe, 0, sizeof probe);
   probe.device = device;
   probe.kernel = kernel;
-  pg_status st = on_probe_thread(probe_image, &probe);
+  pg_status st = pg_on_probe_thread(probe_image, &probe);
   if (st == PG_OK) {
     *image = probe.image;
     if (lasting(probe.image.load_error) && image_count < PG_MAX_IMAGES) {
@@ -246,7 +241,7 @@ pg_status pg_kernel_image_of(const pg_device *device, const void *kernel,
   return st;
 }
 
-/* ---- objects made once per device: the split-K pool, the cuBLAS handle ----------- */
+/* ---- the split-K pool, made once per device ----------------------------------------- */
 
 /* What a maker fills on the probing thread: the object, or why it failed. */
 typedef struct {
@@ -274,7 +269,7 @@ static pg_status object_of(const pg_device *device, void **slots, void (*make)(v
     object_probe probe;
     memset(&probe, 0, sizeof probe);
     probe.ordinal = device->ordinal;
-    st = on_probe_thread(make, &probe);
+    st = pg_on_probe_thread(make, &probe);
     if (st == PG_OK && probe.status != PG_OK) {
       if (probe.cuda_error != cudaSuccess) (void)pg_status_from_cuda(probe.cuda_error);
       pg_set_error_detail("%s", probe.why);
@@ -370,7 +365,7 @@ pg_status pg_device_pool_hold(const pg_device *device, cudaMemPool_t pool, size_
     probe.ordinal = d;
     probe.pool = pool;
     probe.bytes = bytes;
-    st = on_probe_thread(reserve_in_pool, &probe);
+    st = pg_on_probe_thread(reserve_in_pool, &probe);
     if (st == PG_OK && probe.error != cudaSuccess) {
       st = pg_status_from_cuda(probe.error);
       pg_set_error_detail("%s: %zu bytes of device memory for its workspace from the library's "
@@ -383,58 +378,19 @@ pg_status pg_device_pool_hold(const pg_device *device, cudaMemPool_t pool, size_
   return st;
 }
 
-/* cuBLAS's handle; default math: CUBLAS_COMPUTE_32F stays strict FP32 (no
- * TF32). */
-static void create_handle(void *ctx) {
-  object_probe *p = ctx;
-  cublasHandle_t handle = NULL;
-  cudaError_t err = cudaSetDevice(p->ordinal);
-  if (err != cudaSuccess) {
-    fail_probe(p, PG_ERR_CUDA, err, "cuBLAS", cudaGetErrorString(err));
-    return;
-  }
-  cublasStatus_t status = cublasCreate(&handle);
-  if (status == CUBLAS_STATUS_SUCCESS) {
-    status = cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH);
-    if (status != CUBLAS_STATUS_SUCCESS) cublasDestroy(handle);
-  }
-  if (status != CUBLAS_STATUS_SUCCESS)
-    fail_probe(p, status == CUBLAS_STATUS_ALLOC_FAILED ? PG_ERR_NO_MEMORY : PG_ERR_CUBLAS,
-               cudaSuccess, "cublasCreate", cublasGetStatusString(status));
-  else
-    p->object = handle;
-}
-
-pg_status pg_cublas_handle_of(const pg_device *device, pg_cublas_handle *handle) {
-  void *object = NULL;
-  pg_status st = object_of(device, cublas_handles, create_handle, &object);
-  if (st == PG_OK) *handle = (pg_cublas_handle)object;
-  return st;
-}
-
-/* On the probing thread (a capture on the caller's forbids these calls),
- * each device current in turn. */
-static void release_objects(void *ctx) {
+/* On the probing thread, each device current in turn. Plans may still use
+ * a pool: its memory goes back, the pool stays. */
+static void trim_pools(void *ctx) {
   (void)ctx;
   for (int i = 0; i < PG_MAX_DEVICES; ++i) {
-    if (cublas_handles[i] == NULL && pools[i] == NULL) continue;
-    if (cudaSetDevice(i) != cudaSuccess) continue;
-    if (cublas_handles[i] != NULL) {
-      cublasDestroy((cublasHandle_t)cublas_handles[i]);
-      cublas_handles[i] = NULL;
-    }
-    /* Plans may still use the pool: give back its memory, keep the pool. */
-    if (pools[i] != NULL) {
-      (void)cudaMemPoolTrimTo((cudaMemPool_t)pools[i], 0);
-      pool_held[i] = 0;
-    }
+    if (pools[i] == NULL || cudaSetDevice(i) != cudaSuccess) continue;
+    (void)cudaMemPoolTrimTo((cudaMemPool_t)pools[i], 0);
+    pool_held[i] = 0;
   }
 }
 
-void pg_shutdown(void) {
-  pg_cublas_lock(); /* no cuBLAS call is using a handle while they go */
+void pg_device_release(void) {
   pthread_mutex_lock(&cache_lock);
-  (void)on_probe_thread(release_objects, NULL);
+  (void)pg_on_probe_thread(trim_pools, NULL);
   pthread_mutex_unlock(&cache_lock);
-  pg_cublas_unlock();
 }

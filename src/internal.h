@@ -1,19 +1,22 @@
 /* Internal to libpipegemm: the registry entry, the device cache, the plan,
- * and the contract between the C core and the extern "C" planners in
- * src/kernels/.
+ * and the contract between the C core and the kernel files in src/kernels/.
+ * Nothing outside the library includes it; pipegemm's tools use
+ * src/introspect.h.
  *
  * A call goes through three steps, each in one place:
- *   decide  (src/plan.c)    arguments, the device (src/device.c), auto's
- *                           choice (src/tuning.c), the entry's layout rules;
- *   plan    (src/kernels/)  each kernel's planner says which kernel, grid and
- *                           dynamic shared memory; it calls no CUDA function;
- *   launch  (src/plan.c)    one cudaLaunchKernel (with a workspace between
- *                           two for the split forms), or cuBLAS. */
+ *   decide     (src/plan.c)    arguments, the device (src/device.c), auto's
+ *                              choice (src/tuning.c), the entry's layout rules;
+ *   configure  (src/kernels/)  each entry's configure function says which
+ *                              kernel, grid and dynamic shared memory; it
+ *                              calls no CUDA function;
+ *   launch     (src/plan.c)    one cudaLaunchKernel (with a workspace between
+ *                              two for the split forms), or cuBLAS. */
 #ifndef PG_INTERNAL_H
 #define PG_INTERNAL_H
 
 #include <cuda.h> /* CUtensorMap only: the driver is reached at run time */
 
+#include "introspect.h"
 #include "pipegemm.h"
 #include "tuning.h"
 
@@ -74,9 +77,15 @@ typedef struct {
 /* The current device's facts, cached per device. PG_ERR_NO_DEVICE with
  * pg_last_error_detail() saying why (no driver, a driver too old, no GPU). */
 pg_status pg_device_current(const pg_device **device);
-/* PG_ERR_NO_DEVICE (or PG_ERR_NO_MEMORY) for a failure to reach a device,
- * its reason as the detail: no driver, a driver too old, no GPU. */
-pg_status pg_no_device(cudaError_t err);
+
+/* Runs work(ctx) on a short-lived thread of the library's own and waits for
+ * it: a probe that fails leaves nothing in the caller's CUDA error slot, and
+ * the thread runs in the relaxed stream-capture mode, so it may make what a
+ * capture on the caller's thread forbids (a cuBLAS handle, a memory pool). */
+pg_status pg_on_probe_thread(void (*work)(void *ctx), void *ctx);
+
+/* Gives back the memory the split-K pools keep (pg_shutdown). */
+void pg_device_release(void);
 
 /* What a kernel of ours is on a device: whether the build holds an image the
  * GPU loads, and its resources. Asked once per (device, kernel), and asked
@@ -110,11 +119,6 @@ pg_status pg_device_pool(const pg_device *device, cudaMemPool_t *pool);
 pg_status pg_device_pool_hold(const pg_device *device, cudaMemPool_t pool, size_t bytes,
                               const char *what);
 
-/* The cuBLAS handle of a device, made on first use (src/device.c makes it on
- * its probing thread, which may do what a stream capture forbids). */
-typedef struct cublasContext *pg_cublas_handle;
-pg_status pg_cublas_handle_of(const pg_device *device, pg_cublas_handle *handle);
-
 /* ---- the registry (src/registry.c) ----------------------------------------- */
 
 /* The boxes of the TMA kernels' copies: A as box_k (contiguous) x box_m
@@ -125,9 +129,10 @@ typedef struct {
   int b_box_n, b_box_k;
 } pg_tma_boxes;
 
-/* A kernel planner's answer: which kernel and its grid. The block is the
- * entry's info.threads and the dynamic shared memory its smem_bytes (when
- * kernel.dynamic_smem says so): one number each, in the registry. */
+/* A kernel entry's launch, as its configure function decides it: which
+ * kernel and its grid. The block is the entry's info.threads and the dynamic
+ * shared memory its smem_bytes (when kernel.dynamic_smem says so): one
+ * number each, in the entry. */
 typedef struct {
   const void *kernel;
   long long grid_x, grid_y; /* the core refuses a grid past CUDA's limits */
@@ -145,62 +150,36 @@ typedef struct {
   const void *reduce_kernel;
   long long reduce_grid_x, reduce_grid_y;
   int reduce_threads;
-} pg_kernel_plan;
+} pg_kernel_launch;
 
-/* A kernel's planner. It may set the fields of args that are its own
- * (tma_ws's group_m). */
-typedef void (*pg_plan_fn)(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
-                           pg_kernel_plan *plan);
+/* An entry's configure function. It may set the fields of args that are its
+ * own (tma_ws's group_m). */
+typedef void (*pg_configure_fn)(pg_gemm_args *args, const pg_device *device,
+                                const pg_tuning *tuning, pg_kernel_launch *launch);
 /* A layout rule an entry needs beyond pg_sgemm's own: PG_OK, or an error
  * with its reason written to `why`. */
 typedef pg_status (*pg_check_fn)(const pg_gemm_args *args, char *why, size_t why_size);
 typedef size_t (*pg_smem_fn)(int stages);
 
-/* One instruction a variant's SASS must show, or must not show, for its
- * mechanism to be what the variant claims (`pipegemm inspect --check`).
- * `opcode` names the instruction and the modifiers it must carry, in any
- * order: "LDGSTS" matches LDGSTS.E.BYPASS.128, "LDG.128" matches
- * LDG.E.128.CONSTANT, "SYNCS.PHASECHK" matches SYNCS.PHASECHK.TRANS64.TRYWAIT,
- * and "DEPBAR" does not match LDGDEPBAR. */
-typedef struct {
-  int min_sm, max_sm;  /* code for sm_<min_sm>..sm_<max_sm> (0: no bound) */
-  int must_appear;     /* 1: at least once; 0: never */
-  const char *opcode;
-  const char *meaning; /* completes "LDGSTS missing — ..." or "STS present — ..." */
-} pg_sass_rule;
-
-/* Where a kernel entry's code is in a binary and what it must show. */
-typedef struct {
-  /* Symbol stem: the kernel "pg_cp_async_kernel", or every instance
-   * "pg_pipeline_block_kernel<N>" of a template. */
-  const char *symbol;
-  /* The instance launched at the default configuration ("..._kernel<2>"),
-   * or NULL when the stem is not a template. */
-  const char *launched;
-  int dynamic_smem; /* 1: launched with smem_bytes(stages) of dynamic shared
-                       memory; 0: its shared memory is static */
-  const pg_sass_rule *rules;
-  int rule_count;
-} pg_kernel_spec;
-
+/* One registry entry, defined in its kernel file (src/kernels/entry.h) or,
+ * for cublas and auto, in src/cublas.c and src/plan.c; src/variants.h lists
+ * them all. */
 typedef struct {
   pg_variant_info info;
-  pg_smem_fn smem_bytes; /* per block, for an allowed stage count; NULL: none */
-  pg_plan_fn plan;       /* PG_KIND_KERNEL only */
-  pg_check_fn check;     /* NULL: every layout pg_sgemm accepts runs */
-  pg_kernel_spec kernel; /* PG_KIND_KERNEL only */
-  /* The planner of the kernel's traced twin (src/trace.h), the same plan
-   * with a kernel that records its pipeline; NULL: `pipegemm trace` does not
-   * take the variant. */
-  pg_plan_fn traced_plan;
+  pg_smem_fn smem_bytes;     /* per block, for an allowed stage count; NULL: none */
+  pg_configure_fn configure; /* PG_KIND_KERNEL only */
+  pg_check_fn check;         /* NULL: every layout pg_sgemm accepts runs */
+  pg_kernel_spec kernel;     /* PG_KIND_KERNEL only */
 } pg_variant_entry;
 
-extern const pg_variant_entry pg_registry[];
-extern const int pg_registry_count;
 /* The entry of a registry info pointer; NULL for anything else. */
 const pg_variant_entry *pg_entry_of(const pg_variant_info *info);
 /* The entry named `name`; NULL if none. */
 const pg_variant_entry *pg_entry_find(const char *name);
+/* The entry's traced twin (src/variants.h, TRACED): the same entry, whose
+ * configure function launches the kernel that records its pipeline; NULL
+ * where `pipegemm trace` does not take the variant. */
+const pg_variant_entry *pg_entry_traced(const pg_variant_entry *entry);
 
 /* ---- the decided call (src/plan.c) ------------------------------------------ */
 
@@ -235,62 +214,26 @@ pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int sta
                           int n, int k, float alpha, const float *a, int lda, const float *b,
                           int ldb, float beta, float *c, int ldc);
 
-/* ---- errors (src/status.c) ------------------------------------------------- */
+/* ---- errors (src/status.c; the rest in src/introspect.h) ---------------------- */
 
-/* Clears the text pg_last_error_detail() returns on this thread. */
-void pg_clear_error_detail(void);
-/* Sets it, printf-style. */
-void pg_set_error_detail(const char *format, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
-#endif
-    ;
-
-/* Records a CUDA error for pg_last_cuda_error() and maps it to a pg_status. */
-pg_status pg_status_from_cuda(cudaError_t err);
 /* Puts back what pg_last_cuda_error() said before (auto's refused
  * candidates are no error of a call that succeeds). */
 void pg_restore_last_cuda_error(cudaError_t err);
 
 /* ---- cuBLAS (src/cublas.c) -------------------------------------------------- */
 
-/* cuBLAS strict FP32 on the plan's problem. */
+/* cuBLAS strict FP32 on the plan's problem, with the device's handle (made
+ * on first use, on the probing thread). */
 pg_status pg_cublas_sgemm(const pg_device *device, const pg_gemm_args *args,
                           cudaStream_t stream);
-/* The lock under which a cuBLAS handle is used (pg_shutdown takes it before
- * releasing the handles). */
-void pg_cublas_lock(void);
-void pg_cublas_unlock(void);
-/* cuBLAS version as major*10000 + minor*100 + patch, or a negative pg_status. */
-int pg_cublas_version(void);
+/* Destroys the handles (pg_shutdown), once no call is using them. */
+void pg_cublas_release(void);
 
 /* ---- C = beta * C (src/kernels/scale_c.cu) ------------------------------------
  * What every kernel entry launches when alpha = 0 or K = 0: A and B are not
  * read, and C only when beta != 0. */
 #define PG_SCALE_C_THREADS 256
-void pg_plan_scale_c(const pg_gemm_args *args, pg_kernel_plan *plan);
-
-/* ---- planners, one per file in src/kernels/, in study order ----------------- */
-void pg_plan_tiled32(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_tiled32_db(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_baseline(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_pingpong(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_cp_async(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_pipeline_thread(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_pipeline_block(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_barrier(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_mbarrier(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_warp_specialized(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_tma(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_tma_ws(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_tma_ws_splitk(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
-                           pg_kernel_plan *plan);
-void pg_plan_tma_ws_n64(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
-                        pg_kernel_plan *plan);
-void pg_plan_tma_ws_m256(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
-                        pg_kernel_plan *plan);
-void pg_plan_tma_ws_streamk(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
-                            pg_kernel_plan *plan);
+void pg_configure_scale_c(const pg_gemm_args *args, pg_kernel_launch *launch);
 
 #ifdef __cplusplus
 }

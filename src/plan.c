@@ -22,6 +22,13 @@ static int max_int(int a, int b) { return a > b ? a : b; }
 
 static int is_16_byte_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
+/* auto's registry entry: it runs what choose() picks for the call. */
+const pg_variant_entry pg_entry_auto = {
+    .info = {.name = "auto", .kind = PG_KIND_SELECTOR,
+             .technique = "the best predicted variant for this GPU and shape (pg_auto_select, src/tuning.c)",
+             .source = "", .min_cc = 50},
+};
+
 /* ---- arguments -------------------------------------------------------------- */
 
 /* A leading dimension against the BLAS rule ld >= max(1, row width). */
@@ -34,26 +41,10 @@ static pg_status check_ld(const char *ld_name, int ld, const char *width_name, i
   return PG_ERR_INVALID_ARG;
 }
 
-/* The stage count, 0 meaning the variant's default, against its range. */
-static pg_status check_stages(const pg_variant_info *variant, int *stages) {
-  if (*stages == 0) *stages = variant->default_stages;
-  if (*stages >= variant->min_stages && *stages <= variant->max_stages) return PG_OK;
-  if (variant->max_stages == 0)
-    pg_set_error_detail("stages = %d: %s takes only 0 (it runs its choice's own)", *stages,
-                        variant->name);
-  else
-    pg_set_error_detail("stages = %d: %s takes %d..%d (0 for its default, %d)", *stages,
-                        variant->name, variant->min_stages, variant->max_stages,
-                        variant->default_stages);
-  return PG_ERR_STAGES;
-}
-
-/* Everything that can be decided without the GPU, each failure with its
- * detail. Order matters only for which fault a call with several reports. */
 static pg_status check_arguments(const pg_variant_info *variant, int *stages, int m, int n,
                                  int k, const float *a, int lda, const float *b, int ldb,
                                  const float *c, int ldc) {
-  if (check_stages(variant, stages) != PG_OK) return PG_ERR_STAGES;
+  if (pg_variant_stages(variant, *stages, stages) != PG_OK) return PG_ERR_STAGES;
   const struct {
     const char *name;
     int value;
@@ -134,7 +125,7 @@ static pg_status load_kernel(const pg_device *dev, const pg_variant_info *info,
  * and if so its kernel's plan in *kernel. `layout`: also apply the grid
  * limits and the entry's layout rules (0 when no real problem is at hand). */
 static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entry, int stages,
-                              pg_plan *plan, pg_kernel_plan *kernel, int layout) {
+                              pg_plan *plan, pg_kernel_launch *kernel, int layout) {
   const pg_variant_info *info = &entry->info;
   if (dev->cc < info->min_cc) {
     pg_set_error_detail("%s needs compute capability %d.%d; this GPU has %d.%d", info->name,
@@ -152,7 +143,7 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
   memset(kernel, 0, sizeof *kernel);
   if (info->kind == PG_KIND_KERNEL) {
     plan->args.stages = stages;
-    entry->plan(&plan->args, dev, &dev->tuning, kernel);
+    entry->configure(&plan->args, dev, &dev->tuning, kernel);
     if (kernel->kernel == NULL) {
       pg_set_error_detail("%s has no kernel for %d stages", info->name, stages);
       return PG_ERR_STAGES;
@@ -184,7 +175,7 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
  * the problem's. */
 static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
                               const pg_variant_info *info, const pg_gemm_args *args,
-                              const pg_kernel_plan *kernel) {
+                              const pg_kernel_launch *kernel) {
   double fill = 1.0, useful = 1.0;
   const long long blocks = kernel->grid_x * (kernel->grid_y > 0 ? kernel->grid_y : 1);
   const long long slots = (long long)(rule->blocks_per_sm > 0 ? rule->blocks_per_sm : 1) *
@@ -203,9 +194,9 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
  * problem, the best predicted. Their refusals are no error of the call: the
  * detail is cleared once one runs. */
 static pg_status choose(const pg_device *dev, pg_plan *plan, const pg_variant_entry **entry,
-                        int *stages, pg_kernel_plan *kernel) {
+                        int *stages, pg_kernel_launch *kernel) {
   const pg_tuning *tuning = &dev->tuning;
-  const pg_gemm_args problem = plan->args; /* each candidate's planner starts from it */
+  const pg_gemm_args problem = plan->args; /* each candidate's configure starts from it */
   const cudaError_t cuda_error_before = pg_last_cuda_error();
   const pg_variant_entry *best = NULL;
   int best_stages = 0;
@@ -272,7 +263,7 @@ static size_t dynamic_smem_of(const pg_variant_entry *entry, int stages) {
 
 /* The launch itself: block, dynamic shared memory, a persistent grid's cap,
  * the tensor maps. */
-static pg_status finish_plan(pg_plan *plan, const pg_kernel_plan *kernel) {
+static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
   const pg_variant_entry *entry = plan->entry;
   plan->kernel = kernel->kernel;
   plan->threads = (unsigned)entry->info.threads;
@@ -326,9 +317,9 @@ static int product_vanishes(const pg_gemm_args *args) {
 }
 
 static pg_status finish_scale_plan(pg_plan *plan) {
-  pg_kernel_plan kernel;
+  pg_kernel_launch kernel;
   memset(&kernel, 0, sizeof kernel);
-  pg_plan_scale_c(&plan->args, &kernel);
+  pg_configure_scale_c(&plan->args, &kernel);
   pg_status st = load_kernel(plan->device, &plan->entry->info, kernel.kernel, "C = beta * C", 0);
   if (st != PG_OK) return st;
   plan->args.splits = 0;
@@ -356,7 +347,7 @@ pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int sta
   if (st != PG_OK) return st;
   plan->device = dev;
   set_problem(&plan->args, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  pg_kernel_plan kernel;
+  pg_kernel_launch kernel;
   if (entry->info.kind == PG_KIND_SELECTOR) {
     st = choose(dev, plan, &entry, &stages, &kernel);
     if (st != PG_OK) {
@@ -549,14 +540,14 @@ static pg_status entry_on_device(const pg_variant_info *variant, int *stages,
   pg_clear_error_detail();
   pg_status st = entry_of(variant, entry);
   if (st != PG_OK) return st;
-  st = check_stages(variant, stages);
+  st = pg_variant_stages(variant, *stages, stages);
   return st == PG_OK ? pg_device_current(dev) : st;
 }
 
 /* The entry's kernel plan for a nominal 1x1x1 problem: what it launches,
  * whatever the shape (no layout rule applies). */
 static pg_status decide_nominal(const pg_device *dev, const pg_variant_entry *entry, int stages,
-                                pg_kernel_plan *kernel) {
+                                pg_kernel_launch *kernel) {
   pg_plan plan;
   memset(&plan, 0, sizeof plan);
   set_problem(&plan.args, 1, 1, 1, 1.0f, NULL, 1, NULL, 1, 0.0f, NULL, 1);
@@ -568,7 +559,7 @@ pg_status pg_variant_supported(const pg_variant_info *variant, int stages) {
   const pg_device *dev = NULL;
   pg_status st = entry_on_device(variant, &stages, &entry, &dev);
   if (st != PG_OK || entry->info.kind == PG_KIND_SELECTOR) return st;
-  pg_kernel_plan kernel;
+  pg_kernel_launch kernel;
   return decide_nominal(dev, entry, stages, &kernel);
 }
 
@@ -587,7 +578,7 @@ pg_status pg_variant_kernel_facts(const pg_variant_info *variant, int stages,
   }
   pg_status st = entry_on_device(variant, &stages, &entry, &dev);
   if (st != PG_OK) return st;
-  pg_kernel_plan kernel;
+  pg_kernel_launch kernel;
   st = decide_nominal(dev, entry, stages, &kernel);
   if (st != PG_OK) return st;
   return kernel_facts(dev, kernel.kernel, (unsigned)entry->info.threads,
@@ -608,8 +599,36 @@ pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const flo
   memset(&plan, 0, sizeof plan);
   set_problem(&plan.args, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, NULL, n);
   const pg_variant_entry *entry = NULL;
-  pg_kernel_plan kernel;
+  pg_kernel_launch kernel;
   st = choose(dev, &plan, &entry, stages, &kernel);
   if (st == PG_OK) *variant = &entry->info;
   return st;
+}
+
+pg_status pg_auto_candidate(int index, const pg_variant_info **variant, int *stages) {
+  pg_clear_error_detail();
+  if (variant == NULL || stages == NULL) {
+    pg_set_error_detail("no place for the answer given (NULL)");
+    return PG_ERR_INVALID_ARG;
+  }
+  const pg_device *dev = NULL;
+  pg_status st = pg_device_current(&dev);
+  if (st != PG_OK) return st;
+  const pg_auto_rule *rules = dev->tuning.auto_rules;
+  for (int i = 0, seen = 0; i < PG_AUTO_MAX_RULES && rules[i].variant != NULL; ++i) {
+    const pg_variant_info *candidate = pg_variant_find(rules[i].variant);
+    if (candidate == NULL || seen++ != index) continue;
+    *variant = candidate;
+    *stages = rules[i].stages;
+    return PG_OK;
+  }
+  pg_set_error_detail("auto has no candidate %d on this GPU", index);
+  return PG_ERR_INVALID_ARG;
+}
+
+/* ---- the library's lifetime ---------------------------------------------------------- */
+
+void pg_shutdown(void) {
+  pg_cublas_release();
+  pg_device_release();
 }

@@ -1,12 +1,12 @@
 /* The library's part of `pipegemm trace`: how big a trace buffer a plan
  * needs and which blocks record, and the switch of a decided plan to its
- * kernel's traced twin (src/trace.h). Everything else about a traced launch
+ * kernel's traced twin (src/introspect.h). Everything else about a traced launch
  * (the grid, shared memory, tensor maps) is the timed plan's, decided by
  * src/plan.c, so that the trace shows the pipeline that bench times. */
-#include "trace.h"
-
 #include <limits.h>
 #include <string.h>
+
+#include "internal.h"
 
 /* Records a K tile can leave (slot wait, issue, data wait, ready, compute
  * begin and end, release) and an output tile's epilogue (begin, end). */
@@ -17,7 +17,7 @@ static long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 int pg_variant_traced(const pg_variant_info *variant) {
   const pg_variant_entry *entry = pg_entry_of(variant);
-  return entry != NULL && entry->traced_plan != NULL;
+  return entry != NULL && pg_entry_traced(entry) != NULL;
 }
 
 /* Which blocks record: `wanted` of them, `stride` apart, so that they spread
@@ -73,14 +73,15 @@ pg_status pg_trace_layout_of(const pg_plan *plan, int wanted, pg_trace_layout *l
   return PG_OK;
 }
 
-/* The traced twin's plan must be the timed one's: same grid, no workspace
- * (planners are the same code, so a difference is a bug, not a choice). */
-static pg_status check_same_launch(const pg_plan *plan, const pg_kernel_plan *traced) {
+/* The traced twin's launch must be the timed one's: same grid, no workspace
+ * (their configure functions are the same code, so a difference is a bug,
+ * not a choice). */
+static pg_status check_same_launch(const pg_plan *plan, const pg_kernel_launch *traced) {
   const int same_grid = traced->persistent_blocks_per_sm > 0 || traced->grid_x == plan->grid_x;
   if (traced->kernel != NULL && same_grid && traced->grid_y == plan->grid_y &&
       traced->workspace_bytes == 0)
     return PG_OK;
-  pg_set_error_detail("%s: the traced kernel's plan differs from the timed one's",
+  pg_set_error_detail("%s: the traced kernel's launch differs from the timed one's",
                       plan->entry->info.name);
   return PG_ERR_UNSUPPORTED;
 }
@@ -91,7 +92,8 @@ pg_status pg_plan_trace(pg_plan *plan, pg_trace_header *buffer) {
     return PG_ERR_INVALID_ARG;
   }
   const pg_variant_entry *entry = plan->entry;
-  if (entry == NULL || entry->traced_plan == NULL) {
+  const pg_variant_entry *twin = entry != NULL ? pg_entry_traced(entry) : NULL;
+  if (twin == NULL) {
     pg_set_error_detail("%s has no traced kernel", entry ? entry->info.name : "a plan with no kernel");
     return PG_ERR_UNSUPPORTED;
   }
@@ -107,10 +109,10 @@ pg_status pg_plan_trace(pg_plan *plan, pg_trace_header *buffer) {
                         entry->info.name);
     return PG_ERR_UNSUPPORTED;
   }
-  pg_gemm_args args = plan->args; /* the planner may write its own fields: a copy */
-  pg_kernel_plan traced;
+  pg_gemm_args args = plan->args; /* configure may write its own fields: a copy */
+  pg_kernel_launch traced;
   memset(&traced, 0, sizeof traced);
-  entry->traced_plan(&args, plan->device, &plan->device->tuning, &traced);
+  twin->configure(&args, plan->device, &plan->device->tuning, &traced);
   pg_status st = check_same_launch(plan, &traced);
   if (st != PG_OK) return st;
   /* Loads the traced image and opts it in to the dynamic shared memory. */

@@ -1,11 +1,12 @@
 /* The trace of a pipeline (`pipegemm trace`): what the instrumented kernels
  * record and where, shared by the kernels (src/kernels/trace.cuh), the
- * library (src/trace.c) and the tool (src/cli/trace_format.c). Plain C.
+ * library (src/trace.c) and the tool (src/adapters/trace_format.c). Plain C,
+ * and nothing else: the library's trace hooks are in src/introspect.h.
  *
  * The traced variants' kernel files are compiled a second time with PG_TRACE
- * defined and every name they export ending in _traced
- * (src/kernels/trace_names.h), so the timed kernels stay exactly as they are
- * and both sets live in one library. A traced kernel writes into a buffer of
+ * defined, everything they define in the namespace pg_traced
+ * (src/kernels/entry.h), so the timed kernels stay exactly as they are and
+ * both sets live in one library. A traced kernel writes into a buffer of
  * device memory laid out as:
  *
  *   pg_trace_header               which blocks record, and room per track
@@ -33,8 +34,6 @@
 #define PG_TRACE_H
 
 #include <stddef.h>
-
-#include "internal.h"
 
 #if defined(__CUDACC__)
 #define PG_TRACE_HD __host__ __device__
@@ -129,48 +128,11 @@ PG_TRACE_HD static inline int pg_trace_track_index(int sample, int role) {
   return sample * PG_TRACE_TRACKS_PER_BLOCK + (role == PG_TRACE_ROLE_PRODUCER ? 1 : 0);
 }
 
-/* ---- the library's part (src/trace.c) ------------------------------------------ */
-
 /* At most this many sampled blocks, and this much device memory for a trace
  * (a longer K gets fewer records per track, and the rest are counted as
  * dropped). */
 #define PG_TRACE_MAX_BLOCKS 1024
 #define PG_TRACE_MAX_BYTES ((size_t)256 << 20)
-
-/* Whether `variant` (a registry entry) has a traced kernel. */
-int pg_variant_traced(const pg_variant_info *variant);
-
-/* The buffer a traced launch of `plan` needs to sample `wanted` blocks
- * (spread over the grid with a stride, so that they land on different
- * SMs and in different waves), with room for every event of their K tiles
- * unless that passes PG_TRACE_MAX_BYTES. */
-typedef struct {
-  pg_trace_header header; /* what to write at the buffer's start */
-  int grid_blocks;        /* blocks the plan launches */
-  int steps_per_block;    /* K tiles a block computes, at most */
-  size_t bytes;
-} pg_trace_layout;
-pg_status pg_trace_layout_of(const pg_plan *plan, int wanted, pg_trace_layout *layout);
-
-/* Switches `plan`, made by pg_plan_create for a traced variant, to the
- * traced twin of its kernel: the same grid, shared memory and tensor maps,
- * recording into `buffer` (device memory of the layout's size, its header
- * written). PG_ERR_UNSUPPORTED (detail set) for a variant without a traced
- * kernel or a plan that splits its work. The plan's launches then record;
- * the caller keeps the buffer alive while they run. */
-pg_status pg_plan_trace(pg_plan *plan, pg_trace_header *buffer);
-
-/* The traced planners (src/kernels/, compiled with PG_TRACE). */
-void pg_plan_baseline_traced(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_pingpong_traced(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_cp_async_traced(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_pipeline_thread_traced(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_pipeline_block_traced(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_barrier_traced(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_mbarrier_traced(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_warp_specialized_traced(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_tma_traced(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
-void pg_plan_tma_ws_traced(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan);
 
 #ifdef __cplusplus
 }

@@ -20,7 +20,7 @@
 
 #include "gpu_util.h"
 #include "harness.h"
-#include "trace.h"
+#include "introspect.h"
 #include "trace_format.h"
 
 typedef struct {

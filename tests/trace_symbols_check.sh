@@ -1,21 +1,22 @@
 #!/bin/sh
-# CTest's check of the names the traced kernels (src/kernels/trace_names.h)
-# bring into libpipegemm.a beside the timed ones:
+# CTest's check of the names the traced kernel files bring into
+# libpipegemm.a beside the timed ones (src/kernels/entry.h):
 #   * no global name of pipegemm's is defined in two members (a traced
-#     planner or kernel that kept its timed name would break the link of
-#     the shared library, or silently pick one of the two in a static one);
-#   * in a member of the traced build, every kernel's name ends in _traced,
-#     template instances included: their host stubs are local to the object
-#     and would link, but `pipegemm inspect` and Nsight Compute find a
-#     variant's kernels by name, and would take a traced kernel for a timed
-#     one;
-#   * every traced planner is there.
+#     definition that kept its timed name would break the link of the shared
+#     library, or silently pick one of the two in a static one);
+#   * in a member of the traced build, every kernel lives in the namespace
+#     pg_traced, template instances included: their host stubs are local to
+#     the object and would link, but `pipegemm inspect` and Nsight Compute
+#     find a variant's kernels by name, and would take a traced kernel for a
+#     timed one;
+#   * every variant that src/variants.h marks TRACED has its twin entry.
 #
-#   tests/trace_symbols_check.sh LIBPIPEGEMM.A
+#   tests/trace_symbols_check.sh LIBPIPEGEMM.A SRC/VARIANTS.H
 #
 # Exit 77 (skipped) without nm.
 set -u
 lib=$1
+list=$2
 command -v nm >/dev/null 2>&1 || {
   echo "skipped: nm is not installed (binutils)"
   exit 77
@@ -34,20 +35,23 @@ twice=$(echo "$listing" | awk '/^[0-9a-fA-F]+ [A-TV-Z] / { $1 = ""; $2 = ""; pri
   grep 'pg_' | sort | uniq -d)
 [ -z "$twice" ] || fail "defined in two members of $lib: $twice"
 
-# Kernels of the traced members without _traced: a member is traced when
-# it defines any name with _traced in it.
+# Kernels of the traced members outside pg_traced: a member is traced when
+# it defines a twin entry (pg_entry_<name>_traced).
 untraced=$(echo "$listing" | awk '
   /:$/ { flush(); member = $0; traced = 0; kernels = ""; next }
-  / [A-Za-z] / && /_traced/ { traced = 1 }
-  / [tTwW] / && /pg_[a-z0-9_]*_kernel/ && !/_traced/ { kernels = kernels "\n  " member " " $0 }
+  / [A-TV-Z] pg_entry_[a-z0-9_]*_traced$/ { traced = 1 }
+  / [tTwW] / && /pg_[a-z0-9_]*_kernel/ && !/pg_traced/ { kernels = kernels "\n  " member " " $0 }
   function flush() { if (traced && kernels != "") printf "%s", kernels }
   END { flush() }')
-[ -z "$untraced" ] || fail "kernels of the traced build without _traced:$untraced"
+[ -z "$untraced" ] || fail "kernels of the traced build outside pg_traced:$untraced"
 
-for variant in baseline pingpong cp_async pipeline_thread pipeline_block barrier mbarrier warp_specialized \
-  tma tma_ws; do
-  echo "$listing" | grep -q " T pg_plan_${variant}_traced\$" ||
-    fail "pg_plan_${variant}_traced is not defined in $lib"
+variants=$(sed -n 's/^PG_VARIANT(\([a-z0-9_]*\), "[^"]*", TRACED, .*/\1/p' "$list")
+[ -n "$variants" ] || fail "$list marks no variant TRACED"
+count=0
+for variant in $variants; do
+  echo "$listing" | grep -q " [DR] pg_entry_${variant}_traced\$" ||
+    fail "pg_entry_${variant}_traced is not defined in $lib"
+  count=$((count + 1))
 done
-kernels=$(echo "$listing" | grep -c ' [tT] .*pg_[a-z0-9_]*_kernel_traced')
-echo "trace_symbols: no pipegemm name defined twice; 10 traced planners; $kernels traced kernel stubs, none untraced"
+kernels=$(echo "$listing" | grep -c ' [tT] .*pg_traced::pg_[a-z0-9_]*_kernel')
+echo "trace_symbols: no pipegemm name defined twice; $count traced entries; $kernels traced kernel stubs, none outside pg_traced"

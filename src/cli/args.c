@@ -2,14 +2,13 @@
  * takes which option, and the usage texts below document exactly that table
  * (tests/test_cli_args.c checks both directions). */
 #include "args.h"
+#include "introspect.h"
 
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "kernels/single_warp.h"
-#include "trace.h"
 
 /* Longest variant name we compare; anything longer is unknown anyway. */
 #define VARIANT_NAME_MAX 64

@@ -15,7 +15,7 @@
 #include "commands.h"
 #include "format.h"
 #include "output.h"
-#include "internal.h"
+#include "introspect.h"
 #include "proc.h"
 #include "sass.h"
 
@@ -275,8 +275,9 @@ static int feed_version(void *ctx, const char *line) {
 /* ---- what is judged, and how ------------------------------------------------------ */
 
 typedef struct {
-  const pg_variant_entry *claim;  /* whose rules, whose name in the report */
-  const pg_variant_entry *source; /* whose kernels (the claim's, unless --swap) */
+  const pg_variant_info *claim;  /* whose rules, whose name in the report */
+  const pg_variant_info *source; /* whose kernels (the claim's, unless --swap) */
+  const pg_kernel_spec *claim_kernel, *source_kernel;
 } judged_variant;
 
 #define COMPOSED_SIZE 96
@@ -324,7 +325,7 @@ static void compose_widths(const pgc_kernel_record *kernel, int family, char *bu
 
 /* "ok", or "FAIL -LDGSTS -DEPBAR +STS" (- missing, + present but forbidden). */
 static void describe_mechanism(inspect_row *row) {
-  const pg_kernel_spec *spec = &row->judged->claim->kernel;
+  const pg_kernel_spec *spec = row->judged->claim_kernel;
   if (!row->kernel->has_sass) {
     snprintf(row->mechanism, sizeof row->mechanism, "no SASS");
     return;
@@ -350,13 +351,13 @@ static void describe_mechanism(inspect_row *row) {
 
 static void fill_row(inspect_row *row) {
   const pgc_kernel_record *kernel = row->kernel;
-  const pg_variant_entry *source = row->judged->source;
-  const pg_kernel_spec *spec = &source->kernel;
+  const pg_variant_info *source = row->judged->source;
+  const pg_kernel_spec *spec = row->judged->source_kernel;
   const pgc_arch_limits *limits = pgc_arch_limits_of(kernel->sm);
   const char *launched = spec->launched ? spec->launched : spec->symbol;
 
   row->launched = strcmp(row->display, launched) == 0;
-  row->threads = row->launched ? source->info.threads : -1;
+  row->threads = row->launched ? source->threads : -1;
   row->static_smem = kernel->has_resources
                          ? pgc_static_smem_bytes(limits, kernel->shared_bytes)
                          : -1;
@@ -365,7 +366,7 @@ static void fill_row(inspect_row *row) {
     size_t bytes = 0;
     row->dynamic_smem =
         spec->dynamic_smem &&
-                pg_variant_smem_bytes(&source->info, 0, &bytes) == PG_OK
+                pg_variant_smem_bytes(source, 0, &bytes) == PG_OK
             ? (long)bytes
             : 0;
   }
@@ -375,9 +376,9 @@ static void fill_row(inspect_row *row) {
     if (!limits) {
       snprintf(row->limited_by, sizeof row->limited_by, "no limits for %s",
                kernel->arch);
-    } else if (kernel->sm < source->info.min_cc) {
+    } else if (kernel->sm < source->min_cc) {
       snprintf(row->limited_by, sizeof row->limited_by, "needs sm_%d",
-               source->info.min_cc);
+               source->min_cc);
     } else {
       unsigned limiters = 0;
       row->blocks = pgc_blocks_per_sm(limits, row->threads, kernel->registers,
@@ -388,7 +389,7 @@ static void fill_row(inspect_row *row) {
   }
   for (int f = 0; f < PGC_OP_WIDE_FAMILIES; ++f)
     compose_widths(kernel, f, row->composed[f], sizeof row->composed[f]);
-  const pg_kernel_spec *claim = &row->judged->claim->kernel;
+  const pg_kernel_spec *claim = row->judged->claim_kernel;
   row->violation_count =
       kernel->has_sass ? pgc_check_kernel(kernel, claim->rules, claim->rule_count,
                                           row->violations, MAX_VIOLATIONS)
@@ -474,7 +475,7 @@ static int row_cells(const inspect_row *row, pgc_cell *cells) {
   const pgc_kernel_record *kernel = row->kernel;
   int res = kernel->has_resources;
   int i = 0;
-  cells[i++] = pgc_cell_text(row->judged->claim->info.name);
+  cells[i++] = pgc_cell_text(row->judged->claim->name);
   cells[i++] = pgc_cell_text(kernel->arch);
   cells[i++] = pgc_cell_text(row->display);
   cells[i++] = pgc_cell_text(kernel->name);
@@ -583,12 +584,12 @@ static int select_judged(const pgc_options *opts, judged_variant *judged,
   int total = opts->all_variants ? pg_variant_count() : opts->variant_count;
   for (int i = 0; i < total && count < capacity; ++i) {
     const pg_variant_info *info = opts->all_variants ? pg_variant_at(i) : opts->variants[i];
-    const pg_variant_entry *entry = pg_entry_of(info);
-    if (!entry) continue;
-    const pg_variant_entry *source = entry;
-    if (opts->swap_claim == info) source = pg_entry_of(opts->swap_kernels);
-    if (!source || !source->kernel.symbol) continue; /* cublas */
-    judged[count++] = (judged_variant){entry, source};
+    const pg_kernel_spec *claim_kernel = pg_variant_kernel(info);
+    if (!claim_kernel) continue; /* cublas, auto */
+    const pg_variant_info *source = opts->swap_claim == info ? opts->swap_kernels : info;
+    const pg_kernel_spec *source_kernel = pg_variant_kernel(source);
+    if (!source_kernel) continue;
+    judged[count++] = (judged_variant){info, source, claim_kernel, source_kernel};
   }
   return count;
 }
@@ -653,9 +654,7 @@ static int locate_binary(inspect_state *state) {
 
 static int check_swap(const pgc_options *opts) {
   if (!opts->swap_claim) return PGC_EXIT_OK;
-  const pg_variant_entry *claim = pg_entry_of(opts->swap_claim);
-  const pg_variant_entry *kernels = pg_entry_of(opts->swap_kernels);
-  if (!claim || !kernels || !claim->kernel.symbol || !kernels->kernel.symbol) {
+  if (!pg_variant_kernel(opts->swap_claim) || !pg_variant_kernel(opts->swap_kernels)) {
     fprintf(stderr, "pipegemm inspect: --swap needs two variants with kernels of "
                     "pipegemm's own (not cublas)\n");
     return PGC_EXIT_USAGE;
@@ -720,7 +719,7 @@ static int select_rows(inspect_state *state) {
     for (int k = 0; k < dump->count; ++k) {
       inspect_row *row = &state->rows[state->row_count];
       pgc_kernel_display_name(dump->kernels[k].name, row->display, sizeof row->display);
-      if (!pgc_kernel_has_stem(row->display, state->judged[j].source->kernel.symbol))
+      if (!pgc_kernel_has_stem(row->display, state->judged[j].source_kernel->symbol))
         continue;
       row->judged = &state->judged[j];
       row->kernel = &dump->kernels[k];
@@ -768,18 +767,18 @@ static void note_missing(inspect_state *state) {
   char line[MESSAGE_SIZE];
   for (int j = 0; j < state->judged_count; ++j) {
     const judged_variant *judged = &state->judged[j];
-    const pg_kernel_spec *spec = &judged->source->kernel;
+    const pg_kernel_spec *spec = judged->source_kernel;
     for (int a = 0; a < dump->arch_count; ++a) {
       if (!arch_has_row(state->rows, state->row_count, judged, dump->archs[a], NULL)) {
         snprintf(line, sizeof line, "inspect: %s (%s): no kernel %s in %s",
-                 judged->claim->info.name, dump->archs[a], spec->symbol, state->binary);
+                 judged->claim->name, dump->archs[a], spec->symbol, state->binary);
         add_line(&state->problems, line);
       } else if (spec->launched && !arch_has_row(state->rows, state->row_count, judged,
                                                  dump->archs[a], spec->launched)) {
         snprintf(line, sizeof line,
                  "inspect: %s (%s): no kernel %s, which the default configuration "
                  "launches, in %s",
-                 judged->claim->info.name, dump->archs[a], spec->launched, state->binary);
+                 judged->claim->name, dump->archs[a], spec->launched, state->binary);
         add_line(&state->problems, line);
       }
     }
@@ -788,7 +787,7 @@ static void note_missing(inspect_state *state) {
     const inspect_row *row = &state->rows[r];
     if (row->kernel->has_sass) continue;
     snprintf(line, sizeof line, "inspect: %s (%s, %s): cuobjdump -sass showed no code",
-             row->judged->claim->info.name, row->kernel->arch, row->display);
+             row->judged->claim->name, row->kernel->arch, row->display);
     add_line(&state->problems, line);
   }
 }
@@ -874,7 +873,7 @@ static int report_violations(const inspect_state *state) {
     int shown = row->violation_count < MAX_VIOLATIONS ? row->violation_count : MAX_VIOLATIONS;
     for (int v = 0; v < shown; ++v) {
       char line[MESSAGE_SIZE];
-      pgc_violation_line(row->judged->claim->info.name, row->kernel, &row->violations[v],
+      pgc_violation_line(row->judged->claim->name, row->kernel, &row->violations[v],
                          line, sizeof line);
       fprintf(stderr, "%s\n", line);
     }

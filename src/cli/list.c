@@ -8,7 +8,7 @@
 #include "bench.h"
 #include "commands.h"
 #include "output.h"
-#include "tuning.h"
+#include "introspect.h"
 
 #define BYTES_PER_KIB 1024.0
 #define KIB_DECIMALS 1
@@ -50,14 +50,13 @@ static pgc_cell optional_int(int value) {
 
 /* auto's candidates on this GPU, in the tuning table's order, those this
  * GPU cannot run left out: "yes: best of tma_ws, tma_ws_splitk, ...". */
-static void selector_choices(const pgh_device_info *info, char *buf, size_t size) {
-  const pg_tuning tuning = pg_tuning_row(info->cc_major * 10 + info->cc_minor, info->sm_count);
+static void selector_choices(char *buf, size_t size) {
   size_t used = (size_t)snprintf(buf, size, "yes: best of");
   const char *sep = " ";
-  for (int i = 0; i < PG_AUTO_MAX_RULES && tuning.auto_rules[i].variant != NULL; ++i) {
-    const pg_auto_rule *rule = &tuning.auto_rules[i];
-    const pg_variant_info *candidate = pg_variant_find(rule->variant);
-    if (candidate == NULL || pg_variant_supported(candidate, rule->stages) != PG_OK) continue;
+  const pg_variant_info *candidate = NULL;
+  int stages = 0;
+  for (int i = 0; pg_auto_candidate(i, &candidate, &stages) == PG_OK; ++i) {
+    if (pg_variant_supported(candidate, stages) != PG_OK) continue;
     if (used < size)
       used += (size_t)snprintf(buf + used, size - used, "%s%s", sep, candidate->name);
     sep = ", ";
@@ -99,7 +98,7 @@ static void describe(const pg_variant_info *variant, const pgh_device_info *info
                      have_gpu ? info : NULL, texts->runs_here,
                      sizeof texts->runs_here);
   if (status == PG_OK && variant->kind == PG_KIND_SELECTOR)
-    selector_choices(info, texts->runs_here, sizeof texts->runs_here);
+    selector_choices(texts->runs_here, sizeof texts->runs_here);
 
   int i = 0;
   cells[i++] = pgc_cell_text(variant->name);

@@ -21,7 +21,7 @@
 #include "commands.h"
 #include "format.h"
 #include "output.h"
-#include "internal.h" /* pg_entry_of: a variant's kernel symbol */
+#include "introspect.h"
 #include "proc.h"
 
 #define DEFAULT_NCU "/usr/local/cuda/bin/ncu"
@@ -368,8 +368,8 @@ static int run_one(const pgc_profile_config *config, const char *ncu,
                    const char *self, FILE *raw, profile_row *row,
                    gpu_facts *facts, char *fallback_note, size_t note_size) {
   int first_set = fallback_note[0] ? 1 : 0;
-  const pg_variant_entry *entry = pg_entry_of(row->variant);
-  const char *kernel = entry ? entry->kernel.symbol : NULL; /* NULL: cublas */
+  const pg_kernel_spec *spec = pg_variant_kernel(row->variant);
+  const char *kernel = spec ? spec->symbol : NULL; /* NULL: cublas */
   row->status = RUN_MISSING;
   snprintf(row->note, sizeof row->note, "ncu profiled no kernel");
   for (int attempt = 0;; ++attempt) {

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "internal.h"
+#include "introspect.h"
 
 #define PGC_ARCH_NAME_SIZE 16    /* "sm_90a" */
 #define PGC_KERNEL_NAME_SIZE 512 /* a mangled kernel symbol */

@@ -18,8 +18,8 @@
 
 #include "bench.h"
 #include "commands.h"
+#include "introspect.h"
 #include "output.h"
-#include "kernels/single_warp.h"
 #include "profile.h"
 
 /* The write-up's protocol: "5 warm-up runs + 10 extra warm-up runs + 20

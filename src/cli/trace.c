@@ -17,7 +17,7 @@
 #include "commands.h"
 #include "format.h"
 #include "output.h"
-#include "trace.h"
+#include "introspect.h"
 #include "trace_format.h"
 
 /* C = 1 * A * B + 0 * C, as bench runs it. */

@@ -14,6 +14,8 @@
  */
 #include "kernels/tiled32.cuh"
 
+PG_KERNELS_BEGIN
+
 __global__ void __launch_bounds__(TILED32_THREADS)
     pg_tiled32_kernel(const pg_gemm_args g) {
   __shared__ float As[TILE][TILE + 1];
@@ -35,9 +37,23 @@ __global__ void __launch_bounds__(TILED32_THREADS)
 static_assert(sizeof(float) * 2 * TILE * (TILE + 1) == TILED32_STAGE_BYTES,
               "the registry's shared memory per stage is As + Bs");
 
-extern "C" void pg_plan_tiled32(pg_gemm_args *args, const pg_device *device,
-                                const pg_tuning *tuning, pg_kernel_plan *plan) {
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  tiled32_plan(plan, (const void *)pg_tiled32_kernel, args);
+  tiled32_configure(launch, (const void *)pg_tiled32_kernel, args);
 }
+
+static const pg_sass_rule rules[] = {TILED32_RULES};
+
+PG_ENTRY(tiled32) = {
+    .info = {.name = "tiled32", .kind = PG_KIND_KERNEL,
+             .technique = "32x32 tiles, one output per thread: load -> sync -> compute -> sync",
+             .source = PG_FROM_GUIDE, .min_cc = 50, .min_stages = 1, .max_stages = 1,
+             .default_stages = 1, TILED32_TILE_INFO},
+    .smem_bytes = tiled32_smem,
+    .configure = configure,
+    .kernel = {.symbol = "pg_tiled32_kernel", PG_RULES(rules)},
+};
+
+PG_KERNELS_END

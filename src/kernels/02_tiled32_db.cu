@@ -14,6 +14,8 @@
  */
 #include "kernels/tiled32.cuh"
 
+PG_KERNELS_BEGIN
+
 __global__ void __launch_bounds__(TILED32_THREADS)
     pg_tiled32_db_kernel(const pg_gemm_args g) {
   __shared__ float As[2][TILE][TILE + 1];
@@ -45,9 +47,23 @@ __global__ void __launch_bounds__(TILED32_THREADS)
 static_assert(sizeof(float) * 2 * TILE * (TILE + 1) == TILED32_STAGE_BYTES,
               "the registry's shared memory per stage is As + Bs");
 
-extern "C" void pg_plan_tiled32_db(pg_gemm_args *args, const pg_device *device,
-                                   const pg_tuning *tuning, pg_kernel_plan *plan) {
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  tiled32_plan(plan, (const void *)pg_tiled32_db_kernel, args);
+  tiled32_configure(launch, (const void *)pg_tiled32_db_kernel, args);
 }
+
+static const pg_sass_rule rules[] = {TILED32_RULES};
+
+PG_ENTRY(tiled32_db) = {
+    .info = {.name = "tiled32_db", .kind = PG_KIND_KERNEL,
+             .technique = "tiled32 with two buffers: next tile loaded during compute, one sync per tile",
+             .source = PG_FROM_GUIDE, .min_cc = 50, .min_stages = 2, .max_stages = 2,
+             .default_stages = 2, TILED32_TILE_INFO},
+    .smem_bytes = tiled32_smem,
+    .configure = configure,
+    .kernel = {.symbol = "pg_tiled32_db_kernel", PG_RULES(rules)},
+};
+
+PG_KERNELS_END

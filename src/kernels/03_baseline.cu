@@ -10,6 +10,8 @@
  */
 #include "kernels/tile128.cuh"
 
+PG_KERNELS_BEGIN
+
 __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
     pg_baseline_kernel(const pg_gemm_args g) {
   __shared__ __align__(16) float stage[T128_STAGE_FLOATS];
@@ -37,9 +39,23 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 
-extern "C" void pg_plan_baseline(pg_gemm_args *args, const pg_device *device,
-                                 const pg_tuning *tuning, pg_kernel_plan *plan) {
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  t128_plan(plan, (const void *)pg_baseline_kernel, args);
+  t128_configure(launch, (const void *)pg_baseline_kernel, args);
 }
+
+static const pg_sass_rule rules[] = {T128_RULES_REGISTER_STAGED};
+
+PG_ENTRY(baseline) = {
+    .info = {.name = "baseline", .kind = PG_KIND_KERNEL,
+             .technique = "no pipeline: load -> sync -> compute -> sync, one shared buffer",
+             .source = PG_FROM_STUDY, .min_cc = 80, .min_stages = 1, .max_stages = 1,
+             .default_stages = 1, T128_TILE_INFO},
+    .smem_bytes = t128_smem,
+    .configure = configure,
+    .kernel = {.symbol = "pg_baseline_kernel", PG_RULES(rules)},
+};
+
+PG_KERNELS_END

@@ -14,6 +14,8 @@
  */
 #include "kernels/tile128.cuh"
 
+PG_KERNELS_BEGIN
+
 __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
     pg_cp_async_kernel(const pg_gemm_args g) {
   extern __shared__ float4 smem_raw[]; /* float4: 16-byte aligned for cp.async */
@@ -75,9 +77,32 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 
-extern "C" void pg_plan_cp_async(pg_gemm_args *args, const pg_device *device,
-                                 const pg_tuning *tuning, pg_kernel_plan *plan) {
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  t128_plan(plan, (const void *)pg_cp_async_kernel, args);
+  t128_configure(launch, (const void *)pg_cp_async_kernel, args);
 }
+
+/* LDGSTS per piece, LDGDEPBAR per commit_group, DEPBAR per wait_group, a
+ * block barrier to publish the tile; no STS at all. */
+static const pg_sass_rule rules[] = {
+    {PG_ANY_SM, PG_MUST, "LDGSTS", "the kernel no longer shows cp.async"},
+    {PG_ANY_SM, PG_MUST, "LDGDEPBAR", "cp.async.commit_group is gone"},
+    {PG_ANY_SM, PG_MUST, "DEPBAR", "cp.async.wait_group is gone"},
+    {PG_ANY_SM, PG_MUST, "BAR.SYNC", "the block no longer syncs before reading a landed tile"},
+    {PG_ANY_SM, PG_NEVER, "STS", "tiles pass through registers again instead of going global -> shared"},
+    {PG_ANY_SM, PG_NEVER, "ARRIVES", "an mbarrier tracks the copies instead of commit/wait groups"},
+};
+
+PG_ENTRY(cp_async) = {
+    .info = {.name = "cp_async", .kind = PG_KIND_KERNEL,
+             .technique = "cp.async global->shared, commit_group/wait_group, STAGES buffers",
+             .source = PG_FROM_STUDY, .min_cc = 80, .min_stages = 1, .max_stages = 8,
+             .default_stages = 2, T128_TILE_INFO},
+    .smem_bytes = t128_smem,
+    .configure = configure,
+    .kernel = {.symbol = "pg_cp_async_kernel", .dynamic_smem = 1, PG_RULES(rules)},
+};
+
+PG_KERNELS_END

@@ -23,6 +23,8 @@
  */
 #include "kernels/tile128_memcpy_async.cuh"
 
+PG_KERNELS_BEGIN
+
 typedef cuda::pipeline<cuda::thread_scope_thread> pipe_thread;
 
 __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
@@ -73,9 +75,31 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 
-extern "C" void pg_plan_pipeline_thread(pg_gemm_args *args, const pg_device *device,
-                                        const pg_tuning *tuning, pg_kernel_plan *plan) {
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  t128_plan(plan, (const void *)pg_pipeline_thread_kernel, args);
+  t128_configure(launch, (const void *)pg_pipeline_thread_kernel, args);
 }
+
+/* cuda::pipeline at thread scope is the async-group mechanism underneath
+ * (commit -> LDGDEPBAR, wait -> DEPBAR), no mbarrier. */
+static const pg_sass_rule rules[] = {
+    {PG_ANY_SM, PG_MUST, "LDGSTS", "cuda::memcpy_async no longer lowers to cp.async"},
+    {PG_ANY_SM, PG_MUST, "LDGDEPBAR", "producer_commit no longer lowers to cp.async.commit_group"},
+    {PG_ANY_SM, PG_MUST, "DEPBAR", "consumer_wait no longer lowers to cp.async.wait_group"},
+    {PG_ANY_SM, PG_NEVER, "ARRIVES", "the thread-scope pipeline now completes copies on an mbarrier"},
+    {PG_SM90_UP, PG_NEVER, "SYNCS", "the thread-scope pipeline now waits on an mbarrier"},
+};
+
+PG_ENTRY(pipeline_thread) = {
+    .info = {.name = "pipeline_thread", .kind = PG_KIND_KERNEL,
+             .technique = "cuda::pipeline, thread scope: memcpy_async + producer/consumer calls (async-group)",
+             .source = PG_FROM_GUIDE "; " PG_FROM_BLOG, .min_cc = 80, .min_stages = 2,
+             .max_stages = 8, .default_stages = 2, T128_TILE_INFO},
+    .smem_bytes = t128_smem,
+    .configure = configure,
+    .kernel = {.symbol = "pg_pipeline_thread_kernel", .dynamic_smem = 1, PG_RULES(rules)},
+};
+
+PG_KERNELS_END

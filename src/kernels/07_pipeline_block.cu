@@ -27,6 +27,8 @@
 #include <cooperative_groups.h>
 #include "kernels/tile128_memcpy_async.cuh"
 
+PG_KERNELS_BEGIN
+
 typedef cuda::pipeline<cuda::thread_scope_block> pipe_block;
 
 /* STAGES is a template argument because pipeline_shared_state's is: one
@@ -108,10 +110,35 @@ static const void *const pipeline_block_kernels[] = {
  * T128_STAGE_SYNC_BYTES per stage that the static pipe_state leaves unused;
  * asking for it keeps static + dynamic within what the launch opts in to (at
  * 6 stages the tiles alone are exactly 48 KiB). */
-extern "C" void pg_plan_pipeline_block(pg_gemm_args *args, const pg_device *device,
-                                       const pg_tuning *tuning, pg_kernel_plan *plan) {
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
   const int count = (int)(sizeof pipeline_block_kernels / sizeof pipeline_block_kernels[0]);
-  t128_plan(plan, args->stages < count ? pipeline_block_kernels[args->stages] : NULL, args);
+  t128_configure(launch, args->stages < count ? pipeline_block_kernels[args->stages] : NULL, args);
 }
+
+/* The shared pipeline state is a ring of mbarriers; copies complete on them
+ * (cp.async.mbarrier.arrive), not in commit groups. */
+static const pg_sass_rule rules[] = {
+    {PG_ANY_SM, PG_MUST, "LDGSTS", "cuda::memcpy_async no longer lowers to cp.async"},
+    {PG_ANY_SM, PG_MUST, "ARRIVES.LDGSTSBAR", "copies no longer complete on the pipeline's mbarrier"},
+    {PG_ANY_SM, PG_NEVER, "LDGDEPBAR", "the block-scope pipeline fell back to commit groups"},
+    {PG_SM8X, PG_MUST, "ATOMS.ARRIVE", "no mbarrier arrive: the pipeline state is not an mbarrier"},
+    {PG_SM90_UP, PG_MUST, "SYNCS.ARRIVE", "no mbarrier arrive: the pipeline state is not an mbarrier"},
+    {PG_SM90_UP, PG_MUST, "SYNCS.PHASECHK", "no mbarrier wait (try_wait) in consumer_wait"},
+};
+
+PG_ENTRY(pipeline_block) = {
+    .info = {.name = "pipeline_block", .kind = PG_KIND_KERNEL,
+             .technique = "cuda::pipeline, block scope: pipeline_shared_state in shared memory (mbarrier)",
+             .source = PG_FROM_BLOG, .min_cc = 80, .min_stages = 2, .max_stages = 8,
+             .default_stages = 2, T128_TILE_INFO},
+    .smem_bytes = t128_smem_barriers,
+    .configure = configure,
+    .kernel = {/* One instance per stage count; the default launches <2>. */
+    .symbol = "pg_pipeline_block_kernel", .launched = "pg_pipeline_block_kernel<2>",
+               .dynamic_smem = 1, PG_RULES(rules)},
+};
+
+PG_KERNELS_END

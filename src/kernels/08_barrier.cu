@@ -32,6 +32,8 @@
  */
 #include "kernels/tile128_memcpy_async.cuh"
 
+PG_KERNELS_BEGIN
+
 typedef cuda::barrier<cuda::thread_scope_block> stage_barrier;
 
 static_assert(sizeof(stage_barrier) <= T128_STAGE_SYNC_BYTES,
@@ -102,9 +104,33 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 
-extern "C" void pg_plan_barrier(pg_gemm_args *args, const pg_device *device,
-                                const pg_tuning *tuning, pg_kernel_plan *plan) {
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  t128_plan(plan, (const void *)pg_barrier_kernel, args);
+  t128_configure(launch, (const void *)pg_barrier_kernel, args);
 }
+
+/* On sm_80 libcu++ issues cp.async and attaches it to the barrier; on sm_90
+ * it issues the bulk copy (cp.async.bulk, UBLKCP) with a transaction count. */
+static const pg_sass_rule rules[] = {
+    {PG_SM8X, PG_MUST, "LDGSTS", "cuda::memcpy_async no longer lowers to cp.async"},
+    {PG_SM8X, PG_MUST, "ARRIVES.LDGSTSBAR", "copies no longer complete on the cuda::barrier"},
+    {PG_SM8X, PG_MUST, "ATOMS.ARRIVE", "no mbarrier arrive: cuda::barrier is not an mbarrier"},
+    {PG_SM90_UP, PG_MUST, "UBLKCP", "cuda::memcpy_async no longer lowers to the bulk copy (cp.async.bulk)"},
+    {PG_SM90_UP, PG_MUST, "SYNCS.ARRIVE", "no mbarrier arrive: cuda::barrier is not an mbarrier"},
+    {PG_SM90_UP, PG_MUST, "SYNCS.PHASECHK", "no mbarrier wait (try_wait) on the cuda::barrier"},
+    {PG_ANY_SM, PG_NEVER, "LDGDEPBAR", "the copies fell back to commit groups"},
+};
+
+PG_ENTRY(barrier) = {
+    .info = {.name = "barrier", .kind = PG_KIND_KERNEL,
+             .technique = "cuda::memcpy_async bound to cuda::barrier, split arrive/wait per stage",
+             .source = PG_FROM_BLOG, .min_cc = 80, .min_stages = 2, .max_stages = 8,
+             .default_stages = 2, T128_TILE_INFO},
+    .smem_bytes = t128_smem_barriers,
+    .configure = configure,
+    .kernel = {.symbol = "pg_barrier_kernel", .dynamic_smem = 1, PG_RULES(rules)},
+};
+
+PG_KERNELS_END

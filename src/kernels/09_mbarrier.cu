@@ -19,6 +19,8 @@
  */
 #include "kernels/tile128.cuh"
 
+PG_KERNELS_BEGIN
+
 __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
     pg_mbarrier_kernel(const pg_gemm_args g) {
   extern __shared__ float4 smem_raw[];
@@ -83,9 +85,33 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 
-extern "C" void pg_plan_mbarrier(pg_gemm_args *args, const pg_device *device,
-                                 const pg_tuning *tuning, pg_kernel_plan *plan) {
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  t128_plan(plan, (const void *)pg_mbarrier_kernel, args);
+  t128_configure(launch, (const void *)pg_mbarrier_kernel, args);
 }
+
+/* Raw PTX cp.async + cp.async.mbarrier.arrive.noinc + mbarrier.arrive /
+ * try_wait.parity; no commit or wait groups anywhere. */
+static const pg_sass_rule rules[] = {
+    {PG_ANY_SM, PG_MUST, "LDGSTS", "the kernel no longer shows cp.async"},
+    {PG_ANY_SM, PG_MUST, "ARRIVES.LDGSTSBAR", "cp.async.mbarrier.arrive is gone"},
+    {PG_ANY_SM, PG_NEVER, "LDGDEPBAR", "cp.async.commit_group is back"},
+    {PG_ANY_SM, PG_NEVER, "DEPBAR", "cp.async.wait_group is back"},
+    {PG_SM8X, PG_MUST, "ATOMS.ARRIVE", "mbarrier.arrive is gone"},
+    {PG_SM90_UP, PG_MUST, "SYNCS.ARRIVE", "mbarrier.arrive is gone"},
+    {PG_SM90_UP, PG_MUST, "SYNCS.PHASECHK", "mbarrier.try_wait.parity is gone"},
+};
+
+PG_ENTRY(mbarrier) = {
+    .info = {.name = "mbarrier", .kind = PG_KIND_KERNEL,
+             .technique = "raw PTX: cp.async + cp.async.mbarrier.arrive.noinc + mbarrier.try_wait.parity",
+             .source = PG_FROM_BLOG, .min_cc = 80, .min_stages = 2, .max_stages = 8,
+             .default_stages = 2, T128_TILE_INFO},
+    .smem_bytes = t128_smem_barriers,
+    .configure = configure,
+    .kernel = {.symbol = "pg_mbarrier_kernel", .dynamic_smem = 1, PG_RULES(rules)},
+};
+
+PG_KERNELS_END

@@ -17,6 +17,8 @@
  */
 #include "kernels/tile128.cuh"
 
+PG_KERNELS_BEGIN
+
 /* Registers decide what this design costs. The compute threads of the
  * 128x128 tile need about 128 registers; each of an SM's 4 scheduler
  * partitions has 16K, so 4 such warps fill one. Any producer warp therefore
@@ -119,9 +121,37 @@ __global__ void __maxnreg__(WS_MAX_REGISTERS) pg_warp_specialized_kernel(const p
 
 /* The block is the registry's threads: 256 compute threads and
  * PG_WS_PRODUCER_WARPS producer warps. */
-extern "C" void pg_plan_warp_specialized(pg_gemm_args *args, const pg_device *device,
-                                         const pg_tuning *tuning, pg_kernel_plan *plan) {
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  t128_plan(plan, (const void *)pg_warp_specialized_kernel<PG_WS_PRODUCER_WARPS>, args);
+  t128_configure(launch, (const void *)pg_warp_specialized_kernel<PG_WS_PRODUCER_WARPS>, args);
 }
+
+/* Producers copy with cp.async onto full[s] mbarriers, consumers release
+ * slots with mbarrier.arrive. (A producer's final cp.async.wait_all shows
+ * one LDGDEPBAR and one DEPBAR: allowed.) */
+static const pg_sass_rule rules[] = {
+    {PG_ANY_SM, PG_MUST, "LDGSTS", "the producers no longer copy with cp.async"},
+    {PG_ANY_SM, PG_MUST, "ARRIVES.LDGSTSBAR", "copies no longer complete on the full[] mbarriers"},
+    {PG_SM8X, PG_MUST, "ATOMS.ARRIVE", "consumers no longer release slots with mbarrier.arrive"},
+    {PG_SM90_UP, PG_MUST, "SYNCS.ARRIVE", "consumers no longer release slots with mbarrier.arrive"},
+    {PG_SM90_UP, PG_MUST, "SYNCS.PHASECHK", "nobody waits on an mbarrier (try_wait) any more"},
+};
+
+PG_ENTRY(warp_specialized) = {
+    .info = {.name = "warp_specialized", .kind = PG_KIND_KERNEL,
+             .technique = "producer warp(s) fill STAGES buffers with cp.async, consumer warps compute",
+             .source = PG_FROM_BLOG, .min_cc = 80, .min_stages = 2, .max_stages = 8,
+             .default_stages = 2, .tile_m = T128_TILE_M, .tile_n = T128_TILE_N,
+             .tile_k = T128_TILE_K,
+             /* the seed tile's 256 compute threads and the producer warps */
+             .threads = T128_THREADS + 32 * PG_WS_PRODUCER_WARPS},
+    .smem_bytes = t128_smem_barriers,
+    .configure = configure,
+    .kernel = {.symbol = "pg_warp_specialized_kernel",
+               .launched = "pg_warp_specialized_kernel<" PG_STRINGIFY(PG_WS_PRODUCER_WARPS) ">",
+               .dynamic_smem = 1, PG_RULES(rules)},
+};
+
+PG_KERNELS_END

@@ -25,6 +25,8 @@
 #include "kernels/tile128.cuh"
 #include "kernels/tma_common.cuh"
 
+PG_KERNELS_BEGIN
+
 __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
     pg_tma_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
 #ifdef PG_HAVE_TMA
@@ -104,9 +106,29 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
 
 static const pg_tma_boxes tma_boxes = {T128_TILE_K, T128_TILE_M, 0, T128_TILE_N, T128_TILE_K};
 
-extern "C" void pg_plan_tma(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, pg_kernel_plan *plan) {
+static size_t smem_tma(int stages) {
+  return pg_tma_ring_smem(stages, T128_STAGE_BYTES, T128_STAGE_SYNC_BYTES);
+}
+
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  t128_plan(plan, (const void *)pg_tma_kernel, args);
-  plan->tma = &tma_boxes;
+  t128_configure(launch, (const void *)pg_tma_kernel, args);
+  launch->tma = &tma_boxes;
 }
+
+static const pg_sass_rule rules[] = {PG_RULES_TMA_COMMON};
+
+PG_ENTRY(tma) = {
+    .info = {.name = "tma", .kind = PG_KIND_KERNEL,
+             .technique = "Hopper TMA: one thread issues cp.async.bulk.tensor per tile on an expect_tx mbarrier, STAGES buffers",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
+             .default_stages = 4, T128_TILE_INFO},
+    .smem_bytes = smem_tma,
+    .configure = configure,
+    .check = pg_tma_check,
+    .kernel = {.symbol = "pg_tma_kernel", .dynamic_smem = 1, PG_RULES(rules)},
+};
+
+PG_KERNELS_END

@@ -20,7 +20,7 @@
 #include <cuda/pipeline>
 
 #include "internal.h"
-#include "kernels/single_warp.h"
+/* PG_SINGLE_WARP_DIM and the two launchers: src/introspect.h */
 
 #define WARP_SIZE PG_SINGLE_WARP_DIM
 

@@ -20,9 +20,9 @@ __global__ void __launch_bounds__(SCALE_THREADS) pg_scale_c_kernel(const pg_gemm
   }
 }
 
-extern "C" void pg_plan_scale_c(const pg_gemm_args *args, pg_kernel_plan *plan) {
+extern "C" void pg_configure_scale_c(const pg_gemm_args *args, pg_kernel_launch *launch) {
   const long long blocks_x = ((long long)args->n + SCALE_THREADS - 1) / SCALE_THREADS;
-  plan->kernel = (const void *)pg_scale_c_kernel;
-  plan->grid_x = blocks_x < SCALE_MAX_GRID_X ? blocks_x : SCALE_MAX_GRID_X;
-  plan->grid_y = args->m < SCALE_MAX_GRID_Y ? args->m : SCALE_MAX_GRID_Y;
+  launch->kernel = (const void *)pg_scale_c_kernel;
+  launch->grid_x = blocks_x < SCALE_MAX_GRID_X ? blocks_x : SCALE_MAX_GRID_X;
+  launch->grid_y = args->m < SCALE_MAX_GRID_Y ? args->m : SCALE_MAX_GRID_Y;
 }

@@ -12,7 +12,7 @@
 #ifndef PG_TILE128_CUH
 #define PG_TILE128_CUH
 
-#include "internal.h"
+#include "kernels/entry.h"
 #include "kernels/ptx.cuh"
 #include "kernels/tile128.h"
 #include "kernels/trace.cuh" /* the marks of pipegemm trace: nothing in the timed build */
@@ -190,14 +190,38 @@ static __device__ __forceinline__ void t128_epilogue(const pg_gemm_args &g, int 
 }
 
 /* One block per 128x128 output tile: N's tiles on x, M's on y. */
-static inline void t128_plan(pg_kernel_plan *plan, const void *kernel, const pg_gemm_args *g) {
-  plan->kernel = kernel;
-  plan->grid_x = ((long long)g->n + T128_TILE_N - 1) / T128_TILE_N;
-  plan->grid_y = ((long long)g->m + T128_TILE_M - 1) / T128_TILE_M;
+static inline void t128_configure(pg_kernel_launch *launch, const void *kernel,
+                                  const pg_gemm_args *g) {
+  launch->kernel = kernel;
+  launch->grid_x = ((long long)g->n + T128_TILE_N - 1) / T128_TILE_N;
+  launch->grid_y = ((long long)g->m + T128_TILE_M - 1) / T128_TILE_M;
 }
 
 static __device__ __forceinline__ int t128_k_tiles(const pg_gemm_args &g) {
   return (int)(((long long)g.k + T128_TILE_K - 1) / T128_TILE_K); /* no wrap near INT_MAX */
 }
+
+/* ---- what the registry says of the family (src/kernels/entry.h) ---- */
+
+#define T128_TILE_INFO \
+  .tile_m = T128_TILE_M, .tile_n = T128_TILE_N, .tile_k = T128_TILE_K, .threads = T128_THREADS
+
+/* `stages` copies of one A+B tile... */
+static inline size_t t128_smem(int stages) { return (size_t)stages * T128_STAGE_BYTES; }
+
+/* ...and, where stages are handed over through barriers, those too. */
+static inline size_t t128_smem_barriers(int stages) {
+  return (size_t)stages * (T128_STAGE_BYTES + T128_STAGE_SYNC_BYTES);
+}
+
+/* Every kernel's epilogue loads C with 32-bit LDG, so a plain "LDG" proves
+ * nothing about its tiles: the register-staged kernels (baseline, pingpong)
+ * are held to their 16-byte tile loads, then 16-byte STS. */
+#define T128_RULES_REGISTER_STAGED                                                             \
+  {PG_ANY_SM, PG_MUST, "LDG.128", "the 16-byte tile loads into registers are gone"},           \
+      {PG_ANY_SM, PG_MUST, "STS.128", "the tiles no longer reach shared memory from registers"}, \
+      {PG_ANY_SM, PG_MUST, "BAR.SYNC", "the block no longer syncs between loading and computing"}, \
+      {PG_ANY_SM, PG_NEVER, "LDGSTS", "the tiles are copied with cp.async, not staged through registers"}, \
+      {PG_ANY_SM, PG_NEVER, "ARRIVES", "copies now complete on an mbarrier: the tiles no longer go through registers"}
 
 #endif

@@ -4,7 +4,7 @@
 #ifndef PG_TILED32_CUH
 #define PG_TILED32_CUH
 
-#include "internal.h"
+#include "kernels/entry.h"
 #include "kernels/tiled32.h"
 
 #define TILE TILED32_TILE
@@ -44,10 +44,26 @@ static __device__ __forceinline__ void tiled32_store(const pg_gemm_args &g, int 
 }
 
 /* One block per 32x32 output tile: N's tiles on x, M's on y. */
-static inline void tiled32_plan(pg_kernel_plan *plan, const void *kernel, const pg_gemm_args *g) {
-  plan->kernel = kernel;
-  plan->grid_x = ((long long)g->n + TILE - 1) / TILE;
-  plan->grid_y = ((long long)g->m + TILE - 1) / TILE;
+static inline void tiled32_configure(pg_kernel_launch *launch, const void *kernel,
+                                     const pg_gemm_args *g) {
+  launch->kernel = kernel;
+  launch->grid_x = ((long long)g->n + TILE - 1) / TILE;
+  launch->grid_y = ((long long)g->m + TILE - 1) / TILE;
 }
+
+/* ---- what the registry says of both (src/kernels/entry.h) ---- */
+
+static inline size_t tiled32_smem(int stages) { return (size_t)stages * TILED32_STAGE_BYTES; }
+
+#define TILED32_TILE_INFO \
+  .tile_m = TILED32_TILE, .tile_n = TILED32_TILE, .tile_k = TILED32_TILE, .threads = TILED32_THREADS
+
+/* Each thread loads one float of A and one of B into a register and stores
+ * it to shared memory. */
+#define TILED32_RULES                                                                          \
+  {PG_ANY_SM, PG_MUST, "LDG", "the tiles are no longer loaded into registers"},                \
+      {PG_ANY_SM, PG_MUST, "STS", "the tiles no longer reach shared memory from registers"},   \
+      {PG_ANY_SM, PG_MUST, "BAR.SYNC", "the block no longer syncs around each tile"},          \
+      {PG_ANY_SM, PG_NEVER, "LDGSTS", "the tiles are copied with cp.async, not staged through registers"}
 
 #endif

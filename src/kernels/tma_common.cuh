@@ -4,7 +4,7 @@
 #ifndef PG_TMA_COMMON_CUH
 #define PG_TMA_COMMON_CUH
 
-#include "internal.h"
+#include "kernels/entry.h"
 #include "kernels/ptx.cuh"
 #include "tma.h"
 
@@ -24,5 +24,22 @@ static __device__ __forceinline__ void *pg_tma_smem_base(void *raw) {
  * kernel compiled for an older architecture anyway is a bug, and it traps
  * rather than leave C unwritten. */
 static __device__ __forceinline__ void pg_tma_unavailable(void) { __trap(); }
+
+/* A TMA ring's shared memory: each stage's tiles and its two mbarriers,
+ * after the slack that PG_TMA_SMEM_ALIGN asks for. */
+static inline size_t pg_tma_ring_smem(int stages, size_t stage_bytes, size_t sync_bytes) {
+  return (size_t)stages * (stage_bytes + sync_bytes) + PG_TMA_SMEM_ALIGN;
+}
+
+/* On sm_90 the tiles arrive by bulk tensor copy (UTMALDG) on mbarriers with
+ * a transaction count; no thread copies a piece itself. On sm_80 the kernel
+ * must trap (the host refuses to launch it there). */
+#define PG_RULES_TMA_COMMON                                                                   \
+  {PG_SM90_UP, PG_MUST, "UTMALDG", "the tiles no longer arrive by bulk tensor copy (TMA)"},    \
+      {PG_SM90_UP, PG_MUST, "SYNCS.ARRIVE", "nobody arrives on an mbarrier (expect_tx or release)"}, \
+      {PG_SM90_UP, PG_MUST, "SYNCS.PHASECHK", "nobody waits on an mbarrier (try_wait) any more"}, \
+      {PG_ANY_SM, PG_NEVER, "LDGSTS", "threads copy pieces with cp.async instead of the copy engine"}, \
+      {PG_ANY_SM, PG_NEVER, "LDGDEPBAR", "cp.async commit groups are back"},                     \
+      {PG_SM8X, PG_MUST, "BPT.TRAP", "the sm_80 build no longer traps: it would silently do nothing"}
 
 #endif

@@ -1,0 +1,194 @@
+/* 13 tma_ws_splitk — the flagship with K split into ranges, where its tiles
+ * alone would leave SMs idle (few tiles, a long K): each (tile, range) unit
+ * is a block's work, its sums go to a plane of partial sums of its own, and
+ * a second kernel adds the planes up in split order, so a call gives the
+ * same bits on every run. Where the tiles fill the GPU, nothing is split and
+ * the call is tma_ws's (12). The two other tile shapes of the flagship split
+ * the same way: tma_ws_n64 (128 x 64, three blocks per SM) and tma_ws_m256
+ * (256 x 128, two consumer warpgroups sharing each stage's B, one block per
+ * SM). sm_90 only.
+ *
+ *   pipegemm bench --variant tma_ws,tma_ws_splitk,cublas --m 256 --n 256 --k 65536
+ */
+#include "kernels/tma_ws.cuh"
+
+/* Where K is not split, tma_ws_splitk is tma_ws. */
+extern "C" const pg_variant_entry pg_entry_tma_ws;
+
+#ifdef PG_HAVE_TMA
+/* Split-K: units blockIdx.x, + gridDim.x, ... of tiles x splits. */
+template <> struct tws_schedule<TWS_SPLIT_K> {
+  static __device__ __forceinline__ tws_cursor start(const pg_gemm_args &g,
+                                                     const tws_geometry &geo) {
+    tws_cursor c;
+    c.streaming = c.fresh = 0;
+    c.next = blockIdx.x;
+    c.end = geo.tiles * g.splits;
+    return c;
+  }
+  static __device__ __forceinline__ bool next(const pg_gemm_args &g, const tws_geometry &geo,
+                                              tws_cursor *c, tws_work *w) {
+    if (c->next >= c->end) return false;
+    tws_take_split(g, geo, c, w);
+    return true;
+  }
+};
+#endif
+
+PG_KERNELS_BEGIN
+
+/* Split-K's second kernel: C = alpha * (P_0 + P_1 + ... + P_{S-1}) + beta * C,
+ * each element's partial sums added in split order, so a call gives the same
+ * bits on every run. C is not read when beta == 0. Rows on y (striding past
+ * the grid's 65535), columns on x. */
+#define TWS_REDUCE_MAX_ROWS 65535
+
+__global__ void __launch_bounds__(TWS_REDUCE_THREADS) pg_tma_ws_reduce_kernel(const pg_gemm_args g) {
+#ifdef PG_HAVE_TMA
+  const int col = blockIdx.x * TWS_REDUCE_THREADS + threadIdx.x;
+  if (col >= g.n) return;
+  const size_t plane = (size_t)g.m * g.ldp;
+  for (int row = blockIdx.y; row < g.m; row += gridDim.y) {
+    const float *p = g.partials + (size_t)row * g.ldp + col;
+    float sum = p[0];
+    for (int s = 1; s < g.splits; ++s) sum += p[s * plane];
+    float *c = g.c + (size_t)row * g.ldc + col;
+    const float v = g.alpha * sum;
+    *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
+  }
+#else
+  pg_tma_unavailable();
+#endif
+}
+
+/* A form that splits K: its tile, how it runs whole tiles where K is not
+ * split, and its split kernel. */
+typedef struct {
+  int tile_m, tile_n, blocks_per_sm;
+  pg_configure_fn whole_tiles;
+  const void *split_kernel;
+} split_form;
+
+/* K split so that the work units (tiles x splits) fill the block slots that
+ * the tiles alone leave idle, each split at least
+ * tuning->tma_ws_split_min_k_tiles steps long; one unit per block. With
+ * enough tiles it does not split at all. */
+static void configure_split(const split_form *form, pg_gemm_args *args, const pg_device *device,
+                            const pg_tuning *tuning, pg_kernel_launch *launch) {
+  form->whole_tiles(args, device, tuning, launch);
+  launch->persistent_blocks_per_sm = 0;
+  const long long tiles = launch->grid_x;
+  const long long k_tiles = tws_k_tiles(args);
+  const long long slots = (long long)form->blocks_per_sm * device->sm_count;
+  const long long min_steps =
+      tuning->tma_ws_split_min_k_tiles > 0 ? tuning->tma_ws_split_min_k_tiles : 1;
+  long long splits = tiles < slots ? slots / tiles : 1;
+  if (splits > k_tiles / min_steps) splits = k_tiles / min_steps;
+  if (splits <= 1) return;
+  /* Equal ranges, none empty: the last may be shorter. */
+  const long long per_split = (k_tiles + splits - 1) / splits;
+  splits = (k_tiles + per_split - 1) / per_split;
+  if (splits <= 1) return;
+  launch->kernel = form->split_kernel;
+  args->splits = (int)splits;
+  args->k_tiles_per_split = (int)per_split;
+  args->ldp = (args->n + 3) / 4 * 4; /* 16-byte rows for the partial tiles' stores */
+  launch->grid_x = tiles * splits;
+  launch->workspace_bytes = (size_t)splits * (size_t)args->m * (size_t)args->ldp * sizeof(float);
+  launch->reduce_kernel = (const void *)pg_tma_ws_reduce_kernel;
+  launch->reduce_threads = TWS_REDUCE_THREADS;
+  launch->reduce_grid_x = (args->n + TWS_REDUCE_THREADS - 1) / TWS_REDUCE_THREADS;
+  launch->reduce_grid_y = args->m < TWS_REDUCE_MAX_ROWS ? args->m : TWS_REDUCE_MAX_ROWS;
+}
+
+static const tws_shape small = TWS_SHAPE_SMALL;
+static const tws_shape tall = TWS_SHAPE_TALL;
+
+static void tma_ws_whole_tiles(pg_gemm_args *args, const pg_device *device,
+                               const pg_tuning *tuning, pg_kernel_launch *launch) {
+  pg_entry_tma_ws.configure(args, device, tuning, launch);
+}
+
+static void small_whole_tiles(pg_gemm_args *args, const pg_device *device,
+                              const pg_tuning *tuning, pg_kernel_launch *launch) {
+  (void)device;
+  tws_configure_whole_tiles(
+      &small, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_SMALL_TILE_N, TWS_WHOLE_TILES>,
+      args, tuning, launch);
+}
+
+static void tall_whole_tiles(pg_gemm_args *args, const pg_device *device,
+                             const pg_tuning *tuning, pg_kernel_launch *launch) {
+  (void)device;
+  tws_configure_whole_tiles(
+      &tall, (const void *)pg_tma_ws_kernel<TWS_TALL_TILE_M, TWS_TILE_N, TWS_WHOLE_TILES>, args,
+      tuning, launch);
+}
+
+static const split_form large_form = {
+    TWS_TILE_M, TWS_TILE_N, TWS_MIN_BLOCKS_PER_SM, tma_ws_whole_tiles,
+    (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
+static const split_form small_form = {
+    TWS_TILE_M, TWS_SMALL_TILE_N, TWS_SMALL_MIN_BLOCKS_PER_SM, small_whole_tiles,
+    (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_SMALL_TILE_N, TWS_SPLIT_K>};
+static const split_form tall_form = {
+    TWS_TALL_TILE_M, TWS_TILE_N, TWS_TALL_MIN_BLOCKS_PER_SM, tall_whole_tiles,
+    (const void *)pg_tma_ws_kernel<TWS_TALL_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
+
+static void configure_splitk(pg_gemm_args *args, const pg_device *device,
+                             const pg_tuning *tuning, pg_kernel_launch *launch) {
+  configure_split(&large_form, args, device, tuning, launch);
+}
+
+static void configure_n64(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                          pg_kernel_launch *launch) {
+  configure_split(&small_form, args, device, tuning, launch);
+}
+
+static void configure_m256(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                           pg_kernel_launch *launch) {
+  configure_split(&tall_form, args, device, tuning, launch);
+}
+
+/* tma_ws's kernel in each form, judged by the same rules. */
+static const pg_sass_rule rules[] = {TWS_RULES};
+
+PG_ENTRY(tma_ws_splitk) = {
+    .info = {.name = "tma_ws_splitk", .kind = PG_KIND_KERNEL,
+             .technique = "tma_ws with K split to fill the SMs a few tiles leave idle; partial sums added in split order by a second kernel",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N, TWS_THREADS)},
+    .smem_bytes = tws_smem,
+    .configure = configure_splitk,
+    .check = pg_tma_check,
+    .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 1),
+               .dynamic_smem = 1, PG_RULES(rules)},
+};
+
+PG_ENTRY(tma_ws_n64) = {
+    .info = {.name = "tma_ws_n64", .kind = PG_KIND_KERNEL,
+             .technique = "tma_ws on a 128x64 tile (8x8 outputs per consumer thread), three blocks per SM; K split as tma_ws_splitk does where the tiles leave block slots idle",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_SMALL_TILE_N, TWS_THREADS)},
+    .smem_bytes = tws_smem_small,
+    .configure = configure_n64,
+    .check = pg_tma_check,
+    .kernel = {.symbol = "pg_tma_ws_kernel",
+               .launched = TWS_INSTANCE(TWS_TILE_M, TWS_SMALL_TILE_N, 1), .dynamic_smem = 1,
+               PG_RULES(rules)},
+};
+
+PG_ENTRY(tma_ws_m256) = {
+    .info = {.name = "tma_ws_m256", .kind = PG_KIND_KERNEL,
+             .technique = "tma_ws on a 256x128 tile: two consumer warpgroups share each stage's B, one block per SM; K split as tma_ws_splitk does where the tiles leave SMs idle",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TALL_TILE_M, TWS_TILE_N, TWS_TALL_THREADS)},
+    .smem_bytes = tws_smem_tall,
+    .configure = configure_m256,
+    .check = pg_tma_check,
+    .kernel = {.symbol = "pg_tma_ws_kernel",
+               .launched = TWS_INSTANCE(TWS_TALL_TILE_M, TWS_TILE_N, 1), .dynamic_smem = 1,
+               PG_RULES(rules)},
+};
+
+PG_KERNELS_END

@@ -1,0 +1,182 @@
+/* 14 tma_ws_streamk — the flagship over stream-K, after data-parallel
+ * waves: where the tiles leave the last wave partly empty, as many blocks as
+ * fit at once share that wave's tiles out by K steps (the tiles before it
+ * run data-parallel, a block per tile); a tile cut between blocks leaves its
+ * parts in slots of a workspace, and a second kernel adds them up in block
+ * order, so a call gives the same bits on every run. Where the tiles fill
+ * whole waves, nothing is cut and the call is tma_ws's (12). sm_90 only.
+ *
+ *   pipegemm bench --variant tma_ws,tma_ws_streamk,cublas --size 2560
+ */
+#include "kernels/tma_ws.cuh"
+
+/* Where nothing is cut, tma_ws_streamk is tma_ws. */
+extern "C" const pg_variant_entry pg_entry_tma_ws;
+
+#ifdef PG_HAVE_TMA
+/* Stream-K: block b's share of the stream-K part's K steps starts here
+ * (counted from the part's first tile). */
+static __device__ __forceinline__ int tws_sk_start(int b, const tws_geometry &geo, int blocks) {
+  return (int)((long long)b * geo.sk_iterations / blocks);
+}
+
+static __device__ __forceinline__ void tws_cursor_stream(tws_cursor *c, const tws_geometry &geo) {
+  c->streaming = 1;
+  c->fresh = 1;
+  c->next = tws_sk_start(blockIdx.x, geo, gridDim.x);
+  c->end = tws_sk_start(blockIdx.x + 1, geo, gridDim.x);
+}
+
+/* Stream-K: first the whole tiles before sk_first_tile, data-parallel
+ * (blocks running together share A and B in L2); then the block's
+ * contiguous share of the remaining tiles' K steps, cut at tile boundaries. */
+template <> struct tws_schedule<TWS_STREAM_K> {
+  static __device__ __forceinline__ tws_cursor start(const pg_gemm_args &g,
+                                                     const tws_geometry &geo) {
+    tws_cursor c;
+    c.streaming = c.fresh = 0;
+    c.next = blockIdx.x;
+    c.end = g.sk_first_tile;
+    if (c.next >= c.end) tws_cursor_stream(&c, geo);
+    return c;
+  }
+  static __device__ __forceinline__ bool next(const pg_gemm_args &g, const tws_geometry &geo,
+                                              tws_cursor *c, tws_work *w) {
+    if (c->next >= c->end) {
+      if (c->streaming) return false;
+      tws_cursor_stream(c, geo);
+      if (c->next >= c->end) return false;
+    }
+    if (c->streaming) {
+      const int part_tile = c->next / geo.k_tiles;
+      const int tile_start = part_tile * geo.k_tiles;
+      const int stop = min(c->end, tile_start + geo.k_tiles);
+      tws_tile_coords(g.sk_first_tile + part_tile, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm,
+                      &w->tn);
+      w->kt_begin = c->next - tile_start;
+      w->kt_end = stop - tile_start;
+      /* A whole tile goes to C; a part to the block's slot 0 (its first
+       * stretch) or 1 (its last), for the fixup kernel to add up. */
+      w->dest = w->kt_begin == 0 && w->kt_end == geo.k_tiles ? TWS_TO_C : TWS_TO_SLOT;
+      w->index = 2 * (int)blockIdx.x + (c->fresh ? 0 : 1);
+      c->fresh = 0;
+      c->next = stop;
+    } else {
+      tws_take_split(g, geo, c, w);
+    }
+    return true;
+  }
+};
+#endif
+
+PG_KERNELS_BEGIN
+
+/* Stream-K's second kernel, TWS_FIXUP_CHUNKS blocks per tile of the
+ * stream-K part, each adding up a band of the tile's rows: a tile whose K
+ * steps begin in block b_lo's share and end in b_hi's > b_lo was left in
+ * slots, one per block: slot 0 of a block whose share starts inside the
+ * tile, else slot 1. They are added in block order: the same bits on every
+ * run. A tile one block had whole is already in C. */
+#define TWS_FIXUP_CHUNKS 8
+#define TWS_MAX_SK_BLOCKS 1024 /* configure's cap on stream-K's blocks */
+
+#ifdef PG_HAVE_TMA
+static __device__ __forceinline__ int tws_sk_block_of(int it, const tws_geometry &geo,
+                                                      int blocks) {
+  int b = (int)((long long)it * blocks / geo.sk_iterations);
+  while (b + 1 < blocks && tws_sk_start(b + 1, geo, blocks) <= it) ++b;
+  while (b > 0 && tws_sk_start(b, geo, blocks) > it) --b;
+  return b;
+}
+#endif
+
+template <int TN>
+__global__ void __launch_bounds__(TWS_REDUCE_THREADS)
+    pg_tma_ws_fixup_kernel(const pg_gemm_args g) {
+#ifdef PG_HAVE_TMA
+  __shared__ unsigned slots[TWS_MAX_SK_BLOCKS]; /* the tile's slots, in block order */
+  __shared__ int first_block, slot_count;
+  const tws_geometry geo = tws_geometry_of<TWS_TILE_M, TN>(g);
+  const int t = g.sk_first_tile + blockIdx.x;
+  const int begin = blockIdx.x * geo.k_tiles;
+  if (threadIdx.x == 0) {
+    first_block = tws_sk_block_of(begin, geo, g.sk_blocks);
+    const int last = tws_sk_block_of(begin + geo.k_tiles - 1, geo, g.sk_blocks);
+    slot_count = last > first_block ? last - first_block + 1 : 0;
+  }
+  __syncthreads();
+  if (slot_count == 0) return;
+  for (int i = threadIdx.x; i < slot_count; i += TWS_REDUCE_THREADS) {
+    const int b = first_block + i;
+    slots[i] = 2 * b + (tws_sk_start(b, geo, g.sk_blocks) >= begin ? 0 : 1);
+  }
+  __syncthreads();
+  int tm, tn;
+  tws_tile_coords(t, geo.tiles_m, geo.tiles_n, g.group_m, &tm, &tn);
+  const int rows = min(TWS_TILE_M, g.m - tm * TWS_TILE_M);
+  const int cols = min(TN, g.n - tn * TN);
+  const int band = TWS_TILE_M / TWS_FIXUP_CHUNKS;
+  for (int e = blockIdx.y * band * TN + threadIdx.x; e < (int)(blockIdx.y + 1) * band * TN;
+       e += TWS_REDUCE_THREADS) {
+    const int r = e / TN, col = e % TN;
+    if (r >= rows || col >= cols) continue;
+    float sum = 0.f;
+    for (int i = 0; i < slot_count; ++i)
+      sum += g.partials[(size_t)slots[i] * TWS_TILE_M * TN + e];
+    float *c = g.c + (size_t)(tm * TWS_TILE_M + r) * g.ldc + (tn * TN + col);
+    const float v = g.alpha * sum;
+    *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
+  }
+#else
+  pg_tma_unavailable();
+#endif
+}
+
+/* Stream-K, after data-parallel waves: as many blocks as fit at once. All
+ * but the last full wave of tiles go data-parallel, tile by tile (blocks
+ * running together share A and B in L2); the last wave and the remainder are
+ * shared out evenly by K steps, in tile order. Whole tiles go straight to C;
+ * a tile cut between blocks is finished by the fixup kernel. Where the tiles
+ * fill whole waves, nothing is cut and the plan is data-parallel. */
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
+  pg_entry_tma_ws.configure(args, device, tuning, launch);
+  launch->persistent_blocks_per_sm = 0;
+  const long long tiles = launch->grid_x;
+  const long long k_tiles = tws_k_tiles(args);
+  long long blocks = (long long)TWS_MIN_BLOCKS_PER_SM * device->sm_count;
+  if (blocks > TWS_MAX_SK_BLOCKS) blocks = TWS_MAX_SK_BLOCKS;
+  if (k_tiles == 0 || tiles % blocks == 0) return;
+  const long long whole_waves = tiles / blocks;
+  const long long first_streamed = whole_waves >= 2 ? (whole_waves - 1) * blocks : 0;
+  const long long iterations = (tiles - first_streamed) * k_tiles;
+  if (iterations > INT_MAX) return; /* the kernel counts them in int */
+  if (blocks > iterations) blocks = iterations;
+  launch->kernel = (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_STREAM_K>;
+  args->stream_k = 1;
+  args->sk_blocks = (int)blocks;
+  args->sk_first_tile = (int)first_streamed;
+  launch->grid_x = blocks;
+  launch->workspace_bytes = (size_t)blocks * 2 * TWS_TILE_M * TWS_TILE_N * sizeof(float);
+  launch->reduce_kernel = (const void *)pg_tma_ws_fixup_kernel<TWS_TILE_N>;
+  launch->reduce_threads = TWS_REDUCE_THREADS;
+  launch->reduce_grid_x = tiles - first_streamed;
+  launch->reduce_grid_y = TWS_FIXUP_CHUNKS;
+}
+
+/* tma_ws's kernel, judged by the same rules. */
+static const pg_sass_rule rules[] = {TWS_RULES};
+
+PG_ENTRY(tma_ws_streamk) = {
+    .info = {.name = "tma_ws_streamk", .kind = PG_KIND_KERNEL,
+             .technique = "tma_ws over stream-K after data-parallel waves: the last wave's tiles shared out by K steps among one block per slot; tiles cut between blocks added up in block order by a second kernel",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N, TWS_THREADS)},
+    .smem_bytes = tws_smem,
+    .configure = configure,
+    .check = pg_tma_check,
+    .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 2),
+               .dynamic_smem = 1, PG_RULES(rules)},
+};
+
+PG_KERNELS_END

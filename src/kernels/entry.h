@@ -1,0 +1,55 @@
+/* How a kernel file declares its registry entries (src/variants.h lists
+ * them): each defines
+ *
+ *   PG_ENTRY(name) = {.info = {...}, .smem_bytes = ..., .configure = ...,
+ *                     .kernel = {.symbol = ..., PG_RULES(rules)}};
+ *
+ * beside the kernel it describes: what the variant is and where it comes
+ * from, its stage counts and tile, its shared memory per stage count, the
+ * function that configures its launch, and what its SASS must show.
+ *
+ * The traced twin. The files marked TRACED in src/variants.h are compiled a
+ * second time with PG_TRACE defined, which turns on their pipeline marks
+ * (kernels/trace.cuh). In that build PG_ENTRY(name) defines
+ * pg_entry_<name>_traced instead, and PG_KERNELS_BEGIN / PG_KERNELS_END put
+ * everything between them, kernels included, in the namespace pg_traced:
+ * both builds link into one library, and every traced kernel's name tells
+ * it from its timed twin (pipegemm inspect and Nsight Compute find kernels
+ * by name). A kernel file, and a header that defines kernels, wraps what it
+ * defines in the two, after its #includes. */
+#ifndef PG_KERNELS_ENTRY_H
+#define PG_KERNELS_ENTRY_H
+
+#include "internal.h"
+
+#ifdef PG_TRACE
+#define PG_ENTRY(name) extern "C" const pg_variant_entry pg_entry_##name##_traced
+#define PG_KERNELS_BEGIN namespace pg_traced {
+#define PG_KERNELS_END }
+#else
+#define PG_ENTRY(name) extern "C" const pg_variant_entry pg_entry_##name
+#define PG_KERNELS_BEGIN
+#define PG_KERNELS_END
+#endif
+
+/* The sources, by title. */
+#define PG_FROM_STUDY "CUDA Kernel Study: Pipelining"
+#define PG_FROM_GUIDE "Software Pipelining and Double Buffering"
+#define PG_FROM_BLOG "A study on CUDA async memcpy"
+
+/* ---- SASS rules (`pipegemm inspect --check`) ------------------------------
+ * Written from the SASS that nvcc 13.0 emits for sm_80 and sm_90 (the counts
+ * are in docs/inspect.md). sm_80 has no mbarrier wait instruction
+ * (test_wait is a plain LDS of the barrier), so there the arrive
+ * (ATOMS.ARRIVE) is an mbarrier's witness; sm_90 shows SYNCS.* for both. */
+#define PG_ANY_SM 0, 0
+#define PG_SM8X 80, 89
+#define PG_SM90_UP 90, 0
+#define PG_MUST 1
+#define PG_NEVER 0
+#define PG_RULES(array) .rules = array, .rule_count = (int)(sizeof array / sizeof array[0])
+
+#define PG_STRINGIFY_(x) #x
+#define PG_STRINGIFY(x) PG_STRINGIFY_(x)
+
+#endif

@@ -1,0 +1,462 @@
+/* The flagship's kernel, shared by its chapters: 12_tma_ws.cu (whole
+ * tiles, the flagship itself), 13_tma_ws_splitk.cu (K split into ranges,
+ * and the other tile shapes) and 14_tma_ws_streamk.cu (stream-K after
+ * data-parallel waves). One template on the tile (TM x TN) and on how a
+ * block takes its work (MODE): each chapter brings its schedule
+ * (tws_schedule<MODE>) and instantiates the kernel with it. sm_90 only.
+ *
+ * Block: 128 consumer threads (warps 0-3) and a producer warpgroup (warps
+ * 4-7) of which one lane works; the warpgroup exists because setmaxnreg
+ * moves registers a warpgroup at a time (tma_ws.h). The tall tile
+ * (tma_ws_m256) has two consumer warpgroups (warps 0-7, 256 rows) over one
+ * B per stage and its producer in warps 8-11.
+ *   Producer: one lane walks this block's work and its K steps; per step it
+ *     waits until the slot is free (empty[s]), announces the stage's bytes on
+ *     full[s] (arrive.expect_tx) and issues two bulk tensor copies, a
+ *     TM x TWS_TILE_K box of A (swizzled) and a TWS_TILE_K x TN box of B.
+ *     It runs up to STAGES steps ahead, across tile boundaries: the next
+ *     tile's first stages load while the consumers write the last one out.
+ *   Consumers: wait on full[s], compute, arrive on empty[s]; no load
+ *     instruction but shared-memory reads, no block-wide barrier.
+ *
+ * Consumer thread (w = warp, ty = lane/8, tx = lane%8) owns rows
+ * 64*(w/2) + 4*(w%2) + ty + 8i (i < 8) and columns tx*4 + 32j .. +3 (j < 4):
+ * 8x16 outputs. Per 4 K steps it reads A as 8 float4 along K (one per row)
+ * and B as 4 float4 per K step, 24 LDS.128 for 512 FFMA. A warp's A reads
+ * hit 4 rows at the same K; their low bits differ, so the copy engine's
+ * swizzle puts them in different banks; B reads are 128 contiguous bytes. */
+#ifndef PG_TMA_WS_CUH
+#define PG_TMA_WS_CUH
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "kernels/tile128.cuh" /* t128_ring_next */
+#include "kernels/tma_common.cuh"
+#include "kernels/tma_ws.h"
+#include "tuning.h"
+
+static_assert(TWS_TILE_K % 4 == 0 && TWS_A_ROW_BYTES <= 128 && TWS_A_ROW_BYTES >= 32,
+              "A rows must be one swizzle span: 32, 64 or 128 bytes");
+static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TILE_M * TWS_TILE_N,
+              "the warpgroup covers the tile");
+
+#define TWS_ROW_STEP 8  /* rows of one thread are 8 apart */
+#define TWS_COL_STEP 32 /* its 4-column groups are 32 apart */
+
+/* The three tiles, TM x TN (tma_ws.h): outputs per consumer thread along
+ * N, consumer threads (a warpgroup per 128 rows) and the block's threads
+ * with the producer warpgroup, blocks per SM the launch is built for, and
+ * where a stage's B starts and it ends. */
+template <int TM, int TN> struct tws_tile;
+template <> struct tws_tile<TWS_TILE_M, TWS_TILE_N> {
+  enum { THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_CONSUMERS, THREADS = TWS_THREADS };
+  enum { MIN_BLOCKS = TWS_MIN_BLOCKS_PER_SM };
+  enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_STAGE_BYTES };
+};
+template <> struct tws_tile<TWS_TILE_M, TWS_SMALL_TILE_N> {
+  enum { THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS, THREADS = TWS_THREADS };
+  enum { MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
+  enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_SMALL_STAGE_BYTES };
+};
+template <> struct tws_tile<TWS_TALL_TILE_M, TWS_TILE_N> {
+  enum { THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_TALL_CONSUMERS, THREADS = TWS_TALL_THREADS };
+  enum { MIN_BLOCKS = TWS_TALL_MIN_BLOCKS_PER_SM };
+  enum { STAGE_A_BYTES = TWS_TALL_STAGE_A_BYTES, STAGE_BYTES = TWS_TALL_STAGE_BYTES };
+};
+static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_SMALL_THREAD_N == TWS_TILE_M * TWS_SMALL_TILE_N,
+              "the warpgroup covers the small tile");
+static_assert(TWS_TALL_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TALL_TILE_M * TWS_TILE_N,
+              "the two warpgroups cover the tall tile");
+static_assert(TWS_TALL_TILE_M <= 256, "a TMA box has at most 256 rows");
+/* setmaxnreg.inc waits until the registers are free: the tall block's
+ * warps after setmaxnreg must fit in what its launch gives (65536 / 384
+ * threads, rounded down to 8: 168 each). */
+static_assert(128 * TWS_PRODUCER_REGS + TWS_TALL_CONSUMERS * TWS_CONSUMER_REGS <=
+                  TWS_TALL_THREADS * (65536 / TWS_TALL_THREADS / 8 * 8),
+              "the tall tile's register split exceeds its launch's registers");
+
+/* How a kernel instance takes its work: whole tiles (data-parallel, the
+ * flagship's own loop, with nothing else live across the K loop), K split
+ * into ranges, or stream-K after data-parallel waves. One instance per
+ * mode, so the plainest keeps the plainest code. */
+enum { TWS_WHOLE_TILES, TWS_SPLIT_K, TWS_STREAM_K };
+
+/* What a schedule gives a block: one stretch of work at a time, an output
+ * tile and a range of its K steps, and where its sums go. */
+enum { TWS_TO_C, TWS_TO_SPLIT, TWS_TO_SLOT };
+
+typedef struct {
+  int tm, tn, kt_begin, kt_end;
+  int dest, index; /* index: the split's plane, or the stream-K slot */
+} tws_work;
+
+/* A block's place in its list of work. Small: the producer keeps it in the
+ * few registers setmaxnreg leaves it. */
+typedef struct {
+  int next, end;
+  int streaming; /* stream-K: in its streamed part */
+  int fresh;     /* stream-K: the next stretch is the block's first of that part */
+} tws_cursor;
+
+/* The device helpers exist where the kernel does: sm_90 code. */
+#ifdef PG_HAVE_TMA
+/* The shape in tiles and K steps (in 64 bits first: M, N or K near INT_MAX
+ * must not wrap; the planners keep the counts below in int). */
+typedef struct {
+  int tiles_m, tiles_n, tiles, k_tiles;
+  int sk_iterations; /* stream-K's part: the K steps of the tiles from sk_first_tile on */
+} tws_geometry;
+
+template <int TM, int TN>
+static __device__ __forceinline__ tws_geometry tws_geometry_of(const pg_gemm_args &g) {
+  tws_geometry geo;
+  geo.tiles_m = (int)(((long long)g.m + TM - 1) / TM);
+  geo.tiles_n = (int)(((long long)g.n + TN - 1) / TN);
+  geo.tiles = geo.tiles_m * geo.tiles_n;
+  geo.k_tiles = (int)(((long long)g.k + TWS_TILE_K - 1) / TWS_TILE_K);
+  /* Stream-K's planner keeps this below INT_MAX; the other modes leave it unused. */
+  geo.sk_iterations = (int)((long long)(geo.tiles - g.sk_first_tile) * geo.k_tiles);
+  return geo;
+}
+
+/* The copy engine's swizzle: in a row of A (TWS_A_ROW_BYTES, 1024-byte
+ * aligned stage) the 16-byte piece p is stored at piece p ^ x, where x is
+ * bits [7, 7+b) of the row's byte offset, b = log2(row bytes / 16). A
+ * thread's rows are 8 apart (TWS_ROW_STEP), which leaves x the same for all
+ * of them: one value per thread, computed once. */
+static __device__ __forceinline__ unsigned tws_swizzle_of_row(int row) {
+  return (((unsigned)row * TWS_A_ROW_BYTES) >> 7) & (TWS_A_ROW_BYTES / 16 - 1);
+}
+
+/* Tile t of a tiles_m x tiles_n grid in grouped order. */
+static __device__ __forceinline__ void tws_tile_coords(int t, int tiles_m, int tiles_n,
+                                                       int group_m, int *tm, int *tn) {
+  const int per_group = group_m * tiles_n;
+  const int group = t / per_group;
+  const int first_m = group * group_m;
+  const int rows = min(tiles_m - first_m, group_m);
+  const int in_group = t - group * per_group;
+  *tm = first_m + in_group % rows;
+  *tn = in_group / rows;
+}
+
+/* How a block of each MODE takes its work: start() gives its cursor, next()
+ * its next stretch, false once there is none. Whole tiles here; split-K in
+ * 13_tma_ws_splitk.cu, stream-K in 14_tma_ws_streamk.cu. */
+template <int MODE> struct tws_schedule;
+
+/* Whole tiles: tiles blockIdx.x, + gridDim.x, ... (tile t maps to a (row,
+ * column) in groups of `group_m` tile rows, column-major inside a group, so
+ * blocks running together share A rows and B columns in L2), each over all
+ * of K, straight to C. */
+template <> struct tws_schedule<TWS_WHOLE_TILES> {
+  static __device__ __forceinline__ tws_cursor start(const pg_gemm_args &g,
+                                                     const tws_geometry &geo) {
+    (void)g;
+    tws_cursor c;
+    c.streaming = c.fresh = 0;
+    c.next = blockIdx.x;
+    c.end = geo.tiles;
+    return c;
+  }
+  static __device__ __forceinline__ bool next(const pg_gemm_args &g, const tws_geometry &geo,
+                                              tws_cursor *c, tws_work *w) {
+    if (c->next >= c->end) return false;
+    tws_tile_coords(c->next, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm, &w->tn);
+    w->kt_begin = 0;
+    w->kt_end = geo.k_tiles;
+    w->dest = TWS_TO_C;
+    w->index = 0;
+    c->next += gridDim.x;
+    return true;
+  }
+};
+
+/* The next unit of tiles x splits, split-major (blocks running together
+ * work on the same stretch of K): split-K's schedule (13), and stream-K's
+ * data-parallel part (14), which has one split. */
+static __device__ __forceinline__ void tws_take_split(const pg_gemm_args &g,
+                                                      const tws_geometry &geo, tws_cursor *c,
+                                                      tws_work *w) {
+  const int split = c->next / geo.tiles;
+  tws_tile_coords(c->next - split * geo.tiles, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm,
+                  &w->tn);
+  w->kt_begin = split * g.k_tiles_per_split;
+  w->kt_end = min(geo.k_tiles, w->kt_begin + g.k_tiles_per_split);
+  w->dest = g.splits == 1 ? TWS_TO_C : TWS_TO_SPLIT;
+  w->index = split;
+  c->next += gridDim.x;
+}
+
+/* acc += the stage's A (TM x TILE_K) times B (TILE_K x TN), this thread's
+ * 8 x THREAD_N part. */
+template <int TM, int TN>
+static __device__ __forceinline__ void tws_compute(const char *stage, int row0, unsigned swz,
+                                                   int col0,
+                                                   float acc[TWS_THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
+  enum { THREAD_N = tws_tile<TM, TN>::THREAD_N };
+  const char *as = stage + row0 * TWS_A_ROW_BYTES;
+  const float *bs = (const float *)(stage + tws_tile<TM, TN>::STAGE_A_BYTES) + col0;
+#pragma unroll
+  for (int piece = 0; piece < TWS_TILE_K / 4; ++piece) {
+    const char *ap = as + (((unsigned)piece ^ swz) << 4);
+    float4 a[TWS_THREAD_M];
+#pragma unroll
+    for (int i = 0; i < TWS_THREAD_M; ++i)
+      a[i] = *(const float4 *)(ap + TWS_ROW_STEP * i * TWS_A_ROW_BYTES);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+      const int kk = piece * 4 + q;
+      float b[THREAD_N];
+#pragma unroll
+      for (int j = 0; j < THREAD_N / 4; ++j) {
+        const float4 v = *(const float4 *)(bs + kk * TN + TWS_COL_STEP * j);
+        b[4 * j + 0] = v.x;
+        b[4 * j + 1] = v.y;
+        b[4 * j + 2] = v.z;
+        b[4 * j + 3] = v.w;
+      }
+#pragma unroll
+      for (int i = 0; i < TWS_THREAD_M; ++i) {
+        const float ai = q == 0 ? a[i].x : q == 1 ? a[i].y : q == 2 ? a[i].z : a[i].w;
+#pragma unroll
+        for (int j = 0; j < THREAD_N; ++j) acc[i][j] = fmaf(ai, b[j], acc[i][j]);
+      }
+    }
+  }
+}
+
+/* out = alpha*acc + beta*out for this thread's part of an m x n matrix
+ * (C, or a split's partial sums with alpha 1 and beta 0), guarded; 16-byte
+ * stores where the rows allow them. out is not read when beta == 0. */
+template <int THREAD_N>
+static __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, int n,
+                                                    float alpha, float beta, int m0, int n0,
+                                                    int row0, int col0,
+                                                    float acc[TWS_THREAD_M][THREAD_N]) {
+  const int vec = ((uintptr_t)out % 16 == 0) && ld % 4 == 0;
+#pragma unroll
+  for (int i = 0; i < TWS_THREAD_M; ++i) {
+    const int row = m0 + row0 + TWS_ROW_STEP * i;
+    if (row >= m) break;
+    float *out_row = out + (size_t)row * ld;
+#pragma unroll
+    for (int j = 0; j < THREAD_N / 4; ++j) {
+      const int col = n0 + col0 + TWS_COL_STEP * j;
+      float *p = out_row + col;
+      if (vec && col + 3 < n) {
+        float4 v = make_float4(alpha * acc[i][4 * j], alpha * acc[i][4 * j + 1],
+                               alpha * acc[i][4 * j + 2], alpha * acc[i][4 * j + 3]);
+        if (beta != 0.f) {
+          const float4 c = *(const float4 *)p;
+          v.x = fmaf(beta, c.x, v.x);
+          v.y = fmaf(beta, c.y, v.y);
+          v.z = fmaf(beta, c.z, v.z);
+          v.w = fmaf(beta, c.w, v.w);
+        }
+        *(float4 *)p = v;
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          if (col + e < n) {
+            const float v = alpha * acc[i][4 * j + e];
+            p[e] = beta == 0.f ? v : fmaf(beta, p[e], v);
+          }
+      }
+    }
+  }
+}
+
+/* The sums of a stretch of work where they belong. */
+template <int TM, int TN, int MODE>
+static __device__ __forceinline__ void tws_store(const pg_gemm_args &g, const tws_work &w,
+                                                 int row0, int col0,
+                                                 float acc[TWS_THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
+  const int m0 = w.tm * TM, n0 = w.tn * TN;
+  if (MODE == TWS_WHOLE_TILES || w.dest == TWS_TO_C)
+    tws_epilogue(g.c, g.ldc, g.m, g.n, g.alpha, g.beta, m0, n0, row0, col0, acc);
+  else if (w.dest == TWS_TO_SPLIT) /* added up in split order by the reduction */
+    tws_epilogue(g.partials + (size_t)w.index * g.m * g.ldp, g.ldp, g.m, g.n, 1.0f, 0.0f, m0, n0,
+                 row0, col0, acc);
+  else /* a dense tile of its own, added up in block order by the fixup */
+    tws_epilogue(g.partials + (size_t)w.index * TM * TN, TN, min(TM, g.m - m0),
+                 min(TN, g.n - n0), 1.0f, 0.0f, 0, 0, row0, col0, acc);
+}
+
+#endif
+
+PG_KERNELS_BEGIN
+
+template <int TM, int TN, int MODE>
+__global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::MIN_BLOCKS)
+    pg_tma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+#ifdef PG_HAVE_TMA
+  typedef tws_tile<TM, TN> tile;
+  /* Stream-K's slots and fixup kernel are laid out for the 128-row tile. */
+  static_assert(MODE != TWS_STREAM_K || TM == TWS_TILE_M, "stream-K is built for 128 rows");
+  enum { THREAD_N = tile::THREAD_N, STAGE_BYTES = tile::STAGE_BYTES };
+  enum { CONSUMERS = tile::CONSUMERS, STAGE_A_BYTES = tile::STAGE_A_BYTES };
+  extern __shared__ float4 smem_raw[];
+  char *const smem = (char *)pg_tma_smem_base(smem_raw);
+  const int stages = g.stages;
+  unsigned long long *const full = (unsigned long long *)(smem + stages * STAGE_BYTES);
+  unsigned long long *const empty = full + stages;
+  const tws_geometry geo = tws_geometry_of<TM, TN>(g);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) {
+      pg_mbar_init(&full[s], 1);
+      pg_mbar_init(&empty[s], CONSUMERS);
+    }
+    pg_fence_barrier_init();
+  }
+  __syncthreads(); /* the only block-wide barrier: the mbarriers exist */
+
+  int slot = 0, parity = 0;
+  if (warp >= CONSUMERS / 32) {
+    /* ---- producer: one lane; the others have nothing to do ---- */
+    pg_setmaxnreg_dec(TWS_PRODUCER_REGS);
+    if (warp != CONSUMERS / 32 || lane != 0 || geo.k_tiles == 0) return;
+    PG_TRACE_OPEN(g, PG_TRACE_ROLE_PRODUCER, true); /* the one lane left */
+    pg_tma_prefetch_map(&maps.a);
+    pg_tma_prefetch_map(&maps.b);
+    tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
+    tws_work w;
+    while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
+      for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
+        /* Free once the consumers released its previous use; on a slot's
+         * first use the wait for "parity 1" returns at once. */
+        PG_TRACE_MARK(PG_TRACE_SLOT_WAIT, slot, kt);
+        pg_mbar_wait_parity(&empty[slot], parity ^ 1);
+        PG_TRACE_MARK(PG_TRACE_ISSUE, slot, kt);
+        char *stage = smem + slot * STAGE_BYTES;
+        pg_mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
+        pg_tma_load_2d(stage, &maps.a, kt * TWS_TILE_K, w.tm * TM, &full[slot]);
+        pg_tma_load_2d(stage + STAGE_A_BYTES, &maps.b, w.tn * TN, kt * TWS_TILE_K,
+                       &full[slot]);
+        parity ^= t128_ring_next(&slot, stages);
+      }
+      PG_TRACE_TILE_DONE();
+    }
+    PG_TRACE_CLOSE(g, PG_TRACE_ROLE_PRODUCER);
+    return;
+  }
+
+  /* ---- consumers ---- */
+  /* setmaxnreg takes a literal: one branch per tile. */
+  if constexpr (TN == TWS_TILE_N)
+    pg_setmaxnreg_inc(TWS_CONSUMER_REGS);
+  else
+    pg_setmaxnreg_inc(TWS_SMALL_CONSUMER_REGS);
+  /* Rows row0 + 8i: warps 2p and 2p+1 interleave in rows 64p .. 64p+63 (a
+   * warpgroup per 128 rows); the 4 rows a warp reads at once (lane / 8) fall
+   * in 4 distinct swizzle positions, so A reads are free of bank conflicts. */
+  const int row0 = (warp >> 1) * 64 + (warp & 1) * 4 + (lane / 8);
+  const unsigned swz = tws_swizzle_of_row(row0);
+  const int col0 = (lane % 8) * 4;
+  PG_TRACE_OPEN(g, PG_TRACE_ROLE_CONSUMER, threadIdx.x == 0);
+  tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
+  tws_work w;
+  while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
+    float acc[TWS_THREAD_M][THREAD_N];
+#pragma unroll
+    for (int i = 0; i < TWS_THREAD_M; ++i)
+#pragma unroll
+      for (int j = 0; j < THREAD_N; ++j) acc[i][j] = 0.f;
+    for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
+      PG_TRACE_MARK(PG_TRACE_DATA_WAIT, slot, kt);
+      pg_mbar_wait_parity(&full[slot], parity);
+      PG_TRACE_MARK(PG_TRACE_READY, slot, kt);
+      PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, slot, kt);
+      tws_compute<TM, TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
+      PG_TRACE_MARK(PG_TRACE_COMPUTE_END, slot, kt);
+      PG_TRACE_MARK(PG_TRACE_RELEASE, slot, kt);
+      pg_mbar_arrive(&empty[slot]);
+      parity ^= t128_ring_next(&slot, stages);
+    }
+    PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
+    tws_store<TM, TN, MODE>(g, w, row0, col0, acc);
+    PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+    PG_TRACE_TILE_DONE();
+  }
+  PG_TRACE_CLOSE(g, PG_TRACE_ROLE_CONSUMER);
+#else
+  pg_tma_unavailable();
+#endif
+}
+
+PG_KERNELS_END
+
+/* The second kernels' blocks: split-K's reduction (13), stream-K's fixup (14). */
+#define TWS_REDUCE_THREADS 256
+
+/* ---- the host's side ------------------------------------------------------------- */
+
+/* A tile shape as the configure functions need it: height, width, blocks
+ * per SM and the boxes of its copies. */
+typedef struct {
+  int tile_m, tile_n, blocks_per_sm;
+  pg_tma_boxes boxes;
+} tws_shape;
+
+#define TWS_SHAPE_LARGE \
+  {TWS_TILE_M, TWS_TILE_N, TWS_MIN_BLOCKS_PER_SM, {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N, TWS_TILE_K}}
+#define TWS_SHAPE_SMALL \
+  {TWS_TILE_M, TWS_SMALL_TILE_N, TWS_SMALL_MIN_BLOCKS_PER_SM, \
+   {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTES, TWS_SMALL_TILE_N, TWS_TILE_K}}
+#define TWS_SHAPE_TALL \
+  {TWS_TALL_TILE_M, TWS_TILE_N, TWS_TALL_MIN_BLOCKS_PER_SM, \
+   {TWS_TILE_K, TWS_TALL_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N, TWS_TILE_K}}
+
+static inline long long tws_k_tiles(const pg_gemm_args *args) {
+  return ((long long)args->k + TWS_TILE_K - 1) / TWS_TILE_K;
+}
+
+/* One block per tile, or, where the tuning table asks for it, a persistent
+ * grid of that many blocks per SM (the core caps it at what fits). K is not
+ * split. */
+static inline void tws_configure_whole_tiles(const tws_shape *shape, const void *kernel,
+                                             pg_gemm_args *args, const pg_tuning *row,
+                                             pg_kernel_launch *launch) {
+  const pg_tuning env = pg_tuning_with_env(row);
+  const pg_tuning *tuning = &env;
+  const long long tiles = (((long long)args->m + shape->tile_m - 1) / shape->tile_m) *
+                          (((long long)args->n + shape->tile_n - 1) / shape->tile_n);
+  args->group_m = tuning->tma_ws_group_m;
+  args->splits = 1;
+  args->k_tiles_per_split = (int)tws_k_tiles(args);
+  launch->kernel = kernel;
+  launch->grid_x = tiles > 0 ? tiles : 1;
+  launch->grid_y = 1;
+  launch->tma = &shape->boxes;
+  launch->persistent_blocks_per_sm = tuning->tma_ws_blocks_per_sm;
+}
+
+/* ---- what the registry says of the flagship's forms (src/kernels/entry.h) ---- */
+
+static inline size_t tws_smem(int stages) {
+  return pg_tma_ring_smem(stages, TWS_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
+}
+static inline size_t tws_smem_small(int stages) {
+  return pg_tma_ring_smem(stages, TWS_SMALL_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
+}
+static inline size_t tws_smem_tall(int stages) {
+  return pg_tma_ring_smem(stages, TWS_TALL_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
+}
+
+#define TWS_TILE_INFO(tm, tn, block_threads) \
+  .tile_m = tm, .tile_n = tn, .tile_k = TWS_TILE_K, .threads = block_threads
+
+/* The kernel's instance by tile and mode, as the SASS names it. */
+#define TWS_INSTANCE(tile_m, tile_n, mode) \
+  "pg_tma_ws_kernel<" PG_STRINGIFY(tile_m) ", " PG_STRINGIFY(tile_n) ", " #mode ">"
+
+/* The TMA kernels' rules, and setmaxnreg moving registers from the producer
+ * warpgroup to the consumers (USETMAXREG, sm_90a code). */
+#define TWS_RULES \
+  PG_RULES_TMA_COMMON, \
+      {PG_SM90_UP, PG_MUST, "USETMAXREG", "setmaxnreg is gone: the consumers keep the launch's registers (128 or 168)"}
+
+#endif

@@ -1,0 +1,46 @@
+/* Every variant of the registry and every kernel file, once, in study order:
+ * the one list that the registry (src/registry.c), the traced twins, and
+ * the build's source lists (CMakeLists.txt reads this file) come from.
+ *
+ *   PG_VARIANT(name, file, trace, arch)
+ *     name   the stable name; the entry itself, pg_entry_<name> (what it is,
+ *            its stage counts, tile, planner and SASS rules), is defined in
+ *            `file`, beside its kernel (src/kernels/entry.h says how)
+ *     file   its kernel file in src/kernels/, or "" for an entry without one
+ *            (cublas, in src/cublas.c; auto, in src/plan.c)
+ *     trace  TRACED: the file is compiled a second time with its pipeline
+ *            marks on, for `pipegemm trace` (its twin pg_entry_<name>_traced
+ *            plans the traced kernel); UNTRACED: not
+ *     arch   SM90A: the file's Hopper code is built for sm_90a (setmaxnreg,
+ *            wgmma), every other architecture as usual; ANY_ARCH: as the
+ *            build's architectures say
+ *   PG_KERNEL_FILE(file, trace, arch)
+ *     a kernel file that declares no entry of the registry
+ *
+ * Entries of one file share its trace and arch. Adding a variant: its
+ * kernel file and one line here (docs/adding-a-variant.md). A test
+ * (variants_declared) fails when a numbered file of src/kernels/ is missing
+ * here, or a line here names a file that is not there.
+ *
+ * Lines are kept to this form, one per line, with no macro inside them:
+ * CMake reads them with a regular expression. */
+PG_VARIANT(cublas, "", UNTRACED, ANY_ARCH)
+PG_VARIANT(tiled32, "01_tiled32.cu", UNTRACED, ANY_ARCH)
+PG_VARIANT(tiled32_db, "02_tiled32_db.cu", UNTRACED, ANY_ARCH)
+PG_VARIANT(baseline, "03_baseline.cu", TRACED, ANY_ARCH)
+PG_VARIANT(pingpong, "04_pingpong.cu", TRACED, ANY_ARCH)
+PG_VARIANT(cp_async, "05_cp_async.cu", TRACED, ANY_ARCH)
+PG_VARIANT(pipeline_thread, "06_pipeline_thread.cu", TRACED, ANY_ARCH)
+PG_VARIANT(pipeline_block, "07_pipeline_block.cu", TRACED, ANY_ARCH)
+PG_VARIANT(barrier, "08_barrier.cu", TRACED, ANY_ARCH)
+PG_VARIANT(mbarrier, "09_mbarrier.cu", TRACED, ANY_ARCH)
+PG_VARIANT(warp_specialized, "10_warp_specialized.cu", TRACED, ANY_ARCH)
+PG_VARIANT(tma, "11_tma.cu", TRACED, ANY_ARCH)
+PG_VARIANT(tma_ws, "12_tma_ws.cu", TRACED, SM90A)
+PG_VARIANT(tma_ws_splitk, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
+PG_VARIANT(tma_ws_n64, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
+PG_VARIANT(tma_ws_m256, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
+PG_VARIANT(tma_ws_streamk, "14_tma_ws_streamk.cu", UNTRACED, SM90A)
+PG_VARIANT(auto, "", UNTRACED, ANY_ARCH)
+PG_KERNEL_FILE("20_single_warp.cu", UNTRACED, ANY_ARCH)
+PG_KERNEL_FILE("scale_c.cu", UNTRACED, ANY_ARCH)
