@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "args.h"
+#include "cli/args.h"
 
 /* Room for any argv a test builds. */
 #define MAX_ARGS 32
@@ -426,7 +426,7 @@ static void test_plan(void **state) {
   /* No --stages: every variant once, at its default. */
   parse_result r = PARSE("bench");
   EXPECT_OK(r);
-  int count = pgc_plan_runs(&r.opts, runs, (int)(sizeof runs / sizeof runs[0]));
+  int count = pgc_expand_runs(&r.opts, runs, (int)(sizeof runs / sizeof runs[0]));
   assert_int_equal(count, pg_variant_count());
   for (int i = 0; i < count; ++i) {
     assert_ptr_equal(runs[i].variant, pg_variant_at(i));
@@ -437,7 +437,7 @@ static void test_plan(void **state) {
    * ones once. */
   r = PARSE("bench", "--stages", "1-64");
   EXPECT_OK(r);
-  count = pgc_plan_runs(&r.opts, runs, (int)(sizeof runs / sizeof runs[0]));
+  count = pgc_expand_runs(&r.opts, runs, (int)(sizeof runs / sizeof runs[0]));
   int expected = 0;
   for (int i = 0; i < pg_variant_count(); ++i) {
     const pg_variant_info *v = pg_variant_at(i);
@@ -451,13 +451,13 @@ static void test_plan(void **state) {
   assert_int_equal(count, expected);
 
   /* The capacity bounds what is written, not the count returned. */
-  assert_int_equal(pgc_plan_runs(&r.opts, runs, 1), expected);
-  assert_int_equal(pgc_plan_runs(&r.opts, NULL, 0), expected);
+  assert_int_equal(pgc_expand_runs(&r.opts, runs, 1), expected);
+  assert_int_equal(pgc_expand_runs(&r.opts, NULL, 0), expected);
 
   /* Explicit variants keep the order given. */
   r = PARSE("bench", "--variant", "cp_async,baseline", "--stages", "3,2");
   EXPECT_OK(r);
-  count = pgc_plan_runs(&r.opts, runs, (int)(sizeof runs / sizeof runs[0]));
+  count = pgc_expand_runs(&r.opts, runs, (int)(sizeof runs / sizeof runs[0]));
   assert_int_equal(count, 3);
   assert_string_equal(runs[0].variant->name, "cp_async");
   assert_int_equal(runs[0].stages, 3);

@@ -1,4 +1,4 @@
-/* Report printers of the pipegemm tool (src/cli/format.c): the text table is
+/* Report printers of the pipegemm tool (src/measure/report.c): the text table is
  * aligned, CSV reads back field for field through an RFC 4180 reader, JSON
  * passes a strict structural parser, and absent numbers come out as "-",
  * empty fields and null. Also the bench result row and the FLOP arithmetic
@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "bench.h"
-#include "format.h"
-#include "output.h"
+#include "measure/session.h"
+#include "measure/report.h"
+#include "cli/output.h"
 
 /* ---- capturing a printer's output ------------------------------------------ */
 

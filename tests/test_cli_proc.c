@@ -1,4 +1,4 @@
-/* Running other programs (src/cli/proc.c), against the real /bin/sh: shell
+/* Running other programs (src/adapters/proc.c), against the real /bin/sh: shell
  * words come back from the shell exactly as they went in, a PATH search
  * finds /bin/sh and passes over directories and files without the execute
  * bit, and a command's stdout, stderr and exit status are captured apart
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "cli/proc.h"
+#include "adapters/proc.h"
 
 /* Words a shell would otherwise split, expand or choke on. */
 static const char *const awkward_words[] = {

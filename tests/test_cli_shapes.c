@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "args.h"
-#include "shapes.h"
+#include "cli/args.h"
+#include "cli/shapes.h"
 
 typedef struct {
   pgc_shape_set set;

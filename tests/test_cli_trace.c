@@ -1,4 +1,4 @@
-/* The host side of `pipegemm trace` (src/cli/trace_format.c) on made-up
+/* The host side of `pipegemm trace` (src/adapters/trace_format.c) on made-up
  * records laid out as a traced kernel lays them out (src/trace.h): reading
  * a buffer, the clock rate and the SMs on one time axis, every invariant
  * held and each one broken, the summary's figures worked out by hand, and
@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "read_file.h"
-#include "trace_format.h"
+#include "adapters/trace_format.h"
 
 /* ---- made-up buffers ------------------------------------------------------------ */
 

@@ -11,7 +11,7 @@
 
 #include "bad_calls.h"
 #include "gpu_util.h"
-#include "harness.h"
+#include "measure/harness.h"
 
 #define M 37
 #define N 45

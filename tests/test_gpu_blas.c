@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "gpu_util.h"
-#include "harness.h"
+#include "measure/harness.h"
 
 typedef struct {
   int m, n, k;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "gpu_util.h"
-#include "harness.h"
+#include "measure/harness.h"
 
 /* Multiples of 4, so every variant (TMA ones too) accepts the layout; K
  * long enough that the split-K and stream-K forms take a workspace, whose

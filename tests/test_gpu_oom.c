@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "gpu_util.h"
-#include "harness.h"
+#include "measure/harness.h"
 
 extern char **environ;
 

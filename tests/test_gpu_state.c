@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "gpu_util.h"
-#include "harness.h"
+#include "measure/harness.h"
 
 #define M 300
 #define N 200

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "gpu_util.h"
-#include "harness.h"
+#include "measure/harness.h"
 
 #define THREADS 8
 #define RUNS 10

@@ -19,9 +19,9 @@
 #include <string.h>
 
 #include "gpu_util.h"
-#include "harness.h"
+#include "measure/harness.h"
 #include "introspect.h"
-#include "trace_format.h"
+#include "adapters/trace_format.h"
 
 typedef struct {
   int m, n, k;

@@ -1,6 +1,6 @@
 /* Every registered variant the GPU runs, at every allowed stage count in
  * 1..4 (and its default), over edge shapes and layouts, against the FP64
- * reference of src/harness. Exit 0 pass, 1 fail, 77 without a GPU.
+ * reference of src/measure/harness.cu. Exit 0 pass, 1 fail, 77 without a GPU.
  *
  * Layouts ("modes"), each with its own alpha and beta:
  *   dense       alpha 1, beta 0, C poisoned with NaN (an unwritten element fails)
@@ -27,7 +27,7 @@
 #include <time.h>
 
 #include "gpu_util.h"
-#include "harness.h"
+#include "measure/harness.h"
 
 typedef struct {
   int m, n, k;

@@ -1,4 +1,4 @@
-/* The Nsight Compute layer of `pipegemm profile` (src/cli/ncu.c), without a
+/* The Nsight Compute layer of `pipegemm profile` (src/adapters/ncu.c), without a
  * GPU or ncu: the raw-page parser on tests/ncu_raw_fixture.csv (ncu's
  * `--csv --page raw --print-units base` format: header, units row, quoted
  * values with thousands separators), units and numbers, how each shown
@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "internal.h"
-#include "cli/ncu.h"
-#include "cli/proc.h"
+#include "adapters/ncu.h"
+#include "adapters/proc.h"
 #include "read_file.h"
 
 #ifndef PG_NCU_FIXTURE_H200

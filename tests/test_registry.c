@@ -94,7 +94,7 @@ static const pg_variant_info *must_find(const char *name) {
 }
 
 /* baseline, pingpong and cp_async share the write-up's 128x128 tile so that a comparison
- * isolates the pipelining mechanism (DESIGN.md, "Variant names"). */
+ * isolates the pipelining mechanism (docs/design.md, "Variants"). */
 static void check_study_tile(const pg_variant_info *v) {
   assert_int_equal(v->tile_m, 128);
   assert_int_equal(v->tile_n, 128);

@@ -1,4 +1,4 @@
-/* What `pipegemm inspect` makes of cuobjdump's text (src/cli/sass.c), on
+/* What `pipegemm inspect` makes of cuobjdump's text (src/adapters/sass.c), on
  * fixtures trimmed from real output (tests/data/inspect_*.txt): resources,
  * the opcode census, kernel names, blocks per SM against the figures the
  * occupancy calculator gave on an H200, the mechanism check with the
@@ -16,7 +16,7 @@
 
 #include "internal.h"
 #include "read_file.h"
-#include "sass.h"
+#include "adapters/sass.h"
 
 #ifndef PG_TEST_DATA_DIR
 #error "PG_TEST_DATA_DIR must name tests/data"

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "harness.h"
-#include "verify_math.h"
+#include "measure/harness.h"
+#include "measure/verify_math.h"
 
 /* ---- independent helpers (no code shared with the harness) --------------- */
 

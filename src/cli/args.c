@@ -2,6 +2,7 @@
  * takes which option, and the usage texts below document exactly that table
  * (tests/test_cli_args.c checks both directions). */
 #include "args.h"
+#include "adapters/proc.h"
 #include "introspect.h"
 
 #include <limits.h>
@@ -416,7 +417,6 @@ const char *pgc_usage_text(pgc_command topic) {
   }
 }
 
-const char *pgc_on_off(int flag) { return flag ? "on" : "off"; }
 
 const char *pgc_format_name(pgc_format format) {
   switch (format) {
@@ -1018,7 +1018,7 @@ int pgc_parse_args(int argc, char **argv, pgc_options *opts, char *err,
 
 /* ---- the plan of runs ----------------------------------------------------- */
 
-static int plan_variant(const pgc_options *opts, const pg_variant_info *variant,
+static int expand_variant(const pgc_options *opts, const pg_variant_info *variant,
                         pgc_run_spec *runs, int capacity, int count) {
   if (variant->min_stages == variant->max_stages || opts->stage_count == 0) {
     int stages = variant->min_stages == variant->max_stages
@@ -1036,16 +1036,37 @@ static int plan_variant(const pgc_options *opts, const pg_variant_info *variant,
   return count;
 }
 
-int pgc_plan_runs(const pgc_options *opts, pgc_run_spec *runs, int capacity) {
+int pgc_expand_runs(const pgc_options *opts, pgc_run_spec *runs, int capacity) {
   int count = 0;
   if (opts->all_variants) {
     for (int i = 0; i < pg_variant_count(); ++i) {
       const pg_variant_info *variant = pg_variant_at(i);
-      if (variant) count = plan_variant(opts, variant, runs, capacity, count);
+      if (variant) count = expand_variant(opts, variant, runs, capacity, count);
     }
   } else {
     for (int i = 0; i < opts->variant_count; ++i)
-      count = plan_variant(opts, opts->variants[i], runs, capacity, count);
+      count = expand_variant(opts, opts->variants[i], runs, capacity, count);
   }
   return count;
+}
+
+void pgc_command_line_text(const pgc_options *opts, char *buf, size_t size) {
+  size_t used = 0;
+  if (size == 0) return;
+  buf[0] = '\0';
+  for (int i = 0; i < opts->argc; ++i) {
+    /* argv[0] may be a path; the report names the tool. */
+    const char *word = i == 0 ? "pipegemm" : opts->argv[i];
+    size_t gap = i ? 1 : 0;
+    size_t need = pgc_shell_quote(NULL, 0, word, PGC_QUOTE_IF_NEEDED);
+    if (used + gap + need >= size) break; /* whole words only */
+    if (gap) buf[used++] = ' ';
+    used += pgc_shell_quote(buf + used, size - used, word, PGC_QUOTE_IF_NEEDED);
+  }
+}
+
+void pgc_header_for(pgc_header *header, const pgc_session *session, const pgc_options *opts) {
+  char command[PGC_COMMAND_LINE_SIZE];
+  pgc_command_line_text(opts, command, sizeof command);
+  pgc_header_build(header, session, command);
 }

@@ -6,15 +6,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "measure/report.h"  /* the exit codes, pgc_format */
+#include "measure/session.h" /* pgc_run_spec */
 #include "pipegemm.h"
-
-/* Exit codes of the tool (DESIGN.md, "Command line"). */
-enum {
-  PGC_EXIT_OK = 0,
-  PGC_EXIT_FAILED = 1,   /* a check failed or a run returned an error */
-  PGC_EXIT_USAGE = 2,    /* bad usage */
-  PGC_EXIT_NO_GPU = 3    /* no usable CUDA GPU */
-};
 
 typedef enum {
   PGC_CMD_NONE = 0,
@@ -27,8 +21,6 @@ typedef enum {
   PGC_CMD_INSPECT,
   PGC_CMD_TRACE
 } pgc_command;
-
-typedef enum { PGC_FORMAT_TABLE = 0, PGC_FORMAT_CSV, PGC_FORMAT_JSON } pgc_format;
 
 typedef enum {
   PGC_STUDY_NONE = 0,
@@ -44,7 +36,7 @@ typedef enum {
 /* A caller buffer this large holds any message pgc_parse_args writes. */
 #define PGC_ERROR_SIZE 1024
 
-/* Defaults (DESIGN.md and the seed protocols). */
+/* Defaults (docs/measuring.md, and the protocols of the sources). */
 #define PGC_BENCH_DEFAULT_SIZE 4096
 #define PGC_STUDY_DEFAULT_SIZE 2048
 #define PGC_PROFILE_DEFAULT_SIZE 2048 /* the write-up's profiled size */
@@ -128,19 +120,20 @@ typedef struct {
 int pgc_parse_args(int argc, char **argv, pgc_options *opts, char *err,
                    size_t err_size);
 
-/* One (variant, stage count) combination that bench runs. */
-typedef struct {
-  const pg_variant_info *variant;
-  int stages;
-} pgc_run_spec;
-
 /* Expands the options into the combinations to run, in variant order and
  * then stage order: a variant with one fixed stage count runs once at it
  * whatever --stages says; otherwise once per requested count in its range
  * (counts out of range are skipped, which only happens with --variant all),
  * or once at its default when --stages was not given. Writes at most
  * `capacity` specs and returns how many there are in all. */
-int pgc_plan_runs(const pgc_options *opts, pgc_run_spec *runs, int capacity);
+int pgc_expand_runs(const pgc_options *opts, pgc_run_spec *runs, int capacity);
+
+/* The command line as a shell would need it typed ("pipegemm bench --size
+ * 2048"): argv[0] named "pipegemm", whole words only. */
+void pgc_command_line_text(const pgc_options *opts, char *buf, size_t size);
+
+/* The facts above a command's report: the session's, and its command line. */
+void pgc_header_for(pgc_header *header, const pgc_session *session, const pgc_options *opts);
 
 /* A command's name as typed ("bench"); NULL for PGC_CMD_NONE, HELP and
  * VERSION, which are options of the tool itself. */
@@ -164,7 +157,6 @@ int pgc_option_applies_to_study(int index, pgc_study study);
 const char *pgc_study_name(pgc_study study);
 
 /* "on"/"off" and the format's name, for headers. */
-const char *pgc_on_off(int flag);
 const char *pgc_format_name(pgc_format format);
 
 #endif

@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "format.h"
+#include "measure/report.h"
 #include "output.h"
 #include "introspect.h"
-#include "proc.h"
-#include "sass.h"
+#include "adapters/proc.h"
+#include "adapters/sass.h"
 
 /* Set by CMake to the cuobjdump found at configure time (the CUDA toolkit's,
  * or the one of the nvidia-cuda-cuobjdump wheel). */
@@ -33,7 +33,8 @@
 #define PG_LIBEXEC_FROM_BIN "../libexec/pipegemm"
 #endif
 
-/* DESIGN.md's code 3: what the command needs is not on this machine. */
+/* Exit code 3 (docs/design.md, "The command line"): what the command needs
+ * is not on this machine. */
 #define EXIT_NO_DISASSEMBLER PGC_EXIT_NO_GPU
 #define PATH_SIZE 4096
 /* Room for a message naming two paths. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "measure/session.h"
 #include "commands.h"
 #include "output.h"
 #include "introspect.h"
@@ -63,8 +63,8 @@ static void selector_choices(char *buf, size_t size) {
   }
 }
 
-static void describe(const pg_variant_info *variant, const pgh_device_info *info,
-                     int have_gpu, variant_texts *texts, pgc_cell *cells) {
+static void describe(const pg_variant_info *variant, int have_gpu, variant_texts *texts,
+                     pgc_cell *cells) {
   enum { CC_SCALE = 10 }; /* min_cc is major * 10 + minor */
   snprintf(texts->min_cc, sizeof texts->min_cc, "%d.%d",
            variant->min_cc / CC_SCALE, variant->min_cc % CC_SCALE);
@@ -94,9 +94,13 @@ static void describe(const pg_variant_info *variant, const pgh_device_info *info
   /* Without a usable device, do not ask the library: it would look at
    * whatever device is current, not the one --device named. */
   pg_status status = have_gpu ? pg_variant_supported(variant, 0) : PG_ERR_NO_DEVICE;
-  pgc_support_reason(variant, variant->default_stages, status,
-                     have_gpu ? info : NULL, texts->runs_here,
-                     sizeof texts->runs_here);
+  if (!have_gpu)
+    snprintf(texts->runs_here, sizeof texts->runs_here, "no GPU");
+  else if (status == PG_OK)
+    snprintf(texts->runs_here, sizeof texts->runs_here, "yes");
+  else /* the library's own reason */
+    snprintf(texts->runs_here, sizeof texts->runs_here, "no: %s",
+             pg_last_error_detail()[0] ? pg_last_error_detail() : pg_strerror(status));
   if (status == PG_OK && variant->kind == PG_KIND_SELECTOR)
     selector_choices(texts->runs_here, sizeof texts->runs_here);
 
@@ -157,7 +161,7 @@ int pgc_cmd_list(const pgc_options *opts) {
   for (int i = 0; i < count; ++i) {
     const pg_variant_info *variant = pg_variant_at(i);
     if (!variant) continue;
-    describe(variant, &info, have_gpu, &texts[rows],
+    describe(variant, have_gpu, &texts[rows],
              &cells[(size_t)rows * LIST_COLUMNS]);
     ++rows;
   }

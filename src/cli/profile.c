@@ -17,12 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "measure/session.h"
 #include "commands.h"
-#include "format.h"
+#include "measure/report.h"
 #include "output.h"
 #include "introspect.h"
-#include "proc.h"
+#include "adapters/proc.h"
 
 #define DEFAULT_NCU "/usr/local/cuda/bin/ncu"
 /* After $PATH: the toolkit's ncu, then where Nsight Compute installs itself
@@ -847,7 +847,7 @@ static int resolve_auto(const pgc_options *opts, pgc_run_spec *runs, int count) 
 }
 
 int pgc_cmd_profile(const pgc_options *opts) {
-  int count = pgc_plan_runs(opts, NULL, 0);
+  int count = pgc_expand_runs(opts, NULL, 0);
   if (count == 0) {
     fprintf(stderr,
             "pipegemm: no selected variant allows the requested stage counts "
@@ -859,7 +859,7 @@ int pgc_cmd_profile(const pgc_options *opts) {
     fprintf(stderr, "pipegemm: out of host memory\n");
     return PGC_EXIT_FAILED;
   }
-  pgc_plan_runs(opts, runs, count);
+  pgc_expand_runs(opts, runs, count);
   count = resolve_auto(opts, runs, count);
   if (count == 0) {
     fprintf(stderr, "pipegemm: auto: no GPU to tell which variant it runs, so nothing to profile\n");

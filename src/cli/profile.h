@@ -8,7 +8,7 @@
 #define PGC_PROFILE_H
 
 #include "args.h"
-#include "ncu.h"
+#include "adapters/ncu.h"
 
 /* The metric table's rows fit in this many values. */
 #define PGC_PROFILE_MAX_METRICS PGC_NCU_MAX_METRICS

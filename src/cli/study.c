@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bench.h"
+#include "measure/session.h"
 #include "commands.h"
 #include "introspect.h"
 #include "output.h"
@@ -126,7 +126,7 @@ static void print_study_report(const pgc_options *opts,
                                const pgc_session *session,
                                const pgc_result_row *rows) {
   pgc_header header;
-  pgc_header_build(&header, session, opts);
+  pgc_header_for(&header, session, opts);
   pgc_cell cells[STUDY_RUNS * STUDY_COLUMNS];
   for (int r = 0; r < STUDY_RUNS; ++r)
     study_row_cells(&rows[r], r < SEED_ROWS ? &seed_a6000_table[r] : NULL,
@@ -162,7 +162,7 @@ static void print_study_report(const pgc_options *opts,
 
 /* The write-up's "Key Metric Comparison" tables, as published: Nsight
  * Compute on the RTX A6000 (CC 8.6), 2048^3, STAGES = 2. Keys are the rows
- * of the profiler's metric table (src/cli/ncu.c); rows the write-up has no
+ * of the profiler's metric table (src/adapters/ncu.c); rows the write-up has no
  * figure for print "-". Source: the "CUDA Kernel Study: Pipelining"
  * write-up (shared/seeds/000_08459b302fd07f38.txt), "NCU Profiling
  * Comparison". */
@@ -369,7 +369,7 @@ static void print_single_warp_report(const pgc_options *opts,
                                      const pgc_session *session,
                                      const pgc_result_row *rows) {
   pgc_header header;
-  pgc_header_build(&header, session, opts);
+  pgc_header_for(&header, session, opts);
   pgc_cell cells[SINGLE_WARP_RUNS * SINGLE_WARP_COLUMNS];
   const double reference_ms = rows[0].median_ms;
   const double post_reference = single_warp_kernels[0].post_time;

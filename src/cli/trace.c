@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "measure/session.h"
 #include "commands.h"
-#include "format.h"
+#include "measure/report.h"
 #include "output.h"
 #include "introspect.h"
-#include "trace_format.h"
+#include "adapters/trace_format.h"
 
 /* C = 1 * A * B + 0 * C, as bench runs it. */
 #define GEMM_ALPHA 1.0f
@@ -389,7 +389,7 @@ static void print_summary(const pgc_options *opts, const pgc_session *session,
                           const trace_run *run, const pgc_trace *trace,
                           const pgc_trace_summary *s, const pgc_trace_problems *problems) {
   pgc_header header;
-  pgc_header_build(&header, session, opts);
+  pgc_header_for(&header, session, opts);
   trace_facts f;
   memset(&f, 0, sizeof f);
   for (int i = 0; i < header.count; ++i) f.facts[f.count++] = header.facts[i];

@@ -2,10 +2,10 @@
  *
  * Without PG_TRACE, the library's build, every macro here expands to nothing and
  * the kernels compile to exactly the code they had before they carried
- * marks (README.md, "pipegemm trace", says how that was checked). With
- * PG_TRACE, the second build of the traced variants' files
- * (src/kernels/trace_names.h renames what they export), one thread per role
- * keeps a small context and writes one 16-byte record per mark:
+ * marks (docs/trace.md says how that was checked). With PG_TRACE, the second
+ * build of the traced variants' files (in the namespace pg_traced,
+ * src/kernels/entry.h), one thread per role keeps a small context and writes
+ * one 16-byte record per mark:
  *
  *   PG_TRACE_OPEN(g, role, recorder)      this thread records `role` when
  *                                         `recorder` holds and its block is

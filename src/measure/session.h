@@ -1,16 +1,23 @@
-/* The measuring core shared by `pipegemm bench` and `pipegemm study`: a
- * session (device, stream, L2 flusher, clock samples), a problem (A, B, C
- * and the FP64 reference for one shape) and pgc_run_one, which verifies and
- * times one (variant, stage count) on a problem and fills a result row.
- * Errors are printed here, one line each on stderr, as the tool's own. */
-#ifndef PGC_BENCH_H
-#define PGC_BENCH_H
+/* The measurement session, shared by `pipegemm bench`, `study`, `trace` and
+ * `profile`: a session (device, stream, L2 flusher, clock samples), a
+ * problem (A, B, C and the FP64 reference for one shape) and pgc_run_one,
+ * which verifies and times one (variant, stage count) on a problem and
+ * fills a result row (report.h). Errors are printed here, one line each on
+ * stderr, as the tool's own. It uses the library's public face
+ * (pipegemm.h) and the harness (harness.h), nothing of the command line. */
+#ifndef PGC_SESSION_H
+#define PGC_SESSION_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "args.h"
-#include "format.h"
 #include "harness.h"
+#include "report.h"
+
+/* One (variant, stage count) a command runs. */
+typedef struct {
+  const pg_variant_info *variant;
+  int stages;
+} pgc_run_spec;
 
 /* The variants whose rows the others are compared with (× baseline,
  * × cuBLAS columns): roles, not a list of variants. */
@@ -105,13 +112,6 @@ int pgc_run_measure(pgc_session *session, const pgc_problem *problem,
                     const char *label, pgh_run_fn fn, void *ctx,
                     pgc_result_row *row);
 
-/* Why a variant cannot run here, from pg_variant_supported's status:
- * "no GPU", "needs CC 9.0", "needs 120.0 KiB shared memory, GPU allows
- * 99.0 KiB", ... `info` may be NULL when no device was found. */
-void pgc_support_reason(const pg_variant_info *variant, int stages,
-                        pg_status status, const pgh_device_info *info,
-                        char *buf, size_t size);
-
 /* The facts above a bench or study report: GPU, clocks, versions, the
  * measuring parameters, the command line and the date. Strings are kept
  * inside the struct, so it must outlive the printing of the report. */
@@ -129,11 +129,11 @@ typedef struct {
   char date[PGC_HEADER_TEXT_SIZE];
   char command_line[PGC_COMMAND_LINE_SIZE];
 } pgc_header;
+/* `command_line`: the command as a shell would need it typed ("pipegemm
+ * bench --size 2048", pgc_command_line_text). */
 void pgc_header_build(pgc_header *header, const pgc_session *session,
-                      const pgc_options *opts);
-/* Two facts of every header: the command line as a shell would need it
- * typed ("pipegemm bench --size 2048"), and the date and time in UTC. */
-void pgc_command_line_text(const pgc_options *opts, char *buf, size_t size);
+                      const char *command_line);
+/* The date and time in UTC, a fact of every header. */
 void pgc_date_text(char *buf, size_t size);
 
 /* ---- the summary of a shape set (bench --shapes) ----

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
+#include "measure/report.h"
 
 #define ABSENT LLONG_MIN /* no such event for that K step */
 #define NS_PER_US 1000.0

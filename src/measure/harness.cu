@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "internal.h"
+#include "introspect.h"
 #include "verify_math.h"
 
 #define PGH_BLOCK 256

@@ -4,12 +4,25 @@
  * (RFC 4180 quoting, header facts as leading "# key: value" lines) or JSON.
  * Printers are pure: they write to the FILE* they are given and nothing else,
  * so tests print into a memory stream and read the text back. */
-#ifndef PGC_FORMAT_H
-#define PGC_FORMAT_H
+#ifndef PGC_REPORT_H
+#define PGC_REPORT_H
 
 #include <stdint.h>
 #include <stdio.h>
-#include "args.h"
+
+/* The tool's exit codes (docs/design.md, "The command line"), which the
+ * measurement session returns as the commands do. */
+enum {
+  PGC_EXIT_OK = 0,
+  PGC_EXIT_FAILED = 1,   /* a check failed or a run returned an error */
+  PGC_EXIT_USAGE = 2,    /* bad usage */
+  PGC_EXIT_NO_GPU = 3    /* no usable CUDA GPU */
+};
+
+typedef enum { PGC_FORMAT_TABLE = 0, PGC_FORMAT_CSV, PGC_FORMAT_JSON } pgc_format;
+
+/* "on" or "off", for the facts of a header. */
+const char *pgc_on_off(int flag);
 
 typedef enum {
   PGC_CELL_ABSENT = 0, /* "-" in a table, empty in CSV, null in JSON */

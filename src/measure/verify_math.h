@@ -1,5 +1,5 @@
 /* The FP64 reference of one element and the acceptance rule for it, shared
- * by the GPU kernels of src/harness and their host twins used by the host
+ * by the GPU kernels of src/measure/harness.cu and their host twins used by the host
  * tests. None of it touches a GEMM kernel's code.
  *
  * ref   = alpha * sum_k a_ik b_kj + beta * c0_ij, accumulated in double.

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "internal.h"
+#include "introspect.h"
 #include "verify_math.h"
 
 pg_status pgh_device_query(int device, pgh_device_info *info) {

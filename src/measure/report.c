@@ -1,7 +1,7 @@
 /* Text table, CSV and JSON printers for pgc_report, and the bench result row.
  * Machine formats print reals with enough digits to round-trip a float
  * measurement; the text table rounds to what a reader compares. */
-#include "format.h"
+#include "report.h"
 
 #include <math.h>
 #include <string.h>
@@ -15,6 +15,8 @@
 #define COLUMN_GAP 2
 /* Room for any one formatted number. */
 #define NUMBER_TEXT_SIZE 64
+
+const char *pgc_on_off(int flag) { return flag ? "on" : "off"; }
 
 pgc_cell pgc_cell_absent(void) {
   pgc_cell cell = {PGC_CELL_ABSENT, NULL, 0, 0, 0.0};
