@@ -41,7 +41,7 @@ typedef struct {
    * (leading dimension ldp), and a second kernel adds them up. */
   int splits, k_tiles_per_split;
   /* The launch's device workspace, by what the plan launches: the split and
-   * stream-K forms' partial sums, or a traced kernel's buffer (src/trace.h;
+   * stream-K forms' partial sums, or a traced kernel's buffer (src/trace_records.h;
    * `pipegemm trace` takes no plan that splits its work). One pointer for
    * both because the struct must not grow: the TMA kernels' second
    * parameter starts at the next 128-byte boundary of the parameter space,

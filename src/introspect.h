@@ -5,7 +5,7 @@
  *
  *   - where a variant's kernels are in a binary, and what their SASS must
  *     show (pipegemm inspect, pipegemm profile);
- *   - the trace hooks (pipegemm trace) and the records' layout (trace.h);
+ *   - the trace hooks (pipegemm trace) and the records' layout (trace_records.h);
  *   - auto's candidates on this GPU (pipegemm list);
  *   - the single-warp study's kernels (pipegemm study single-warp);
  *   - the library's per-thread error state, which the tools' own CUDA calls
@@ -18,7 +18,7 @@
 #include <stddef.h>
 
 #include "pipegemm.h"
-#include "trace.h"
+#include "trace_records.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /* The host side of `pipegemm trace` (src/adapters/trace_format.c) on made-up
- * records laid out as a traced kernel lays them out (src/trace.h): reading
+ * records laid out as a traced kernel lays them out (src/trace_records.h): reading
  * a buffer, the clock rate and the SMs on one time axis, every invariant
  * held and each one broken, the summary's figures worked out by hand, and
  * the JSON. No GPU.

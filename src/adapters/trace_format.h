@@ -1,5 +1,5 @@
 /* The host side of `pipegemm trace`: from the buffer a traced kernel wrote
- * (src/trace.h) to a timeline, its checks, its summary and the Chrome
+ * (src/trace_records.h) to a timeline, its checks, its summary and the Chrome
  * trace-event JSON. Pure functions: no GPU, no output but the FILE* given,
  * so the host tests (tests/test_cli_trace.c) feed them made-up records.
  *
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "trace.h"
+#include "trace_records.h"
 
 /* A (block, role) track as the host reads it. */
 typedef struct {

@@ -1,4 +1,4 @@
-/* The marks a kernel leaves for `pipegemm trace` (layout: src/trace.h).
+/* The marks a kernel leaves for `pipegemm trace` (layout: src/trace_records.h).
  *
  * Without PG_TRACE, the library's build, every macro here expands to nothing and
  * the kernels compile to exactly the code they had before they carried
@@ -31,7 +31,7 @@
 #define PG_TRACE_CUH
 
 #ifdef PG_TRACE
-#include "trace.h"
+#include "trace_records.h"
 
 /* What the recording thread keeps in registers across its loop: as little
  * as possible, since a traced kernel must keep the timed one's occupancy. */

@@ -30,8 +30,8 @@
  * puts every SM on one time axis. Within one block every role reads the
  * same SM's counter, so the order of a producer's and a consumer's events
  * is exact. */
-#ifndef PG_TRACE_H
-#define PG_TRACE_H
+#ifndef PG_TRACE_RECORDS_H
+#define PG_TRACE_RECORDS_H
 
 #include <stddef.h>
 
