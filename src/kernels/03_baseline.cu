@@ -22,20 +22,15 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
 
   const int k_tiles = t128_k_tiles(g);
   for (int kt = 0; kt < k_tiles; ++kt) {
-    PG_TRACE_MARK(PG_TRACE_ISSUE, 0, kt);
-    PG_TRACE_MARK(PG_TRACE_DATA_WAIT, 0, kt); /* nothing else to do until it lands */
-    t128_store_shared(stage, t128_load_global(g, m0, n0, kt * T128_TILE_K));
-    __syncthreads(); /* the tile is complete in shared memory */
-    PG_TRACE_MARK(PG_TRACE_READY, 0, kt);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, 0, kt);
-    t128_compute(stage, acc);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_END, 0, kt);
-    __syncthreads(); /* everyone has read it before the next step overwrites it */
-    PG_TRACE_MARK(PG_TRACE_RELEASE, 0, kt);
+    PG_TRACE_BEFORE(ISSUE, 0, kt) PG_TRACE_SPAN(DATA, 0, kt) { /* nothing to do until it lands */
+      t128_store_shared(stage, t128_load_global(g, m0, n0, kt * T128_TILE_K));
+      __syncthreads(); /* the tile is complete in shared memory */
+    }
+    PG_TRACE_SPAN(COMPUTE, 0, kt) t128_compute(stage, acc);
+    /* everyone has read it before the next step overwrites it */
+    PG_TRACE_AFTER(RELEASE, 0, kt) __syncthreads();
   }
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
-  t128_epilogue(g, m0, n0, acc);
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_SPAN(EPILOGUE, 0, 0) t128_epilogue(g, m0, n0, acc);
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 

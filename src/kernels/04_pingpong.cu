@@ -24,33 +24,29 @@ __global__ void __launch_bounds__(T128_THREADS)
 
   const int k_tiles = t128_k_tiles(g);
   if (k_tiles > 0) {
-    PG_TRACE_MARK(PG_TRACE_ISSUE, 0, 0);
-    PG_TRACE_MARK(PG_TRACE_DATA_WAIT, 0, 0);
-    t128_store_shared(stages[0], t128_load_global(g, m0, n0, 0));
-    __syncthreads();
-    PG_TRACE_MARK(PG_TRACE_READY, 0, 0);
+    PG_TRACE_BEFORE(ISSUE, 0, 0) PG_TRACE_SPAN(DATA, 0, 0) {
+      t128_store_shared(stages[0], t128_load_global(g, m0, n0, 0));
+      __syncthreads();
+    }
   }
   for (int kt = 0; kt < k_tiles; ++kt) {
     const int current = kt & 1;
     const int has_next = kt + 1 < k_tiles;
     t128_regs next;
-    PG_TRACE_MARK_IF(has_next, PG_TRACE_ISSUE, current ^ 1, kt + 1);
-    if (has_next) next = t128_load_global(g, m0, n0, (kt + 1) * T128_TILE_K);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, current, kt);
-    t128_compute(stages[current], acc);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_END, current, kt);
+    if (has_next)
+      PG_TRACE_BEFORE(ISSUE, current ^ 1, kt + 1)
+          next = t128_load_global(g, m0, n0, (kt + 1) * T128_TILE_K);
+    PG_TRACE_SPAN(COMPUTE, current, kt) t128_compute(stages[current], acc);
     /* The store waits for the loads, and the barrier for every warp's store. */
-    PG_TRACE_MARK_IF(has_next, PG_TRACE_DATA_WAIT, current ^ 1, kt + 1);
     /* Safe without a barrier before it: the other buffer was last read in
      * step kt-1, and the barrier that ended kt-1 retired those reads. */
-    if (has_next) t128_store_shared(stages[current ^ 1], next);
-    __syncthreads();
-    PG_TRACE_MARK(PG_TRACE_RELEASE, current, kt);
+    if (has_next)
+      PG_TRACE_BEFORE(DATA_WAIT, current ^ 1, kt + 1)
+          t128_store_shared(stages[current ^ 1], next);
+    PG_TRACE_AFTER(RELEASE, current, kt) __syncthreads();
     PG_TRACE_MARK_IF(has_next, PG_TRACE_READY, current ^ 1, kt + 1);
   }
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
-  t128_epilogue(g, m0, n0, acc);
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_SPAN(EPILOGUE, 0, 0) t128_epilogue(g, m0, n0, acc);
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 

@@ -29,51 +29,45 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
   const int k_tiles = t128_k_tiles(g);
   if (stages == 1) {
     for (int kt = 0; kt < k_tiles; ++kt) {
-      PG_TRACE_MARK(PG_TRACE_ISSUE, 0, kt);
-      t128_cp_async_tile(g, smem, m0, n0, kt * T128_TILE_K);
+      PG_TRACE_BEFORE(ISSUE, 0, kt) t128_cp_async_tile(g, smem, m0, n0, kt * T128_TILE_K);
       pg_cp_async_commit();
-      PG_TRACE_MARK(PG_TRACE_DATA_WAIT, 0, kt);
-      pg_cp_async_wait(0);
-      __syncthreads(); /* every thread's copies are visible */
-      PG_TRACE_MARK(PG_TRACE_READY, 0, kt);
-      PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, 0, kt);
-      t128_compute(smem, acc);
-      PG_TRACE_MARK(PG_TRACE_COMPUTE_END, 0, kt);
-      __syncthreads(); /* the single buffer is free again */
-      PG_TRACE_MARK(PG_TRACE_RELEASE, 0, kt);
+      PG_TRACE_SPAN(DATA, 0, kt) {
+        pg_cp_async_wait(0);
+        __syncthreads(); /* every thread's copies are visible */
+      }
+      PG_TRACE_SPAN(COMPUTE, 0, kt) t128_compute(smem, acc);
+      PG_TRACE_AFTER(RELEASE, 0, kt) __syncthreads(); /* the single buffer is free again */
     }
   } else {
     /* Prologue: STAGES-1 tiles in flight. A group is committed even when it
      * is empty (fewer K tiles than stages), so group i is always tile i. */
     for (int s = 0; s < stages - 1; ++s) {
-      PG_TRACE_MARK_IF(s < k_tiles, PG_TRACE_ISSUE, s, s);
-      if (s < k_tiles) t128_cp_async_tile(g, smem + s * T128_STAGE_FLOATS, m0, n0, s * T128_TILE_K);
+      if (s < k_tiles)
+        PG_TRACE_BEFORE(ISSUE, s, s)
+            t128_cp_async_tile(g, smem + s * T128_STAGE_FLOATS, m0, n0, s * T128_TILE_K);
       pg_cp_async_commit();
     }
     int read_slot = 0, write_slot = stages - 1;
     for (int kt = 0; kt < k_tiles; ++kt) {
-      PG_TRACE_MARK(PG_TRACE_DATA_WAIT, read_slot, kt);
-      pg_cp_async_wait(stages - 2); /* tile kt has landed (this thread's part) */
-      /* Publishes tile kt to the block and retires step kt-1's reads of the
-       * slot the next copy overwrites. */
-      __syncthreads();
-      PG_TRACE_MARK(PG_TRACE_READY, read_slot, kt);
+      PG_TRACE_SPAN(DATA, read_slot, kt) {
+        pg_cp_async_wait(stages - 2); /* tile kt has landed (this thread's part) */
+        /* Publishes tile kt to the block and retires step kt-1's reads of the
+         * slot the next copy overwrites. */
+        __syncthreads();
+      }
       PG_TRACE_MARK_IF(kt > 0, PG_TRACE_RELEASE, write_slot, kt - 1);
       const int next = kt + stages - 1;
-      PG_TRACE_MARK_IF(next < k_tiles, PG_TRACE_ISSUE, write_slot, next);
       if (next < k_tiles)
-        t128_cp_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0, next * T128_TILE_K);
+        PG_TRACE_BEFORE(ISSUE, write_slot, next)
+            t128_cp_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0,
+                               next * T128_TILE_K);
       pg_cp_async_commit();
-      PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, read_slot, kt);
-      t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
-      PG_TRACE_MARK(PG_TRACE_COMPUTE_END, read_slot, kt);
+      PG_TRACE_SPAN(COMPUTE, read_slot, kt) t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
       t128_ring_next(&read_slot, stages);
       t128_ring_next(&write_slot, stages);
     }
   }
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
-  t128_epilogue(g, m0, n0, acc);
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_SPAN(EPILOGUE, 0, 0) t128_epilogue(g, m0, n0, acc);
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 

@@ -41,37 +41,31 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
   const int k_tiles = t128_k_tiles(g);
   /* Prologue: STAGES-1 tiles in flight, or all of them when K is short. */
   for (int s = 0; s < stages - 1 && s < k_tiles; ++s) {
-    PG_TRACE_MARK(PG_TRACE_ISSUE, s, s);
-    pipe.producer_acquire();
+    PG_TRACE_BEFORE(ISSUE, s, s) pipe.producer_acquire();
     t128_memcpy_async_tile(g, smem + s * T128_STAGE_FLOATS, m0, n0, s * T128_TILE_K, pipe);
     pipe.producer_commit();
   }
   int read_slot = 0, write_slot = stages - 1;
   for (int kt = 0; kt < k_tiles; ++kt) {
-    PG_TRACE_MARK(PG_TRACE_DATA_WAIT, read_slot, kt);
-    pipe.consumer_wait(); /* the oldest stage, tile kt, has landed (this thread's part) */
-    /* Publishes tile kt to the block and retires step kt-1's reads of the
-     * slot the next copy overwrites. */
-    __syncthreads();
-    PG_TRACE_MARK(PG_TRACE_READY, read_slot, kt);
+    PG_TRACE_SPAN(DATA, read_slot, kt) {
+      pipe.consumer_wait(); /* the oldest stage, tile kt, has landed (this thread's part) */
+      /* Publishes tile kt to the block and retires step kt-1's reads of the
+       * slot the next copy overwrites. */
+      __syncthreads();
+    }
     PG_TRACE_MARK_IF(kt > 0, PG_TRACE_RELEASE, write_slot, kt - 1);
     const int next = kt + stages - 1;
     if (next < k_tiles) {
-      PG_TRACE_MARK(PG_TRACE_ISSUE, write_slot, next);
-      pipe.producer_acquire();
+      PG_TRACE_BEFORE(ISSUE, write_slot, next) pipe.producer_acquire();
       t128_memcpy_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0, next * T128_TILE_K, pipe);
       pipe.producer_commit();
     }
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, read_slot, kt);
-    t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_END, read_slot, kt);
+    PG_TRACE_SPAN(COMPUTE, read_slot, kt) t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
     pipe.consumer_release();
     t128_ring_next(&read_slot, stages);
     t128_ring_next(&write_slot, stages);
   }
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
-  t128_epilogue(g, m0, n0, acc);
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_SPAN(EPILOGUE, 0, 0) t128_epilogue(g, m0, n0, acc);
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 

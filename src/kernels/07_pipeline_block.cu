@@ -58,8 +58,8 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
   /* Prologue: STAGES-1 tiles in flight, or all of them when K is short. */
   for (int s = 0; s < stages - 1 && s < k_tiles; ++s) {
     pipe.producer_acquire();
-    PG_TRACE_MARK(PG_TRACE_ISSUE, s, s);
-    t128_memcpy_async_tile(g, smem + s * T128_STAGE_FLOATS, m0, n0, s * T128_TILE_K, pipe);
+    PG_TRACE_BEFORE(ISSUE, s, s)
+        t128_memcpy_async_tile(g, smem + s * T128_STAGE_FLOATS, m0, n0, s * T128_TILE_K, pipe);
     pipe.producer_commit();
   }
   int read_slot = 0, write_slot = stages - 1;
@@ -69,24 +69,20 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
       /* The slot's first use (next < STAGES) has nothing to wait for. */
       PG_TRACE_MARK_IF(next >= stages, PG_TRACE_SLOT_WAIT, write_slot, next);
       pipe.producer_acquire(); /* every thread has released tile kt-1's slot */
-      PG_TRACE_MARK(PG_TRACE_ISSUE, write_slot, next);
-      t128_memcpy_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0, next * T128_TILE_K, pipe);
+      PG_TRACE_BEFORE(ISSUE, write_slot, next)
+          t128_memcpy_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0,
+                                 next * T128_TILE_K, pipe);
       pipe.producer_commit();
     }
-    PG_TRACE_MARK(PG_TRACE_DATA_WAIT, read_slot, kt);
-    pipe.consumer_wait(); /* every thread's copies of tile kt have landed */
-    PG_TRACE_MARK(PG_TRACE_READY, read_slot, kt);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, read_slot, kt);
-    t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_END, read_slot, kt);
-    PG_TRACE_MARK(PG_TRACE_RELEASE, read_slot, kt); /* before consumer_release's arrive */
-    pipe.consumer_release(); /* this thread is done reading the slot */
+    PG_TRACE_SPAN(DATA, read_slot, kt)
+        pipe.consumer_wait(); /* every thread's copies of tile kt have landed */
+    PG_TRACE_SPAN(COMPUTE, read_slot, kt) t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
+    /* This thread is done reading the slot (the mark goes before the arrive). */
+    PG_TRACE_BEFORE(RELEASE, read_slot, kt) pipe.consumer_release();
     t128_ring_next(&read_slot, stages);
     t128_ring_next(&write_slot, stages);
   }
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
-  t128_epilogue(g, m0, n0, acc);
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_SPAN(EPILOGUE, 0, 0) t128_epilogue(g, m0, n0, acc);
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
   /* ~pipeline: the last thread to quit invalidates the barriers. Every stage
    * committed was also waited for, so no copy is still arriving on them. */

@@ -68,8 +68,8 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
    * memory, so it waits by phase parity instead (tile t is phase t/STAGES of
    * barrier t%STAGES). */
   for (int s = 0; s < stages - 1 && s < k_tiles; ++s) {
-    PG_TRACE_MARK(PG_TRACE_ISSUE, s, s);
-    t128_memcpy_async_tile(g, smem + s * T128_STAGE_FLOATS, m0, n0, s * T128_TILE_K, full[s]);
+    PG_TRACE_BEFORE(ISSUE, s, s)
+        t128_memcpy_async_tile(g, smem + s * T128_STAGE_FLOATS, m0, n0, s * T128_TILE_K, full[s]);
     (void)full[s].arrive();
   }
   int read_slot = 0, write_slot = stages - 1;
@@ -83,24 +83,18 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
       PG_TRACE_MARK_IF(next >= stages, PG_TRACE_SLOT_WAIT, write_slot, next);
       __syncthreads();
       PG_TRACE_MARK_IF(kt > 0, PG_TRACE_RELEASE, write_slot, kt - 1);
-      PG_TRACE_MARK(PG_TRACE_ISSUE, write_slot, next);
-      t128_memcpy_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0, next * T128_TILE_K,
-                    full[write_slot]);
+      PG_TRACE_BEFORE(ISSUE, write_slot, next)
+          t128_memcpy_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0,
+                                 next * T128_TILE_K, full[write_slot]);
       (void)full[write_slot].arrive();
     }
     /* Every thread has arrived and every copy of tile kt has landed. */
-    PG_TRACE_MARK(PG_TRACE_DATA_WAIT, read_slot, kt);
-    full[read_slot].wait_parity(read_parity);
-    PG_TRACE_MARK(PG_TRACE_READY, read_slot, kt);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, read_slot, kt);
-    t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_END, read_slot, kt);
+    PG_TRACE_SPAN(DATA, read_slot, kt) full[read_slot].wait_parity(read_parity);
+    PG_TRACE_SPAN(COMPUTE, read_slot, kt) t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
     read_parity ^= t128_ring_next(&read_slot, stages);
     t128_ring_next(&write_slot, stages);
   }
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
-  t128_epilogue(g, m0, n0, acc);
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_SPAN(EPILOGUE, 0, 0) t128_epilogue(g, m0, n0, acc);
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 

@@ -46,8 +46,8 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
 
   /* Prologue: STAGES-1 tiles in flight, each slot's first use (no wait). */
   for (int t = 0; t < stages - 1 && t < k_tiles; ++t) {
-    PG_TRACE_MARK(PG_TRACE_ISSUE, t, t);
-    t128_cp_async_tile(g, smem + t * T128_STAGE_FLOATS, m0, n0, t * T128_TILE_K);
+    PG_TRACE_BEFORE(ISSUE, t, t)
+        t128_cp_async_tile(g, smem + t * T128_STAGE_FLOATS, m0, n0, t * T128_TILE_K);
     pg_cp_async_mbar_arrive_noinc(&full[t]);
   }
 
@@ -58,30 +58,25 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
     if (next < k_tiles) {
       /* The slot held tile next-STAGES; all 8 warps must be done with it.
        * Its first use (next < STAGES) has nothing to wait for. */
-      PG_TRACE_MARK_IF(next >= stages, PG_TRACE_SLOT_WAIT, write_slot, next);
-      if (next >= stages) pg_mbar_wait_parity(&empty[write_slot], write_parity ^ 1);
-      PG_TRACE_MARK(PG_TRACE_ISSUE, write_slot, next);
-      t128_cp_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0, next * T128_TILE_K);
+      if (next >= stages)
+        PG_TRACE_BEFORE(SLOT_WAIT, write_slot, next)
+            pg_mbar_wait_parity(&empty[write_slot], write_parity ^ 1);
+      PG_TRACE_BEFORE(ISSUE, write_slot, next)
+          t128_cp_async_tile(g, smem + write_slot * T128_STAGE_FLOATS, m0, n0, next * T128_TILE_K);
       pg_cp_async_mbar_arrive_noinc(&full[write_slot]);
     }
     write_parity ^= t128_ring_next(&write_slot, stages);
 
-    PG_TRACE_MARK(PG_TRACE_DATA_WAIT, read_slot, kt);
-    pg_mbar_wait_parity(&full[read_slot], read_parity); /* tile kt has landed, all of it */
-    PG_TRACE_MARK(PG_TRACE_READY, read_slot, kt);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, read_slot, kt);
-    t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_END, read_slot, kt);
+    PG_TRACE_SPAN(DATA, read_slot, kt)
+        pg_mbar_wait_parity(&full[read_slot], read_parity); /* tile kt has landed, all of it */
+    PG_TRACE_SPAN(COMPUTE, read_slot, kt) t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
     /* Every thread releases its own reads: its arrival orders them before
      * the refill that waits on this phase. (Why not one elected lane per
      * warp: bench/results/h200-mechanisms.md, mbarrier.) */
-    PG_TRACE_MARK(PG_TRACE_RELEASE, read_slot, kt);
-    pg_mbar_arrive(&empty[read_slot]);
+    PG_TRACE_BEFORE(RELEASE, read_slot, kt) pg_mbar_arrive(&empty[read_slot]);
     read_parity ^= t128_ring_next(&read_slot, stages);
   }
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
-  t128_epilogue(g, m0, n0, acc);
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_SPAN(EPILOGUE, 0, 0) t128_epilogue(g, m0, n0, acc);
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 }
 

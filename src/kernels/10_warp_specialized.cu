@@ -80,11 +80,11 @@ __global__ void __maxnreg__(WS_MAX_REGISTERS) pg_warp_specialized_kernel(const p
     for (int kt = 0; kt < k_tiles; ++kt) {
       /* A slot's first use (kt < STAGES) has nothing to wait for; the n-th
        * refill waits for the consumers' release of use n-1. */
-      PG_TRACE_MARK_IF(kt >= stages, PG_TRACE_SLOT_WAIT, slot, kt);
-      if (kt >= stages) pg_mbar_wait_parity(&empty[slot], parity ^ 1);
-      PG_TRACE_MARK(PG_TRACE_ISSUE, slot, kt);
-      ws_copy_tile(g, smem + slot * T128_STAGE_FLOATS, m0, n0, kt * T128_TILE_K, producer,
-                   32 * PRODUCER_WARPS);
+      if (kt >= stages)
+        PG_TRACE_BEFORE(SLOT_WAIT, slot, kt) pg_mbar_wait_parity(&empty[slot], parity ^ 1);
+      PG_TRACE_BEFORE(ISSUE, slot, kt)
+          ws_copy_tile(g, smem + slot * T128_STAGE_FLOATS, m0, n0, kt * T128_TILE_K, producer,
+                       32 * PRODUCER_WARPS);
       pg_cp_async_mbar_arrive_noinc(&full[slot]);
       parity ^= t128_ring_next(&slot, stages);
     }
@@ -100,22 +100,15 @@ __global__ void __maxnreg__(WS_MAX_REGISTERS) pg_warp_specialized_kernel(const p
   t128_zero(acc);
   int slot = 0, parity = 0;
   for (int kt = 0; kt < k_tiles; ++kt) {
-    PG_TRACE_MARK(PG_TRACE_DATA_WAIT, slot, kt);
-    pg_mbar_wait_parity(&full[slot], parity);
-    PG_TRACE_MARK(PG_TRACE_READY, slot, kt);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, slot, kt);
-    t128_compute(smem + slot * T128_STAGE_FLOATS, acc);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_END, slot, kt);
+    PG_TRACE_SPAN(DATA, slot, kt) pg_mbar_wait_parity(&full[slot], parity);
+    PG_TRACE_SPAN(COMPUTE, slot, kt) t128_compute(smem + slot * T128_STAGE_FLOATS, acc);
     /* Every thread releases its own reads: its arrival orders them before
      * the refill that waits on this phase. (Why not one elected lane per
      * warp: bench/results/h200-mechanisms.md, mbarrier.) */
-    PG_TRACE_MARK(PG_TRACE_RELEASE, slot, kt);
-    pg_mbar_arrive(&empty[slot]);
+    PG_TRACE_BEFORE(RELEASE, slot, kt) pg_mbar_arrive(&empty[slot]);
     parity ^= t128_ring_next(&slot, stages);
   }
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
-  t128_epilogue(g, m0, n0, acc);
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_SPAN(EPILOGUE, 0, 0) t128_epilogue(g, m0, n0, acc);
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_CONSUMER);
 }
 

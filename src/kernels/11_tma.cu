@@ -58,8 +58,7 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
   if (producer)
     for (int t = 0; t < stages - 1 && t < k_tiles; ++t) {
       float *stage = smem + t * T128_STAGE_FLOATS;
-      PG_TRACE_MARK(PG_TRACE_ISSUE, t, t);
-      pg_mbar_arrive_expect_tx(&full[t], T128_STAGE_BYTES);
+      PG_TRACE_BEFORE(ISSUE, t, t) pg_mbar_arrive_expect_tx(&full[t], T128_STAGE_BYTES);
       pg_tma_load_2d(t128_smem_a(stage), &maps.a, t * T128_TILE_K, m0, &full[t]);
       pg_tma_load_2d(t128_smem_b(stage), &maps.b, n0, t * T128_TILE_K, &full[t]);
     }
@@ -73,31 +72,26 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
        * it. Every thread waits here, not only the one that copies, which
        * keeps the warps within a tile of each other; letting them drift is
        * the slower choice measured in bench/results/h200-tma.md. */
-      PG_TRACE_MARK_IF(next >= stages, PG_TRACE_SLOT_WAIT, write_slot, next);
-      if (next >= stages) pg_mbar_wait_parity(&empty[write_slot], write_parity ^ 1);
+      if (next >= stages)
+        PG_TRACE_BEFORE(SLOT_WAIT, write_slot, next)
+            pg_mbar_wait_parity(&empty[write_slot], write_parity ^ 1);
       if (producer) {
         float *stage = smem + write_slot * T128_STAGE_FLOATS;
-        PG_TRACE_MARK(PG_TRACE_ISSUE, write_slot, next);
-        pg_mbar_arrive_expect_tx(&full[write_slot], T128_STAGE_BYTES);
+        PG_TRACE_BEFORE(ISSUE, write_slot, next)
+            pg_mbar_arrive_expect_tx(&full[write_slot], T128_STAGE_BYTES);
         pg_tma_load_2d(t128_smem_a(stage), &maps.a, next * T128_TILE_K, m0, &full[write_slot]);
         pg_tma_load_2d(t128_smem_b(stage), &maps.b, n0, next * T128_TILE_K, &full[write_slot]);
       }
     }
     write_parity ^= t128_ring_next(&write_slot, stages);
 
-    PG_TRACE_MARK(PG_TRACE_DATA_WAIT, read_slot, kt);
-    pg_mbar_wait_parity(&full[read_slot], read_parity); /* the copy engine is done */
-    PG_TRACE_MARK(PG_TRACE_READY, read_slot, kt);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, read_slot, kt);
-    t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
-    PG_TRACE_MARK(PG_TRACE_COMPUTE_END, read_slot, kt);
-    PG_TRACE_MARK(PG_TRACE_RELEASE, read_slot, kt);
-    pg_mbar_arrive(&empty[read_slot]);
+    PG_TRACE_SPAN(DATA, read_slot, kt)
+        pg_mbar_wait_parity(&full[read_slot], read_parity); /* the copy engine is done */
+    PG_TRACE_SPAN(COMPUTE, read_slot, kt) t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
+    PG_TRACE_BEFORE(RELEASE, read_slot, kt) pg_mbar_arrive(&empty[read_slot]);
     read_parity ^= t128_ring_next(&read_slot, stages);
   }
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
-  t128_epilogue(g, m0, n0, acc);
-  PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+  PG_TRACE_SPAN(EPILOGUE, 0, 0) t128_epilogue(g, m0, n0, acc);
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 #else
   pg_tma_unavailable();

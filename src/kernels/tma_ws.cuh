@@ -328,9 +328,7 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
       for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
         /* Free once the consumers released its previous use; on a slot's
          * first use the wait for "parity 1" returns at once. */
-        PG_TRACE_MARK(PG_TRACE_SLOT_WAIT, slot, kt);
-        pg_mbar_wait_parity(&empty[slot], parity ^ 1);
-        PG_TRACE_MARK(PG_TRACE_ISSUE, slot, kt);
+        PG_TRACE_SPAN(SLOT, slot, kt) pg_mbar_wait_parity(&empty[slot], parity ^ 1);
         char *stage = smem + slot * STAGE_BYTES;
         pg_mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
         pg_tma_load_2d(stage, &maps.a, kt * TWS_TILE_K, w.tm * TM, &full[slot]);
@@ -366,19 +364,13 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
 #pragma unroll
       for (int j = 0; j < THREAD_N; ++j) acc[i][j] = 0.f;
     for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
-      PG_TRACE_MARK(PG_TRACE_DATA_WAIT, slot, kt);
-      pg_mbar_wait_parity(&full[slot], parity);
-      PG_TRACE_MARK(PG_TRACE_READY, slot, kt);
-      PG_TRACE_MARK(PG_TRACE_COMPUTE_BEGIN, slot, kt);
-      tws_compute<TM, TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
-      PG_TRACE_MARK(PG_TRACE_COMPUTE_END, slot, kt);
-      PG_TRACE_MARK(PG_TRACE_RELEASE, slot, kt);
-      pg_mbar_arrive(&empty[slot]);
+      PG_TRACE_SPAN(DATA, slot, kt) pg_mbar_wait_parity(&full[slot], parity);
+      PG_TRACE_SPAN(COMPUTE, slot, kt)
+          tws_compute<TM, TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
+      PG_TRACE_BEFORE(RELEASE, slot, kt) pg_mbar_arrive(&empty[slot]);
       parity ^= t128_ring_next(&slot, stages);
     }
-    PG_TRACE_MARK(PG_TRACE_EPILOGUE_BEGIN, 0, 0);
-    tws_store<TM, TN, MODE>(g, w, row0, col0, acc);
-    PG_TRACE_MARK(PG_TRACE_EPILOGUE_END, 0, 0);
+    PG_TRACE_SPAN(EPILOGUE, 0, 0) tws_store<TM, TN, MODE>(g, w, row0, col0, acc);
     PG_TRACE_TILE_DONE();
   }
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_CONSUMER);

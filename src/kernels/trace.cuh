@@ -12,6 +12,16 @@
  *                                         sampled; reads the start pair
  *   PG_TRACE_MARK(event, slot, k_tile)    one event of a K tile in a slot
  *   PG_TRACE_MARK_IF(cond, ...)           the same where `cond` holds
+ *   PG_TRACE_SPAN(span, slot, k_tile) S   marks the statement S (a block, a
+ *                                         call) as the span's two events:
+ *                                         DATA: the wait for a tile's data
+ *                                         (DATA_WAIT ... READY); SLOT: the
+ *                                         wait for a free slot (SLOT_WAIT ...
+ *                                         ISSUE); COMPUTE; EPILOGUE. In the
+ *                                         timed build S stands alone
+ *   PG_TRACE_BEFORE(event, slot, k_tile) S  one event (ISSUE, RELEASE, ...:
+ *   PG_TRACE_AFTER(event, slot, k_tile) S   PG_TRACE_<event>) just before S,
+ *                                         or just after it
  *   PG_TRACE_TILE_DONE()                  what follows is the next output tile
  *   PG_TRACE_CLOSE(g, role)               reads the end pair, stores the count
  *
@@ -32,6 +42,16 @@
 
 #ifdef PG_TRACE
 #include "trace_records.h"
+
+/* The two events of each span of PG_TRACE_SPAN. */
+#define PG_TRACE_SPAN_BEGIN_DATA PG_TRACE_DATA_WAIT
+#define PG_TRACE_SPAN_END_DATA PG_TRACE_READY
+#define PG_TRACE_SPAN_BEGIN_SLOT PG_TRACE_SLOT_WAIT
+#define PG_TRACE_SPAN_END_SLOT PG_TRACE_ISSUE
+#define PG_TRACE_SPAN_BEGIN_COMPUTE PG_TRACE_COMPUTE_BEGIN
+#define PG_TRACE_SPAN_END_COMPUTE PG_TRACE_COMPUTE_END
+#define PG_TRACE_SPAN_BEGIN_EPILOGUE PG_TRACE_EPILOGUE_BEGIN
+#define PG_TRACE_SPAN_END_EPILOGUE PG_TRACE_EPILOGUE_END
 
 /* What the recording thread keeps in registers across its loop: as little
  * as possible, since a traced kernel must keep the timed one's occupancy. */
@@ -113,6 +133,14 @@ static __device__ __forceinline__ void pg_trace_close(pg_trace_context &ctx, con
   do {                                              \
     if (cond) PG_TRACE_MARK(event, slot, k_tile);   \
   } while (0)
+/* The statement after it runs once, between the span's two marks. */
+#define PG_TRACE_SPAN(span, slot, k_tile)                                             \
+  for (int pg_span_ = (PG_TRACE_MARK(PG_TRACE_SPAN_BEGIN_##span, slot, k_tile), 1); pg_span_; \
+       pg_span_ = (PG_TRACE_MARK(PG_TRACE_SPAN_END_##span, slot, k_tile), 0))
+#define PG_TRACE_BEFORE(event, slot, k_tile) \
+  for (int pg_once_ = (PG_TRACE_MARK(PG_TRACE_##event, slot, k_tile), 1); pg_once_; pg_once_ = 0)
+#define PG_TRACE_AFTER(event, slot, k_tile) \
+  for (int pg_once_ = 1; pg_once_; pg_once_ = (PG_TRACE_MARK(PG_TRACE_##event, slot, k_tile), 0))
 #define PG_TRACE_TILE_DONE() (++pg_trace_.tile)
 #define PG_TRACE_CLOSE(args, role) pg_trace_close(pg_trace_, (args), (role))
 #define PG_TRACE_MIN_BLOCKS(n) , n
@@ -121,6 +149,9 @@ static __device__ __forceinline__ void pg_trace_close(pg_trace_context &ctx, con
 #define PG_TRACE_OPEN(args, role, recorder) ((void)0)
 #define PG_TRACE_MARK(event, slot, k_tile) ((void)0)
 #define PG_TRACE_MARK_IF(cond, event, slot, k_tile) ((void)0)
+#define PG_TRACE_SPAN(span, slot, k_tile)
+#define PG_TRACE_BEFORE(event, slot, k_tile)
+#define PG_TRACE_AFTER(event, slot, k_tile)
 #define PG_TRACE_TILE_DONE() ((void)0)
 #define PG_TRACE_CLOSE(args, role) ((void)0)
 #define PG_TRACE_MIN_BLOCKS(n)
