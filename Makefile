@@ -32,8 +32,9 @@ build: configure
 run: build
 	$(BUILD)/pipegemm bench --variant all
 
-# What the tests need beyond the build (cmocka, cuobjdump, nvdisasm), fetched
-# into .deps/ where missing (scripts/deps.sh).
+# What the tests need beyond the build (cmocka, cuobjdump, nvdisasm, and
+# matplotlib for the plots), fetched into .deps/ where missing
+# (scripts/deps.sh).
 deps:
 	@scripts/deps.sh
 
@@ -55,14 +56,14 @@ profile: build
 	@mkdir -p $(RESULTS)
 	$(BUILD)/pipegemm profile --variant baseline,pingpong,cp_async --size 2048 --raw $(RESULTS)/profile-ncu.txt
 
-# One Markdown page with plots (scripts/report.py: python3 and gnuplot, no
-# build) from the CSVs in $(RESULTS) that pipegemm wrote with --format csv:
-# bench.csv, sweep*.csv, profile.csv, inspect.csv. Without any, from every
-# committed H200 run in bench/results/, found by name: the stage sweeps
-# (h200-*stage-sweep*.csv), the size sweeps (h200-*sizes.csv), the profiles
-# (h200-*profile.csv) and the SASS census (h200-*inspect.csv), into
-# $(H200_OUT)/h200-report.md. The tuning runs (h200-tma-tune-*.csv) are not
-# pipegemm reports and stay out.
+# One Markdown page with plots (scripts/report.py: python3 and matplotlib,
+# python3's own or the one make deps fetches; no build) from the CSVs in
+# $(RESULTS) that pipegemm wrote with --format csv: bench.csv, sweep*.csv,
+# profile.csv, inspect.csv. Without any, from every committed H200 run in
+# bench/results/, found by name: the stage sweeps (h200-*stage-sweep*.csv),
+# the size sweeps (h200-*sizes.csv), the profiles (h200-*profile.csv) and
+# the SASS census (h200-*inspect.csv), into $(H200_OUT)/h200-report.md. The
+# tuning runs (h200-tma-tune-*.csv) are not pipegemm reports and stay out.
 REPORT_BENCH := $(wildcard $(RESULTS)/bench.csv)
 REPORT_SWEEP := $(sort $(wildcard $(RESULTS)/sweep*.csv))
 REPORT_PROFILE := $(wildcard $(RESULTS)/profile.csv)
@@ -85,7 +86,7 @@ endif
 # The pipeline timelines of the traces committed in bench/results/
 # (*-trace-*.json.gz, as scripts/device-check.sh writes them with pipegemm
 # trace): *-timeline-*.png beside them (scripts/timeline.py: python3 and
-# gnuplot, no build).
+# matplotlib, as for make report; no build).
 timeline:
 	python3 scripts/timeline.py --dir bench/results
 
@@ -104,7 +105,7 @@ clean:
 help:
 	@echo "make          build the library, the pipegemm tool and the tests"
 	@echo "make run      pipegemm bench --variant all (needs a GPU)"
-	@echo "make deps     fetch what the tests need into .deps/ (cmocka, cuobjdump, nvdisasm)"
+	@echo "make deps     fetch what the tests need into .deps/ (cmocka, cuobjdump, nvdisasm, matplotlib)"
 	@echo "make test     make deps, then every test (GPU tests skip without a GPU)"
 	@echo "make test-gpu run only the GPU tests"
 	@echo "make ptx      PTX of every kernel, per architecture, in $(BUILD)/artifacts/"

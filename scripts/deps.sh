@@ -10,6 +10,13 @@
 #                        of nvcc's major version, into .deps/pip with
 #                        pip --target, else scripts/fetch-wheel.py (python3's
 #                        standard library only)
+#   matplotlib           the plots (scripts/report.py, timeline.py,
+#                        plot-stages.sh) and their tests: where python3 has
+#                        none, PyPI's wheels (matplotlib and what it needs)
+#                        into .deps/python with pip --target; without pip,
+#                        with PyPI's pip wheel, fetched by fetch-wheel.py and
+#                        run from where it is unpacked (scripts/drawing.py,
+#                        which the scripts draw through, looks there)
 #
 # What is already here is not fetched: installed, in the CUDA toolkit, or in
 # a .deps/ carried from another machine (the way to a machine without
@@ -147,7 +154,46 @@ else
   fi
 fi
 
-# The Makefile configures again when this is newer than its last configure.
+# ---- matplotlib -----------------------------------------------------------------
+# Asked as the scripts ask: python3's own, else .deps/python's.
+have_matplotlib() {
+  python3 "$root/scripts/drawing.py" 2>>"$log"
+}
+
+# pip: python3's, else PyPI's wheel of it unpacked into .deps/pip-tool (a
+# python3 without pip, such as Debian's, runs it from there).
+fetch_matplotlib() {
+  local pip=(python3 -m pip)
+  if [ -n "${PG_DEPS_NO_PIP:-}" ] || ! python3 -m pip --version >/dev/null 2>&1; then
+    echo "deps: scripts/fetch-wheel.py pip" >>"$log"
+    rm -rf "$deps/pip-tool"
+    python3 "$root/scripts/fetch-wheel.py" --target "$deps/pip-tool" pip >>"$log" 2>&1 || return 1
+    pip=(env "PYTHONPATH=$deps/pip-tool" python3 -m pip)
+  fi
+  # Wheels only: building matplotlib or numpy from source takes a compiler
+  # and many minutes. --target leaves an externally managed python3 alone.
+  echo "deps: pip install --target $deps/python matplotlib" >>"$log"
+  rm -rf "$deps/python.new"
+  "${pip[@]}" install --quiet --disable-pip-version-check --only-binary=:all: \
+    --retries 1 --timeout 30 --target "$deps/python.new" matplotlib >>"$log" 2>&1 || return 1
+  rm -rf "$deps/python" "$deps/pip-tool"
+  mv "$deps/python.new" "$deps/python"
+}
+
+if ! command -v python3 >/dev/null 2>&1; then
+  missing+=("matplotlib (the plots; no python3)")
+  howto+=("python3 and matplotlib")
+elif where=$(have_matplotlib); then
+  found+=("matplotlib $where")
+elif fetch_matplotlib && where=$(have_matplotlib); then
+  found+=("matplotlib $where")
+else
+  missing+=("matplotlib (the plots)")
+  howto+=("matplotlib (pip install matplotlib, or apt-get install python3-matplotlib)")
+fi
+
+# The Makefile configures again when this is newer than its last configure
+# (CMake looks for cmocka and the disassemblers, not for matplotlib).
 (( fetched )) && touch "$deps/stamp"
 
 # joined SEPARATOR WORDS...: the words with SEPARATOR between them.

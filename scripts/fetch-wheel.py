@@ -5,10 +5,13 @@ machine without pip (Debian's python3 comes without it), and unpacks them as
 
   scripts/fetch-wheel.py --target .deps/pip --major 13 \\
       nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm
+  scripts/fetch-wheel.py --target .deps/pip-tool pip
 
-Takes each package's newest release of that major version (pip's ~=13.0):
-no pre-release, nothing yanked, a manylinux wheel for this machine, its
-sha256 checked. scripts/deps.sh runs it when pip is missing.
+Takes each package's newest release, of that major version where --major
+says (pip's ~=13.0): no pre-release, nothing yanked, a manylinux wheel for
+this machine or a pure-Python one, its sha256 checked. scripts/deps.sh runs
+it when pip is missing: for the disassemblers, and for pip itself, which
+then fetches matplotlib and what that needs.
 Environment: PG_PYPI_JSON_URL (default https://pypi.org/pypi), the JSON API.
 """
 import argparse
@@ -39,6 +42,12 @@ def release_key(version):
     return tuple(int(part) for part in version.split("."))
 
 
+def fits(filename, machine):
+    """A wheel this machine runs: manylinux for its architecture, or pure Python."""
+    return filename.endswith("-py3-none-any.whl") or (
+        "manylinux" in filename and filename.endswith(f"_{machine}.whl"))
+
+
 def pick_wheel(name, major, machine):
     index = os.environ.get("PG_PYPI_JSON_URL", "https://pypi.org/pypi")
     meta_url = f"{index}/{name}/json"
@@ -46,17 +55,20 @@ def pick_wheel(name, major, machine):
     candidates = []
     for version, files in meta.get("releases", {}).items():
         key = release_key(version)
-        if key is None or key[0] != major:
+        if key is None or major is not None and key[0] != major:
             continue
         for f in files:
             filename = f.get("filename", "")
             if (f.get("packagetype") == "bdist_wheel" and not f.get("yanked")
-                    and "manylinux" in filename and filename.endswith(f"_{machine}.whl")):
-                # A mirror may give the file's address relative to the page.
-                candidates.append((key, dict(f, url=urllib.parse.urljoin(meta_url, f["url"]))))
+                    and fits(filename, machine)):
+                # Of one release, the machine's own wheel before a pure one;
+                # a mirror may give the file's address relative to the page.
+                candidates.append(((key, "manylinux" in filename),
+                                   dict(f, url=urllib.parse.urljoin(meta_url, f["url"]))))
     if not candidates:
-        raise SystemExit(f"fetch-wheel: {name}: no release {major}.x with a manylinux "
-                         f"{machine} wheel on {index}")
+        release = "release" if major is None else f"release {major}.x"
+        raise SystemExit(f"fetch-wheel: {name}: no {release} with a manylinux "
+                         f"{machine} or pure-Python wheel on {index}")
     return max(candidates, key=lambda c: c[0])[1]
 
 
@@ -82,7 +94,7 @@ def unpack(data, target):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", required=True)
-    parser.add_argument("--major", required=True, type=int)
+    parser.add_argument("--major", type=int, help="only releases of this major version")
     parser.add_argument("packages", nargs="+")
     args = parser.parse_args()
     machine = platform.machine()

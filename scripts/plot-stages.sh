@@ -16,12 +16,13 @@
 # is scaled to the data, not from zero: a sweep is about the differences.
 #
 # The plot is scripts/report.py's stage chart (`report.py --stage-plot`), so
-# each variant has the colour, dash and point type it has on every page
+# each variant has the colour, dash and marker it has on every page
 # report.py draws.
 #
-# Needs Python 3 and gnuplot 5 (Debian/Ubuntu: apt-get install python3
-# gnuplot-nox). Exit codes: 0 ok, 1 the CSV has nothing to plot or gnuplot
-# failed, 2 bad usage, 3 gnuplot or python3 is not installed.
+# Needs Python 3 and matplotlib (python3's own, else the copy `make deps`
+# fetches into .deps/python; scripts/drawing.py finds it). Exit codes: 0 ok,
+# 1 the CSV has nothing to plot or the PNG could not be written, 2 bad
+# usage, 3 python3 or matplotlib is missing.
 set -euo pipefail
 
 me=$(basename "$0")
@@ -34,11 +35,9 @@ if [ "$1" != - ] && [ ! -r "$1" ]; then
   echo "$me: cannot read $1" >&2
   exit 2
 fi
-for tool in gnuplot python3; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "$me: $tool is not installed, so there is no plot; install it" \
-      "(Debian/Ubuntu: apt-get install ${tool/gnuplot/gnuplot-nox}) and run again" >&2
-    exit 3
-  fi
-done
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "$me: python3 is not installed, so there is no plot; install it" \
+    "(Debian/Ubuntu: apt-get install python3) and run again" >&2
+  exit 3
+fi
 exec python3 "$(dirname "$0")/report.py" --stage-plot "$@"

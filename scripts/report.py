@@ -24,15 +24,16 @@ writes two, a size sweep one per shape). The page, DIR/NAME.md, has:
     kernel) and a chart of its stall rows.
   * The tables of --inspect, as they come.
 
-Every variant has one colour, dash and point type in every plot
+Every variant has one colour, dash and marker in every plot
 (VARIANT_STYLES). Shapes go by size: M*N*K, then M, N, K. Plots are
 DIR/NAME-*.png. --stage-plot draws one stage sweep alone (what
-scripts/plot-stages.sh runs). Needs Python 3 (standard library only) and
-gnuplot 5 (Debian/Ubuntu: apt-get install gnuplot-nox). The page is the same
-for the same inputs: no date of its own, the inputs' dates instead.
+scripts/plot-stages.sh runs). Needs Python 3 and matplotlib, python3's own
+or else the copy `make deps` fetches into .deps/python (scripts/drawing.py
+finds it). The page is the same for the same inputs: no date of its own,
+the inputs' dates instead.
 
-Exit codes: 0 ok, 1 an input has nothing usable or gnuplot failed, 2 bad
-usage, 3 gnuplot is not installed.
+Exit codes: 0 ok, 1 an input has nothing usable or a plot could not be
+written, 2 bad usage, 3 matplotlib is missing.
 """
 
 import argparse
@@ -42,10 +43,11 @@ import io
 import json
 import math
 import os
-import shutil
-import subprocess
 import sys
 import zlib
+
+sys.dont_write_bytecode = True  # no __pycache__ left beside the scripts
+import drawing  # scripts/drawing.py: matplotlib, this machine's or .deps/python's
 
 ME = os.path.basename(sys.argv[0])
 
@@ -54,48 +56,53 @@ ME = os.path.basename(sys.argv[0])
 # write-up (tma and tma_ws default deeper; a --bench file runs each at its own).
 BAR_STAGES = 2
 CUBLAS = "cublas"
-SIZE = "1100,620"
+SIZE = (1100, 620)  # pixels
 
 # One look per variant, the same in every plot, so a reader who learnt
 # tma_ws's red on one chart finds it on the next: the colour (bars and
-# lines), the dash type and the point type (lines). Every variant of the
-# registry has a row; tests/test_report.py holds the table to `pipegemm list`
-# and checks that no two rows share a colour. Kernels are solid; the cuBLAS
-# reference is black and dashed; auto, which runs one of the others, is
-# dash-dot so that it shows on top of the kernel it chose.
-Style = collections.namedtuple("Style", "color dash point")
+# lines), the dash and the marker, hollow or filled (lines). Every variant of
+# the registry has a row; tests/test_report.py holds the table to `pipegemm
+# list` and checks that no two rows share a colour. Kernels are solid; the
+# cuBLAS reference is black and dashed; auto, which runs one of the others,
+# is dash-dot so that it shows on top of the kernel it chose. Dashes and
+# markers are matplotlib's.
+Style = collections.namedtuple("Style", "color dash marker hollow", defaults=(False,))
 VARIANT_STYLES = {
-    "cublas": Style("#000000", 2, 6),            # open circle
-    "tiled32": Style("#bcbd22", 1, 4),           # open square
-    "tiled32_db": Style("#8c6d31", 1, 5),        # square
-    "baseline": Style("#8c564b", 1, 7),          # circle
-    "pingpong": Style("#e377c2", 1, 9),          # triangle
-    "cp_async": Style("#1f77b4", 1, 5),
-    "pipeline_thread": Style("#17becf", 1, 11),  # triangle down
-    "pipeline_block": Style("#9467bd", 1, 13),   # diamond
-    "barrier": Style("#ff7f0e", 1, 15),          # pentagon
-    "mbarrier": Style("#2ca02c", 1, 7),
-    "warp_specialized": Style("#393b79", 1, 9),
-    "tma": Style("#7b4173", 1, 5),
-    "tma_ws": Style("#d62728", 1, 7),
-    "tma_ws_splitk": Style("#fd8d3c", 1, 11),
-    "tma_ws_n64": Style("#74c476", 1, 9),
-    "tma_ws_m256": Style("#6baed6", 1, 15),
-    "tma_ws_streamk": Style("#8c2d04", 1, 13),
-    "auto": Style("#e7298a", 4, 3),              # star
+    "cublas": Style("#000000", "--", "o", hollow=True),
+    "tiled32": Style("#bcbd22", "-", "s", hollow=True),
+    "tiled32_db": Style("#8c6d31", "-", "s"),        # square
+    "baseline": Style("#8c564b", "-", "o"),          # circle
+    "pingpong": Style("#e377c2", "-", "^"),          # triangle
+    "cp_async": Style("#1f77b4", "-", "s"),
+    "pipeline_thread": Style("#17becf", "-", "v"),   # triangle down
+    "pipeline_block": Style("#9467bd", "-", "D"),    # diamond
+    "barrier": Style("#ff7f0e", "-", "p"),           # pentagon
+    "mbarrier": Style("#2ca02c", "-", "o"),
+    "warp_specialized": Style("#393b79", "-", "^"),
+    "tma": Style("#7b4173", "-", "s"),
+    "tma_ws": Style("#d62728", "-", "o"),
+    "tma_ws_splitk": Style("#fd8d3c", "-", "v"),
+    "tma_ws_n64": Style("#74c476", "-", "^"),
+    "tma_ws_m256": Style("#6baed6", "-", "p"),
+    "tma_ws_streamk": Style("#8c2d04", "-", "D"),
+    "auto": Style("#e7298a", "-.", "*"),             # star
 }
 # A name the table lacks (a new variant, a renamed one) still keeps one look
-# from plot to plot and run to run: a hash picks colour and open point type,
+# from plot to plot and run to run: a hash picks colour and hollow marker,
 # and the dots, which no row of the table uses, tell it from every variant
 # there. Two such names may meet on one look: give them rows above.
-FALLBACK_DASH = 3
+FALLBACK_DASH = ":"
 FALLBACK_COLORS = ["#e6550d", "#31a354", "#3182bd", "#756bb1", "#bd9e39",
                    "#a55194", "#843c39", "#637939"]
-FALLBACK_POINTS = [4, 6, 8, 10, 12, 14]
+FALLBACK_MARKERS = ["s", "o", "^", "v", "D", "p"]
+# Markers of one apparent size: a star or a diamond drawn at the size of a
+# circle looks smaller or larger than it.
+MARKER_SIZES = {"*": 11, "D": 6, "p": 8}
+MARKER_SIZE = 7
 
 # Lines that are no variant: greys, which no variant uses.
 PEAK_COLOR = "#7f7f7f"
-GRID = 'set grid ytics lc rgb "#dddddd"'
+GRID_COLOR = "#dddddd"
 # Stall rows of the profile table, drawn as a chart in greys: there a colour
 # means a kind of stall, and the variants are the x axis.
 STALL_KEYS = [("stall_wait", "wait", "#e0e0e0"),
@@ -110,13 +117,20 @@ def variant_style(name):
         return style
     code = zlib.crc32(name.encode("utf-8"))
     return Style(FALLBACK_COLORS[code % len(FALLBACK_COLORS)], FALLBACK_DASH,
-                 FALLBACK_POINTS[(code // len(FALLBACK_COLORS)) % len(FALLBACK_POINTS)])
+                 FALLBACK_MARKERS[(code // len(FALLBACK_COLORS)) % len(FALLBACK_MARKERS)],
+                 hollow=True)
 
 
-def line_style(name, width=2):
-    """gnuplot's words for a variant's line and points."""
+def line_style(name, width=2, markers=True):
+    """matplotlib's line properties of a variant: its colour and dash, and
+    its marker unless the line marks no points (a level)."""
     style = variant_style(name)
-    return f'lw {width} lc rgb "{style.color}" dt {style.dash} pt {style.point} ps 1.3'
+    words = {"color": style.color, "linestyle": style.dash, "linewidth": width}
+    if markers:
+        words.update(marker=style.marker, markersize=MARKER_SIZES.get(style.marker, MARKER_SIZE),
+                     markeredgecolor=style.color, markeredgewidth=1.3,
+                     markerfacecolor="none" if style.hollow else style.color)
+    return words
 
 
 class ReportError(Exception):
@@ -271,75 +285,81 @@ def fmt(value, decimals):
     return f"{value:.{decimals}f}"
 
 
-# ---- gnuplot ------------------------------------------------------------------
+# ---- matplotlib ---------------------------------------------------------------
 
 
-def gnuplot_terminal():
-    probe = subprocess.run(["gnuplot", "-e", "set terminal"], capture_output=True,
-                           text=True, check=False)
-    if "pngcairo" in probe.stdout + probe.stderr:
-        return f'pngcairo size {SIZE} font "sans,11" noenhanced'
-    return f"png size {SIZE} noenhanced"
+def new_plot(plt, title, ylabel):
+    fig, ax = drawing.figure(plt, *SIZE)
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    return fig, ax
 
 
-def gp_string(text):
-    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+def write_png(plt, fig, png):
+    try:
+        drawing.save(plt, fig, png)
+    except (OSError, ValueError) as err:
+        raise ReportError(f"cannot write {png}: {err}")
 
 
-def run_gnuplot(script, png, terminal):
-    full = f"set terminal {terminal}\nset output {gp_string(png)}\n{script}\n"
-    if os.path.exists(png):
-        os.remove(png)
-    done = subprocess.run(["gnuplot"], input=full, capture_output=True, text=True,
-                          check=False)
-    if done.returncode != 0 or not os.path.exists(png):
-        raise ReportError(f"gnuplot failed to draw {png}: {done.stderr.strip()}")
+def slanted_ticks(ax, positions, labels, angle, **text):
+    """Category labels under the axis, turned clockwise by angle degrees and
+    hanging from their tick, so that long ones do not run into each other."""
+    ax.set_xticks(positions)
+    if angle:
+        ax.set_xticklabels(labels, rotation=-angle, ha="left", rotation_mode="anchor", **text)
+    else:
+        ax.set_xticklabels(labels, **text)
 
 
-def bar_chart(png, title, rows, terminal):
+def legend(ax, outside):
+    """A boxed key, opaque: outside at the top right, or inside there."""
+    where = {"loc": "upper left", "bbox_to_anchor": (1.02, 1), "borderaxespad": 0} \
+        if outside else {"loc": "upper right"}
+    ax.legend(framealpha=1, fancybox=False, edgecolor="black", **where)
+
+
+def bar_chart(png, title, rows, plt):
     """Bars of TFLOP/s per variant in each variant's colour; cuBLAS and the
     FFMA peak as lines."""
     cublas = next((r for r in rows if r["variant"] == CUBLAS), None)
     peaks = [r["tflops_v"] / (r["pct_v"] / 100.0) for r in rows
              if r["pct_v"] not in (None, 0)]
     peak = sorted(peaks)[len(peaks) // 2] if peaks else None
-    data = []
-    for i, row in enumerate(rows):
-        label = row["variant"]
-        if row["multi_stage"]:
-            label += f" ({row['stages']})"
-        color = int(variant_style(row["variant"]).color[1:], 16)
-        data.append(f"{i} {row['tflops_v']:.4f} {color} {gp_string(label)}")
-    top = max([r["tflops_v"] for r in rows] + ([peak] if peak else []))
-    plot = ["$bars << EOD\n" + "\n".join(data) + "\nEOD",
-            f"set title {gp_string(title)}",
-            'set ylabel "TFLOP/s (median)"',
-            # Headroom above the highest bar or line for the key.
-            f"set yrange [0:{top * 1.22:.3f}]",
-            f"set xrange [-0.6:{len(rows) - 0.4}]",
-            "set xtics rotate by -35 nomirror",
-            GRID,
-            "set style fill solid 0.85 border -1",
-            "set boxwidth 0.7",
-            "set style textbox opaque noborder margins 0.5, 0.5",
-            "set key inside top right box opaque"]
-    series = ["$bars using 1:2:3:xtic(4) with boxes lc rgb variable notitle"]
+    labels = [row["variant"] + (f" ({row['stages']})" if row["multi_stage"] else "")
+              for row in rows]
+    values = [row["tflops_v"] for row in rows]
+    fig, ax = new_plot(plt, title, "TFLOP/s (median)")
+    positions = range(len(rows))
+    ax.bar(positions, values, width=0.7, edgecolor="black", linewidth=0.8, zorder=2,
+           color=[variant_style(row["variant"]).color for row in rows])
     if cublas:
         level = cublas["tflops_v"]
-        label = gp_string("cublas (strict FP32) %.1f" % level)
-        series.append(f"{level:.4f} with lines {line_style(CUBLAS)} title {label}")
+        ax.axhline(level, label="cublas (strict FP32) %.1f" % level, zorder=3,
+                   **line_style(CUBLAS, markers=False))
     if peak:
-        label = gp_string("FFMA peak %.1f" % peak)
-        series.append(f'{peak:.4f} with lines lw 2 lc rgb "{PEAK_COLOR}" title {label}')
-    # Last and on a white box, so that the cuBLAS line does not cross a value.
-    series.append("$bars using 1:2:(sprintf(\"%.1f\", $2)) with labels boxed "
-                  "offset 0,0.8 notitle")
-    plot.append("plot " + ", \\\n     ".join(series))
-    run_gnuplot("\n".join(plot), png, terminal)
+        ax.axhline(peak, color=PEAK_COLOR, linewidth=2, label="FFMA peak %.1f" % peak, zorder=3)
+    # Above the lines and on a white box, so that the cuBLAS line does not
+    # cross a value.
+    for x, value in zip(positions, values):
+        ax.annotate(f"{value:.1f}", (x, value), xytext=(0, 4), textcoords="offset points",
+                    ha="center", va="bottom", zorder=4,
+                    bbox={"boxstyle": "square,pad=0.1", "facecolor": "white",
+                          "edgecolor": "none"})
+    top = max(values + ([peak] if peak else []))
+    # Headroom above the highest bar or line for the key.
+    ax.set_ylim(0, top * 1.22)
+    ax.set_xlim(-0.6, len(rows) - 0.4)
+    slanted_ticks(ax, positions, labels, 35)
+    ax.grid(axis="y", color=GRID_COLOR)
+    ax.set_axisbelow(True)
+    if cublas or peak:
+        legend(ax, outside=False)
+    write_png(plt, fig, png)
     return peak
 
 
-def stage_chart(png, title, rows, terminal):
+def stage_chart(png, title, rows, plt):
     """TFLOP/s against pipeline stages, one line per variant. Rows without a
     TFLOP/s figure (SKIP, FAIL, ERROR) are left out, so a line ends where a
     stage count stopped fitting or failed. A variant measured at one stage
@@ -362,102 +382,80 @@ def stage_chart(png, title, rows, terminal):
         raise ReportError("no row has a TFLOP/s figure to plot")
     every = [s for variant in order for s, _ in series[variant]]
     lo, hi = min(every) - 0.5, max(every) + 0.5
-    blocks, plots = [], []
-    for i, variant in enumerate(order):
+    fig, ax = new_plot(plt, title, "TFLOP/s (median)")
+    for variant in order:
         points = sorted(series[variant])
         if len(points) == 1:
             stages, tflops = points[0]
-            # The measured point, a blank line (no segment to it), the level:
-            # 'pi' marks the first point only.
-            data = [f"{stages:g} {tflops:.4f}", "", f"{lo:g} {tflops:.4f}",
-                    f"{hi:g} {tflops:.4f}"]
-            extra, width = f" pi {len(data) + 1}", 1.5
-            label = (f"{variant} (reference)" if variant == CUBLAS else
-                     f"{variant} (fixed at {stages:g} stage{'' if stages == 1 else 's'})")
+            # The measured point, a gap (no segment to it), the level: the
+            # marker on the first point only.
+            ax.plot([stages, math.nan, lo, hi], [tflops, math.nan, tflops, tflops],
+                    markevery=[0], **line_style(variant, 1.5),
+                    label=(f"{variant} (reference)" if variant == CUBLAS else
+                           f"{variant} (fixed at {stages:g} stage{'' if stages == 1 else 's'})"))
         else:
-            data = [f"{s:g} {t:.4f}" for s, t in points]
-            extra, width, label = "", 2, variant
-        blocks.append(f"$v{i} << EOD\n" + "\n".join(data) + "\nEOD")
-        plots.append(f"$v{i} using 1:2 with linespoints {line_style(variant, width)}{extra} "
-                     f"title {gp_string(label)}")
-    script = "\n".join(blocks + [
-        f"set title {gp_string(title)}",
-        'set xlabel "pipeline stages"',
-        'set ylabel "TFLOP/s (median)"',
-        f"set xrange [{lo:g}:{hi:g}]",
-        "set xtics 1",
-        "set offsets 0, 0, graph 0.08, graph 0.08",
-        'set grid ytics xtics lc rgb "#dddddd"',
-        "set key outside right top box opaque",
-        "plot " + ", \\\n     ".join(plots)])
-    run_gnuplot(script, png, terminal)
+            ax.plot([s for s, _ in points], [t for _, t in points], label=variant,
+                    **line_style(variant))
+    ax.set_xlabel("pipeline stages")
+    ax.set_xlim(lo, hi)
+    ax.set_xticks(range(math.ceil(lo), math.floor(hi) + 1))
+    ax.margins(y=0.08)
+    ax.grid(color=GRID_COLOR)
+    ax.set_axisbelow(True)
+    legend(ax, outside=True)
+    write_png(plt, fig, png)
 
 
 def shape_tic(shape, two_lines=True):
-    """The shape and, on a second line, its multiply-adds, as a gnuplot
-    string: the axis shows why the shapes come in this order. Many shapes
-    get the shape alone, the line slanted."""
+    """The shape and, on a second line, its multiply-adds: the axis shows
+    why the shapes come in this order. Many shapes get the shape alone, the
+    line slanted."""
     key = shape_key(shape)
-    text = gp_string(shape)
-    return text if key[0] or not two_lines else text[:-1] + f'\\n{key[1] / 1e9:.3g} G"'
+    return shape if key[0] or not two_lines else f"{shape}\n{key[1] / 1e9:.3g} G"
 
 
-def size_chart(png, title, series, shapes, terminal, ylabel="TFLOP/s (median)"):
+def size_chart(png, title, series, shapes, plt, ylabel="TFLOP/s (median)"):
     """A value (TFLOP/s, or × cuBLAS) against shape, one line per variant.
     The shapes are evenly spaced categories in order of size (shape_key)."""
-    blocks, plots = [], []
-    for i, (variant, points) in enumerate(series):
-        blocks.append(f"$s{i} << EOD\n" +
-                      "\n".join(f"{shapes.index(s)} {t:.4f}" for s, t in points) +
-                      "\nEOD")
-        plots.append(f"$s{i} using 1:2 with linespoints {line_style(variant)} "
-                     f"title {gp_string(variant)}")
+    fig, ax = new_plot(plt, title, ylabel)
+    for variant, points in series:
+        ax.plot([shapes.index(s) for s, _ in points], [t for _, t in points], label=variant,
+                **line_style(variant))
     many = len(shapes) > 10
-    tics = ", ".join(f"{shape_tic(s, not many)} {i}" for i, s in enumerate(shapes))
-    script = "\n".join(blocks + [
-        f"set title {gp_string(title)}",
-        'set xlabel "GEMM shape M x N x K, and M*N*K multiply-adds (G = 10^9): in order of size" offset 0,-0.6',
-        "set bmargin 5",
-        f"set ylabel {gp_string(ylabel)}",
-        f"set xtics ({tics})",
-        ("set xtics rotate by -55 nomirror font \",9\"" if many
-         else "set xtics rotate by -25 nomirror" if len(shapes) > 6 else "set xtics nomirror"),
-        "set bmargin 8" if many else "set bmargin 5",
-        f"set xrange [-0.3:{len(shapes) - 0.7}]",
-        "set offsets 0, 0, graph 0.08, graph 0.08",
-        'set grid ytics xtics lc rgb "#dddddd"',
-        "set key outside right top box opaque",
-        "plot " + ", \\\n     ".join(plots)])
-    run_gnuplot(script, png, terminal)
+    slanted_ticks(ax, range(len(shapes)), [shape_tic(s, not many) for s in shapes],
+                  55 if many else 25 if len(shapes) > 6 else 0,
+                  **({"fontsize": 9} if many else {}))
+    ax.set_xlabel("GEMM shape M x N x K, and M*N*K multiply-adds (G = 10^9): in order of size",
+                  labelpad=8)
+    ax.set_xlim(-0.3, len(shapes) - 0.7)
+    ax.margins(y=0.08)
+    ax.grid(color=GRID_COLOR)
+    ax.set_axisbelow(True)
+    legend(ax, outside=True)
+    write_png(plt, fig, png)
 
 
-def stall_chart(png, title, columns, terminal):
+def stall_chart(png, title, columns, plt):
     """Clustered bars: the stall rows per profiled kernel."""
-    lines = []
-    for label, values in columns:
-        cells = " ".join("NaN" if v is None else f"{v:.4f}" for v in values)
-        lines.append(f"{gp_string(label)} {cells}")
-    top = max([v for _, values in columns for v in values if v is not None] + [0.001])
-    series = []
+    fig, ax = new_plot(plt, title, "warp cycles per issued instruction")
+    # A cluster's bars side by side, a bar's width apart from the next cluster.
+    width = 1 / (len(STALL_KEYS) + 1)
     for i, (_, name, color) in enumerate(STALL_KEYS):
-        using = f"{i + 2}:xtic(1)" if i == 0 else f"{i + 2}"
-        series.append(f'$st using {using} title {gp_string(name)} lc rgb "{color}"')
-    script = "\n".join([
-        "$st << EOD\n" + "\n".join(lines) + "\nEOD",
-        f"set title {gp_string(title)}",
-        'set ylabel "warp cycles per issued instruction"',
-        "set style data histogram",
-        "set style histogram cluster gap 1",
-        "set style fill solid 1.0 border -1",
-        "set boxwidth 0.9",
-        # Headroom above the highest bar for the key.
-        f"set yrange [0:{top * 1.2:.4f}]",
-        f"set xrange [-0.6:{len(columns) - 0.4}]",
-        "set xtics rotate by -25 nomirror",
-        GRID,
-        "set key inside top center horizontal box opaque",
-        "plot " + ", \\\n     ".join(series)])
-    run_gnuplot(script, png, terminal)
+        shown = [(j, values[i]) for j, (_, values) in enumerate(columns)
+                 if values[i] is not None]
+        ax.bar([j + (i - (len(STALL_KEYS) - 1) / 2) * width for j, _ in shown],
+               [v for _, v in shown], width=width * 0.9, color=color, edgecolor="black",
+               linewidth=0.8, label=name, zorder=2)
+    top = max([v for _, values in columns for v in values if v is not None] + [0.001])
+    # Headroom above the highest bar for the key.
+    ax.set_ylim(0, top * 1.2)
+    ax.set_xlim(-0.6, len(columns) - 0.4)
+    slanted_ticks(ax, range(len(columns)), [label for label, _ in columns], 25)
+    ax.grid(axis="y", color=GRID_COLOR)
+    ax.set_axisbelow(True)
+    ax.legend(loc="upper center", ncol=len(STALL_KEYS), framealpha=1, fancybox=False,
+              edgecolor="black")
+    write_png(plt, fig, png)
 
 
 # ---- sections -----------------------------------------------------------------
@@ -545,7 +543,7 @@ def bar_sources(sources):
     return chosen
 
 
-def section_bars(out, name, by_shape, terminal):
+def section_bars(out, name, by_shape, plt):
     md = ["## TFLOP/s per variant", ""]
     if not by_shape:
         return md + ["_No bench or sweep input, so no bars._", ""]
@@ -554,7 +552,7 @@ def section_bars(out, name, by_shape, terminal):
         png = f"{name}-tflops-{shape}.png"
         peak = bar_chart(os.path.join(out, png),
                          f"TFLOP/s per variant, {shape}" + (f", {gpu}" if gpu else ""),
-                         shape_rows, terminal)
+                         shape_rows, plt)
         run = run_facts(shape_rows[0]["_facts"])
         source = f"From `{shown_path(path)}`" + (f", {run}" if run else "") + "."
         if kind == "sweep":
@@ -575,7 +573,7 @@ def section_bars(out, name, by_shape, terminal):
     return md
 
 
-def section_stages(out, name, sweeps, terminal):
+def section_stages(out, name, sweeps, plt):
     md = ["## Stage sweep", ""]
     if not sweeps:
         return md + ["_No `--sweep` input (`pipegemm bench --stages 1-8 --format csv`)._", ""]
@@ -601,7 +599,7 @@ def section_stages(out, name, sweeps, terminal):
                 "".join(f", {x}" for x in (facts.get("gpu"), shape,
                                            facts.get("date", "")[:10]) if x)
             try:
-                stage_chart(os.path.join(out, png), title, rows, terminal)
+                stage_chart(os.path.join(out, png), title, rows, plt)
             except ReportError as err:
                 raise ReportError(f"{path} ({shape}): {err}")
             run = run_facts(facts)
@@ -610,7 +608,7 @@ def section_stages(out, name, sweeps, terminal):
     return md
 
 
-def section_sizes(out, name, rows, source, terminal):
+def section_sizes(out, name, rows, source, plt):
     md = ["## Size sweep", ""]
     shapes = sorted({r["shape"] for r in rows}, key=shape_key)
     if len(shapes) < 2:
@@ -630,7 +628,7 @@ def section_sizes(out, name, rows, source, terminal):
     gpus = sorted({r["_facts"].get("gpu", "") for r in rows} - {""})
     size_chart(os.path.join(out, png),
                "TFLOP/s against GEMM shape" + (", " + ", ".join(gpus) if gpus else ""),
-               series, shapes, terminal)
+               series, shapes, plt)
     header = ["variant"] + shapes
     table = []
     for variant, points in series:
@@ -651,7 +649,7 @@ def section_sizes(out, name, rows, source, terminal):
         ratio_png = f"{name}-sizes-x-cublas.png"
         size_chart(os.path.join(out, ratio_png),
                    "× cuBLAS against GEMM shape" + (", " + ", ".join(gpus) if gpus else ""),
-                   ratios, shapes, terminal, ylabel="× cuBLAS (cuBLAS's median over this one's)")
+                   ratios, shapes, plt, ylabel="× cuBLAS (cuBLAS's median over this one's)")
         md += [f"![× cuBLAS against shape]({ratio_png})", "",
                "× cuBLAS, from the same runs: cuBLAS timed in the same process, "
                "above 1 where the variant is faster.", ""]
@@ -706,7 +704,7 @@ PROFILE_LABELS = {
 PROFILE_FIXED = {"source", "variant", "stages", "m", "n", "k", "status", "kernel"}
 
 
-def section_profile(out, name, profiles, terminal):
+def section_profile(out, name, profiles, plt):
     md = ["## Nsight Compute", ""]
     if not profiles:
         return md + ["_No `--profile` input (`pipegemm profile --format csv`)._", ""]
@@ -744,7 +742,7 @@ def section_profile(out, name, profiles, terminal):
             gpu = facts.get("gpu", "")
             stall_chart(os.path.join(out, png),
                         "Warp stalls per issued instruction" + (f", {gpu}" if gpu else "")
-                        + f", {shape}", stalls, terminal)
+                        + f", {shape}", stalls, plt)
             md += [f"![Warp stalls per issued instruction]({png})", ""]
     return md
 
@@ -782,6 +780,15 @@ def section_inspect(inspects):
 # ---- main ---------------------------------------------------------------------
 
 
+def matplotlib_or_none():
+    """pyplot, or None once the user is told in one line what is missing."""
+    try:
+        return drawing.pyplot()
+    except drawing.Missing as err:
+        print(f"{ME}: {err}", file=sys.stderr)
+        return None
+
+
 def stage_plot_main(argv):
     """--stage-plot CSV OUT.png [TITLE]: one stage sweep of one shape."""
     if len(argv) not in (2, 3):
@@ -792,10 +799,8 @@ def stage_plot_main(argv):
     if path != "-" and not os.access(path, os.R_OK):
         print(f"{ME}: cannot read {path}", file=sys.stderr)
         return 2
-    if not shutil.which("gnuplot"):
-        print(f"{ME}: gnuplot is not installed, so there is no plot; install it "
-              "(Debian/Ubuntu: apt-get install gnuplot-nox) and run again",
-              file=sys.stderr)
+    plt = matplotlib_or_none()
+    if plt is None:
         return 3
     try:
         reports = read_reports(path)
@@ -817,7 +822,7 @@ def stage_plot_main(argv):
                               "plot one shape at a time")
         title = argv[2] if len(argv) == 3 else "TFLOP/s by pipeline stages" + \
             "".join(f", {x}" for x in (facts.get("gpu"), shapes[0] if shapes else "") if x)
-        stage_chart(png, title, rows, gnuplot_terminal())
+        stage_chart(png, title, rows, plt)
     except ReportError as err:
         print(f"{ME}: {err}", file=sys.stderr)
         return 1
@@ -847,19 +852,17 @@ def main(argv):
     args = parser.parse_args(argv)
     if not (args.bench or args.sweep or args.profile or args.inspect):
         parser.error("give at least one of --bench, --sweep, --profile, --inspect")
-    if not shutil.which("gnuplot"):
-        print(f"{ME}: gnuplot is not installed, so there are no plots; install it "
-              "(Debian/Ubuntu: apt-get install gnuplot-nox) and run again",
-              file=sys.stderr)
+    plt = matplotlib_or_none()
+    if plt is None:
         return 3
     try:
-        return write_report(args)
+        return write_report(args, plt)
     except ReportError as err:
         print(f"{ME}: {err}", file=sys.stderr)
         return 1
 
 
-def write_report(args):
+def write_report(args, plt):
     inputs = []
     benches, sweeps, profiles, inspects = [], [], [], []
     for kind, paths, into in (("bench", args.bench, benches), ("sweep", args.sweep, sweeps),
@@ -870,7 +873,6 @@ def write_report(args):
             inputs.append((kind, path, reports))
             into.append((path, reports))
     os.makedirs(args.out, exist_ok=True)
-    terminal = gnuplot_terminal()
 
     # One row per variant and shape within each input; the bars of a shape
     # come from one input, so that a chart compares rows of one run.
@@ -893,10 +895,10 @@ def write_report(args):
     md = [f"# {title}", "",
           "Written by `scripts/report.py` (`make report`) from these inputs:", "",
           provenance(inputs), ""]
-    md += section_bars(args.out, args.name, by_shape, terminal)
-    md += section_stages(args.out, args.name, sweeps, terminal)
-    md += section_sizes(args.out, args.name, size_rows, size_source, terminal)
-    md += section_profile(args.out, args.name, profiles, terminal)
+    md += section_bars(args.out, args.name, by_shape, plt)
+    md += section_stages(args.out, args.name, sweeps, plt)
+    md += section_sizes(args.out, args.name, size_rows, size_source, plt)
+    md += section_profile(args.out, args.name, profiles, plt)
     md += section_inspect(inspects)
     page = os.path.join(args.out, f"{args.name}.md")
     with open(page, "w", encoding="utf-8") as handle:

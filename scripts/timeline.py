@@ -21,9 +21,11 @@ The second form draws every DIR/*-trace-*.json and *-trace-*.json.gz into
 OUT/*-timeline-*.png (OUT defaults to DIR): `make timeline` draws the
 committed traces in bench/results/ this way.
 
-Needs Python 3 (standard library only) and gnuplot 5 (Debian/Ubuntu:
-apt-get install gnuplot-nox). Exit codes: 0 ok, 1 a trace has nothing to
-draw or gnuplot failed, 2 bad usage, 3 gnuplot is not installed.
+Needs Python 3 and matplotlib (scripts/drawing.py finds it: python3's own,
+else the copy `make deps` fetches into .deps/python); reading a trace
+(load(), which scripts/trace-phases.py uses) needs the standard library
+only. Exit codes: 0 ok, 1 a trace has nothing to draw or a picture could
+not be written, 2 bad usage, 3 matplotlib is missing.
 """
 
 import argparse
@@ -33,13 +35,15 @@ import gzip
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ left beside the scripts
+import drawing  # scripts/drawing.py: matplotlib, this machine's or .deps/python's
 
 ME = os.path.basename(sys.argv[0])
 WIDTH = 1100
 ROW_PIXELS = 26
+LABEL_SIZES = (8, 7, 6)  # points, largest first
 # One colour per stage (ring slot), the same in every picture.
 STAGE_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
                 "#e377c2", "#17becf"]
@@ -51,18 +55,6 @@ THREAD_NAME = re.compile(r"^block (\d+) (block|consumers|producers|copies into s
 
 class TimelineError(Exception):
     pass
-
-
-def gp_string(text):
-    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def gnuplot_terminal(height):
-    probe = subprocess.run(["gnuplot", "-e", "set terminal"], capture_output=True,
-                           text=True, check=False)
-    if "pngcairo" in probe.stdout + probe.stderr:
-        return f'pngcairo size {WIDTH},{height} font "sans,10" noenhanced'
-    return f"png size {WIDTH},{height} noenhanced"
 
 
 def load(path):
@@ -144,14 +136,16 @@ def rows_of(stages, producer):
     return rows
 
 
-def box_lines(spans, origin, base, stages, producer):
-    """gnuplot boxxyerror rows: x y xlow xhigh ylow yhigh colour, and a
-    label line for each compute span."""
-    boxes, labels = [], []
+Box = collections.namedtuple("Box", "begin end y half color label")
+
+
+def boxes_of(spans, origin, base, stages, producer):
+    """One box per span, on its row of the band that starts at row base;
+    compute and copies carry their K tile as a label."""
+    boxes = []
     main = base + stages
     for role, event in spans:
         begin = event["ts"] - origin
-        end = begin + event["dur"]
         stage = event["args"]["stage"]
         color = STAGE_COLORS[stage % len(STAGE_COLORS)]
         half = 0.38
@@ -167,14 +161,27 @@ def box_lines(spans, origin, base, stages, producer):
             y, color = main, EPILOGUE_COLOR
         else:
             y = main
-        boxes.append(f"{(begin + end) / 2:.4f} {y} {begin:.4f} {end:.4f} {y - half:.2f} "
-                     f"{y + half:.2f} {int(color[1:], 16)}")
-        if event["cat"] in ("compute", "copy"):
-            labels.append(f"{(begin + end) / 2:.4f} {y} \"k{event['args']['k_tile']}\"")
-    return boxes, labels
+        label = f"k{event['args']['k_tile']}" if event["cat"] in ("compute", "copy") else None
+        boxes.append(Box(begin, begin + event["dur"], y, half, color, label))
+    return boxes
 
 
-def draw(trace, png, blocks_wanted, k_count, first, title):
+def fit_labels(fig, ax, labels):
+    """Each box's K tile in the largest of LABEL_SIZES that fits inside the
+    box; none where even the smallest would spill over its neighbours."""
+    fig.canvas.draw()  # the layout, which places the axes
+    renderer = fig.canvas.get_renderer()
+    for box, text in labels:
+        left, right = (ax.transData.transform((x, box.y))[0] for x in (box.begin, box.end))
+        for size in LABEL_SIZES:
+            text.set_fontsize(size)
+            if text.get_window_extent(renderer).width <= right - left - 2:
+                break
+        else:
+            text.set_visible(False)
+
+
+def draw(trace, png, blocks_wanted, k_count, first, title, plt):
     blocks = blocks_of(trace)
     if not blocks:
         raise TimelineError("no spans in the trace")
@@ -184,7 +191,7 @@ def draw(trace, png, blocks_wanted, k_count, first, title):
     if first is None:
         first = max(0, k_tiles // 2 - k_count // 2)
     first = max(0, min(first, k_tiles - k_count))
-    boxes, labels, ytics = [], [], []
+    boxes, rows = [], []
     base = 0
     right = 0.0
     for block in blocks[:blocks_wanted]:
@@ -193,11 +200,9 @@ def draw(trace, png, blocks_wanted, k_count, first, title):
             continue
         origin = min(e["ts"] for _, e in spans)
         right = max(right, max(e["ts"] + e["dur"] - origin for _, e in spans))
-        b, l = box_lines(spans, origin, base, stages, block.producer)
-        boxes += b
-        labels += l
+        boxes += boxes_of(spans, origin, base, stages, block.producer)
         for i, row in enumerate(rows_of(stages, block.producer)):
-            ytics.append(f'"block {block.number}: {row}" {base + i}')
+            rows.append((base + i, f"block {block.number}: {row}"))
         base += len(rows_of(stages, block.producer)) + 1
     if not boxes:
         raise TimelineError(f"no spans of K tiles {first}..{first + k_count - 1}")
@@ -207,36 +212,46 @@ def draw(trace, png, blocks_wanted, k_count, first, title):
                  f"{other.get('shape', '?')}" +
                  (f", {other['gpu']}" if other.get("gpu") else "") +
                  f": K tiles {first}-{first + k_count - 1}")
-    key = [f'NaN with boxes fs solid lc rgb "{STAGE_COLORS[s % len(STAGE_COLORS)]}" '
-           f'title "stage {s}"' for s in range(stages)]
-    key += [f'NaN with boxes fs solid lc rgb "{WAIT_COLOR}" title "data wait"',
-            f'NaN with boxes fs solid lc rgb "{SLOT_WAIT_COLOR}" title "slot wait"',
-            f'NaN with boxes fs solid lc rgb "{EPILOGUE_COLOR}" title "epilogue"']
-    script = "\n".join([
-        "$boxes << EOD", *boxes, "EOD",
-        "$labels << EOD", *labels, "EOD",
-        f"set title {gp_string(title)}",
-        'set xlabel "µs since the block\'s first copy in the window"',
-        f"set xrange [0:{right * 1.02:.4f}]",
-        f"set yrange [{base - 0.5}:-0.7]",
-        "set ytics (" + ", ".join(ytics) + ") nomirror",
-        'set grid xtics lc rgb "#e8e8e8"',
-        "set style fill solid 0.9 border lc rgb \"#404040\"",
-        "set key outside right top",
-        "plot $boxes using 1:2:3:4:5:6:7 with boxxyerror lc rgb variable notitle, \\",
-        "     $labels using 1:2:3 with labels font \",8\" notitle, \\",
-        "     " + ", \\\n     ".join(key),
-    ])
-    height = max(260, 120 + base * ROW_PIXELS)
-    full = f"set terminal {gnuplot_terminal(height)}\nset output {gp_string(png)}\n{script}\n"
-    if os.path.exists(png):
-        os.remove(png)
-    done = subprocess.run(["gnuplot"], input=full, capture_output=True, text=True, check=False)
-    if done.returncode != 0 or not os.path.exists(png):
-        raise TimelineError(f"gnuplot failed to draw {png}: {done.stderr.strip()}")
+    picture(plt, png, title, boxes, rows, base, right, stages)
 
 
-def draw_dir(directory, out, args):
+def picture(plt, png, title, boxes, rows, height, right, stages):
+    """The boxes on their rows (height of them, gaps included) from 0 to
+    right µs, the labels that fit, and a key of the colours."""
+    fig, ax = drawing.figure(plt, WIDTH, max(260, 120 + height * ROW_PIXELS))
+    ax.barh([b.y for b in boxes], [b.end - b.begin for b in boxes],
+            height=[2 * b.half for b in boxes], left=[b.begin for b in boxes],
+            color=[b.color for b in boxes], edgecolor="#404040", linewidth=0.6, zorder=2)
+    labels = [(b, ax.text((b.begin + b.end) / 2, b.y, b.label, ha="center", va="center",
+                          zorder=3, in_layout=False)) for b in boxes if b.label]
+    ax.set_title(title)
+    ax.set_xlabel("µs since the block's first copy in the window")
+    ax.set_xlim(0, right * 1.02)
+    ax.set_ylim(height - 0.5, -0.7)
+    ax.set_yticks([y for y, _ in rows])
+    ax.set_yticklabels([name for _, name in rows])
+    ax.grid(axis="x", color="#e8e8e8")
+    ax.set_axisbelow(True)
+    key(ax, stages)
+    fit_labels(fig, ax, labels)
+    try:
+        drawing.save(plt, fig, png)
+    except (OSError, ValueError) as err:
+        raise TimelineError(f"cannot write {png}: {err}") from err
+
+
+def key(ax, stages):
+    """The colours' key, outside the plot on its right."""
+    from matplotlib.patches import Patch  # matplotlib is loaded by now (drawing.pyplot)
+    colors = [(f"stage {s}", STAGE_COLORS[s % len(STAGE_COLORS)]) for s in range(stages)]
+    colors += [("data wait", WAIT_COLOR), ("slot wait", SLOT_WAIT_COLOR),
+               ("epilogue", EPILOGUE_COLOR)]
+    ax.legend(handles=[Patch(facecolor=color, edgecolor="#404040", label=label)
+                       for label, color in colors],
+              loc="upper left", bbox_to_anchor=(1.02, 1), borderaxespad=0, frameon=False)
+
+
+def draw_dir(directory, out, args, plt):
     paths = sorted(glob.glob(os.path.join(directory, "*-trace-*.json")) +
                    glob.glob(os.path.join(directory, "*-trace-*.json.gz")))
     if not paths:
@@ -244,7 +259,7 @@ def draw_dir(directory, out, args):
     for path in paths:
         name = re.sub(r"\.json(\.gz)?$", ".png", os.path.basename(path))
         png = os.path.join(out, name.replace("-trace-", "-timeline-", 1))
-        draw(load(path), png, args.blocks, args.k_tiles, args.first, None)
+        draw(load(path), png, args.blocks, args.k_tiles, args.first, None, plt)
         print(f"{ME}: wrote {png}")
 
 
@@ -263,15 +278,17 @@ def main(argv):
             (args.dir and args.png) or args.blocks < 1 or args.k_tiles < 1:
         parser.print_usage(sys.stderr)
         return 2
-    if not shutil.which("gnuplot"):
-        print(f"{ME}: gnuplot is not installed, so there is no picture; install it "
-              "(Debian/Ubuntu: apt-get install gnuplot-nox) and run again", file=sys.stderr)
+    try:
+        plt = drawing.pyplot()
+    except drawing.Missing as err:
+        print(f"{ME}: {err}", file=sys.stderr)
         return 3
     try:
         if args.dir:
-            draw_dir(args.dir, args.out or args.dir, args)
+            draw_dir(args.dir, args.out or args.dir, args, plt)
         else:
-            draw(load(args.trace), args.png, args.blocks, args.k_tiles, args.first, args.title)
+            draw(load(args.trace), args.png, args.blocks, args.k_tiles, args.first, args.title,
+                 plt)
             print(f"{ME}: wrote {args.png}")
     except TimelineError as err:
         print(f"{ME}: {err}", file=sys.stderr)

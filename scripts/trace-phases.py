@@ -21,6 +21,7 @@ import collections
 import statistics
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ left beside the scripts
 import timeline  # scripts/timeline.py: reads a trace, plain or gzipped
 
 

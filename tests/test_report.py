@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""What scripts/report.py draws, read back from the gnuplot scripts it runs.
+"""What scripts/report.py draws, read back from the figures it saves.
 
     tests/test_report.py SOURCE_DIR PIPEGEMM OUT_DIR [unittest options]
 
-A stand-in gnuplot first on PATH keeps every script it is given, then runs
-the real one. The checks:
+With PG_PLOT_LOG set, scripts/drawing.py describes each PNG it saves in a
+JSON file: the lines (label, colour, dash, marker, hollow or filled, points),
+bars and ticks of the figure, read off its artists. The checks:
   * every registry variant (`pipegemm list`) has a row in VARIANT_STYLES,
-    and no two rows share a colour (so no two share colour+dash+point);
+    and no two rows share a colour (so no two share colour+dash+marker);
   * in every plot of a page a variant has its one look, and two variants
     never look the same, a name outside the table included;
   * every variant measured at a shape in a bench or sweep input is drawn at
@@ -16,14 +17,17 @@ the real one. The checks:
   * shapes go by size (M*N*K, then M, N, K) wherever a page lists them;
   * `make report` draws the committed bench/results/h200-report.md from
     every committed H200 report CSV, and the committed page is that page.
-CTest runs it (report_styles); it exits 77 where python3 or gnuplot is
-missing. Standard library only.
+CTest runs it (report_styles); it exits 77 where the scripts find no
+matplotlib (python3's own, or .deps/python's that `make deps` fetches), and
+fails there instead where the environment variable CI is set. Standard
+library, and matplotlib through scripts/drawing.py.
 """
 
 import csv
 import glob
 import importlib.util
 import io
+import json
 import os
 import re
 import shutil
@@ -42,30 +46,22 @@ def size_order(shape):
 def load_report_module():
     # No __pycache__ left in the source tree.
     sys.dont_write_bytecode = True
-    path = os.path.join(SOURCE, "scripts", "report.py")
+    # report.py imports drawing.py from beside it.
+    scripts = os.path.join(SOURCE, "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    path = os.path.join(scripts, "report.py")
     spec = importlib.util.spec_from_file_location("report", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def recording_gnuplot(directory, log):
-    """A gnuplot first on PATH that keeps each script it reads on stdin."""
-    real = shutil.which("gnuplot")
-    os.makedirs(directory, exist_ok=True)
-    os.makedirs(log, exist_ok=True)
-    path = os.path.join(directory, "gnuplot")
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write("#!/bin/sh\n"
-                     "if [ $# -eq 0 ]; then\n"
-                     f'  script=$(mktemp "{log}/script.XXXXXX") || exit 1\n'
-                     '  cat >"$script" || exit 1\n'
-                     f'  exec "{real}" "$script"\n'
-                     "fi\n"
-                     f'exec "{real}" "$@"\n')
-    os.chmod(path, 0o755)
+def describing(log):
+    """The environment in which scripts/drawing.py describes every PNG it
+    saves in log (PG_PLOT_LOG)."""
     env = dict(os.environ)
-    env["PATH"] = directory + os.pathsep + env.get("PATH", "")
+    env["PG_PLOT_LOG"] = log
     return env
 
 
@@ -113,61 +109,56 @@ def every_variant(kind, path):
 # ---- reading what was drawn ----------------------------------------------------
 
 
-BLOCK = re.compile(r"^\$(\w+) << EOD\n(.*?)\nEOD$", re.S | re.M)
-LINE_CLAUSE = re.compile(r'(\$\w+|[-\d.]+) (?:using \S+ )?with (?:lines|linespoints) '
-                         r'[^\n]*?lc rgb "(#[0-9a-fA-F]{6})" dt (\d+) pt (\d+)'
-                         r'[^\n]*? title "([^"]*)"')
-BAR_ROW = re.compile(r'^\d+ [-\d.]+ (\d+) "([^"]*)"$')
-TIC = re.compile(r'"([^"\\]*)(?:\\n[^"]*)?" (\d+)')
-
-
 def variant_of(title):
     """cp_async (2) -> cp_async; cublas (strict FP32) 50.3 -> cublas."""
     return title.split(" (")[0].split(" ")[0]
 
 
 class Plot:
-    """One gnuplot script: its PNG, and per variant the looks and the x
-    values (shape indices or stage counts) it was drawn at."""
+    """One drawn PNG, from its description: per variant the looks of its
+    lines and the x values (shape indices or stage counts) they mark, and
+    the colours of its bars."""
 
-    def __init__(self, text):
-        self.png = os.path.basename(re.search(r'^set output "(.*)"$', text, re.M).group(1))
-        self.blocks = {m.group(1): m.group(2).split("\n") for m in BLOCK.finditer(text)}
-        self.looks = {}   # variant -> {(colour, dash, point)}
-        self.colors = {}  # variant -> {colour} (bars: no dash or point)
+    def __init__(self, described, peak_color):
+        self.png = described["png"]
+        axes = described["axes"][0]
+        self.looks = {}   # variant -> {(colour, dash, marker, hollow)}
+        self.levels = {}  # variant -> {(colour, dash)}: lines without markers
+        self.colors = {}  # variant -> {colour} (bars: no dash or marker)
         self.xs = {}      # variant -> {x}
-        for m in LINE_CLAUSE.finditer(text):
-            source, color, dash, point, title = m.groups()
-            variant = variant_of(title)
-            self.looks.setdefault(variant, set()).add((color.lower(), int(dash), int(point)))
-            if source.startswith("$"):
-                for row in self.blocks.get(source[1:], []):
-                    if row.strip():
-                        self.xs.setdefault(variant, set()).add(float(row.split()[0]))
-        for row in self.blocks.get("bars", []):
-            bar = BAR_ROW.match(row)
-            if bar:
-                variant = variant_of(bar.group(2))
-                self.colors.setdefault(variant, set()).add(f"#{int(bar.group(1)):06x}")
-        tics = re.search(r"^set xtics \((.*)\)$", text, re.M)
-        self.tics = [(label, int(i)) for label, i in TIC.findall(tics.group(1))] if tics else []
-        self.stall_labels = [re.match(r'"([^"]*)"', row).group(1)
-                             for row in self.blocks.get("st", []) if row.startswith('"')]
+        for line in axes["lines"]:
+            if line["color"] == peak_color:  # the FFMA peak: no variant
+                continue
+            variant = variant_of(line["label"])
+            if line["marker"] in ("None", "none", ""):
+                self.levels.setdefault(variant, set()).add((line["color"], line["dash"]))
+                continue
+            self.looks.setdefault(variant, set()).add(
+                (line["color"], line["dash"], line["marker"], line["hollow"]))
+            self.xs.setdefault(variant, set()).update(x for x in line["x"] if x is not None)
+        # A tick's first line: the shape, without the multiply-adds below it.
+        self.tics = [(label.split("\n")[0], round(x)) for x, label in axes["xticks"]]
+        if self.kind() == "tflops":
+            names = dict((i, label) for label, i in self.tics)
+            for bar in axes["bars"]:
+                variant = variant_of(names[round(bar["x"] + bar["width"] / 2)])
+                self.colors.setdefault(variant, set()).add(bar["color"])
+        self.stall_labels = [label for label, _ in self.tics] if self.kind() == "stalls" else []
 
     def kind(self):
         found = re.search(r"-(tflops|stages|sizes-x-cublas|sizes|stalls)", self.png)
-        return found.group(1)
+        return found.group(1) if found else None
 
     def shape(self):
         found = re.search(r"-(?:tflops|stages)-(\d+x\d+x\d+)", self.png)
         return found.group(1) if found else None
 
 
-def read_plots(log):
+def read_plots(log, report):
     plots = []
-    for path in sorted(glob.glob(os.path.join(log, "script.*"))):
+    for path in sorted(glob.glob(os.path.join(log, "*.png.json"))):
         with open(path, encoding="utf-8") as handle:
-            plots.append(Plot(handle.read()))
+            plots.append(Plot(json.load(handle), report.PEAK_COLOR))
     return plots
 
 
@@ -200,17 +191,20 @@ class PageChecks:
     paths readable from the cwd)."""
 
     def test_one_look_per_variant(self):
-        looks = {}
+        looks, levels = {}, {}
         for plot in self.plots:
             for variant, seen in plot.looks.items():
                 looks.setdefault(variant, set()).update(seen)
+            for variant, seen in plot.levels.items():
+                levels.setdefault(variant, set()).update(seen)
         self.assertTrue(looks, "no variant drawn as a line")
         table = self.report.VARIANT_STYLES
         for variant, seen in looks.items():
             self.assertEqual(len(seen), 1, f"{variant} has several looks: {seen}")
             if variant in table:
                 style = table[variant]
-                self.assertEqual(seen, {(style.color.lower(), style.dash, style.point)},
+                self.assertEqual(seen, {(style.color.lower(), style.dash, style.marker,
+                                         style.hollow)},
                                  f"{variant} is not drawn in its VARIANT_STYLES look")
             else:
                 self.assertEqual(next(iter(seen))[1], self.report.FALLBACK_DASH,
@@ -221,9 +215,17 @@ class PageChecks:
             self.assertNotIn(look, owners,
                              f"{variant} and {owners.get(look)} look the same: {look}")
             owners[look] = variant
+        # A line without markers (cuBLAS's level over the bars) has its
+        # variant's colour and dash.
+        for variant, seen in levels.items():
+            full = looks.get(variant) or (
+                {(table[variant].color.lower(), table[variant].dash)} if variant in table else set())
+            self.assertEqual(seen, {look[:2] for look in full},
+                             f"{variant}'s lines without markers differ from its look")
         for plot in self.plots:
             for variant, colors in plot.colors.items():
-                line_colors = {look[0] for look in looks.get(variant, ())}
+                line_colors = {look[0] for look in
+                               looks.get(variant, set()) | levels.get(variant, set())}
                 self.assertEqual(len(colors | line_colors), 1,
                                  f"{variant}'s bar in {plot.png} and its lines differ in colour")
                 if variant in table:
@@ -355,8 +357,8 @@ class H200Page(PageChecks, unittest.TestCase):
         cls.report = load_report_module()
         base = os.path.join(OUT, "h200")
         shutil.rmtree(base, ignore_errors=True)
-        log = os.path.join(base, "scripts")
-        env = recording_gnuplot(os.path.join(base, "bin"), log)
+        log = os.path.join(base, "plots")
+        env = describing(log)
         cls.out = os.path.join(base, "page")
         if not shutil.which("make"):
             raise AssertionError("make is not installed: `make report` is under test")
@@ -368,7 +370,7 @@ class H200Page(PageChecks, unittest.TestCase):
             raise AssertionError(f"make report failed:\n{done.stdout}{done.stderr}")
         with open(os.path.join(cls.out, "h200-report.md"), encoding="utf-8") as handle:
             cls.md = handle.read()
-        cls.plots = read_plots(log)
+        cls.plots = read_plots(log, cls.report)
         cls.inputs = [(kind, path) for path, kind in
                       re.findall(r"^- `([^`]+)` \((\w+)\)", cls.md, re.M)]
 
@@ -416,8 +418,8 @@ class FixturePage(PageChecks, unittest.TestCase):
         base = os.path.join(OUT, "fixture")
         shutil.rmtree(base, ignore_errors=True)
         os.makedirs(base)
-        log = os.path.join(base, "scripts")
-        env = recording_gnuplot(os.path.join(base, "bin"), log)
+        log = os.path.join(base, "plots")
+        env = describing(log)
         bench = os.path.join(base, "bench.csv")
         with open(bench, "w", encoding="utf-8") as handle:
             handle.write(FIXTURE_HEADER)
@@ -435,7 +437,7 @@ class FixturePage(PageChecks, unittest.TestCase):
             raise AssertionError(f"report.py failed:\n{done.stdout}{done.stderr}")
         with open(os.path.join(cls.out, "report.md"), encoding="utf-8") as handle:
             cls.md = handle.read()
-        cls.plots = read_plots(log)
+        cls.plots = read_plots(log, cls.report)
         shown = cls.report.shown_path
         cls.inputs = [("bench", shown(bench)), ("sweep", shown(sweep))]
 
@@ -454,20 +456,38 @@ class StagePlotAlone(unittest.TestCase):
         report = load_report_module()
         base = os.path.join(OUT, "plot-stages")
         shutil.rmtree(base, ignore_errors=True)
-        log = os.path.join(base, "scripts")
-        env = recording_gnuplot(os.path.join(base, "bin"), log)
+        os.makedirs(base)
+        log = os.path.join(base, "plots")
+        env = describing(log)
         png = os.path.join(base, "sweep.png")
         done = subprocess.run(["bash", os.path.join(SOURCE, "scripts", "plot-stages.sh"),
                                os.path.join(SOURCE, "tests", "stage_sweep.csv"), png],
                               env=env, capture_output=True, text=True, check=False)
         self.assertEqual(done.returncode, 0, done.stderr)
-        plots = read_plots(log)
+        plots = read_plots(log, report)
         self.assertEqual(len(plots), 1)
         self.assertEqual(set(plots[0].looks), {"cublas", "baseline", "pingpong", "cp_async",
                                                "pipeline_block"})
         for variant, seen in plots[0].looks.items():
             style = report.VARIANT_STYLES[variant]
-            self.assertEqual(seen, {(style.color, style.dash, style.point)}, variant)
+            self.assertEqual(seen, {(style.color, style.dash, style.marker, style.hollow)},
+                             variant)
+
+
+def require_matplotlib():
+    """Exits 77 (skipped) where the scripts find no matplotlib, or 1 where CI
+    is set: there `make deps` fetches it, and a check that cannot run must
+    not pass."""
+    load_report_module()  # which puts scripts/ on the path
+    import drawing
+    try:
+        drawing.pyplot()
+    except drawing.Missing as err:
+        if os.environ.get("CI"):
+            print(f"test_report: FAIL: {err} (with CI set)")
+            sys.exit(1)
+        print(f"skipped: {err}")
+        sys.exit(77)
 
 
 if __name__ == "__main__":
@@ -478,8 +498,6 @@ if __name__ == "__main__":
     SOURCE = os.path.abspath(sys.argv[1])
     PIPEGEMM = None if sys.argv[2] == "-" else os.path.abspath(sys.argv[2])
     OUT = os.path.abspath(sys.argv[3])
-    if not shutil.which("gnuplot"):
-        print("skipped: gnuplot is not installed (apt-get install gnuplot-nox)")
-        sys.exit(77)
+    require_matplotlib()
     os.chdir(SOURCE)
     unittest.main(argv=[sys.argv[0]] + sys.argv[4:])
