@@ -83,12 +83,13 @@ else
 	  --out $(H200_OUT) --name h200-report
 endif
 
-# The pipeline timelines of the traces committed in bench/results/
-# (*-trace-*.json.gz, as scripts/device-check.sh writes them with pipegemm
+# The pipeline timelines of the traces committed in bench/results/, or of
+# those in TRACES=dir (*-trace-*.json.gz, as scripts/device-check.sh writes them with pipegemm
 # trace): *-timeline-*.png beside them (scripts/timeline.py: python3 and
 # matplotlib, as for make report; no build).
+TRACES ?= bench/results
 timeline:
-	python3 scripts/timeline.py --dir bench/results
+	python3 scripts/timeline.py --dir $(TRACES)
 
 # PTX and SASS, one file per kernel and architecture, in $(BUILD)/artifacts/
 # (scripts/artifacts.sh; cuobjdump as for pipegemm inspect).
@@ -112,6 +113,6 @@ help:
 	@echo "make sass     SASS of every kernel, per architecture, in $(BUILD)/artifacts/"
 	@echo "make profile  Nsight Compute table of baseline, pingpong, cp_async at 2048^3"
 	@echo "make report   Markdown page with plots from $(RESULTS)/*.csv, else bench/results/"
-	@echo "make timeline PNG timelines of the traces in bench/results/ (*-trace-*.json.gz)"
+	@echo "make timeline PNG timelines of the traces in bench/results/ (*-trace-*.json.gz; TRACES=dir for others)"
 	@echo "make clean    remove $(BUILD)"
 	@echo "variables: BUILD=dir CMAKE_FLAGS='-DCMAKE_CUDA_ARCHITECTURES=90'"

@@ -25,15 +25,22 @@
 #   profile.txt   pipegemm profile $PG_PROFILE_ARGS (Nsight Compute), then
 #                 everything ncu printed (re-derive tables from it with
 #                 scripts/replay-ncu.sh, no GPU needed)
+#   headline.csv  pipegemm bench --variant all --format csv at 4096^3, its
+#                 commit as a "# commit:" fact (scripts/readme-table.py makes
+#                 the README's headline table of it)
 #   trace/        pipegemm trace of each run of PG_TRACE_RUNS at
-#                 PG_TRACE_SIZE^3: trace-NAME.json.gz (Chrome trace-event
-#                 JSON, gzipped; scripts/timeline.py draws it as it is) and
-#                 trace-NAME.txt (the summary and any error lines)
+#                 PG_TRACE_SIZE^3: run-trace-NAME.json.gz (Chrome trace-event
+#                 JSON, gzipped) and run-trace-NAME.txt (the summary and any
+#                 error lines), and run-timeline-NAME.png, which `make
+#                 timeline TRACES=$OUT/trace` draws of them
+#   device-check.tar.gz  everything above but summary.txt, in one file (the
+#                 device machine returns few files)
 #
 # Environment:
 #   PG_SKIP_SANITIZER=1  PG_SKIP_BENCH=1 (bench and study)  PG_SKIP_TESTS=1
 #   PG_SKIP_PROFILE=1  PG_SKIP_STUDIES=1 (studies, stage and size sweeps)
 #   PG_SKIP_TRACE=1 (pipeline traces)
+#   PG_CONFIGS="ptx80 no-tma-ws-image"  which of the two other builds to make
 #   PG_SKIP_CONFIGS=1          the two other builds (configs.log): PTX only for
 #                              compute_80, so every kernel runs its Ampere code
 #                              on this GPU through the driver's compiler; and
@@ -260,6 +267,7 @@ if (( built )) && [ "${PG_SKIP_CONFIGS:-0}" != 1 ]; then
                 "no-tma-ws-image:-DCMAKE_CUDA_ARCHITECTURES=90 -DPG_SM90A_ARCHITECTURES=80"; do
     name=${config%%:*}
     flags=${config#*:}
+    case " ${PG_CONFIGS:-ptx80 no-tma-ws-image} " in *" $name "*) ;; *) continue ;; esac
     if run_step "configure $name" "$OUT/configs.log" "$OUT/configs.log" 120 \
          make configure BUILD="build-$name" CMAKE_FLAGS="-DCMAKE_BUILD_TYPE=Release $flags" &&
        run_step "build $name" "$OUT/configs.log" "$OUT/configs.log" 300 \
@@ -314,6 +322,10 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   if [ -z "${PG_BENCH_SIZE:-}${PG_BENCH_ARGS:-}" ]; then
     # The README's main command, as a user runs it.
     run_step "make run" "$OUT/bench.txt" "$OUT/bench.txt" 150 make run BUILD="$build"
+    # The same as CSV, for the README's headline table (scripts/readme-table.py).
+    { echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"; } >"$OUT/headline.csv"
+    run_step "headline table" "$OUT/headline.csv" "$OUT/bench.txt" 150 \
+      "$cli" bench --variant all --format csv --quiet
   else
     # shellcheck disable=SC2086 # PG_BENCH_ARGS is a list of words
     run_step "bench table" "$OUT/bench.txt" "$OUT/bench.txt" 150 \
@@ -374,16 +386,23 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_TRACE:-0}" != 1 ]; then
       name=$variant-${run#*:}
       stage_args=(--stages "${run#*:}")
     fi
-    json=$OUT/trace/trace-$name.json
-    run_step "trace $name" "$OUT/trace/trace-$name.txt" "$OUT/trace/trace-$name.txt" 90 \
+    json=$OUT/trace/run-trace-$name.json
+    run_step "trace $name" "$OUT/trace/run-trace-$name.txt" "$OUT/trace/run-trace-$name.txt" 90 \
       "$cli" trace --variant "$variant" ${stage_args[@]+"${stage_args[@]}"} \
       --size "${PG_TRACE_SIZE:-4096}" --blocks "${PG_TRACE_BLOCKS:-8}" --out "$json" --quiet
     # Several MB of JSON each; gzip -n writes the same bytes for the same trace.
     [ -f "$json" ] && gzip -9 -n -f "$json"
   done
   grep -H -E "^(tracing costs|copies in flight|bubble|time per K tile|invariants):" \
-    "$OUT"/trace/trace-*.txt >>"$summary"
+    "$OUT"/trace/run-trace-*.txt >>"$summary"
+  run_step "make timeline" "$OUT/trace/timeline.txt" "$OUT/trace/timeline.txt" 90 \
+    make timeline TRACES="$OUT/trace"
 fi
+
+# One file for all but the summary: the device machine returns few files.
+(cd "$OUT" && find . -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name device-check.tar.gz \
+   -printf '%P\n' | tar -czf device-check.tar.gz -T - && find . -mindepth 1 -maxdepth 1 \
+   ! -name summary.txt ! -name device-check.tar.gz -exec rm -rf {} +)
 
 if (( failed_steps == 0 )); then
   note "device-check: every step passed"

@@ -20,7 +20,7 @@ writes two, a size sweep one per shape). The page, DIR/NAME.md, has:
   * The size sweep, TFLOP/s against shape per variant: the --bench rows when
     they hold more than one shape, else the bars' rows; a note says so when
     there is one shape only.
-  * The Nsight Compute table of each --profile (seed's rows, one column per
+  * The Nsight Compute table of each --profile (the write-up's rows, one column per
     kernel) and a chart of its stall rows.
   * The tables of --inspect, as they come.
 

@@ -94,6 +94,7 @@ pg_status pg_variant_smem_bytes(const pg_variant_info *variant, int stages,
 }
 
 pg_status pg_variant_stages(const pg_variant_info *variant, int stages, int *resolved) {
+  pg_clear_error_detail();
   if (pg_entry_of(variant) == NULL) {
     pg_set_error_detail("the variant is not an entry of pipegemm's registry "
                         "(use pg_variant_find or pg_variant_at)");

@@ -66,6 +66,9 @@ pg_status pg_status_from_cuda(cudaError_t err) {
       return PG_ERR_NO_MEMORY;
     case cudaErrorNoKernelImageForDevice:
     case cudaErrorInvalidDeviceFunction:
+    case cudaErrorInvalidKernelImage:
+    case cudaErrorInvalidPtx:
+    case cudaErrorUnsupportedPtxVersion:
       return PG_ERR_ARCH;
     default:
       return PG_ERR_CUDA;

@@ -521,7 +521,7 @@ static const char *const report_notes[] = {
     "(cp.async.bulk.tensor); bulk: UBLK* (cp.async.bulk); SYNCS: sm_90 "
     "mbarrier; ARRIVES: cp.async.mbarrier.arrive.",
     "mechanism: ok when the SASS shows what the variant claims (its rules "
-    "in src/registry.c) and no Hopper-only instruction is in pre-sm_90 code; "
+    "beside its kernel, in src/kernels/) and no Hopper-only instruction is in pre-sm_90 code; "
     "FAIL lists -missing and +forbidden opcodes; --check says why.",
     "cublas: cuBLAS's own kernels, not in this binary: nothing to inspect.",
 };

@@ -34,27 +34,27 @@
 /* The write-up's "Benchmark Results" table, as published: NVIDIA RTX A6000
  * (CC 8.6), M = N = K = 2048, block tile 128x128x8, thread tile 8x8,
  * cp.async STAGES = 2, all three reported correct. Source: the "CUDA Kernel
- * Study: Pipelining" write-up (shared/seeds/000_08459b302fd07f38.txt). */
+ * Study: Pipelining" write-up (RTX A6000). */
 typedef struct {
-  const char *variant;     /* our registry name for the seed's kernel */
+  const char *variant;     /* our registry name for the write-up's kernel */
   int stages;              /* 0: the variant's default */
-  const char *seed_kernel; /* the seed's own name for it */
+  const char *source_kernel; /* the write-up's own name for it */
   double avg_ms;
   double gflops;
-  double speedup; /* over the seed's baseline */
-} seed_figure;
+  double speedup; /* over the write-up's baseline */
+} source_figure;
 
-static const seed_figure seed_a6000_table[] = {
+static const source_figure source_a6000_table[] = {
     {"baseline", 0, "Baseline (No Pipeline)", 2.296, 7484.0, 1.00},
     {"pingpong", 0, "Ping-Pong (Double Buffering)", 2.189, 7846.8, 1.049},
     {"cp_async", SEED_CP_ASYNC_STAGES, "cp.async 2-Stage", 1.908, 9003.3, 1.203},
 };
-#define SEED_ROWS ((int)(sizeof seed_a6000_table / sizeof seed_a6000_table[0]))
-/* The seed's rows, then cuBLAS. */
-#define STUDY_RUNS (SEED_ROWS + 1)
+#define SOURCE_ROWS ((int)(sizeof source_a6000_table / sizeof source_a6000_table[0]))
+/* The write-up's rows, then cuBLAS. */
+#define STUDY_RUNS (SOURCE_ROWS + 1)
 
 #define MS_DECIMALS 4
-#define SEED_MS_DECIMALS 3 /* as published */
+#define SOURCE_MS_DECIMALS 3 /* as published */
 #define TFLOPS_DECIMALS 2
 #define GFLOPS_DECIMALS 1
 #define SPEEDUP_DECIMALS 3
@@ -69,16 +69,16 @@ static const pgc_column study_columns[] = {
     {"tflops", "TFLOP/s", PGC_ALIGN_RIGHT, TFLOPS_DECIMALS, PGC_SHOW_ALL},
     {"x_baseline", "× baseline", PGC_ALIGN_RIGHT, SPEEDUP_DECIMALS, PGC_SHOW_ALL},
     {"verdict", "verdict", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-    {"seed_kernel", "A6000 kernel", PGC_ALIGN_LEFT, 0, PGC_SHOW_DATA},
-    {"seed_avg_ms", "A6000 ms", PGC_ALIGN_RIGHT, SEED_MS_DECIMALS, PGC_SHOW_ALL},
-    {"seed_gflops", "A6000 GFLOPS", PGC_ALIGN_RIGHT, GFLOPS_DECIMALS,
+    {"source_kernel", "A6000 kernel", PGC_ALIGN_LEFT, 0, PGC_SHOW_DATA},
+    {"source_avg_ms", "A6000 ms", PGC_ALIGN_RIGHT, SOURCE_MS_DECIMALS, PGC_SHOW_ALL},
+    {"source_gflops", "A6000 GFLOPS", PGC_ALIGN_RIGHT, GFLOPS_DECIMALS,
      PGC_SHOW_ALL},
-    {"seed_x_baseline", "A6000 × baseline", PGC_ALIGN_RIGHT, SPEEDUP_DECIMALS,
+    {"source_x_baseline", "A6000 × baseline", PGC_ALIGN_RIGHT, SPEEDUP_DECIMALS,
      PGC_SHOW_ALL},
 };
 #define STUDY_COLUMNS ((int)(sizeof study_columns / sizeof study_columns[0]))
 
-static void study_row_cells(const pgc_result_row *row, const seed_figure *seed,
+static void study_row_cells(const pgc_result_row *row, const source_figure *source,
                             pgc_cell *cells) {
   int i = 0;
   cells[i++] = pgc_cell_text(row->variant);
@@ -90,24 +90,24 @@ static void study_row_cells(const pgc_result_row *row, const seed_figure *seed,
   cells[i++] = pgc_cell_real(row->tflops);
   cells[i++] = pgc_cell_real(row->x_baseline);
   cells[i++] = pgc_cell_text(row->verdict_text);
-  cells[i++] = seed ? pgc_cell_text(seed->seed_kernel) : pgc_cell_absent();
-  cells[i++] = seed ? pgc_cell_real(seed->avg_ms) : pgc_cell_absent();
-  cells[i++] = seed ? pgc_cell_real(seed->gflops) : pgc_cell_absent();
-  cells[i++] = seed ? pgc_cell_real(seed->speedup) : pgc_cell_absent();
+  cells[i++] = source ? pgc_cell_text(source->source_kernel) : pgc_cell_absent();
+  cells[i++] = source ? pgc_cell_real(source->avg_ms) : pgc_cell_absent();
+  cells[i++] = source ? pgc_cell_real(source->gflops) : pgc_cell_absent();
+  cells[i++] = source ? pgc_cell_real(source->speedup) : pgc_cell_absent();
 }
 
 /* Looks up the study's variants; a missing one is a broken build. */
 static int resolve_runs(const pg_variant_info **variants, int *stages) {
   for (int i = 0; i < STUDY_RUNS; ++i) {
     const char *name =
-        i < SEED_ROWS ? seed_a6000_table[i].variant : PGC_CUBLAS_VARIANT;
+        i < SOURCE_ROWS ? source_a6000_table[i].variant : PGC_CUBLAS_VARIANT;
     const pg_variant_info *variant = pg_variant_find(name);
     if (!variant) {
       fprintf(stderr, "pipegemm: variant '%s' is missing from the registry\n",
               name);
       return PGC_EXIT_FAILED;
     }
-    int wanted = i < SEED_ROWS ? seed_a6000_table[i].stages : 0;
+    int wanted = i < SOURCE_ROWS ? source_a6000_table[i].stages : 0;
     if (wanted == 0) wanted = variant->default_stages;
     if (wanted < variant->min_stages || wanted > variant->max_stages) {
       fprintf(stderr,
@@ -129,7 +129,7 @@ static void print_study_report(const pgc_options *opts,
   pgc_header_for(&header, session, opts);
   pgc_cell cells[STUDY_RUNS * STUDY_COLUMNS];
   for (int r = 0; r < STUDY_RUNS; ++r)
-    study_row_cells(&rows[r], r < SEED_ROWS ? &seed_a6000_table[r] : NULL,
+    study_row_cells(&rows[r], r < SOURCE_ROWS ? &source_a6000_table[r] : NULL,
                     &cells[r * STUDY_COLUMNS]);
 
   static const char source_note[] =
@@ -164,14 +164,14 @@ static void print_study_report(const pgc_options *opts,
  * Compute on the RTX A6000 (CC 8.6), 2048^3, STAGES = 2. Keys are the rows
  * of the profiler's metric table (src/adapters/ncu.c); rows the write-up has no
  * figure for print "-". Source: the "CUDA Kernel Study: Pipelining"
- * write-up (shared/seeds/000_08459b302fd07f38.txt), "NCU Profiling
+ * write-up (RTX A6000), "NCU Profiling
  * Comparison". */
 typedef struct {
   const char *key;
-  double baseline, pingpong, cp_async; /* in the order of seed_a6000_table */
-} seed_metric;
+  double baseline, pingpong, cp_async; /* in the order of source_a6000_table */
+} source_metric;
 
-static const seed_metric seed_a6000_metrics[] = {
+static const source_metric source_a6000_metrics[] = {
     {"duration_ms", 2.29, 2.19, 1.90},
     {"sm_throughput_pct", 28.71, 30.85, 35.60},
     {"memory_throughput_pct", 37.30, 38.64, 43.87},
@@ -194,7 +194,7 @@ static const seed_metric seed_a6000_metrics[] = {
     {"global_excessive_pct", 18, 18, 18},
 };
 #define SEED_METRICS \
-  ((int)(sizeof seed_a6000_metrics / sizeof seed_a6000_metrics[0]))
+  ((int)(sizeof source_a6000_metrics / sizeof source_a6000_metrics[0]))
 
 /* The profiler table under the timings: our three kernels beside the
  * write-up's. Runs after the timing session is closed, so that ncu's
@@ -202,25 +202,25 @@ static const seed_metric seed_a6000_metrics[] = {
 static int profile_pipelining(const pgc_options *opts,
                               const pg_variant_info *const *variants,
                               const int *stages) {
-  static double values[SEED_ROWS][PGC_PROFILE_MAX_METRICS];
-  for (int r = 0; r < SEED_ROWS; ++r)
+  static double values[SOURCE_ROWS][PGC_PROFILE_MAX_METRICS];
+  for (int r = 0; r < SOURCE_ROWS; ++r)
     for (int m = 0; m < PGC_PROFILE_MAX_METRICS; ++m) values[r][m] = NAN;
   for (int i = 0; i < SEED_METRICS; ++i) {
-    int index = pgc_ncu_metric_index(seed_a6000_metrics[i].key);
+    int index = pgc_ncu_metric_index(source_a6000_metrics[i].key);
     if (index < 0 || index >= PGC_PROFILE_MAX_METRICS) {
       fprintf(stderr, "pipegemm: internal error: no profiler metric '%s'\n",
-              seed_a6000_metrics[i].key);
+              source_a6000_metrics[i].key);
       return PGC_EXIT_FAILED;
     }
-    values[0][index] = seed_a6000_metrics[i].baseline;
-    values[1][index] = seed_a6000_metrics[i].pingpong;
-    values[2][index] = seed_a6000_metrics[i].cp_async;
+    values[0][index] = source_a6000_metrics[i].baseline;
+    values[1][index] = source_a6000_metrics[i].pingpong;
+    values[2][index] = source_a6000_metrics[i].cp_async;
   }
-  static const char *const titles[SEED_ROWS] = {"A6000 baseline", "A6000 pingpong",
+  static const char *const titles[SOURCE_ROWS] = {"A6000 baseline", "A6000 pingpong",
                                                 "A6000 cp_async"};
-  pgc_profile_reference references[SEED_ROWS];
-  pgc_run_spec runs[SEED_ROWS];
-  for (int r = 0; r < SEED_ROWS; ++r) {
+  pgc_profile_reference references[SOURCE_ROWS];
+  pgc_run_spec runs[SOURCE_ROWS];
+  for (int r = 0; r < SOURCE_ROWS; ++r) {
     references[r] = (pgc_profile_reference){
         titles[r], "RTX A6000, the write-up", variants[r]->name, stages[r],
         SEED_SIZE, SEED_SIZE, SEED_SIZE, values[r]};
@@ -233,12 +233,12 @@ static int profile_pipelining(const pgc_options *opts,
       "dynamic for cp_async.";
   const char *notes[] = {source_note};
   pgc_profile_extras extras = {"study pipelining --profile", references,
-                               SEED_ROWS, notes, 1};
+                               SOURCE_ROWS, notes, 1};
   pgc_profile_config config = {opts->ncu_path, opts->raw_path, opts->device,
                                opts->m,        opts->n,        opts->k,
                                opts->quiet};
   if (opts->format == PGC_FORMAT_TABLE) fputc('\n', pgc_stdout());
-  return pgc_profile_runs(opts, &config, runs, SEED_ROWS, &extras);
+  return pgc_profile_runs(opts, &config, runs, SOURCE_ROWS, &extras);
 }
 
 static int study_pipelining(const pgc_options *opts) {
@@ -290,7 +290,7 @@ static int study_pipelining(const pgc_options *opts) {
  * running time is 12040 ms (baseline) vs 9875 ms (pingpong pipeline)", for
  * ref_kernel and pipeline_kernel at M = N = 32, K = 65536, <<<1, 32>>>.
  * Source: the "A study on CUDA async memcpy" blog post
- * (shared/seeds/003_a00b55041ec029d7.txt). */
+ * (RTX 4070). */
 #define POST_K 65536
 typedef struct {
   const char *kernel;      /* our name for it, the row's first cell */
@@ -322,7 +322,7 @@ static const pgc_column single_warp_columns[] = {
     {"x_reference", "× reference", PGC_ALIGN_RIGHT, SPEEDUP_DECIMALS,
      PGC_SHOW_ALL},
     {"verdict", "verdict", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-    {"seed_kernel", "RTX 4070 kernel", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"source_kernel", "RTX 4070 kernel", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
     {"seed_time", "RTX 4070 time", PGC_ALIGN_RIGHT, 0,
      PGC_SHOW_ALL},
     {"seed_x_reference", "RTX 4070 × reference", PGC_ALIGN_RIGHT,
