@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one run on the GPU machine: build, every test, compute-sanitizer over
-# the GPU tests, the benchmark and the seed-000 study, each step logged with a
+# the GPU tests, the benchmark and the pipelining study, each step logged with a
 # timestamp. A failed step is recorded and the next one runs anyway.
 #
 #   OUT=/path/to/out scripts/device-check.sh        (cwd: the repo root)

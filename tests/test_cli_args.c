@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 
 #include "cli/args.h"
 
@@ -873,6 +874,91 @@ static void test_study_usage_sections(void **state) {
   assert_false(pgc_option_applies_to_study(0, PGC_STUDY_NONE));
 }
 
+
+/* ---- the command lines the documentation shows ---------------------------- */
+
+/* A code line "pipegemm ..." (or "build/pipegemm ..."), cut into words as
+ * /bin/sh would for the simple lines the docs hold ('...' and "..."
+ * quoting), up to a redirection, a pipe, a && or a comment. Returns the
+ * word count, 0 for a line that runs no pipegemm. */
+static int doc_words(char *line, char **words, int max) {
+  char *p = line;
+  while (*p == ' ') ++p;
+  if (strncmp(p, "pipegemm ", 9) != 0 && strncmp(p, "build/pipegemm ", 15) != 0) return 0;
+  int count = 0;
+  char *out = p;
+  while (*p && count < max) {
+    while (*p == ' ') ++p;
+    if (!*p || *p == '#' || *p == '>' || *p == '|' || *p == '&' || *p == ';' ||
+        strncmp(p, "2>", 2) == 0)
+      break;
+    words[count++] = out;
+    char quote = 0;
+    while (*p && (quote || *p != ' ')) {
+      if (!quote && (*p == '\'' || *p == '"')) {
+        quote = *p++;
+      } else if (quote && *p == quote) {
+        quote = 0;
+        ++p;
+      } else {
+        *out++ = *p++;
+      }
+    }
+    if (*p) ++p;
+    *out++ = '\0';
+  }
+  return count;
+}
+
+/* Checks every pipegemm line of the code blocks of one Markdown file;
+ * returns how many it checked. */
+static int check_doc_commands(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) fail_msg("cannot open %s", path);
+  char line[1024];
+  int in_code = 0, checked = 0, number = 0;
+  while (fgets(line, sizeof line, f) != NULL) {
+    ++number;
+    line[strcspn(line, "\n")] = '\0';
+    if (strncmp(line, "```", 3) == 0) {
+      in_code = !in_code;
+      continue;
+    }
+    if (!in_code) continue;
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", line);
+    char *words[MAX_ARGS];
+    const int count = doc_words(copy, words, MAX_ARGS - 1);
+    if (count == 0) continue;
+    words[0] = (char *)"pipegemm";
+    words[count] = NULL;
+    pgc_options opts;
+    char err[PGC_ERROR_SIZE];
+    if (pgc_parse_args(count, words, &opts, err, sizeof err) != PGC_EXIT_OK)
+      fail_msg("%s:%d: `%s` is a usage error: %s", path, number, line, err);
+    ++checked;
+  }
+  fclose(f);
+  return checked;
+}
+
+/* README.md and every page of docs/: each command line they show parses. */
+static void test_documented_command_lines(void **state) {
+  (void)state;
+  int checked = check_doc_commands(PG_SOURCE_DIR "/README.md");
+  DIR *docs = opendir(PG_SOURCE_DIR "/docs");
+  if (docs == NULL) fail_msg("cannot open %s/docs", PG_SOURCE_DIR);
+  for (struct dirent *e = readdir(docs); e != NULL; e = readdir(docs)) {
+    const size_t len = strlen(e->d_name);
+    if (len < 4 || strcmp(e->d_name + len - 3, ".md") != 0) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/docs/%s", PG_SOURCE_DIR, e->d_name);
+    checked += check_doc_commands(path);
+  }
+  closedir(docs);
+  assert_true(checked >= 7); /* the README's Commands block alone has 7 */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bench_defaults),
@@ -902,6 +988,7 @@ int main(void) {
       cmocka_unit_test(test_usage_matches_option_table),
       cmocka_unit_test(test_study_usage_sections),
       cmocka_unit_test(test_profile_options),
+      cmocka_unit_test(test_documented_command_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -200,15 +200,18 @@ static void source_cell(const char *source, char *out, size_t size) {
   out[used] = '\0';
 }
 
-/* README.md, "## Variants": one row per entry, in registry order, with its
- * kind and its source's title; a variant added or renamed in one place and
- * not the other fails here. */
+/* README.md, "## Variants": each row an entry of the registry, in the
+ * registry's order, with its kind and its source's title; a variant renamed
+ * or moved in one place and not the other fails here. The README may leave
+ * an entry out (a new one, until it earns its row): `pipegemm list` is the
+ * whole registry, and a variant is one kernel file and one line of
+ * src/variants.h (docs/adding-a-variant.md). */
 static void test_readme_table(void **state) {
   (void)state;
   FILE *f = fopen(PG_README_PATH, "r");
   if (f == NULL) fail_msg("cannot open %s", PG_README_PATH);
   char line[README_LINE];
-  int in_section = 0, in_table = 0, row = 0;
+  int in_section = 0, in_table = 0, rows = 0, next_entry = 0;
   while (fgets(line, sizeof line, f) != NULL) {
     if (strncmp(line, "## ", 3) == 0) {
       if (in_section) break;
@@ -228,25 +231,30 @@ static void test_readme_table(void **state) {
     line[strcspn(line, "\n")] = '\0';
     const int n = split_row(line, cells, 8);
     if (n != 4) fail_msg("README variant table: a row with %d cells, want 4", n);
-    const pg_variant_info *v = pg_variant_at(row);
-    if (v == NULL) fail_msg("README lists %s, more variants than the registry has", cells[0]);
-    char name[64], source[256];
-    snprintf(name, sizeof name, "`%s`", v->name);
-    if (strcmp(cells[0], name) != 0)
-      fail_msg("README variant table row %d is %s; the registry's entry %d is %s", row + 1,
-               cells[0], row + 1, name);
+    /* The row's entry, after the previous row's. */
+    const pg_variant_info *v = NULL;
+    for (int i = next_entry; i < pg_variant_count() && v == NULL; ++i) {
+      char name[64];
+      snprintf(name, sizeof name, "`%s`", pg_variant_at(i)->name);
+      if (strcmp(cells[0], name) == 0) {
+        v = pg_variant_at(i);
+        next_entry = i + 1;
+      }
+    }
+    if (v == NULL)
+      fail_msg("README variant table row %d, %s, is no registry entry after the row before it",
+               rows + 1, cells[0]);
+    char source[256];
     if (strcmp(cells[1], pg_kind_name(v->kind)) != 0)
       fail_msg("README: %s's kind is \"%s\", the registry's \"%s\"", v->name, cells[1],
                pg_kind_name(v->kind));
     source_cell(v->source, source, sizeof source);
     if (strcmp(cells[3], source) != 0)
       fail_msg("README: %s's source is %s, the registry's %s", v->name, cells[3], source);
-    ++row;
+    ++rows;
   }
   fclose(f);
-  if (row != pg_variant_count())
-    fail_msg("README's variant table has %d rows, the registry %d entries", row,
-             pg_variant_count());
+  if (rows == 0) fail_msg("README has no variant table under \"## Variants\"");
 }
 
 static void test_supported_without_gpu(void **state) {
