@@ -51,6 +51,7 @@
 #   PG_SHAPE_SET=bench/shapes/set.txt  the committed shape set, timed in
 #                              one process (shapes.csv): cublas, the tma_ws
 #                              forms and auto, with the geometric means
+#   PG_COMMIT=abc1234          the commit the tree is (default: git's HEAD)
 #   PG_BEFORE_TREE=dir         a source tree of an earlier version (git
 #                              archive into a carried .deps/ folder): built
 #                              too, and `bench --variant all` at 4096^3 and
@@ -143,7 +144,10 @@ fi
 # configures again when CMAKE_FLAGS change).
 export CMAKE_FLAGS=${CMAKE_FLAGS:--DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90}
 
-note "device-check in $root, git $(git rev-parse --short HEAD 2>/dev/null || echo 'no commit'), deadline ${PG_DEADLINE_S:-530}s"
+# The commit this tree is: PG_COMMIT where the copy's own history may be
+# older than its files (a tree copied over to the GPU machine), else git's.
+commit=${PG_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo 'no commit')}
+note "device-check in $root, commit $commit, deadline ${PG_DEADLINE_S:-530}s"
 {
   echo "---- nvidia-smi"
   timeout 30 nvidia-smi 2>&1 || echo "nvidia-smi failed: exit $?"
@@ -323,7 +327,7 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
     # The README's main command, as a user runs it.
     run_step "make run" "$OUT/bench.txt" "$OUT/bench.txt" 150 make run BUILD="$build"
     # The same as CSV, for the README's headline table (scripts/readme-table.py).
-    { echo "# commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"; } >"$OUT/headline.csv"
+    echo "# commit: $commit" >"$OUT/headline.csv"
     run_step "headline table" "$OUT/headline.csv" "$OUT/bench.txt" 150 \
       "$cli" bench --variant all --format csv --quiet
   else

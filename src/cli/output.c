@@ -51,19 +51,24 @@ static int sink_close(void *cookie) {
   return rc;
 }
 
-static sink *sink_of(FILE *stream) {
+/* The slot of a stream of ours, or -1. */
+static int slot_of(const FILE *stream) {
   for (int i = 0; i < PGC_MAX_STREAMS; ++i)
-    if (streams[i].stream == stream && stream != NULL) return streams[i].sink;
-  return NULL;
+    if (streams[i].stream == stream && stream != NULL) return i;
+  return -1;
 }
 
-static void forget(FILE *stream) {
-  for (int i = 0; i < PGC_MAX_STREAMS; ++i)
-    if (streams[i].stream == stream) {
-      free(streams[i].sink);
-      streams[i].stream = NULL;
-      streams[i].sink = NULL;
-    }
+static sink *sink_of(const FILE *stream) {
+  const int slot = slot_of(stream);
+  return slot >= 0 ? streams[slot].sink : NULL;
+}
+
+/* Frees a slot once its stream is closed (its close function used it). */
+static void forget(int slot) {
+  if (slot < 0) return;
+  free(streams[slot].sink);
+  streams[slot].stream = NULL;
+  streams[slot].sink = NULL;
 }
 
 /* A stream over fd, tracked; NULL (errno set) when none can be made. */
@@ -140,10 +145,11 @@ int pgc_output_check(FILE *out, const char *what) {
 
 int pgc_output_close(FILE *file, const char *what) {
   int failure = pgc_output_error(file);
+  const int slot = slot_of(file);
   errno = 0;
   const int closed = fclose(file);
   if (closed != 0 && failure == 0) failure = errno ? errno : EIO;
-  forget(file);
+  forget(slot);
   if (failure == 0) return 0;
   report_failure(failure, what);
   return -1;
