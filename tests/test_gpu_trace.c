@@ -30,6 +30,7 @@ typedef struct {
 /* K below one tile, fewer K tiles than stages, edge tiles in M, N and K,
  * several blocks; 2100x2100x64 has more tiles than a persistent grid of
  * one block per SM. */
+/* K = 0 computes C = beta * C only: trace refuses it, with the reason. */
 static const shape shapes[] = {{1, 1, 1},     {35, 79, 19},    {300, 260, 200},
                                {256, 384, 64}, {130, 129, 0}};
 static const shape persistent_shape = {2100, 2100, 64};
@@ -150,6 +151,17 @@ static void run_case(const pg_variant_info *v, int stages, const shape *s) {
   pg_trace_header *buffer = pgt_malloc_device(layout.bytes);
   PGT_CUDA(cudaMemset(buffer, 0, layout.bytes));
   PGT_CUDA(cudaMemcpy(buffer, &layout.header, sizeof layout.header, cudaMemcpyHostToDevice));
+  if (s->k == 0) {
+    /* K = 0 runs no pipeline (C = beta * C): refused, with the reason. */
+    if (pg_plan_trace(traced, buffer) != PG_ERR_UNSUPPORTED ||
+        strstr(pg_last_error_detail(), "C = beta * C") == NULL)
+      fail(label, "K = 0 was not refused as a call that only scales C");
+    PGT_CUDA(cudaFree(buffer));
+    pg_plan_destroy(timed);
+    pg_plan_destroy(traced);
+    problem_close(&p);
+    return;
+  }
   PGT_PG(pg_plan_trace(traced, buffer));
   pg_plan_info timed_info, traced_info;
   PGT_PG(pg_plan_describe(timed, &timed_info));
