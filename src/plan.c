@@ -585,15 +585,22 @@ pg_status pg_variant_kernel_facts(const pg_variant_info *variant, int stages,
                       dynamic_smem_of(entry, stages), facts);
 }
 
-pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const float *b, int ldb,
-                         const pg_variant_info **variant, int *stages) {
+/* What the questions about auto have in common: a place for the answer,
+ * and the current device. */
+static pg_status auto_question(const pg_variant_info **variant, const int *stages,
+                               const pg_device **dev) {
   pg_clear_error_detail();
   if (variant == NULL || stages == NULL) {
     pg_set_error_detail("no place for the answer given (NULL)");
     return PG_ERR_INVALID_ARG;
   }
+  return pg_device_current(dev);
+}
+
+pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const float *b, int ldb,
+                         const pg_variant_info **variant, int *stages) {
   const pg_device *dev = NULL;
-  pg_status st = pg_device_current(&dev);
+  pg_status st = auto_question(variant, stages, &dev);
   if (st != PG_OK) return st;
   pg_plan plan;
   memset(&plan, 0, sizeof plan);
@@ -606,13 +613,8 @@ pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const flo
 }
 
 pg_status pg_auto_candidate(int index, const pg_variant_info **variant, int *stages) {
-  pg_clear_error_detail();
-  if (variant == NULL || stages == NULL) {
-    pg_set_error_detail("no place for the answer given (NULL)");
-    return PG_ERR_INVALID_ARG;
-  }
   const pg_device *dev = NULL;
-  pg_status st = pg_device_current(&dev);
+  pg_status st = auto_question(variant, stages, &dev);
   if (st != PG_OK) return st;
   const pg_auto_rule *rules = dev->tuning.auto_rules;
   for (int i = 0, seen = 0; i < PG_AUTO_MAX_RULES && rules[i].variant != NULL; ++i) {

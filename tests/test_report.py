@@ -320,7 +320,11 @@ class StyleTable(unittest.TestCase):
     def setUpClass(cls):
         cls.report = load_report_module()
 
-    def test_every_registry_variant_has_a_row(self):
+    def test_every_row_is_a_registry_variant(self):
+        """No row for a variant the registry lost or renamed. A new variant
+        needs none: until it gets one, it is drawn in a look of its own
+        (test_unknown_names_keep_a_look_apart_from_the_table), so a variant
+        stays one kernel file and one line of src/variants.h."""
         if not PIPEGEMM:
             self.skipTest("no pipegemm given")
         listed = subprocess.run([PIPEGEMM, "list", "--format", "csv"], capture_output=True,
@@ -329,8 +333,8 @@ class StyleTable(unittest.TestCase):
             line + "\n" for line in listed.stdout.splitlines() if not line.startswith("#"))))
         names = [row["name"] for row in rows]
         self.assertGreater(len(names), 10, listed.stdout + listed.stderr)
-        self.assertEqual(sorted(self.report.VARIANT_STYLES), sorted(names),
-                         "VARIANT_STYLES and the registry list different variants")
+        stale = sorted(set(self.report.VARIANT_STYLES) - set(names))
+        self.assertEqual(stale, [], "VARIANT_STYLES has rows for variants the registry lacks")
 
     def test_no_two_rows_share_a_colour_or_a_look(self):
         styles = list(self.report.VARIANT_STYLES.values())

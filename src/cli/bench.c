@@ -15,18 +15,6 @@
 #include "adapters/proc.h"
 #include "shapes.h"
 
-/* C = 1 * A * B + 0 * C: beta = 0 so that C need not be reset between runs
- * (a kernel that read C anyway would be caught: C starts as NaN). */
-#define GEMM_ALPHA 1.0f
-#define GEMM_BETA 0.0f
-
-#define BYTES_PER_KIB 1024.0
-#define MHZ_TO_HZ 1e6
-#define FLOPS_PER_TFLOP 1e12
-#define MS_PER_SECOND 1e3
-#define FLOPS_PER_FMA 2.0
-#define PERCENT 100.0
-
 
 /* ---- pipegemm bench ------------------------------------------------------- */
 
