@@ -128,10 +128,29 @@ typedef enum {
 /* "kernel", "library reference", "selector"; never NULL. */
 PG_API const char *pg_kind_name(pg_variant_kind kind);
 
+/* What an entry's arithmetic is, and so which error bound its results are
+ * held to (docs/measuring.md, "How a row is verified"). */
+typedef enum {
+  /* IEEE FP32: FFMA, and cuBLAS with CUBLAS_COMPUTE_32F (no TF32). Error
+   * within (8 + sqrt(K)) * 2^-24 * sum |alpha a b| (+ |beta c|). */
+  PG_PRECISION_STRICT = 0,
+  /* FP32-accurate on the tensor cores (several low-precision products per
+   * term, e.g. 3xTF32): held to the strict bound, though not bitwise IEEE. */
+  PG_PRECISION_EMULATED = 1,
+  /* One TF32 product per term on the tensor cores (10-bit mantissas in,
+   * FP32 sums): error within (2^-9 + 2^-20 + (8 + sqrt(K)) * 2^-24) times
+   * the same sum, whether the operands are rounded or truncated to TF32. */
+  PG_PRECISION_TF32 = 2,
+} pg_precision;
+
+/* "strict", "emulated", "tf32"; never NULL. */
+PG_API const char *pg_precision_name(pg_precision precision);
+
 /* Description of one variant. Strings are static; the registry owns them. */
 typedef struct {
   const char *name;      /* stable name, e.g. "cp_async" */
   pg_variant_kind kind;
+  pg_precision precision; /* a selector's is that of every entry it picks */
   const char *technique; /* one line: how global->shared latency is hidden */
   /* The title of the write-up the variant comes from ("CUDA Kernel Study:
    * Pipelining"; two titles joined by "; "), or "" for none. */

@@ -1,10 +1,13 @@
-/* The reference row: cuBLAS SGEMM in strict FP32, its registry entry and
- * its handles (one per device, made on first use).
+/* The reference rows: cuBLAS SGEMM in strict FP32 and on TF32 tensor
+ * cores, their registry entries and the handles (one per device, made on
+ * first use).
  *
  * cuBLAS is column-major; a row-major C = A*B is the column-major
  * C^T = B^T * A^T, so the operands are swapped and nothing is transposed.
  * CUBLAS_COMPUTE_32F with the default math mode keeps FP32 arithmetic;
- * TF32 tensor cores are used only when asked for, which we never do. */
+ * TF32 tensor cores are used only by cublas_tf32, which asks for them with
+ * CUBLAS_COMPUTE_32F_FAST_TF32 on the call (the handle's math mode stays
+ * the default). */
 #include <pthread.h>
 #include <string.h>
 
@@ -18,6 +21,14 @@ const pg_variant_entry pg_entry_cublas = {
     .info = {.name = "cublas", .kind = PG_KIND_LIBRARY,
              .technique = "cuBLAS SGEMM, strict FP32 (no TF32): the reference row",
              .source = "", .min_cc = 50, .min_stages = 1, .max_stages = 1,
+             .default_stages = 1},
+};
+
+const pg_variant_entry pg_entry_cublas_tf32 = {
+    .info = {.name = "cublas_tf32", .kind = PG_KIND_LIBRARY, .precision = PG_PRECISION_TF32,
+             .technique = "cuBLAS SGEMM on TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32): "
+                          "the tensor-core reference row",
+             .source = "", .min_cc = 80, .min_stages = 1, .max_stages = 1,
              .default_stages = 1},
 };
 
@@ -83,7 +94,10 @@ static pg_status handle_of(const pg_device *device, cublasHandle_t *out) {
   return PG_OK;
 }
 
-pg_status pg_cublas_sgemm(const pg_device *device, const pg_gemm_args *g, cudaStream_t stream) {
+pg_status pg_cublas_sgemm(const pg_device *device, const pg_gemm_args *g, pg_precision precision,
+                          cudaStream_t stream) {
+  const cublasComputeType_t compute =
+      precision == PG_PRECISION_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   cublasHandle_t h = NULL;
   pthread_mutex_lock(&gemm_lock);
   pg_status st = handle_of(device, &h);
@@ -95,7 +109,7 @@ pg_status pg_cublas_sgemm(const pg_device *device, const pg_gemm_args *g, cudaSt
     st = status_from_cublas(cublasGemmEx(
         h, CUBLAS_OP_N, CUBLAS_OP_N, g->n, g->m, g->k, &g->alpha, g->b,
         CUDA_R_32F, g->ldb, g->a, CUDA_R_32F, g->lda, &g->beta, g->c,
-        CUDA_R_32F, g->ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT), "cublasGemmEx");
+        CUDA_R_32F, g->ldc, compute, CUBLAS_GEMM_DEFAULT), "cublasGemmEx");
   if (st != PG_OK && pending == cudaSuccess) {
     /* Kept for pg_last_cuda_error(), taken out of the caller's slot. */
     const cudaError_t left = cudaGetLastError();

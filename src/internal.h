@@ -162,7 +162,7 @@ typedef pg_status (*pg_check_fn)(const pg_gemm_args *args, char *why, size_t why
 typedef size_t (*pg_smem_fn)(int stages);
 
 /* One registry entry, defined in its kernel file (src/kernels/entry.h) or,
- * for cublas and auto, in src/cublas.c and src/plan.c; src/variants.h lists
+ * for cublas, cublas_tf32 and auto, in src/cublas.c and src/plan.c; src/variants.h lists
  * them all. */
 typedef struct {
   pg_variant_info info;
@@ -222,10 +222,11 @@ void pg_restore_last_cuda_error(cudaError_t err);
 
 /* ---- cuBLAS (src/cublas.c) -------------------------------------------------- */
 
-/* cuBLAS strict FP32 on the plan's problem, with the device's handle (made
- * on first use, on the probing thread). */
+/* cuBLAS on the plan's problem, in strict FP32 or on TF32 tensor cores
+ * (`precision`), with the device's handle (made on first use, on the
+ * probing thread). */
 pg_status pg_cublas_sgemm(const pg_device *device, const pg_gemm_args *args,
-                          cudaStream_t stream);
+                          pg_precision precision, cudaStream_t stream);
 /* Destroys the handles (pg_shutdown), once no call is using them. */
 void pg_cublas_release(void);
 

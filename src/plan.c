@@ -205,7 +205,10 @@ static pg_status choose(const pg_device *dev, pg_plan *plan, const pg_variant_en
   for (int i = 0; i < PG_AUTO_MAX_RULES && tuning->auto_rules[i].variant != NULL; ++i) {
     const pg_auto_rule *rule = &tuning->auto_rules[i];
     const pg_variant_entry *candidate = pg_entry_find(rule->variant);
-    if (candidate == NULL || candidate->info.kind == PG_KIND_SELECTOR) continue;
+    /* auto is strict IEEE FP32: a tuning rule naming anything else is skipped. */
+    if (candidate == NULL || candidate->info.kind == PG_KIND_SELECTOR ||
+        candidate->info.precision != PG_PRECISION_STRICT)
+      continue;
     const pg_variant_info *info = &candidate->info;
     const int s = rule->stages != 0 ? rule->stages : info->default_stages;
     if (s < info->min_stages || s > info->max_stages) continue;
@@ -388,7 +391,7 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
   }
   if (plan->entry == NULL) return PG_OK; /* M or N is 0 */
   if (plan->entry->info.kind == PG_KIND_LIBRARY)
-    return pg_cublas_sgemm(plan->device, &plan->args, stream);
+    return pg_cublas_sgemm(plan->device, &plan->args, plan->entry->info.precision, stream);
   const dim3 grid = {plan->grid_x, plan->grid_y, 1};
   const dim3 block = {plan->threads, 1, 1};
   if (plan->workspace_bytes == 0) {

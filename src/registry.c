@@ -83,6 +83,15 @@ const char *pg_kind_name(pg_variant_kind kind) {
   return "unknown kind";
 }
 
+const char *pg_precision_name(pg_precision precision) {
+  switch (precision) {
+    case PG_PRECISION_STRICT: return "strict";
+    case PG_PRECISION_EMULATED: return "emulated";
+    case PG_PRECISION_TF32: return "tf32";
+  }
+  return "unknown precision";
+}
+
 pg_status pg_variant_smem_bytes(const pg_variant_info *variant, int stages,
                                 size_t *bytes) {
   const pg_variant_entry *entry = pg_entry_of(variant);

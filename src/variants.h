@@ -7,7 +7,7 @@
  *            its stage counts, tile, planner and SASS rules), is defined in
  *            `file`, beside its kernel (src/kernels/entry.h says how)
  *     file   its kernel file in src/kernels/, or "" for an entry without one
- *            (cublas, in src/cublas.c; auto, in src/plan.c)
+ *            (cublas and cublas_tf32, in src/cublas.c; auto, in src/plan.c)
  *     trace  TRACED: the file is compiled a second time with its pipeline
  *            marks on, for `pipegemm trace` (its twin pg_entry_<name>_traced
  *            plans the traced kernel); UNTRACED: not
@@ -42,5 +42,6 @@ PG_VARIANT(tma_ws_n64, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
 PG_VARIANT(tma_ws_m256, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
 PG_VARIANT(tma_ws_streamk, "14_tma_ws_streamk.cu", UNTRACED, SM90A)
 PG_VARIANT(auto, "", UNTRACED, ANY_ARCH)
+PG_VARIANT(cublas_tf32, "", UNTRACED, ANY_ARCH)
 PG_KERNEL_FILE("20_single_warp.cu", UNTRACED, ANY_ARCH)
 PG_KERNEL_FILE("scale_c.cu", UNTRACED, ANY_ARCH)

@@ -612,20 +612,22 @@ static void test_work_column(void **state) {
 
 static void test_result_rows_relate(void **state) {
   (void)state;
-  enum { ROWS = 5 };
+  enum { ROWS = 6 };
   pgc_result_row rows[ROWS];
   pgc_result_row_init(&rows[0], "baseline", 1, 64, 64, 64);
   pgc_result_row_init(&rows[1], "cp_async", 2, 64, 64, 64);
   pgc_result_row_init(&rows[2], "cublas", 1, 64, 64, 64);
   pgc_result_row_init(&rows[3], "cp_async", 2, 128, 128, 128); /* no baseline */
   pgc_result_row_init(&rows[4], "tma", 4, 64, 64, 64);         /* skipped */
+  pgc_result_row_init(&rows[5], "cublas_tf32", 1, 64, 64, 64);
   rows[0].median_ms = 2.0;
   rows[1].median_ms = 1.0;
   rows[2].median_ms = 0.5;
   rows[3].median_ms = 3.0;
+  rows[5].median_ms = 0.25;
   rows[1].smem_kib = 16.5;
   rows[1].blocks_per_sm = 3;
-  pgc_result_rows_relate(rows, ROWS, "baseline", "cublas");
+  pgc_result_rows_relate(rows, ROWS, "baseline", "cublas", "cublas_tf32");
   assert_float_equal(rows[0].x_baseline, 1.0, 1e-12);
   assert_float_equal(rows[1].x_baseline, 2.0, 1e-12);
   assert_float_equal(rows[2].x_baseline, 4.0, 1e-12);
@@ -634,6 +636,12 @@ static void test_result_rows_relate(void **state) {
   assert_float_equal(rows[2].x_cublas, 1.0, 1e-12);
   assert_true(isnan(rows[3].x_baseline) && isnan(rows[3].x_cublas));
   assert_true(isnan(rows[4].x_baseline) && isnan(rows[4].x_cublas));
+  /* Against the TF32 tensor-core reference, the same way. */
+  assert_float_equal(rows[0].x_cublas_tf32, 0.125, 1e-12);
+  assert_float_equal(rows[2].x_cublas_tf32, 0.5, 1e-12);
+  assert_float_equal(rows[5].x_cublas_tf32, 1.0, 1e-12);
+  assert_float_equal(rows[5].x_cublas, 2.0, 1e-12);
+  assert_true(isnan(rows[3].x_cublas_tf32) && isnan(rows[4].x_cublas_tf32));
 
   /* A bench report of these rows is valid JSON and CSV. */
   pgc_cell cells[ROWS * PGC_MAX_COLUMNS];
@@ -717,7 +725,7 @@ static void test_geomeans(void **state) {
   /* 256: cuBLAS failed to run, so nothing is measured against it here. */
   for (int r = 0; r < RUNS; ++r)
     set_row(&at[2][r], &runs[r], 256, r == 0 ? NAN : 1.0, r == 0 ? PGC_VERDICT_ERROR : PGC_VERDICT_PASS);
-  pgc_result_rows_relate(rows, SHAPES * RUNS, "baseline", "cublas");
+  pgc_result_rows_relate(rows, SHAPES * RUNS, "baseline", "cublas", "cublas_tf32");
 
   pgc_geomean means[RUNS];
   assert_int_equal(pgc_geomeans(rows, RUNS, SHAPES, "cublas", means), 2);

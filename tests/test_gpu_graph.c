@@ -23,12 +23,12 @@ static cudaStream_t stream;
 static int failures, captured, not_here;
 
 /* C against the reference, after C was poisoned and the graph replayed. */
-static int replay_is_right(cudaGraphExec_t exec, const char *what) {
+static int replay_is_right(cudaGraphExec_t exec, pg_precision precision, const char *what) {
   PGT_PG(pgh_poison(d_c, M, N, N, stream));
   PGT_CUDA(cudaGraphLaunch(exec, stream));
   PGT_CUDA(cudaStreamSynchronize(stream));
   pgh_check check;
-  PGT_PG(pgh_compare(M, N, K, d_c, N, d_ref, d_scale, &check, stream));
+  PGT_PG(pgh_compare(M, N, K, d_c, N, d_ref, d_scale, precision, &check, stream));
   if (check.failed == 0) return 1;
   printf("FAIL %s: %lld of %lld elements wrong after a replay (%lld NaN)\n", what, check.failed,
          check.checked, check.nonfinite);
@@ -62,7 +62,8 @@ static void capture_one(const pg_variant_info *v, enum cudaStreamCaptureMode mod
   PGT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
   captured++;
   /* Twice: a replay repeats the GEMM, it does not depend on the first. */
-  if (!replay_is_right(exec, what) || !replay_is_right(exec, what)) failures++;
+  if (!replay_is_right(exec, v->precision, what) || !replay_is_right(exec, v->precision, what))
+    failures++;
   PGT_CUDA(cudaGraphExecDestroy(exec));
   PGT_CUDA(cudaGraphDestroy(graph));
 }

@@ -92,11 +92,12 @@ static void release(problem *p) {
 
 /* C is right against the reference: compared on the host, since the GPU
  * may have no memory to spare for the comparison. */
-static int c_is_right(problem *p) {
+static int c_is_right(const char *variant, problem *p) {
   PGT_CUDA(cudaMemcpy(p->c_after, p->c, (size_t)p->m * p->n * sizeof(float),
                       cudaMemcpyDeviceToHost));
   pgh_check check;
-  pgh_compare_host(p->m, p->n, p->k, p->c_after, p->n, p->ref, p->scale, &check);
+  pgh_compare_host(p->m, p->n, p->k, p->c_after, p->n, p->ref, p->scale,
+                   pg_variant_find(variant)->precision, &check);
   return check.failed == 0;
 }
 
@@ -146,7 +147,7 @@ static int call_under_pressure(const char *variant, problem *p, cudaError_t pend
     exit(1);
   }
   if (st == PG_OK) {
-    if (!c_is_right(p)) fail(variant, p, phase, "PG_OK but C is wrong");
+    if (!c_is_right(variant, p)) fail(variant, p, phase, "PG_OK but C is wrong");
     return 0;
   }
   if (st != PG_ERR_NO_MEMORY) {
@@ -215,7 +216,7 @@ static int child(const char *variant) {
       char what[400];
       snprintf(what, sizeof what, "returned %s (%s)", pg_status_name(st), pg_last_error_detail());
       fail(variant, p, "memory back", what);
-    } else if (!c_is_right(p)) {
+    } else if (!c_is_right(variant, p)) {
       fail(variant, p, "memory back", "C is wrong");
     }
   }

@@ -46,9 +46,9 @@ static pg_status call(const pg_variant_info *v, int stages) {
 }
 
 /* C right against the reference. */
-static int c_is_right(void) {
+static int c_is_right(pg_precision precision) {
   pgh_check check;
-  PGT_PG(pgh_compare(M, N, K, d_c, N, d_ref, d_scale, &check, NULL));
+  PGT_PG(pgh_compare(M, N, K, d_c, N, d_ref, d_scale, precision, &check, NULL));
   return check.failed == 0;
 }
 
@@ -89,7 +89,7 @@ static void error_state(const pg_variant_info *v) {
   }
   (void)cudaGetLastError();
   PGT_CUDA(cudaDeviceSynchronize());
-  if (!c_is_right()) fail(v->name, "wrong C after the first call");
+  if (!c_is_right(v->precision)) fail(v->name, "wrong C after the first call");
 
   /* Then every stage count it takes, with nothing pending: nothing after. */
   const int low = v->min_stages > 0 ? v->min_stages : 0, high = v->max_stages;
@@ -155,7 +155,7 @@ static void plans(const pg_variant_info *v) {
     PGT_PG(pgh_poison(d_c, M, N, N, NULL));
     PGT_PG(pg_plan_launch(plan, NULL));
     PGT_CUDA(cudaDeviceSynchronize());
-    if (!c_is_right()) fail(v->name, "wrong C from a plan");
+    if (!c_is_right(v->precision)) fail(v->name, "wrong C from a plan");
     PGT_CUDA(cudaMemcpy(host_plan, d_c, sizeof host_plan, cudaMemcpyDeviceToHost));
     /* Our kernels sum in a fixed order: the same bits as pg_sgemm's. */
     if (info.variant != NULL && info.variant->kind == PG_KIND_KERNEL &&

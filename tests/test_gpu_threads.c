@@ -64,7 +64,8 @@ static void run_variant(thread_result *r, const char *variant, cudaStream_t stre
       !ok_cuda(r, variant, cudaStreamSynchronize(stream)))
     return;
   pgh_check check;
-  if (!ok_pg(r, variant, pgh_compare(M, N, K, c, N, ref, scale, &check, stream))) return;
+  if (!ok_pg(r, variant, pgh_compare(M, N, K, c, N, ref, scale, v->precision, &check,
+                                    stream))) return;
   if (check.failed != 0) {
     fail(r, variant, "wrong C");
     return;

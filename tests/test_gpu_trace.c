@@ -94,7 +94,7 @@ static pg_plan *plan_of(const pg_variant_info *v, int stages, const shape *s, fl
  * kernel's bits. */
 static void check_output(const char *label, const shape *s, const problem *p) {
   pgh_check check;
-  PGT_PG(pgh_compare(s->m, s->n, s->k, p->c, s->n, p->ref, p->scale, &check, 0));
+  PGT_PG(pgh_compare(s->m, s->n, s->k, p->c, s->n, p->ref, p->scale, PG_PRECISION_STRICT, &check, 0));
   if (check.failed > 0) fail(label, "C differs from the FP64 reference");
   const size_t count = (size_t)s->m * s->n;
   float *traced = pgt_malloc_host(count * sizeof(float));

@@ -300,7 +300,8 @@ static void run_one(const problem *p, int variant_index, int stages) {
   runs_checked++;
 
   pgh_check chk;
-  PGT_PG(pgh_compare(m, n, k, p->c_run + p->c_off, p->ldc, p->ref, p->scale, &chk, stream));
+  PGT_PG(pgh_compare(m, n, k, p->c_run + p->c_off, p->ldc, p->ref, p->scale, v->precision, &chk,
+                     stream));
   long long first_outside = -1;
   long long outside = count_outside_writes(p, &first_outside);
   if (chk.failed == 0 && outside == 0) return;

@@ -45,10 +45,31 @@ static void test_names_unique_and_found(void **state) {
     assert_true(v->kind == PG_KIND_KERNEL || v->kind == PG_KIND_LIBRARY ||
                 v->kind == PG_KIND_SELECTOR);
     assert_true(strcmp(pg_kind_name(v->kind), "unknown kind") != 0);
+    assert_true(strcmp(pg_precision_name(v->precision), "unknown precision") != 0);
     for (int j = 0; j < i; j++) assert_string_not_equal(v->name, pg_variant_at(j)->name);
     /* Round trip: find gives back the very entry. */
     assert_ptr_equal(pg_variant_find(v->name), v);
   }
+}
+
+/* auto and the FFMA family are strict IEEE FP32; the tensor-core reference
+ * row says it is TF32, so that it is held to the TF32 bound (and only it). */
+static void test_precision(void **state) {
+  (void)state;
+  const char *const strict[] = {"cublas", "baseline", "cp_async", "tma_ws", "auto"};
+  for (size_t i = 0; i < sizeof strict / sizeof strict[0]; ++i) {
+    const pg_variant_info *v = pg_variant_find(strict[i]);
+    assert_non_null(v);
+    assert_int_equal(v->precision, PG_PRECISION_STRICT);
+  }
+  const pg_variant_info *tf32 = pg_variant_find("cublas_tf32");
+  assert_non_null(tf32);
+  assert_int_equal(tf32->precision, PG_PRECISION_TF32);
+  assert_int_equal(tf32->kind, PG_KIND_LIBRARY);
+  assert_string_equal(pg_precision_name(PG_PRECISION_STRICT), "strict");
+  assert_string_equal(pg_precision_name(PG_PRECISION_EMULATED), "emulated");
+  assert_string_equal(pg_precision_name(PG_PRECISION_TF32), "tf32");
+  assert_string_equal(pg_precision_name((pg_precision)99), "unknown precision");
 }
 
 static void test_find_unknown(void **state) {
@@ -271,6 +292,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_count_and_at),
       cmocka_unit_test(test_names_unique_and_found),
+      cmocka_unit_test(test_precision),
       cmocka_unit_test(test_find_unknown),
       cmocka_unit_test(test_stage_ranges),
       cmocka_unit_test(test_contract_variants),

@@ -170,25 +170,45 @@ static void test_element_ok(void **state) {
   (void)state;
   const int k = 16;
   /* tolerance for scale 1, k 16: (8 + 4) * 2^-24, about 7.2e-7 */
-  assert_true(pgv_element_ok(1.0f, 1.0, 1.0, k));
-  assert_true(pgv_element_ok(nextafterf(1.0f, 2.0f), 1.0, 1.0, k)); /* one ulp */
-  assert_true(pgv_element_ok(nextafterf(1.0f, 0.0f), 1.0, 1.0, k));
-  assert_true(pgv_element_ok(-0.5f, -0.5, 3.0, k));
-  assert_true(pgv_element_ok(0.0f, 0.0, 0.0, 0));
-  assert_false(pgv_element_ok(1.0f + 1e-5f, 1.0, 1.0, k));
-  assert_false(pgv_element_ok(1.0f, 1.0 + 1e-5, 1.0, k));
-  assert_false(pgv_element_ok(-1.0f, 1.0, 1.0, k));
-  assert_false(pgv_element_ok(1e-20f, 0.0, 0.0, 0)); /* zero scale: exact zero */
-  assert_false(pgv_element_ok(NAN, 1.0, 1.0, k));
-  assert_false(pgv_element_ok(-NAN, 1.0, 1.0, k));
-  assert_false(pgv_element_ok(INFINITY, 1.0, 1.0, k));
-  assert_false(pgv_element_ok(-INFINITY, -1.0, 1.0, k));
-  assert_false(pgv_element_ok(INFINITY, INFINITY, INFINITY, k));
-  assert_false(pgv_element_ok(INFINITY, 1.0, INFINITY, k)); /* even an infinite tolerance */
-  assert_false(pgv_element_ok(NAN, 0.0, 1e300, k));
+  assert_true(pgv_element_ok(1.0f, 1.0, 1.0, k, 0));
+  assert_true(pgv_element_ok(nextafterf(1.0f, 2.0f), 1.0, 1.0, k, 0)); /* one ulp */
+  assert_true(pgv_element_ok(nextafterf(1.0f, 0.0f), 1.0, 1.0, k, 0));
+  assert_true(pgv_element_ok(-0.5f, -0.5, 3.0, k, 0));
+  assert_true(pgv_element_ok(0.0f, 0.0, 0.0, 0, 0));
+  assert_false(pgv_element_ok(1.0f + 1e-5f, 1.0, 1.0, k, 0));
+  assert_false(pgv_element_ok(1.0f, 1.0 + 1e-5, 1.0, k, 0));
+  assert_false(pgv_element_ok(-1.0f, 1.0, 1.0, k, 0));
+  assert_false(pgv_element_ok(1e-20f, 0.0, 0.0, 0, 0)); /* zero scale: exact zero */
+  assert_false(pgv_element_ok(NAN, 1.0, 1.0, k, 0));
+  assert_false(pgv_element_ok(-NAN, 1.0, 1.0, k, 0));
+  assert_false(pgv_element_ok(INFINITY, 1.0, 1.0, k, 0));
+  assert_false(pgv_element_ok(-INFINITY, -1.0, 1.0, k, 0));
+  assert_false(pgv_element_ok(INFINITY, INFINITY, INFINITY, k, 0));
+  assert_false(pgv_element_ok(INFINITY, 1.0, INFINITY, k, 0)); /* even an infinite tolerance */
+  assert_false(pgv_element_ok(NAN, 0.0, 1e300, k, 0));
   /* The tolerance widens with k and scale. */
-  assert_true(pgv_tolerance(1.0, 4096) > pgv_tolerance(1.0, 16));
-  assert_true(pgv_tolerance(2.0, 16) > pgv_tolerance(1.0, 16));
+  assert_true(pgv_tolerance(1.0, 4096, 0) > pgv_tolerance(1.0, 16, 0));
+  assert_true(pgv_tolerance(2.0, 16, 0) > pgv_tolerance(1.0, 16, 0));
+}
+
+/* A TF32 entry is allowed one TF32 rounding per product: 2^-9 + 2^-20 of the
+ * scale more than strict FP32, and no more. */
+static void test_element_ok_tf32(void **state) {
+  (void)state;
+  const int k = 16;
+  const float tf32_off = 1.0f + 1.0f / 1024.0f; /* one TF32 ulp of 1 */
+  assert_false(pgv_element_ok(tf32_off, 1.0, 1.0, k, PG_PRECISION_STRICT));
+  assert_true(pgv_element_ok(tf32_off, 1.0, 1.0, k, PG_PRECISION_TF32));
+  assert_true(pgv_element_ok(1.0f + 1.9e-3f, 1.0, 1.0, k, PG_PRECISION_TF32));
+  assert_false(pgv_element_ok(1.0f + 2.1e-3f, 1.0, 1.0, k, PG_PRECISION_TF32));
+  assert_false(pgv_element_ok(NAN, 1.0, 1.0, k, PG_PRECISION_TF32));
+  assert_false(pgv_element_ok(1e-20f, 0.0, 0.0, 0, PG_PRECISION_TF32));
+  assert_true(pgv_tolerance(1.0, k, PG_PRECISION_TF32) -
+                  pgv_tolerance(1.0, k, PG_PRECISION_STRICT) ==
+              0x1p-9 + 0x1p-20);
+  /* Emulated entries answer to the strict bound. */
+  assert_true(pgv_tolerance(1.0, k, PG_PRECISION_EMULATED) ==
+              pgv_tolerance(1.0, k, PG_PRECISION_STRICT));
 }
 
 /* ---- the comparison -------------------------------------------------------- */
@@ -218,7 +238,7 @@ static void free_problem(problem *p) {
 static pgh_check compare(const problem *p) {
   pgh_check chk;
   memset(&chk, 0xA5, sizeof chk); /* the comparison must fill every field it reports */
-  pgh_compare_host(p->m, p->n, p->k, p->c, p->ldc, p->ref, p->scale, &chk);
+  pgh_compare_host(p->m, p->n, p->k, p->c, p->ldc, p->ref, p->scale, PG_PRECISION_STRICT, &chk);
   return chk;
 }
 
@@ -368,6 +388,7 @@ int main(void) {
       cmocka_unit_test(test_reference_2x2),
       cmocka_unit_test(test_reference_random),
       cmocka_unit_test(test_element_ok),
+      cmocka_unit_test(test_element_ok_tf32),
       cmocka_unit_test(test_compare_correct),
       cmocka_unit_test(test_compare_catches_nan),
       cmocka_unit_test(test_compare_catches_off_by_one),

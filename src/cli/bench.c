@@ -19,11 +19,13 @@
 /* ---- pipegemm bench ------------------------------------------------------- */
 
 static const char *const bench_notes[] = {
-    "TFLOP/s counts 2*M*N*K per GEMM over the median time. × baseline and "
-    "× cuBLAS: that variant's median at the same shape over this row's.",
+    "TFLOP/s counts 2*M*N*K per GEMM over the median time. × baseline, × cuBLAS "
+    "and × cuBLAS TF32: that variant's (baseline, cublas, cublas_tf32) median at "
+    "the same shape over this row's.",
     "% FFMA peak: of 2 x FP32 lanes per SM x SMs x the SM clock sampled right "
-    "after the run. error/tol: max |C - reference| over the tolerance; at most "
-    "1 passes.",
+    "after the run. error/tol: max |C - reference| over the tolerance of the "
+    "row's precision (TF32 entries are allowed one TF32 rounding per product); "
+    "at most 1 passes.",
     "smem/block: shared memory per block (static + dynamic) at that stage "
     "count; blocks/SM: blocks resident per SM by the occupancy calculator. A "
     "stage that lowers blocks/SM trades latency hiding across warps for depth "
@@ -180,7 +182,8 @@ int pgc_cmd_bench(const pgc_options *opts) {
                       &work.rows[(size_t)s * (size_t)work.run_count]) != PGC_EXIT_OK)
         exit_code = PGC_EXIT_FAILED;
     pgc_result_rows_relate(work.rows, work.run_count * work.shapes.count,
-                           PGC_BASELINE_VARIANT, PGC_CUBLAS_VARIANT);
+                           PGC_BASELINE_VARIANT, PGC_CUBLAS_VARIANT,
+                           PGC_CUBLAS_TF32_VARIANT);
     if (bench_summary(&work) != PGC_EXIT_OK) {
       fprintf(stderr, "pipegemm: out of host memory for the geometric means\n");
       exit_code = PGC_EXIT_FAILED;

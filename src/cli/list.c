@@ -26,6 +26,7 @@ static const pgc_column list_columns[] = {
     {"name", "variant", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
     {"technique", "technique", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
     {"kind", "kind", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"precision", "precision", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
     {"source", "source", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
     {"min_cc", "min CC", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
     {"stages", "stages", PGC_ALIGN_LEFT, 0, PGC_SHOW_TABLE},
@@ -108,6 +109,7 @@ static void describe(const pg_variant_info *variant, int have_gpu, variant_texts
   cells[i++] = pgc_cell_text(variant->name);
   cells[i++] = pgc_cell_text(variant->technique);
   cells[i++] = pgc_cell_text(pg_kind_name(variant->kind));
+  cells[i++] = pgc_cell_text(pg_precision_name(variant->precision));
   cells[i++] = pgc_cell_text(variant->source[0] != '\0' ? variant->source : "-");
   cells[i++] = pgc_cell_text(texts->min_cc);
   cells[i++] = pgc_cell_text(texts->stages);
@@ -183,6 +185,8 @@ int pgc_cmd_list(const pgc_options *opts) {
        0, NULL, PGC_SHOW_DATA},
   };
   static const char *const notes[] = {
+      "precision: strict (IEEE FP32, held to the FP32 error bound) or tf32 (TF32 "
+      "products on the tensor cores, held to the TF32 bound). "
       "smem/block: shared memory per block at the default stage count. runs here: "
       "whether this GPU runs it (compute capability, shared memory, a kernel image "
       "it loads); for auto, its candidates here, of which it runs the best predicted. "

@@ -266,7 +266,7 @@ static int study_pipelining(const pgc_options *opts) {
           PGC_EXIT_OK)
         exit_code = PGC_EXIT_FAILED;
     pgc_result_rows_relate(rows, STUDY_RUNS, PGC_BASELINE_VARIANT,
-                           PGC_CUBLAS_VARIANT);
+                           PGC_CUBLAS_VARIANT, PGC_CUBLAS_TF32_VARIANT);
     print_study_report(opts, &session, rows);
     pgc_problem_close(&problem);
   }
@@ -432,7 +432,7 @@ static int study_single_warp(const pgc_options *opts) {
       pgc_run_begin(&session, kernel->kernel, &rows[i]);
       single_warp_call call = {kernel, &problem};
       if (pgc_run_measure(&session, &problem, kernel->kernel, run_single_warp,
-                          &call, &rows[i]) != PGC_EXIT_OK)
+                          &call, PG_PRECISION_STRICT, &rows[i]) != PGC_EXIT_OK)
         exit_code = PGC_EXIT_FAILED;
     }
     print_single_warp_report(opts, &session, rows);

@@ -460,7 +460,8 @@ static int trace_problem(const pgc_options *opts, pgc_session *session,
   if (exit_code == PGC_EXIT_OK) {
     pgc_result_row_init(&run.row, run.variant->name, run.stages, opts->m, opts->n, opts->k);
     pgc_run_begin(session, label, &run.row);
-    exit_code = pgc_run_verify(session, problem, launch, run.traced, label, &run.row);
+    exit_code = pgc_run_verify(session, problem, launch, run.traced, run.variant->precision,
+                               label, &run.row);
   }
   if (exit_code == PGC_EXIT_OK) exit_code = time_in_turn(session, &run);
   if (exit_code == PGC_EXIT_OK) exit_code = download(session, &run);

@@ -117,7 +117,7 @@ static __device__ void atomic_max_nonneg(unsigned long long *slot, double v) {
 }
 
 __global__ void pgh_compare_kernel(int m, int n, int k, const float *c, int ldc, const double *ref,
-                                   const double *scale, pgh_check_acc *acc) {
+                                   const double *scale, int precision, pgh_check_acc *acc) {
   const size_t total = (size_t)m * n;
   unsigned long long failed = 0, nonfinite = 0;
   double max_abs = 0.0, max_rel = 0.0, max_ratio = 0.0;
@@ -130,9 +130,9 @@ __global__ void pgh_compare_kernel(int m, int n, int k, const float *c, int ldc,
     if (isfinite(out)) {
       max_abs = fmax(max_abs, err);
       if (s > 0.0) max_rel = fmax(max_rel, err / s);
-      max_ratio = fmax(max_ratio, err / pgv_tolerance(s, k));
+      max_ratio = fmax(max_ratio, err / pgv_tolerance(s, k, precision));
     }
-    if (!pgv_element_ok(out, r, s, k)) {
+    if (!pgv_element_ok(out, r, s, k, precision)) {
       ++failed;
       if (!isfinite(out)) ++nonfinite;
       const unsigned long long slot = atomicAdd(&acc->reported, 1ull);
@@ -157,7 +157,8 @@ static double bits_to_double(unsigned long long bits) {
 }
 
 extern "C" pg_status pgh_compare(int m, int n, int k, const float *c, int ldc, const double *ref,
-                                 const double *scale, pgh_check *out, cudaStream_t stream) {
+                                 const double *scale, pg_precision precision, pgh_check *out,
+                                 cudaStream_t stream) {
   if (out == NULL || m < 0 || n < 0 || ldc < n) return PG_ERR_INVALID_ARG;
   memset(out, 0, sizeof *out);
   if (m == 0 || n == 0) return PG_OK;
@@ -169,7 +170,8 @@ extern "C" pg_status pgh_compare(int m, int n, int k, const float *c, int ldc, c
   if (err == cudaSuccess) err = cudaMemsetAsync(d_acc, 0, sizeof *d_acc, stream);
   if (err == cudaSuccess) {
     pgh_compare_kernel<<<blocks_for((size_t)m * n), PGH_BLOCK, 0, stream>>>(m, n, k, c, ldc, ref,
-                                                                           scale, d_acc);
+                                                                           scale, (int)precision,
+                                                                           d_acc);
     err = cudaGetLastError();
   }
   if (err == cudaSuccess)

@@ -62,14 +62,17 @@ typedef struct {
   double bad_ref[PGH_MAX_REPORTED];
 } pgh_check;
 
-/* Compares C (m x n, leading dim ldc, device) against ref/scale (device). */
+/* Compares C (m x n, leading dim ldc, device) against ref/scale (device),
+ * held to the error bound of `precision` (verify_math.h): the entry's own,
+ * pg_variant_info.precision. */
 pg_status pgh_compare(int m, int n, int k, const float *c, int ldc,
-                      const double *ref, const double *scale, pgh_check *out,
-                      cudaStream_t stream);
+                      const double *ref, const double *scale, pg_precision precision,
+                      pgh_check *out, cudaStream_t stream);
 
 /* The same comparison on host arrays (for tests and small problems). */
 void pgh_compare_host(int m, int n, int k, const float *c, int ldc,
-                      const double *ref, const double *scale, pgh_check *out);
+                      const double *ref, const double *scale, pg_precision precision,
+                      pgh_check *out);
 
 /* FP64 reference on the host, same contract as pgh_reference on host arrays. */
 void pgh_reference_host(int m, int n, int k, float alpha, const float *a,

@@ -127,7 +127,7 @@ void pgh_reference_host(int m, int n, int k, float alpha, const float *a, int ld
 }
 
 void pgh_compare_host(int m, int n, int k, const float *c, int ldc, const double *ref,
-                      const double *scale, pgh_check *out) {
+                      const double *scale, pg_precision precision, pgh_check *out) {
   memset(out, 0, sizeof *out);
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
@@ -138,9 +138,9 @@ void pgh_compare_host(int m, int n, int k, const float *c, int ldc, const double
       if (isfinite(o)) {
         out->max_abs_err = fmax(out->max_abs_err, err);
         if (s > 0.0) out->max_rel_err = fmax(out->max_rel_err, err / s);
-        out->max_tol_ratio = fmax(out->max_tol_ratio, err / pgv_tolerance(s, k));
+        out->max_tol_ratio = fmax(out->max_tol_ratio, err / pgv_tolerance(s, k, (int)precision));
       }
-      if (!pgv_element_ok(o, r, s, k)) {
+      if (!pgv_element_ok(o, r, s, k, (int)precision)) {
         ++out->failed;
         if (!isfinite(o)) ++out->nonfinite;
         if (out->reported < PGH_MAX_REPORTED) {

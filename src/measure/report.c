@@ -374,7 +374,8 @@ void pgc_result_row_init(pgc_result_row *row, const char *variant, int stages,
   row->k = k;
   snprintf(row->shape, sizeof row->shape, "%dx%dx%d", m, n, k);
   row->median_ms = row->min_ms = row->max_ms = NAN;
-  row->tflops = row->x_baseline = row->x_cublas = row->pct_ffma_peak = NAN;
+  row->tflops = row->x_baseline = row->x_cublas = row->x_cublas_tf32 = NAN;
+  row->pct_ffma_peak = NAN;
   row->max_abs_err = row->err_tol_ratio = NAN;
   row->smem_kib = NAN;
   row->blocks_per_sm = -1;
@@ -407,18 +408,22 @@ static const pgc_result_row *timed_row_of(const pgc_result_row *rows, int count,
   return NULL;
 }
 
-void pgc_result_rows_relate(pgc_result_row *rows, int count,
-                            const char *baseline_name, const char *cublas_name) {
+/* The other row's median / this row's, or NaN when there is no such row. */
+static double speedup_over(const pgc_result_row *rows, int count, const char *name,
+                           const pgc_result_row *row) {
+  const pgc_result_row *other = timed_row_of(rows, count, name, row->m, row->n, row->k);
+  return other != NULL ? other->median_ms / row->median_ms : NAN;
+}
+
+void pgc_result_rows_relate(pgc_result_row *rows, int count, const char *baseline_name,
+                            const char *cublas_name, const char *cublas_tf32_name) {
   for (int i = 0; i < count; ++i) {
     pgc_result_row *row = &rows[i];
-    row->x_baseline = row->x_cublas = NAN;
+    row->x_baseline = row->x_cublas = row->x_cublas_tf32 = NAN;
     if (!isfinite(row->median_ms) || row->median_ms <= 0) continue;
-    const pgc_result_row *baseline =
-        timed_row_of(rows, count, baseline_name, row->m, row->n, row->k);
-    const pgc_result_row *cublas =
-        timed_row_of(rows, count, cublas_name, row->m, row->n, row->k);
-    if (baseline) row->x_baseline = baseline->median_ms / row->median_ms;
-    if (cublas) row->x_cublas = cublas->median_ms / row->median_ms;
+    row->x_baseline = speedup_over(rows, count, baseline_name, row);
+    row->x_cublas = speedup_over(rows, count, cublas_name, row);
+    row->x_cublas_tf32 = speedup_over(rows, count, cublas_tf32_name, row);
   }
 }
 
@@ -446,6 +451,7 @@ const pgc_column pgc_result_columns[] = {
     {"tflops", "TFLOP/s", PGC_ALIGN_RIGHT, TFLOPS_DECIMALS, PGC_SHOW_ALL},
     {"x_baseline", "× baseline", PGC_ALIGN_RIGHT, RATIO_DECIMALS, PGC_SHOW_ALL},
     {"x_cublas", "× cuBLAS", PGC_ALIGN_RIGHT, RATIO_DECIMALS, PGC_SHOW_ALL},
+    {"x_cublas_tf32", "× cuBLAS TF32", PGC_ALIGN_RIGHT, RATIO_DECIMALS, PGC_SHOW_ALL},
     {"pct_ffma_peak", "% FFMA peak", PGC_ALIGN_RIGHT, PERCENT_DECIMALS,
      PGC_SHOW_ALL},
     {"registers", "regs", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
@@ -475,6 +481,7 @@ void pgc_result_row_cells(const pgc_result_row *row, pgc_cell *cells) {
   cells[i++] = pgc_cell_real(row->tflops);
   cells[i++] = pgc_cell_real(row->x_baseline);
   cells[i++] = pgc_cell_real(row->x_cublas);
+  cells[i++] = pgc_cell_real(row->x_cublas_tf32);
   cells[i++] = pgc_cell_real(row->pct_ffma_peak);
   cells[i++] = row->registers >= 0 ? pgc_cell_int(row->registers) : pgc_cell_absent();
   cells[i++] = pgc_cell_real(row->smem_kib);

@@ -135,6 +135,7 @@ typedef struct {
   double tflops;
   double x_baseline; /* baseline's median at this shape / this median */
   double x_cublas;   /* cublas's median at this shape / this median */
+  double x_cublas_tf32; /* cublas_tf32's (TF32 tensor cores), the same way */
   double pct_ffma_peak;
   double max_abs_err;
   double err_tol_ratio; /* max |out - ref| / tolerance; <= 1 passes */
@@ -157,10 +158,11 @@ void pgc_result_row_init(pgc_result_row *row, const char *variant, int stages,
 void pgc_result_row_set_verdict(pgc_result_row *row, pgc_verdict verdict,
                                 const char *reason);
 
-/* Fills x_baseline and x_cublas of each row from the rows of the variants
- * named baseline_name and cublas_name at the same shape, when those ran. */
-void pgc_result_rows_relate(pgc_result_row *rows, int count,
-                            const char *baseline_name, const char *cublas_name);
+/* Fills x_baseline, x_cublas and x_cublas_tf32 of each row from the rows of
+ * the variants named baseline_name, cublas_name and cublas_tf32_name at the
+ * same shape, when those ran. */
+void pgc_result_rows_relate(pgc_result_row *rows, int count, const char *baseline_name,
+                            const char *cublas_name, const char *cublas_tf32_name);
 
 /* The columns of a bench report, and one row's cells in that order
  * (cells must hold pgc_result_column_count entries; they borrow from row). */

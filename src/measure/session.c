@@ -308,7 +308,7 @@ static void print_mismatches(const char *label, const pgh_check *check) {
 }
 
 int pgc_run_verify(pgc_session *session, const pgc_problem *problem,
-                   pgh_run_fn fn, void *ctx, const char *label,
+                   pgh_run_fn fn, void *ctx, pg_precision precision, const char *label,
                    pgc_result_row *row) {
   cudaStream_t stream = session->stream;
   pgh_check check;
@@ -330,7 +330,7 @@ int pgc_run_verify(pgc_session *session, const pgc_problem *problem,
   }
   if ((size_t)problem->m * (size_t)problem->n > 0) {
     status = pgh_compare(problem->m, problem->n, problem->k, problem->c,
-                         problem->ldc, problem->ref, problem->scale, &check,
+                         problem->ldc, problem->ref, problem->scale, precision, &check,
                          stream);
     if (status != PG_OK) {
       return row_failed(row, label, "comparing with the reference", status);
@@ -384,10 +384,10 @@ void pgc_run_begin(pgc_session *session, const char *label,
 }
 
 int pgc_run_measure(pgc_session *session, const pgc_problem *problem,
-                    const char *label, pgh_run_fn fn, void *ctx,
+                    const char *label, pgh_run_fn fn, void *ctx, pg_precision precision,
                     pgc_result_row *row) {
   if (session->config.check) {
-    if (pgc_run_verify(session, problem, fn, ctx, label, row) != PGC_EXIT_OK)
+    if (pgc_run_verify(session, problem, fn, ctx, precision, label, row) != PGC_EXIT_OK)
       return PGC_EXIT_FAILED;
   } else {
     pgc_result_row_set_verdict(row, PGC_VERDICT_UNCHECKED, NULL);
@@ -479,7 +479,8 @@ int pgc_run_one(pgc_session *session, const pgc_problem *problem,
   }
   if (status != PG_OK) return row_failed(row, label, "planning", status);
   describe_plan(plan, variant, label, row);
-  int exit_code = pgc_run_measure(session, problem, label, run_plan, plan, row);
+  int exit_code =
+      pgc_run_measure(session, problem, label, run_plan, plan, variant->precision, row);
   pg_plan_destroy(plan);
   return exit_code;
 }

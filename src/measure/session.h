@@ -23,6 +23,7 @@ typedef struct {
  * × cuBLAS columns): roles, not a list of variants. */
 #define PGC_BASELINE_VARIANT "baseline"
 #define PGC_CUBLAS_VARIANT "cublas"
+#define PGC_CUBLAS_TF32_VARIANT "cublas_tf32"
 
 /* An SM clock under this fraction of the maximum during a run means the GPU
  * throttled (power, heat) or sat in a low power state: a warning. */
@@ -97,7 +98,8 @@ int pgc_run_one(pgc_session *session, const pgc_problem *problem,
  * pgc_run_measure verifies (with --check on) and times `fn`, which must
  * compute C = A * B (alpha 1, beta 0) on the problem, and fills the timing,
  * error and verdict fields of a row made by pgc_result_row_init. It returns
- * as pgc_run_one; `label` names the run in error lines. */
+ * as pgc_run_one; `label` names the run in error lines, and `precision` is
+ * the error bound C is held to (pg_variant_info.precision). */
 void pgc_run_begin(pgc_session *session, const char *label,
                    const pgc_result_row *row);
 /* The check alone: poisons C with NaN, runs `fn` once, compares C with the
@@ -106,11 +108,11 @@ void pgc_run_begin(pgc_session *session, const char *label,
  * the row's verdict PASS or FAIL (the mismatches printed) and its errors
  * filled in. */
 int pgc_run_verify(pgc_session *session, const pgc_problem *problem,
-                   pgh_run_fn fn, void *ctx, const char *label,
-                   pgc_result_row *row);
+                   pgh_run_fn fn, void *ctx, pg_precision precision,
+                   const char *label, pgc_result_row *row);
 int pgc_run_measure(pgc_session *session, const pgc_problem *problem,
                     const char *label, pgh_run_fn fn, void *ctx,
-                    pgc_result_row *row);
+                    pg_precision precision, pgc_result_row *row);
 
 /* The facts above a bench or study report: GPU, clocks, versions, the
  * measuring parameters, the command line and the date. Strings are kept

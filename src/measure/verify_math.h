@@ -4,15 +4,22 @@
  *
  * ref   = alpha * sum_k a_ik b_kj + beta * c0_ij, accumulated in double.
  * scale = |alpha| * sum_k |a_ik| |b_kj| + |beta * c0_ij|, also in double.
- * An FP32 result passes when |out - ref| <= (8 + sqrt(k)) * 2^-24 * scale.
- * That admits the rounding of any FP32 summation order seen in practice
- * (the error of a random-sign sum grows like sqrt(k)) and rejects TF32,
- * whose 2^-11 input rounding lands well outside it. NaN and Inf never pass. */
+ * A strict FP32 result passes when |out - ref| <= (8 + sqrt(k)) * 2^-24 *
+ * scale. That admits the rounding of any FP32 summation order seen in
+ * practice (the error of a random-sign sum grows like sqrt(k)) and rejects
+ * TF32, whose 2^-11 input rounding lands well outside it. A TF32 result
+ * (one TF32 product per term) is allowed (2^-9 + 2^-20) * scale more: an operand
+ * rounded or truncated to TF32's 10-bit mantissa is off by at most 2^-10 of
+ * itself, so each product by at most 2^-9 + 2^-20 of |a b|, whatever the
+ * signs. Strict and emulated entries are held to the strict bound. NaN and
+ * Inf never pass. */
 #ifndef PG_VERIFY_MATH_H
 #define PG_VERIFY_MATH_H
 
 #include <math.h>
 #include <stddef.h>
+
+#include "pipegemm.h" /* pg_precision */
 
 #ifdef __CUDACC__
 #define PGV_HD __host__ __device__
@@ -25,16 +32,24 @@
  * with beta = 0) must come out exactly zero, up to denormals. */
 #define PGV_ABS_FLOOR 1e-30
 
-PGV_HD static inline double pgv_tolerance(double scale, int k) {
+/* The input rounding a TF32 product adds, relative to |a b|: at most
+ * (1 + 2^-10)^2 - 1 = 2^-9 + 2^-20, exactly this double. */
+#define PGV_TF32_PRODUCT 1.95407867431640625e-03 /* 2^-9 + 2^-20 */
+
+/* `precision`: a pg_precision. */
+PGV_HD static inline double pgv_tolerance(double scale, int k, int precision) {
   double kk = k > 0 ? (double)k : 0.0;
-  return (8.0 + sqrt(kk)) * PGV_UNIT_ROUNDOFF * scale + PGV_ABS_FLOOR;
+  double relative = (8.0 + sqrt(kk)) * PGV_UNIT_ROUNDOFF;
+  if (precision == PG_PRECISION_TF32) relative += PGV_TF32_PRODUCT;
+  return relative * scale + PGV_ABS_FLOOR;
 }
 
-/* 1 if `out` is an acceptable FP32 result for (ref, scale); 0 otherwise. */
-PGV_HD static inline int pgv_element_ok(float out, double ref, double scale, int k) {
+/* 1 if `out` is an acceptable result of that precision for (ref, scale). */
+PGV_HD static inline int pgv_element_ok(float out, double ref, double scale, int k,
+                                        int precision) {
   double o = (double)out;
   if (!(o == o) || isinf(o)) return 0; /* NaN or Inf */
-  return fabs(o - ref) <= pgv_tolerance(scale, k);
+  return fabs(o - ref) <= pgv_tolerance(scale, k, precision);
 }
 
 /* One element of the reference, the same code on the GPU and the host:
