@@ -52,6 +52,26 @@ static __device__ __forceinline__ void pg_cp_async_wait(int pending) {
   }
 }
 
+/* ---- warp-level tensor-core MMA (PTX ISA: "mma", m16n8k8 with .tf32) ----
+ * d += a * b for one 16x8 tile of C, 8 along K, on one warp. Fragments, with
+ * g = lane / 4 and t = lane % 4 (PTX ISA, "Matrix Fragments for mma.m16n8k8"):
+ *   a[0] = A[g][t], a[1] = A[g+8][t], a[2] = A[g][t+4], a[3] = A[g+8][t+4];
+ *   b[0] = B[t][g], b[1] = B[t+4][g];
+ *   d[0] = C[g][2t], d[1] = C[g][2t+1], d[2] = C[g+8][2t], d[3] = C[g+8][2t+1].
+ * The operands go in as FP32 bit patterns, with no cvt.rna.tf32: the tensor
+ * core uses their TF32 part, as wgmma does with FP32 in shared memory, and
+ * the error stays within the TF32 bound (docs/measuring.md; the GPU tests
+ * hold every TF32 entry to it). The sums are FP32. Not volatile: a pure
+ * function of its operands, which the compiler may schedule. */
+static __device__ __forceinline__ void pg_mma_tf32_m16n8k8(float d[4], const float a[4],
+                                                           const float b[2]) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(__float_as_uint(a[0])), "r"(__float_as_uint(a[1])), "r"(__float_as_uint(a[2])),
+        "r"(__float_as_uint(a[3])), "r"(__float_as_uint(b[0])), "r"(__float_as_uint(b[1])));
+}
+
 /* ---- mbarrier (PTX ISA: "Parallel Synchronization and Communication
  * Instructions: mbarrier"). A 64-bit object in shared memory that counts
  * arrivals; when the expected count is reached its current phase completes

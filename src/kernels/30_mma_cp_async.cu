@@ -1,0 +1,208 @@
+/* 30 mma_cp_async — the tensor-core regime's first member, the Ampere way:
+ * warp-level mma.sync (m16n8k8, TF32 products, FP32 sums) fed by the same
+ * multi-stage cp.async pipeline as 05 cp_async; STAGES = 1..6 chosen at run
+ * time. It runs on sm_80 and later: the bridge between the FFMA family and
+ * the Hopper wgmma members, on their tile (128x128, K step 32).
+ *
+ * Tile: 128x128 of C per block, 32 along K per stage, 256 threads as 8 warps
+ * in a 2 (M) x 4 (N) grid, each warp 64x32 of C as 4x4 m16n8 tiles (64
+ * accumulators a thread). Shared layout of one stage, both operands as in
+ * global memory (no transpose: mma.sync takes B from any layout through its
+ * fragments):
+ *   A [128][32 + 4]: the 4 padding floats make a warp's fragment reads
+ *     (rows g, columns t: bank 4g + t) hit 32 distinct banks;
+ *   B [32][128 + 8]: likewise (rows t, columns g: bank 8t + g).
+ * Each row's pitch stays a multiple of 16 bytes, so each thread's 4 + 4
+ * pieces per stage are single 16-byte cp.async where the row allows.
+ *
+ * The pipeline is 05's: STAGES-1 tiles in flight, one commit group per
+ * tile, wait_group(STAGES-2) then one block barrier before a tile is read;
+ * STAGES = 1 issues, waits and computes with no overlap.
+ *
+ *   pipegemm bench --variant cublas_tf32,mma_cp_async --stages 1-6 --size 4096
+ */
+#include "kernels/tile128.cuh" /* t128_cp_async_piece, t128_ring_next */
+#include "kernels/mma_tile.h"
+
+PG_KERNELS_BEGIN
+
+static_assert(MMA_TILE_M * MMA_TILE_K == 4 * 4 * MMA_THREADS, "4 A pieces per thread");
+static_assert(MMA_TILE_K * MMA_TILE_N == 4 * 4 * MMA_THREADS, "4 B pieces per thread");
+static_assert((MMA_LDA * 4) % 16 == 0 && (MMA_LDB * 4) % 16 == 0,
+              "rows of a stage start 16-byte aligned (cp.async of 16 bytes)");
+
+#define MMA_PIECES_PER_THREAD 4
+#define MMA_A_PIECES_PER_ROW (MMA_TILE_K / 4) /* 8 */
+#define MMA_B_PIECES_PER_ROW (MMA_TILE_N / 4) /* 32 */
+#define MMA_WARP_M 64
+#define MMA_WARP_N 32
+#define MMA_WARPS_N (MMA_TILE_N / MMA_WARP_N) /* 4 */
+#define MMA_M_FRAGS (MMA_WARP_M / 16)         /* 4 */
+#define MMA_N_FRAGS (MMA_WARP_N / 8)          /* 4 */
+
+/* The stage's A and B by the block's 256 threads with cp.async: piece p of A
+ * is row p/8, k (p%8)*4..+3; piece q of B is row q/32, columns (q%32)*4..+3;
+ * thread t takes pieces t, t+256, t+512 and t+768 of each. Past M, N or K
+ * the copy zero-fills. The caller commits. */
+static __device__ __forceinline__ void mma_cp_async_stage(const pg_gemm_args &g, float *stage,
+                                                          int m0, int n0, int k0) {
+  float *const as = stage, *const bs = stage + MMA_SMEM_A_FLOATS;
+#pragma unroll
+  for (int i = 0; i < MMA_PIECES_PER_THREAD; ++i) {
+    const int p = threadIdx.x + i * MMA_THREADS;
+    const int row = m0 + p / MMA_A_PIECES_PER_ROW, col = k0 + (p % MMA_A_PIECES_PER_ROW) * 4;
+    t128_cp_async_piece(as + (p / MMA_A_PIECES_PER_ROW) * MMA_LDA + (p % MMA_A_PIECES_PER_ROW) * 4,
+                        g.a, g.a + (size_t)row * g.lda, col, g.k, row < g.m, g.vec_a);
+  }
+#pragma unroll
+  for (int i = 0; i < MMA_PIECES_PER_THREAD; ++i) {
+    const int q = threadIdx.x + i * MMA_THREADS;
+    const int row = k0 + q / MMA_B_PIECES_PER_ROW, col = n0 + (q % MMA_B_PIECES_PER_ROW) * 4;
+    t128_cp_async_piece(bs + (q / MMA_B_PIECES_PER_ROW) * MMA_LDB + (q % MMA_B_PIECES_PER_ROW) * 4,
+                        g.b, g.b + (size_t)row * g.ldb, col, g.n, row < g.k, g.vec_b);
+  }
+}
+
+typedef float mma_acc[MMA_M_FRAGS][MMA_N_FRAGS][4];
+
+/* acc += this warp's 64x32 of A_stage * B_stage: 4 K steps of 8, each 16
+ * mma.sync from 16 A and 8 B fragment registers (conflict-free LDS.32). */
+static __device__ __forceinline__ void mma_compute_stage(const float *stage, mma_acc acc) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int g = lane / 4, t = lane % 4;
+  const float *as = stage + ((warp / MMA_WARPS_N) * MMA_WARP_M + g) * MMA_LDA + t;
+  const float *bs = stage + MMA_SMEM_A_FLOATS + t * MMA_LDB + (warp % MMA_WARPS_N) * MMA_WARP_N + g;
+#pragma unroll
+  for (int kk = 0; kk < MMA_TILE_K; kk += 8) {
+    float a[MMA_M_FRAGS][4], b[MMA_N_FRAGS][2];
+#pragma unroll
+    for (int mi = 0; mi < MMA_M_FRAGS; ++mi) {
+      const float *row = as + mi * 16 * MMA_LDA + kk;
+      a[mi][0] = row[0];
+      a[mi][1] = row[8 * MMA_LDA];
+      a[mi][2] = row[4];
+      a[mi][3] = row[8 * MMA_LDA + 4];
+    }
+#pragma unroll
+    for (int ni = 0; ni < MMA_N_FRAGS; ++ni) {
+      const float *col = bs + kk * MMA_LDB + ni * 8;
+      b[ni][0] = col[0];
+      b[ni][1] = col[4 * MMA_LDB];
+    }
+#pragma unroll
+    for (int mi = 0; mi < MMA_M_FRAGS; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < MMA_N_FRAGS; ++ni) pg_mma_tf32_m16n8k8(acc[mi][ni], a[mi], b[ni]);
+  }
+}
+
+/* C = alpha*acc + beta*C, guarded; C is not read when beta == 0. */
+static __device__ __forceinline__ void mma_epilogue(const pg_gemm_args &g, int m0, int n0,
+                                                    const mma_acc acc) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int row0 = m0 + (warp / MMA_WARPS_N) * MMA_WARP_M + lane / 4;
+  const int col0 = n0 + (warp % MMA_WARPS_N) * MMA_WARP_N + (lane % 4) * 2;
+#pragma unroll
+  for (int mi = 0; mi < MMA_M_FRAGS; ++mi)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = row0 + mi * 16 + half * 8;
+      if (row >= g.m) continue;
+      float *c_row = g.c + (size_t)row * g.ldc;
+#pragma unroll
+      for (int ni = 0; ni < MMA_N_FRAGS; ++ni)
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          const int col = col0 + ni * 8 + j;
+          if (col >= g.n) continue;
+          const float v = g.alpha * acc[mi][ni][half * 2 + j];
+          c_row[col] = g.beta == 0.f ? v : fmaf(g.beta, c_row[col], v);
+        }
+    }
+}
+
+__global__ void __launch_bounds__(MMA_THREADS, 2) pg_mma_cp_async_kernel(const pg_gemm_args g) {
+  extern __shared__ float4 smem_raw[]; /* float4: 16-byte aligned for cp.async */
+  float *const smem = (float *)smem_raw;
+  const int stages = g.stages;
+  const int m0 = blockIdx.y * MMA_TILE_M, n0 = blockIdx.x * MMA_TILE_N;
+  mma_acc acc;
+#pragma unroll
+  for (int mi = 0; mi < MMA_M_FRAGS; ++mi)
+#pragma unroll
+    for (int ni = 0; ni < MMA_N_FRAGS; ++ni)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.f;
+
+  const int k_tiles = (int)(((long long)g.k + MMA_TILE_K - 1) / MMA_TILE_K);
+  if (stages == 1) {
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      mma_cp_async_stage(g, smem, m0, n0, kt * MMA_TILE_K);
+      pg_cp_async_commit();
+      pg_cp_async_wait(0);
+      __syncthreads(); /* every thread's copies are visible */
+      mma_compute_stage(smem, acc);
+      __syncthreads(); /* the single buffer is free again */
+    }
+  } else {
+    /* Prologue: STAGES-1 tiles in flight; a group is committed even when
+     * empty, so group i is always tile i. */
+    for (int s = 0; s < stages - 1; ++s) {
+      if (s < k_tiles) mma_cp_async_stage(g, smem + s * MMA_STAGE_FLOATS, m0, n0, s * MMA_TILE_K);
+      pg_cp_async_commit();
+    }
+    int read_slot = 0, write_slot = stages - 1;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      pg_cp_async_wait(stages - 2); /* tile kt has landed (this thread's part) */
+      /* Publishes tile kt and retires step kt-1's reads of the slot the next
+       * copy overwrites. */
+      __syncthreads();
+      const int next = kt + stages - 1;
+      if (next < k_tiles)
+        mma_cp_async_stage(g, smem + write_slot * MMA_STAGE_FLOATS, m0, n0, next * MMA_TILE_K);
+      pg_cp_async_commit();
+      mma_compute_stage(smem + read_slot * MMA_STAGE_FLOATS, acc);
+      t128_ring_next(&read_slot, stages);
+      t128_ring_next(&write_slot, stages);
+    }
+  }
+  mma_epilogue(g, m0, n0, acc);
+}
+
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
+  (void)device;
+  (void)tuning;
+  launch->kernel = (const void *)pg_mma_cp_async_kernel;
+  launch->grid_x = ((long long)args->n + MMA_TILE_N - 1) / MMA_TILE_N;
+  launch->grid_y = ((long long)args->m + MMA_TILE_M - 1) / MMA_TILE_M;
+}
+
+static size_t smem_bytes(int stages) { return (size_t)stages * MMA_STAGE_BYTES; }
+
+/* HMMA for the tensor-core products (no FFMA in the main loop: the only
+ * FFMA left are the epilogue's alpha/beta), and 05's cp.async witnesses. */
+static const pg_sass_rule rules[] = {
+    {PG_ANY_SM, PG_MUST, "HMMA", "the products no longer run on the tensor cores (mma.sync)"},
+    {PG_ANY_SM, PG_MUST, "LDGSTS", "the kernel no longer shows cp.async"},
+    {PG_ANY_SM, PG_MUST, "LDGDEPBAR", "cp.async.commit_group is gone"},
+    {PG_ANY_SM, PG_MUST, "DEPBAR", "cp.async.wait_group is gone"},
+    {PG_ANY_SM, PG_MUST, "BAR.SYNC", "the block no longer syncs before reading a landed tile"},
+    {PG_ANY_SM, PG_NEVER, "STS", "tiles pass through registers instead of going global -> shared"},
+    {PG_ANY_SM, PG_NEVER, "HGMMA", "the warpgroup MMA (wgmma) replaced mma.sync"},
+};
+
+PG_ENTRY(mma_cp_async) = {
+    .info = {.name = "mma_cp_async", .kind = PG_KIND_KERNEL, .precision = PG_PRECISION_TF32,
+             .technique = "mma.sync m16n8k8 TF32 tensor cores fed by cp.async, STAGES buffers "
+                          "(the Ampere way)",
+             .source = PG_FROM_STUDY, /* its pipeline: 05's, from the study */
+             .min_cc = 80, .min_stages = 1, .max_stages = 6,
+             .default_stages = 3, .tile_m = MMA_TILE_M, .tile_n = MMA_TILE_N,
+             .tile_k = MMA_TILE_K, .threads = MMA_THREADS},
+    .smem_bytes = smem_bytes,
+    .configure = configure,
+    .kernel = {.symbol = "pg_mma_cp_async_kernel", .dynamic_smem = 1, PG_RULES(rules)},
+};
+
+PG_KERNELS_END
