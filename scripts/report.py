@@ -604,8 +604,22 @@ def section_stages(out, name, sweeps, plt):
                 raise ReportError(f"{path} ({shape}): {err}")
             run = run_facts(facts)
             md += [f"![TFLOP/s against pipeline stages, {shape}]({png})", "",
-                   f"From `{shown_path(path)}`" + (f", {run}" if run else "") + ".", ""]
+                   f"From `{shown_path(path)}`" + (f", {run}" if run else "") + ".", "",
+                   stage_table(rows), ""]
     return md
+
+
+def stage_table(rows):
+    """The plot's numbers: TFLOP/s of each variant (in the sweep's order) at
+    each stage count it ran; '-' where it did not run at that depth."""
+    depths = sorted({int(r["stages"]) for r in rows if r.get("stages", "").isdigit()})
+    tflops = {}
+    for r in rows:
+        if r.get("stages", "").isdigit():
+            tflops.setdefault(r["variant"], {})[int(r["stages"])] = number(r.get("tflops"))
+    body = [[v] + [fmt(by_depth.get(d), 2) for d in depths] for v, by_depth in tflops.items()]
+    return md_table(["TFLOP/s at stages"] + [str(d) for d in depths], body,
+                    right=range(1, len(depths) + 1))
 
 
 def section_sizes(out, name, rows, source, plt):
