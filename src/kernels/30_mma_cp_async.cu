@@ -40,27 +40,32 @@ static_assert((MMA_LDA * 4) % 16 == 0 && (MMA_LDB * 4) % 16 == 0,
 #define MMA_M_FRAGS (MMA_WARP_M / 16)         /* 4 */
 #define MMA_N_FRAGS (MMA_WARP_N / 8)          /* 4 */
 
-/* The stage's A and B by the block's 256 threads with cp.async: piece p of A
- * is row p/8, k (p%8)*4..+3; piece q of B is row q/32, columns (q%32)*4..+3;
- * thread t takes pieces t, t+256, t+512 and t+768 of each. Past M, N or K
- * the copy zero-fills. The caller commits. */
-static __device__ __forceinline__ void mma_cp_async_stage(const pg_gemm_args &g, float *stage,
-                                                          int m0, int n0, int k0) {
-  float *const as = stage, *const bs = stage + MMA_SMEM_A_FLOATS;
+/* One operand's share of a stage by this thread: pieces t, t+256, t+512 and
+ * t+768 of a tile whose rows hold `per_row` 16-byte pieces, piece p at row
+ * p / per_row, columns (p % per_row) * 4..+3 of the tile (global row
+ * row0 + that, column col0 + those), landing at `pitch` floats a row. Past
+ * the matrix's `rows` x `cols` the copy zero-fills. */
+static __device__ __forceinline__ void mma_cp_async_operand(float *dst, int pitch, int per_row,
+                                                            const float *src, int ld, int row0,
+                                                            int col0, int rows, int cols,
+                                                            int vec) {
 #pragma unroll
   for (int i = 0; i < MMA_PIECES_PER_THREAD; ++i) {
     const int p = threadIdx.x + i * MMA_THREADS;
-    const int row = m0 + p / MMA_A_PIECES_PER_ROW, col = k0 + (p % MMA_A_PIECES_PER_ROW) * 4;
-    t128_cp_async_piece(as + (p / MMA_A_PIECES_PER_ROW) * MMA_LDA + (p % MMA_A_PIECES_PER_ROW) * 4,
-                        g.a, g.a + (size_t)row * g.lda, col, g.k, row < g.m, g.vec_a);
+    const int r = p / per_row, c = (p % per_row) * 4;
+    t128_cp_async_piece(dst + r * pitch + c, src, src + (size_t)(row0 + r) * ld, col0 + c, cols,
+                        row0 + r < rows, vec);
   }
-#pragma unroll
-  for (int i = 0; i < MMA_PIECES_PER_THREAD; ++i) {
-    const int q = threadIdx.x + i * MMA_THREADS;
-    const int row = k0 + q / MMA_B_PIECES_PER_ROW, col = n0 + (q % MMA_B_PIECES_PER_ROW) * 4;
-    t128_cp_async_piece(bs + (q / MMA_B_PIECES_PER_ROW) * MMA_LDB + (q % MMA_B_PIECES_PER_ROW) * 4,
-                        g.b, g.b + (size_t)row * g.ldb, col, g.n, row < g.k, g.vec_b);
-  }
+}
+
+/* The stage's A (128 rows of 8 pieces) and B (32 rows of 32 pieces) by the
+ * block's 256 threads with cp.async. The caller commits. */
+static __device__ __forceinline__ void mma_cp_async_stage(const pg_gemm_args &g, float *stage,
+                                                          int m0, int n0, int k0) {
+  mma_cp_async_operand(stage, MMA_LDA, MMA_A_PIECES_PER_ROW, g.a, g.lda, m0, k0, g.m, g.k,
+                       g.vec_a);
+  mma_cp_async_operand(stage + MMA_SMEM_A_FLOATS, MMA_LDB, MMA_B_PIECES_PER_ROW, g.b, g.ldb, k0,
+                       n0, g.k, g.n, g.vec_b);
 }
 
 typedef float mma_acc[MMA_M_FRAGS][MMA_N_FRAGS][4];
