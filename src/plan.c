@@ -190,6 +190,17 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
   return rule->speed_percent * fill * useful;
 }
 
+/* The entry a tuning rule names, if auto may run it: a registered entry,
+ * no selector, and strict IEEE FP32 (auto is strict); NULL otherwise, and
+ * the rule is skipped. choose() and pg_auto_candidate() ask it alike. */
+static const pg_variant_entry *auto_rule_entry(const pg_auto_rule *rule) {
+  const pg_variant_entry *entry = pg_entry_find(rule->variant);
+  if (entry == NULL || entry->info.kind == PG_KIND_SELECTOR ||
+      entry->info.precision != PG_PRECISION_STRICT)
+    return NULL;
+  return entry;
+}
+
 /* auto: of the tuning table's candidates that the device runs on this
  * problem, the best predicted. Their refusals are no error of the call: the
  * detail is cleared once one runs. */
@@ -204,11 +215,8 @@ static pg_status choose(const pg_device *dev, pg_plan *plan, const pg_variant_en
   pg_status refusal = PG_ERR_ARCH;
   for (int i = 0; i < PG_AUTO_MAX_RULES && tuning->auto_rules[i].variant != NULL; ++i) {
     const pg_auto_rule *rule = &tuning->auto_rules[i];
-    const pg_variant_entry *candidate = pg_entry_find(rule->variant);
-    /* auto is strict IEEE FP32: a tuning rule naming anything else is skipped. */
-    if (candidate == NULL || candidate->info.kind == PG_KIND_SELECTOR ||
-        candidate->info.precision != PG_PRECISION_STRICT)
-      continue;
+    const pg_variant_entry *candidate = auto_rule_entry(rule);
+    if (candidate == NULL) continue;
     const pg_variant_info *info = &candidate->info;
     const int s = rule->stages != 0 ? rule->stages : info->default_stages;
     if (s < info->min_stages || s > info->max_stages) continue;
@@ -621,9 +629,9 @@ pg_status pg_auto_candidate(int index, const pg_variant_info **variant, int *sta
   if (st != PG_OK) return st;
   const pg_auto_rule *rules = dev->tuning.auto_rules;
   for (int i = 0, seen = 0; i < PG_AUTO_MAX_RULES && rules[i].variant != NULL; ++i) {
-    const pg_variant_info *candidate = pg_variant_find(rules[i].variant);
+    const pg_variant_entry *candidate = auto_rule_entry(&rules[i]);
     if (candidate == NULL || seen++ != index) continue;
-    *variant = candidate;
+    *variant = &candidate->info;
     *stages = rules[i].stages;
     return PG_OK;
   }
