@@ -92,9 +92,10 @@ static pg_plan *plan_of(const pg_variant_info *v, int stages, const shape *s, fl
 
 /* C of the traced launch against the reference and against the timed
  * kernel's bits. */
-static void check_output(const char *label, const shape *s, const problem *p) {
+static void check_output(const char *label, pg_precision precision, const shape *s,
+                         const problem *p) {
   pgh_check check;
-  PGT_PG(pgh_compare(s->m, s->n, s->k, p->c, s->n, p->ref, p->scale, PG_PRECISION_STRICT, &check, 0));
+  PGT_PG(pgh_compare(s->m, s->n, s->k, p->c, s->n, p->ref, p->scale, precision, &check, 0));
   if (check.failed > 0) fail(label, "C differs from the FP64 reference");
   const size_t count = (size_t)s->m * s->n;
   float *traced = pgt_malloc_host(count * sizeof(float));
@@ -172,7 +173,7 @@ static void run_case(const pg_variant_info *v, int stages, const shape *s) {
   PGT_PG(pg_plan_launch(timed, 0));
   PGT_PG(pg_plan_launch(traced, 0));
   PGT_CUDA(cudaDeviceSynchronize());
-  check_output(label, s, &p);
+  check_output(label, v->precision, s, &p);
   void *records = pgt_malloc_host(layout.bytes);
   PGT_CUDA(cudaMemcpy(records, buffer, layout.bytes, cudaMemcpyDeviceToHost));
   check_records(label, v, stages, s, &layout, records);

@@ -185,8 +185,9 @@ int pgc_cmd_list(const pgc_options *opts) {
        0, NULL, PGC_SHOW_DATA},
   };
   static const char *const notes[] = {
-      "precision: strict (IEEE FP32, held to the FP32 error bound) or tf32 (TF32 "
-      "products on the tensor cores, held to the TF32 bound). "
+      "precision: strict (IEEE FP32), emulated (FP32-accurate on the tensor cores, "
+      "held to the strict bound) or tf32 (one TF32 product per term, held to the "
+      "TF32 bound). "
       "smem/block: shared memory per block at the default stage count. runs here: "
       "whether this GPU runs it (compute capability, shared memory, a kernel image "
       "it loads); for auto, its candidates here, of which it runs the best predicted. "
