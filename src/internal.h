@@ -123,10 +123,15 @@ pg_status pg_device_pool_hold(const pg_device *device, cudaMemPool_t pool, size_
 
 /* The boxes of the TMA kernels' copies: A as box_k (contiguous) x box_m
  * rows, B as box_n (contiguous) x box_k rows. a_swizzle_bytes is 0 (none),
- * 32, 64 or 128: the shared-memory swizzle of A's rows (B is stored dense). */
+ * 32, 64 or 128: the shared-memory swizzle of A's rows (B is stored dense).
+ * b_k_major: the kernel reads B^T from the workspace (the wgmma members:
+ * pg_configure_transpose_b), N rows of the workspace's ldp floats, as
+ * b_box_k (contiguous) x b_box_n rows in A's swizzle; its map is encoded at
+ * each launch, when the workspace is there. */
 typedef struct {
   int a_box_k, a_box_m, a_swizzle_bytes;
   int b_box_n, b_box_k;
+  int b_k_major;
 } pg_tma_boxes;
 
 /* A kernel entry's launch, as its configure function decides it: which
@@ -150,6 +155,13 @@ typedef struct {
   const void *reduce_kernel;
   long long reduce_grid_x, reduce_grid_y;
   int reduce_threads;
+  /* Non-NULL: a kernel launched before the entry's own, with the same
+   * parameter (args->partials: the workspace), that writes B^T there; the
+   * entry's kernel then reads B^T where B was (args->b the workspace,
+   * args->ldb its ldp, and B's tensor map on it). */
+  const void *prepare_kernel;
+  long long prepare_grid_x, prepare_grid_y;
+  int prepare_threads;
 } pg_kernel_launch;
 
 /* An entry's configure function. It may set the fields of args that are its
@@ -206,6 +218,9 @@ struct pg_plan {
   char label[64];          /* for messages: "tma_ws", or "auto (tma_ws)" */
   const void *reduce_kernel;
   unsigned reduce_grid_x, reduce_grid_y, reduce_threads;
+  const void *prepare_kernel; /* B^T into the workspace first (pg_kernel_launch) */
+  unsigned prepare_grid_x, prepare_grid_y, prepare_threads;
+  const pg_tma_boxes *tma;    /* B^T's map is encoded at launch (b_k_major) */
 };
 
 /* Fills *plan for the call, or returns the status pg_sgemm_variant returns
@@ -235,6 +250,11 @@ void pg_cublas_release(void);
  * read, and C only when beta != 0. */
 #define PG_SCALE_C_THREADS 256
 void pg_configure_scale_c(const pg_gemm_args *args, pg_kernel_launch *launch);
+
+/* ---- B^T for the wgmma members (src/kernels/transpose_b.cu) -------------------
+ * Sets the launch's prepare kernel (B -> B^T, N rows of args->ldp = K
+ * rounded up to 4 floats, zeros past K) and its workspace. */
+void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *launch);
 
 #ifdef __cplusplus
 }

@@ -299,10 +299,21 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
     plan->reduce_grid_x = (unsigned)kernel->reduce_grid_x;
     plan->reduce_grid_y = (unsigned)kernel->reduce_grid_y;
     plan->reduce_threads = (unsigned)kernel->reduce_threads;
-    st = load_kernel(plan->device, &entry->info, kernel->reduce_kernel, "reduction",
-                     entry->info.min_cc);
-    if (st != PG_OK) return st;
+    if (kernel->reduce_kernel != NULL) {
+      st = load_kernel(plan->device, &entry->info, kernel->reduce_kernel, "reduction",
+                       entry->info.min_cc);
+      if (st != PG_OK) return st;
+    }
+    plan->prepare_kernel = kernel->prepare_kernel;
+    plan->prepare_grid_x = (unsigned)kernel->prepare_grid_x;
+    plan->prepare_grid_y = (unsigned)kernel->prepare_grid_y;
+    plan->prepare_threads = (unsigned)kernel->prepare_threads;
+    if (kernel->prepare_kernel != NULL) {
+      st = load_kernel(plan->device, &entry->info, kernel->prepare_kernel, "B^T kernel", 0);
+      if (st != PG_OK) return st;
+    }
   }
+  plan->tma = kernel->tma;
   if (kernel->tma != NULL) {
     cudaError_t err = pg_tma_encode(&plan->args, kernel->tma, &plan->maps);
     if (err != cudaSuccess) {
@@ -408,9 +419,10 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
         cudaLaunchKernel(plan->kernel, grid, block, params, plan->dynamic_smem, stream);
     return err == cudaSuccess ? PG_OK : launch_failed(plan, "launching its kernel", err);
   }
-  /* Split-K: partial sums in stream-ordered memory of the library's pool,
-   * the kernel, the reduction, and the memory back to the pool; all four in
-   * `stream`, so concurrent launches never share a workspace. The pool is
+  /* A workspace in stream-ordered memory of the library's pool: split-K's
+   * partial sums (the kernel, then the reduction) or the wgmma members' B^T
+   * (the B^T kernel, then the kernel), and the memory back to the pool; all
+   * in `stream`, so concurrent launches never share a workspace. The pool is
    * made to hold the bytes first, off this thread, so that a device out of
    * memory fails there and leaves this thread's CUDA error as it was. */
   pg_status st =
@@ -432,8 +444,31 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     return st;
   }
   const char *step = "launching its kernel";
-  err = cudaLaunchKernel(plan->kernel, grid, block, params, plan->dynamic_smem, stream);
-  if (err == cudaSuccess) {
+  /* B^T first (the wgmma members): the kernel then reads it where B was,
+   * through a map encoded now that the workspace is there. */
+  pg_gemm_args main_args = args;
+  pg_tma_maps main_maps;
+  void *main_params[] = {(void *)&main_args, (void *)&main_maps};
+  void **kernel_params = params;
+  if (plan->prepare_kernel != NULL) {
+    const dim3 prepare_grid = {plan->prepare_grid_x, plan->prepare_grid_y, 1};
+    const dim3 prepare_block = {plan->prepare_threads, 1, 1};
+    step = "launching its B^T kernel";
+    err = cudaLaunchKernel(plan->prepare_kernel, prepare_grid, prepare_block, params, 0, stream);
+    main_args.b = args.partials;
+    main_args.ldb = args.ldp;
+    main_args.vec_b = 1;
+    main_maps = plan->maps;
+    if (err == cudaSuccess && plan->tma != NULL && plan->tma->b_k_major) {
+      step = "encoding B^T's tensor map";
+      err = pg_tma_encode_bt(&main_args, plan->tma, &main_maps);
+    }
+    kernel_params = main_params;
+    if (err == cudaSuccess) step = "launching its kernel";
+  }
+  if (err == cudaSuccess)
+    err = cudaLaunchKernel(plan->kernel, grid, block, kernel_params, plan->dynamic_smem, stream);
+  if (err == cudaSuccess && plan->reduce_kernel != NULL) {
     const dim3 reduce_grid = {plan->reduce_grid_x, plan->reduce_grid_y, 1};
     const dim3 reduce_block = {plan->reduce_threads, 1, 1};
     step = "launching its reduction";
@@ -498,7 +533,7 @@ pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info) {
   if (plan->entry == NULL) return PG_OK;
   info->variant = &plan->entry->info;
   info->stages = plan->stages;
-  info->launches = plan->reduce_kernel != NULL ? 2 : 1;
+  info->launches = 1 + (plan->reduce_kernel != NULL) + (plan->prepare_kernel != NULL);
   info->splits = plan->args.splits > 1 ? plan->args.splits : 1;
   info->stream_k_blocks = plan->args.stream_k ? plan->args.sk_blocks : 0;
   info->workspace_bytes = plan->workspace_bytes;

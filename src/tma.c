@@ -13,7 +13,9 @@
 
 static int misaligned(const void *p) { return ((uintptr_t)p % TMA_ALIGN) != 0; }
 
-pg_status pg_tma_check(const pg_gemm_args *g, char *why, size_t why_size) {
+/* The rules for the first `operands` of A and B. */
+static pg_status check_operands(const pg_gemm_args *g, int operands, char *why,
+                                size_t why_size) {
   if (g->k == 0) return PG_OK; /* no copies: C = beta*C */
   const struct {
     const char *name;
@@ -21,7 +23,7 @@ pg_status pg_tma_check(const pg_gemm_args *g, char *why, size_t why_size) {
     int ld;
     const char *ld_name;
   } ops[] = {{"A", g->a, g->lda, "lda"}, {"B", g->b, g->ldb, "ldb"}};
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < operands; ++i) {
     if (misaligned(ops[i].ptr)) {
       snprintf(why, why_size,
                "TMA needs %s's base address 16-byte aligned; %p is not", ops[i].name,
@@ -36,6 +38,14 @@ pg_status pg_tma_check(const pg_gemm_args *g, char *why, size_t why_size) {
     }
   }
   return PG_OK;
+}
+
+pg_status pg_tma_check(const pg_gemm_args *g, char *why, size_t why_size) {
+  return check_operands(g, 2, why, why_size);
+}
+
+pg_status pg_tma_check_a(const pg_gemm_args *g, char *why, size_t why_size) {
+  return check_operands(g, 1, why, why_size);
 }
 
 static PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
@@ -88,7 +98,16 @@ cudaError_t pg_tma_encode(const pg_gemm_args *g, const pg_tma_boxes *boxes, pg_t
   if (found != cudaSuccess) return found;
   cudaError_t err = encode_matrix(&maps->a, g->a, g->m, g->k, g->lda, boxes->a_box_k,
                                   boxes->a_box_m, boxes->a_swizzle_bytes);
-  if (err == cudaSuccess)
+  if (err == cudaSuccess && !boxes->b_k_major)
     err = encode_matrix(&maps->b, g->b, g->k, g->n, g->ldb, boxes->b_box_n, boxes->b_box_k, 0);
   return err;
+}
+
+cudaError_t pg_tma_encode_bt(const pg_gemm_args *g, const pg_tma_boxes *boxes,
+                             pg_tma_maps *maps) {
+  if (g->k == 0) return cudaSuccess;
+  cudaError_t found = pg_tma_find_encoder();
+  if (found != cudaSuccess) return found;
+  return encode_matrix(&maps->b, g->b, g->n, g->k, g->ldb, boxes->b_box_k, boxes->b_box_n,
+                       boxes->a_swizzle_bytes);
 }

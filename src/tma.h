@@ -15,6 +15,9 @@ extern "C" {
 /* The layout rules of cp.async.bulk.tensor, checked before anything runs:
  * PG_OK, or PG_ERR_UNSUPPORTED with the reason written to `why`. */
 pg_status pg_tma_check(const pg_gemm_args *args, char *why, size_t why_size);
+/* The same for A alone: the wgmma members read B^T from their workspace,
+ * which is aligned whatever B is. */
+pg_status pg_tma_check_a(const pg_gemm_args *args, char *why, size_t why_size);
 
 /* Finds the driver's encoder, once per process (the device probe does it
  * on its own thread, so a failure stays there); its error, if any. */
@@ -25,6 +28,11 @@ cudaError_t pg_tma_find_encoder(void);
  * there is nothing to copy and the maps are left zeroed. */
 cudaError_t pg_tma_encode(const pg_gemm_args *args, const pg_tma_boxes *boxes,
                           pg_tma_maps *maps);
+/* With boxes->b_k_major, pg_tma_encode leaves B's map zeroed: this encodes it
+ * on args->b as B^T (N rows of K, leading dimension args->ldb), in A's
+ * swizzle, once the workspace that holds it is there (at launch). */
+cudaError_t pg_tma_encode_bt(const pg_gemm_args *args, const pg_tma_boxes *boxes,
+                             pg_tma_maps *maps);
 
 #ifdef __cplusplus
 }

@@ -74,6 +74,22 @@ static void test_misaligned_base_rejected_with_reason(void **state) {
   assert_non_null(strstr(why, "B's base address"));
 }
 
+/* The wgmma members read B^T from their own workspace: only A's layout is
+ * TMA's business there. */
+static void test_a_only_check_ignores_b(void **state) {
+  (void)state;
+  char why[200] = "";
+  pg_gemm_args g = aligned_args();
+  g.b = storage + 1;
+  g.ldb = 61;
+  assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
+  assert_int_equal(pg_tma_check_a(&g, why, sizeof why), PG_OK);
+  g.lda = 37;
+  why[0] = '\0';
+  assert_int_equal(pg_tma_check_a(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
+  assert_non_null(strstr(why, "lda = 37"));
+}
+
 static void test_k_zero_needs_no_maps(void **state) {
   (void)state;
   char why[200] = "";
@@ -84,7 +100,7 @@ static void test_k_zero_needs_no_maps(void **state) {
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_OK);
   pg_tma_maps maps;
   memset(&maps, 0xff, sizeof maps);
-  const pg_tma_boxes boxes = {8, 128, 0, 128, 8};
+  const pg_tma_boxes boxes = {8, 128, 0, 128, 8, 0};
   assert_int_equal(pg_tma_encode(&g, &boxes, &maps), cudaSuccess);
   const unsigned char *bytes = (const unsigned char *)&maps;
   for (size_t i = 0; i < sizeof maps; ++i) assert_int_equal(bytes[i], 0);
@@ -194,6 +210,7 @@ int main(void) {
       cmocka_unit_test(test_aligned_layout_passes),
       cmocka_unit_test(test_odd_stride_rejected_with_reason),
       cmocka_unit_test(test_misaligned_base_rejected_with_reason),
+      cmocka_unit_test(test_a_only_check_ignores_b),
       cmocka_unit_test(test_k_zero_needs_no_maps),
       cmocka_unit_test(test_tuning_table),
       cmocka_unit_test(test_registry_facts),

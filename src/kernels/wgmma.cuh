@@ -1,0 +1,205 @@
+/* What the wgmma members (src/kernels/31_* .. 35_*) share: the warpgroup MMA
+ * and its shared-memory descriptors, the tile's swizzled layout
+ * (wgmma_tile.h), one stage's products for a warpgroup, the epilogue, and
+ * the plan of the call (B^T first, into the workspace). Only how a stage
+ * reaches shared memory and who waits for it differs between the members.
+ *
+ * References: PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
+ * Accumulate Instructions" (wgmma.mma_async, wgmma.fence,
+ * wgmma.commit_group, wgmma.wait_group; "Matrix Descriptor Format";
+ * "Shared Memory Matrix Layout" with 128-byte swizzling).
+ *
+ * A warpgroup is 4 consecutive warps (128 threads, the first warp's index a
+ * multiple of 4). One m64n128k8 instruction multiplies 64 rows of A (8 along
+ * K) by 128 columns of B into 64 FP32 accumulators per thread; with TF32
+ * operands both come from shared memory K-major. The tensor cores read the
+ * FP32 bit patterns and use their TF32 part (as 30 mma_cp_async does; the
+ * error bound is docs/measuring.md's). */
+#ifndef PG_WGMMA_CUH
+#define PG_WGMMA_CUH
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kernels/entry.h"
+#include "kernels/ptx.cuh"
+#include "kernels/tile128.cuh" /* t128_load_row4, t128_cp_async_piece, t128_ring_next */
+#include "kernels/tma_common.cuh"
+#include "kernels/wgmma_tile.h"
+
+#define WG_WARPGROUP 128
+#define WG_ACC 64 /* accumulators per thread of one m64n128 product */
+
+/* The sm_90a features (wgmma, setmaxnreg) exist only in code built for
+ * sm_90a: elsewhere the kernels trap, and the host refuses them below
+ * sm_90 (min_cc). */
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define PG_HAVE_WGMMA 1
+
+/* The descriptor of a K-major operand in 128-byte swizzle at `smem` (a
+ * 1024-byte-aligned group of 8 rows, or 32 * i bytes past one along K):
+ *   bits  0-13  start address / 16
+ *   bits 16-29  leading-dimension byte offset / 16: unused for a swizzled
+ *               K-major operand whose K (8 TF32 = 32 bytes) fits in the
+ *               128-byte span; 1 by convention
+ *   bits 32-45  stride-dimension byte offset / 16: 1024, from one group of
+ *               8 rows to the next
+ *   bits 62-63  swizzle: 1 = 128 bytes. */
+static __device__ __forceinline__ uint64_t wg_desc(const void *smem) {
+  const uint64_t addr = pg_smem_addr(smem);
+  return ((addr & 0x3FFFF) >> 4) | (1ull << 16) | ((uint64_t)(1024 >> 4) << 32) | (1ull << 62);
+}
+
+/* Orders this warpgroup's register and shared-memory accesses before the
+ * wgmma that follows (before the first of a stage). */
+static __device__ __forceinline__ void wg_fence(void) {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+/* Closes the wgmma instructions issued since the last commit into a group. */
+static __device__ __forceinline__ void wg_commit(void) {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+/* Waits until at most N of this warpgroup's groups are in flight. */
+template <int N> static __device__ __forceinline__ void wg_wait(void) {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/* The accumulators are outputs of the asynchronous instruction: the
+ * compiler must not read them (the epilogue) before a wait says they are
+ * written. An empty volatile asm that "changes" each is ordered after the
+ * wait and before every later use. */
+static __device__ __forceinline__ void wg_fence_acc(float d[WG_ACC]) {
+#pragma unroll
+  for (int i = 0; i < WG_ACC; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+#define WG_D8(i)                                                                          \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+
+/* d += A (64 x 8, descriptor da) * B (8 x 128, descriptor db of B^T), issued
+ * asynchronously. Accumulator i of a thread (lane l of the warpgroup's warp
+ * w, g = l / 4, t = l % 4) is C[16w + g + 8 * ((i / 2) % 2)][8 * (i / 4) +
+ * 2t + i % 2] of the 64 x 128 product. */
+static __device__ __forceinline__ void wg_mma_m64n128k8(float d[WG_ACC], uint64_t da,
+                                                        uint64_t db) {
+  asm volatile(
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "
+      "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, "
+      "%35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, "
+      "%52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, 1, 1, 1;\n"
+      : WG_D8(0), WG_D8(8), WG_D8(16), WG_D8(24), WG_D8(32), WG_D8(40), WG_D8(48), WG_D8(56)
+      : "l"(da), "l"(db)
+      : "memory");
+}
+#undef WG_D8
+
+/* One stage's products for 64 rows: acc += A rows (a_rows: the first of
+ * them in the stage, a multiple of 8) times the stage's B^T, four K steps
+ * of 8 (32 bytes further along the swizzled rows each: +2 in the
+ * descriptor's address field). The caller fences before and commits after. */
+static __device__ __forceinline__ void wg_stage_mma(const float *a_rows, const float *bt,
+                                                    float acc[WG_ACC]) {
+  const uint64_t da = wg_desc(a_rows), db = wg_desc(bt);
+#pragma unroll
+  for (int kk = 0; kk < WG_TILE_K / 8; ++kk) wg_mma_m64n128k8(acc, da + 2 * kk, db + 2 * kk);
+}
+
+/* Generic-proxy writes (st.shared, cp.async) become visible to the wgmma
+ * that reads them (the async proxy) only after this fence and a barrier. */
+static __device__ __forceinline__ void wg_fence_proxy_async(void) {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+#endif /* __CUDA_ARCH_FEAT_SM90_ALL */
+
+static __device__ __forceinline__ float *wg_stage_a(float *stage) { return stage; }
+static __device__ __forceinline__ float *wg_stage_bt(float *stage) {
+  return stage + WG_STAGE_A_BYTES / 4;
+}
+
+/* Where the 16-byte piece p (0..7) of row r lands in a swizzled [rows][32]
+ * tile, in floats from its start. */
+static __device__ __forceinline__ int wg_swizzled(int r, int p) {
+  return r * WG_TILE_K + ((p ^ (r % 8)) * 4);
+}
+
+/* C = alpha * acc + beta * C for the 64 x 128 block at (row0, col0) that a
+ * warpgroup's accumulators hold (layout: wg_mma_m64n128k8), guarded; C is
+ * not read when beta == 0. Pairs of columns go as one 8-byte store where
+ * both are inside and the address allows. */
+static __device__ __forceinline__ void wg_epilogue(const pg_gemm_args &g, int row0, int col0,
+                                                   const float acc[WG_ACC]) {
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const int r = row0 + 16 * warp + lane / 4, c = col0 + 2 * (lane % 4);
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int row = r + 8 * half;
+    if (row >= g.m) continue;
+    float *c_row = g.c + (size_t)row * g.ldc;
+#pragma unroll
+    for (int j = 0; j < WG_TILE_N / 8; ++j) {
+      const int col = c + 8 * j;
+      float v0 = g.alpha * acc[4 * j + 2 * half], v1 = g.alpha * acc[4 * j + 2 * half + 1];
+      if (col + 1 < g.n && ((uintptr_t)(c_row + col) % 8) == 0) {
+        float2 *p = (float2 *)(c_row + col);
+        if (g.beta != 0.f) {
+          const float2 old = *p;
+          v0 = fmaf(g.beta, old.x, v0);
+          v1 = fmaf(g.beta, old.y, v1);
+        }
+        *p = make_float2(v0, v1);
+        continue;
+      }
+      if (col < g.n) c_row[col] = g.beta == 0.f ? v0 : fmaf(g.beta, c_row[col], v0);
+      if (col + 1 < g.n) c_row[col + 1] = g.beta == 0.f ? v1 : fmaf(g.beta, c_row[col + 1], v1);
+    }
+  }
+}
+
+static __device__ __forceinline__ int wg_k_tiles(const pg_gemm_args &g) {
+  return (int)(((long long)g.k + WG_TILE_K - 1) / WG_TILE_K);
+}
+
+/* ---- the host's side (the entries' configure functions) ---- */
+
+/* The call's plan: B^T into the workspace first (pg_configure_transpose_b),
+ * then `kernel` over the 128 x 128 tiles, reading B^T where B was. */
+static inline void wg_configure(pg_kernel_launch *launch, const void *kernel, pg_gemm_args *g) {
+  launch->kernel = kernel;
+  launch->grid_x = ((long long)g->n + WG_TILE_N - 1) / WG_TILE_N;
+  launch->grid_y = ((long long)g->m + WG_TILE_M - 1) / WG_TILE_M;
+  pg_configure_transpose_b(g, launch);
+}
+
+/* B^T's leading dimension (K rounded up to 4) must be an int. */
+static inline pg_status wg_check(const pg_gemm_args *g, char *why, size_t why_size) {
+  if (WG_LDT(g->k) > INT_MAX) {
+    snprintf(why, why_size, "K = %d: B^T's rows (K rounded up to 4 floats) would pass INT_MAX",
+             g->k);
+    return PG_ERR_UNSUPPORTED;
+  }
+  return PG_OK;
+}
+
+/* The TMA members: also A's layout rules (B^T in the workspace keeps them). */
+static inline pg_status wg_check_tma(const pg_gemm_args *g, char *why, size_t why_size) {
+  const pg_status st = wg_check(g, why, why_size);
+  return st != PG_OK ? st : pg_tma_check_a(g, why, why_size);
+}
+
+#define WG_TILE_INFO .tile_m = WG_TILE_M, .tile_n = WG_TILE_N, .tile_k = WG_TILE_K
+
+/* Every member: wgmma on sm_90a. PG_RULES_WGMMA_COMMON adds what the TMA
+ * members have from PG_RULES_TMA_COMMON: the sm_80 build (no wgmma there)
+ * traps. */
+#define PG_RULES_WGMMA                                                                         \
+  {PG_SM90_UP, PG_MUST, "HGMMA", "the products no longer run on wgmma (the warpgroup MMA)"},   \
+      {PG_SM90_UP, PG_MUST, "WARPGROUP.ARRIVE", "no wgmma.fence before the products"},          \
+      {PG_ANY_SM, PG_NEVER, "HMMA", "the products went back to mma.sync"}
+#define PG_RULES_WGMMA_COMMON                                                                  \
+  PG_RULES_WGMMA,                                                                              \
+      {PG_SM8X, PG_MUST, "BPT.TRAP", "the sm_80 build no longer traps: it would silently do nothing"}
+
+#endif

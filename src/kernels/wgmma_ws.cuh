@@ -1,0 +1,153 @@
+/* The warp-specialized wgmma kernel, shared by 34 wgmma_tma_ws (one
+ * consumer warpgroup) and 35 wgmma_tma_coop (two, cooperative on one
+ * tile): a producer warpgroup of which one lane issues the TMA copies, and
+ * consumer warpgroups that only wait, multiply and release. One template on
+ * the consumer warpgroups (WGS) and on how many wgmma groups a consumer
+ * keeps in flight across a K step (PENDING: 0 waits for each step's
+ * products before releasing its slot; 1 waits for the step before's, so
+ * the tensor cores always have the next step queued). sm_90a.
+ *
+ * Block: WGS consumer warpgroups (warps 0 .. 4 WGS - 1), the producer
+ * warpgroup after them. setmaxnreg (sm_90a) gives the producer's registers
+ * to the consumers: WGS = 1 launches 256 threads at 128 registers (two
+ * blocks per SM) and moves them to 24 + 232; WGS = 2 launches 384 at 168 (one
+ * block per SM) and moves them to 24 + 240.
+ *   Producer: per K step it waits until the slot is free (empty[s]),
+ *     announces 32 KB on full[s] (arrive.expect_tx), and issues a 32 x 128
+ *     box of A and one of B^T (128-byte swizzle), up to STAGES steps ahead.
+ *   Consumers: warpgroup w owns rows (128 / WGS) w .. of the tile as
+ *     2 / WGS m64n128 products; they wait on full[s], fence, issue the four
+ *     K steps of 8, commit, wait (PENDING), and arrive on empty[] of the
+ *     slot whose products are done. No block-wide barrier after the start. */
+#ifndef PG_WGMMA_WS_CUH
+#define PG_WGMMA_WS_CUH
+
+#include "kernels/wgmma.cuh"
+
+#define WG_WS_PRODUCER_REGS 24
+#define WG_WS1_CONSUMER_REGS 232
+#define WG_WS2_CONSUMER_REGS 240
+
+template <int WGS> struct wg_ws_shape;
+template <> struct wg_ws_shape<1> {
+  enum { THREADS = 256, MIN_BLOCKS = 2, CONSUMER_REGS = WG_WS1_CONSUMER_REGS };
+};
+template <> struct wg_ws_shape<2> {
+  enum { THREADS = 384, MIN_BLOCKS = 1, CONSUMER_REGS = WG_WS2_CONSUMER_REGS };
+};
+/* setmaxnreg.inc waits until the registers are free: after it the block's
+ * warps must fit in what the launch gave them. */
+static_assert(128 * WG_WS_PRODUCER_REGS + 128 * wg_ws_shape<1>::CONSUMER_REGS <=
+                  256 * (65536 / (256 * 2) / 8 * 8),
+              "one consumer warpgroup's register split exceeds its launch's registers");
+static_assert(128 * WG_WS_PRODUCER_REGS + 256 * wg_ws_shape<2>::CONSUMER_REGS <=
+                  384 * (65536 / 384 / 8 * 8),
+              "two consumer warpgroups' register split exceeds their launch's registers");
+
+PG_KERNELS_BEGIN
+
+template <int WGS, int PENDING>
+__global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::MIN_BLOCKS)
+    pg_wgmma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+#ifdef PG_HAVE_WGMMA
+  enum { CONSUMERS = WGS * WG_WARPGROUP, PRODUCTS = 2 / WGS };
+  extern __shared__ float4 smem_raw[];
+  float *const smem = (float *)pg_tma_smem_base(smem_raw);
+  const int stages = g.stages;
+  unsigned long long *const full = (unsigned long long *)(smem + stages * (WG_STAGE_BYTES / 4));
+  unsigned long long *const empty = full + stages;
+  const int m0 = blockIdx.y * WG_TILE_M, n0 = blockIdx.x * WG_TILE_N;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int k_tiles = wg_k_tiles(g);
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) {
+      pg_mbar_init(&full[s], 1);
+      pg_mbar_init(&empty[s], CONSUMERS);
+    }
+    pg_fence_barrier_init();
+  }
+  __syncthreads(); /* the only block-wide barrier: the mbarriers exist */
+
+  int slot = 0, parity = 0;
+  if (warp >= CONSUMERS / 32) {
+    /* ---- producer: one lane; the others have nothing to do ---- */
+    pg_setmaxnreg_dec(WG_WS_PRODUCER_REGS);
+    if (warp != CONSUMERS / 32 || lane != 0) return;
+    pg_tma_prefetch_map(&maps.a);
+    pg_tma_prefetch_map(&maps.b);
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      /* Free once the consumers released its previous use; on a slot's
+       * first use the wait for "parity 1" returns at once. */
+      pg_mbar_wait_parity(&empty[slot], parity ^ 1);
+      float *stage = smem + slot * (WG_STAGE_BYTES / 4);
+      pg_mbar_arrive_expect_tx(&full[slot], WG_STAGE_BYTES);
+      pg_tma_load_2d(wg_stage_a(stage), &maps.a, kt * WG_TILE_K, m0, &full[slot]);
+      pg_tma_load_2d(wg_stage_bt(stage), &maps.b, kt * WG_TILE_K, n0, &full[slot]);
+      parity ^= t128_ring_next(&slot, stages);
+    }
+    return;
+  }
+
+  /* ---- consumers ---- */
+  /* setmaxnreg takes a literal: one branch per shape. */
+  if constexpr (WGS == 1)
+    pg_setmaxnreg_inc(WG_WS1_CONSUMER_REGS);
+  else
+    pg_setmaxnreg_inc(WG_WS2_CONSUMER_REGS);
+  const int wg = warp / 4;
+  float acc[PRODUCTS][WG_ACC];
+#pragma unroll
+  for (int p = 0; p < PRODUCTS; ++p)
+#pragma unroll
+    for (int i = 0; i < WG_ACC; ++i) acc[p][i] = 0.f;
+  int held = -1; /* PENDING = 1: the slot whose products may still run */
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    pg_mbar_wait_parity(&full[slot], parity);
+    float *const stage = smem + slot * (WG_STAGE_BYTES / 4);
+    wg_fence();
+#pragma unroll
+    for (int p = 0; p < PRODUCTS; ++p)
+      wg_stage_mma(wg_stage_a(stage) + (wg * PRODUCTS + p) * 64 * WG_TILE_K, wg_stage_bt(stage),
+                   acc[p]);
+    wg_commit();
+    if (PENDING == 0) {
+      wg_wait<0>();
+      pg_mbar_arrive(&empty[slot]);
+    } else {
+      wg_wait<1>(); /* the step before's products are done: its slot is free */
+      if (held >= 0) pg_mbar_arrive(&empty[held]);
+      held = slot;
+    }
+    parity ^= t128_ring_next(&slot, stages);
+  }
+  if (PENDING != 0) wg_wait<0>();
+#pragma unroll
+  for (int p = 0; p < PRODUCTS; ++p) {
+    wg_fence_acc(acc[p]);
+    wg_epilogue(g, m0 + (wg * PRODUCTS + p) * 64, n0, acc[p]);
+  }
+#else
+  pg_tma_unavailable();
+#endif
+}
+
+PG_KERNELS_END
+
+static const pg_tma_boxes wg_ws_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_TILE_M,
+                                         .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = WG_TILE_N,
+                                         .b_box_k = WG_TILE_K, .b_k_major = 1};
+
+static inline size_t wg_ws_smem(int stages) {
+  return pg_tma_ring_smem(stages, WG_STAGE_BYTES, WG_STAGE_SYNC_BYTES);
+}
+
+/* The kernel's instance, as the SASS names it. */
+#define WG_WS_INSTANCE(wgs, pending) \
+  "pg_wgmma_ws_kernel<" PG_STRINGIFY(wgs) ", " PG_STRINGIFY(pending) ">"
+
+#define WG_WS_RULES                                                                            \
+  PG_RULES_WGMMA, PG_RULES_TMA_COMMON,                                                         \
+      {PG_SM90_UP, PG_MUST, "USETMAXREG", "setmaxnreg is gone: the consumers keep the launch's registers"}
+
+#endif
