@@ -123,7 +123,8 @@ pg_status pg_device_pool_hold(const pg_device *device, cudaMemPool_t pool, size_
 
 /* The boxes of the TMA kernels' copies: A as box_k (contiguous) x box_m
  * rows, B as box_n (contiguous) x box_k rows. a_swizzle_bytes is 0 (none),
- * 32, 64 or 128: the shared-memory swizzle of A's rows (B is stored dense).
+ * 32, 64 or 128: the shared-memory swizzle of A's rows; b_swizzle_bytes
+ * B's (0 for the FFMA family's dense B).
  * b_k_major: the kernel reads B^T from the workspace (the wgmma members:
  * pg_configure_transpose_b), N rows of the workspace's ldp floats, as
  * b_box_k (contiguous) x b_box_n rows in A's swizzle; its map is encoded at
@@ -132,6 +133,7 @@ typedef struct {
   int a_box_k, a_box_m, a_swizzle_bytes;
   int b_box_n, b_box_k;
   int b_k_major;
+  int b_swizzle_bytes; /* B's (or B^T's) swizzle, as a_swizzle_bytes */
 } pg_tma_boxes;
 
 /* A kernel entry's launch, as its configure function decides it: which

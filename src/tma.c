@@ -99,7 +99,8 @@ cudaError_t pg_tma_encode(const pg_gemm_args *g, const pg_tma_boxes *boxes, pg_t
   cudaError_t err = encode_matrix(&maps->a, g->a, g->m, g->k, g->lda, boxes->a_box_k,
                                   boxes->a_box_m, boxes->a_swizzle_bytes);
   if (err == cudaSuccess && !boxes->b_k_major)
-    err = encode_matrix(&maps->b, g->b, g->k, g->n, g->ldb, boxes->b_box_n, boxes->b_box_k, 0);
+    err = encode_matrix(&maps->b, g->b, g->k, g->n, g->ldb, boxes->b_box_n, boxes->b_box_k,
+                        boxes->b_swizzle_bytes);
   return err;
 }
 
@@ -109,5 +110,5 @@ cudaError_t pg_tma_encode_bt(const pg_gemm_args *g, const pg_tma_boxes *boxes,
   cudaError_t found = pg_tma_find_encoder();
   if (found != cudaSuccess) return found;
   return encode_matrix(&maps->b, g->b, g->n, g->k, g->ldb, boxes->b_box_k, boxes->b_box_n,
-                       boxes->a_swizzle_bytes);
+                       boxes->b_swizzle_bytes);
 }

@@ -20,8 +20,8 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  wg_configure(launch, (const void *)pg_wgmma_ws_kernel<1, PENDING>, args);
-  launch->tma = &wg_ws_boxes;
+  wg_configure(launch, (const void *)pg_wgmma_ws_kernel<1, PENDING, WG_TILE_N>, args);
+  launch->tma = &wg_ws_boxes<WG_TILE_N>::boxes;
 }
 
 static const pg_sass_rule rules[] = {WG_WS_RULES};
@@ -32,10 +32,11 @@ PG_ENTRY(wgmma_tma_ws) = {
                           "one wgmma group in flight (wait_group 1), STAGES buffers",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 6,
              .default_stages = 3, WG_TILE_INFO, .threads = wg_ws_shape<1>::THREADS},
-    .smem_bytes = wg_ws_smem,
+    .smem_bytes = wg_ws_smem<WG_TILE_N>,
     .configure = configure<1>,
     .check = wg_check_tma,
-    .kernel = {.symbol = WG_WS_INSTANCE(1, 1), .dynamic_smem = 1, PG_RULES(rules)},
+    .kernel = {.symbol = "pg_wgmma_ws_kernel", .launched = WG_WS_INSTANCE(1, 1, 128),
+               .dynamic_smem = 1, PG_RULES(rules)},
 };
 
 PG_ENTRY(wgmma_tma_ws_wait0) = {
@@ -45,10 +46,11 @@ PG_ENTRY(wgmma_tma_ws_wait0) = {
                           "before releasing its slot",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 6,
              .default_stages = 3, WG_TILE_INFO, .threads = wg_ws_shape<1>::THREADS},
-    .smem_bytes = wg_ws_smem,
+    .smem_bytes = wg_ws_smem<WG_TILE_N>,
     .configure = configure<0>,
     .check = wg_check_tma,
-    .kernel = {.symbol = WG_WS_INSTANCE(1, 0), .dynamic_smem = 1, PG_RULES(rules)},
+    .kernel = {.symbol = "pg_wgmma_ws_kernel", .launched = WG_WS_INSTANCE(1, 0, 128),
+               .dynamic_smem = 1, PG_RULES(rules)},
 };
 
 PG_KERNELS_END

@@ -4,18 +4,25 @@
  * both have arrived. One block of 384 threads per SM (the kernel:
  * src/kernels/wgmma_ws.cuh), one wgmma group in flight (wait_group 1).
  *
- *   pipegemm bench --variant wgmma_tma_ws,wgmma_tma_coop --stages 2-6 --size 4096
+ * wgmma_tma_coop_n256 is the same kernel on the wider tile 128 x 256 (each
+ * warpgroup one m64n256 product a K step, 128 accumulators; 48 KB a
+ * stage): the tile beside the mechanism, as tma_ws_m256 is in the FFMA
+ * family. Per K step it moves 48 KB for 128x256x32 products where the
+ * 128 x 128 tile moves 32 KB for half as many.
+ *
+ *   pipegemm bench --variant wgmma_tma_ws,wgmma_tma_coop,wgmma_tma_coop_n256 --stages 2-4
  */
 #include "kernels/wgmma_ws.cuh"
 
 PG_KERNELS_BEGIN
 
+template <int TN>
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  wg_configure(launch, (const void *)pg_wgmma_ws_kernel<2, 1>, args);
-  launch->tma = &wg_ws_boxes;
+  wg_configure(launch, (const void *)pg_wgmma_ws_kernel<2, 1, TN>, args, TN);
+  launch->tma = &wg_ws_boxes<TN>::boxes;
 }
 
 static const pg_sass_rule rules[] = {WG_WS_RULES};
@@ -26,10 +33,25 @@ PG_ENTRY(wgmma_tma_coop) = {
                           "tile (cooperative), setmaxnreg, STAGES buffers",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 6,
              .default_stages = 4, WG_TILE_INFO, .threads = wg_ws_shape<2>::THREADS},
-    .smem_bytes = wg_ws_smem,
-    .configure = configure,
+    .smem_bytes = wg_ws_smem<WG_TILE_N>,
+    .configure = configure<WG_TILE_N>,
     .check = wg_check_tma,
-    .kernel = {.symbol = WG_WS_INSTANCE(2, 1), .dynamic_smem = 1, PG_RULES(rules)},
+    .kernel = {.symbol = "pg_wgmma_ws_kernel", .launched = WG_WS_INSTANCE(2, 1, 128),
+               .dynamic_smem = 1, PG_RULES(rules)},
+};
+
+PG_ENTRY(wgmma_tma_coop_n256) = {
+    .info = {.name = "wgmma_tma_coop_n256", .kind = PG_KIND_KERNEL,
+             .precision = PG_PRECISION_TF32,
+             .technique = "wgmma_tma_coop on a 128x256 tile (m64n256 products, 48 KB a stage)",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
+             .default_stages = 4, .tile_m = WG_TILE_M, .tile_n = 2 * WG_TILE_N,
+             .tile_k = WG_TILE_K, .threads = wg_ws_shape<2>::THREADS},
+    .smem_bytes = wg_ws_smem<2 * WG_TILE_N>,
+    .configure = configure<2 * WG_TILE_N>,
+    .check = wg_check_tma,
+    .kernel = {.symbol = "pg_wgmma_ws_kernel", .launched = WG_WS_INSTANCE(2, 1, 256),
+               .dynamic_smem = 1, PG_RULES(rules)},
 };
 
 PG_KERNELS_END

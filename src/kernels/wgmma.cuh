@@ -30,6 +30,7 @@
 
 #define WG_WARPGROUP 128
 #define WG_ACC 64 /* accumulators per thread of one m64n128 product */
+#define WG_ACC_OF(tn) ((tn) / 2) /* of one m64n<tn> product: 64 x tn / 128 threads */
 
 /* The sm_90a features (wgmma, setmaxnreg) exist only in code built for
  * sm_90a: elsewhere the kernels trap, and the host refuses them below
@@ -69,42 +70,89 @@ template <int N> static __device__ __forceinline__ void wg_wait(void) {
  * compiler must not read them (the epilogue) before a wait says they are
  * written. An empty volatile asm that "changes" each is ordered after the
  * wait and before every later use. */
-static __device__ __forceinline__ void wg_fence_acc(float d[WG_ACC]) {
+template <int TN = WG_TILE_N>
+static __device__ __forceinline__ void wg_fence_acc(float d[WG_ACC_OF(TN)]) {
 #pragma unroll
-  for (int i = 0; i < WG_ACC; ++i) asm volatile("" : "+f"(d[i])::"memory");
+  for (int i = 0; i < WG_ACC_OF(TN); ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
 #define WG_D8(i)                                                                          \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
+#define WG_D64(i) WG_D8(i), WG_D8(i + 8), WG_D8(i + 16), WG_D8(i + 24), WG_D8(i + 32), \
+                  WG_D8(i + 40), WG_D8(i + 48), WG_D8(i + 56)
 
-/* d += A (64 x 8, descriptor da) * B (8 x 128, descriptor db of B^T), issued
+/* d += A (64 x 8, descriptor da) * B (8 x TN, descriptor db of B^T), issued
  * asynchronously. Accumulator i of a thread (lane l of the warpgroup's warp
  * w, g = l / 4, t = l % 4) is C[16w + g + 8 * ((i / 2) % 2)][8 * (i / 4) +
- * 2t + i % 2] of the 64 x 128 product. */
-static __device__ __forceinline__ void wg_mma_m64n128k8(float d[WG_ACC], uint64_t da,
-                                                        uint64_t db) {
+ * 2t + i % 2] of the 64 x TN product. */
+template <int TN> struct wg_mma;
+template <> struct wg_mma<128> {
+  static __device__ __forceinline__ void k8(float d[64], uint64_t da, uint64_t db) {
+    asm volatile(
+        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "
+        "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, "
+        "%35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, "
+        "%52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, 1, 1, 1;\n"
+        : WG_D64(0)
+        : "l"(da), "l"(db)
+        : "memory");
+  }
+};
+template <> struct wg_mma<256> {
+  static __device__ __forceinline__ void k8(float d[128], uint64_t da, uint64_t db) {
+    asm volatile(
+        "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "
+        "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, "
+        "%35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, "
+        "%52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, "
+        "%69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, "
+        "%86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, "
+        "%102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, "
+        "%116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, "
+        "1, 1, 1;\n"
+        : WG_D64(0), WG_D64(64)
+        : "l"(da), "l"(db)
+        : "memory");
+  }
+};
+/* The same with A from registers ("RS"): a[0..3] are this thread's TF32
+ * operands of the 64 x 8 A (warp w of the warpgroup, g = lane / 4,
+ * t = lane % 4): A[16w + g][t], A[16w + g + 8][t], A[16w + g][t + 4],
+ * A[16w + g + 8][t + 4], as FP32 bit patterns. They must stay unchanged
+ * until the instruction's group is waited for. */
+static __device__ __forceinline__ void wg_mma_rs_m64n256k8(float d[128], const unsigned a[4],
+                                                           uint64_t db) {
   asm volatile(
-      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "
-      "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, "
-      "%35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, "
-      "%52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, 1, 1, 1;\n"
-      : WG_D8(0), WG_D8(8), WG_D8(16), WG_D8(24), WG_D8(32), WG_D8(40), WG_D8(48), WG_D8(56)
-      : "l"(da), "l"(db)
+      "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+      "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+      "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "
+      "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, "
+      "%70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, "
+      "%87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, "
+      "%103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, "
+      "%117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+      "{%128, %129, %130, %131}, %132, 1, 1, 1;\n"
+      : WG_D64(0), WG_D64(64)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db)
       : "memory");
 }
+#undef WG_D64
 #undef WG_D8
 
 /* One stage's products for 64 rows: acc += A rows (a_rows: the first of
- * them in the stage, a multiple of 8) times the stage's B^T, four K steps
- * of 8 (32 bytes further along the swizzled rows each: +2 in the
+ * them in the stage, a multiple of 8) times the stage's B^T (TN rows), four
+ * K steps of 8 (32 bytes further along the swizzled rows each: +2 in the
  * descriptor's address field). The caller fences before and commits after. */
+template <int TN = WG_TILE_N>
 static __device__ __forceinline__ void wg_stage_mma(const float *a_rows, const float *bt,
-                                                    float acc[WG_ACC]) {
+                                                    float acc[WG_ACC_OF(TN)]) {
   const uint64_t da = wg_desc(a_rows), db = wg_desc(bt);
 #pragma unroll
-  for (int kk = 0; kk < WG_TILE_K / 8; ++kk) wg_mma_m64n128k8(acc, da + 2 * kk, db + 2 * kk);
+  for (int kk = 0; kk < WG_TILE_K / 8; ++kk) wg_mma<TN>::k8(acc, da + 2 * kk, db + 2 * kk);
 }
 
 /* Generic-proxy writes (st.shared, cp.async) become visible to the wgmma
@@ -125,12 +173,13 @@ static __device__ __forceinline__ int wg_swizzled(int r, int p) {
   return r * WG_TILE_K + ((p ^ (r % 8)) * 4);
 }
 
-/* C = alpha * acc + beta * C for the 64 x 128 block at (row0, col0) that a
- * warpgroup's accumulators hold (layout: wg_mma_m64n128k8), guarded; C is
- * not read when beta == 0. Pairs of columns go as one 8-byte store where
- * both are inside and the address allows. */
+/* C = alpha * acc + beta * C for the 64 x TN block at (row0, col0) that a
+ * warpgroup's accumulators hold (layout: wg_mma), guarded; C is not read
+ * when beta == 0. Pairs of columns go as one 8-byte store where both are
+ * inside and the address allows. */
+template <int TN = WG_TILE_N>
 static __device__ __forceinline__ void wg_epilogue(const pg_gemm_args &g, int row0, int col0,
-                                                   const float acc[WG_ACC]) {
+                                                   const float acc[WG_ACC_OF(TN)]) {
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const int r = row0 + 16 * warp + lane / 4, c = col0 + 2 * (lane % 4);
 #pragma unroll
@@ -139,7 +188,7 @@ static __device__ __forceinline__ void wg_epilogue(const pg_gemm_args &g, int ro
     if (row >= g.m) continue;
     float *c_row = g.c + (size_t)row * g.ldc;
 #pragma unroll
-    for (int j = 0; j < WG_TILE_N / 8; ++j) {
+    for (int j = 0; j < TN / 8; ++j) {
       const int col = c + 8 * j;
       float v0 = g.alpha * acc[4 * j + 2 * half], v1 = g.alpha * acc[4 * j + 2 * half + 1];
       if (col + 1 < g.n && ((uintptr_t)(c_row + col) % 8) == 0) {
@@ -165,10 +214,11 @@ static __device__ __forceinline__ int wg_k_tiles(const pg_gemm_args &g) {
 /* ---- the host's side (the entries' configure functions) ---- */
 
 /* The call's plan: B^T into the workspace first (pg_configure_transpose_b),
- * then `kernel` over the 128 x 128 tiles, reading B^T where B was. */
-static inline void wg_configure(pg_kernel_launch *launch, const void *kernel, pg_gemm_args *g) {
+ * then `kernel` over the 128 x tile_n tiles, reading B^T where B was. */
+static inline void wg_configure(pg_kernel_launch *launch, const void *kernel, pg_gemm_args *g,
+                                int tile_n = WG_TILE_N) {
   launch->kernel = kernel;
-  launch->grid_x = ((long long)g->n + WG_TILE_N - 1) / WG_TILE_N;
+  launch->grid_x = ((long long)g->n + tile_n - 1) / tile_n;
   launch->grid_y = ((long long)g->m + WG_TILE_M - 1) / WG_TILE_M;
   pg_configure_transpose_b(g, launch);
 }

@@ -46,17 +46,22 @@ static_assert(128 * WG_WS_PRODUCER_REGS + 256 * wg_ws_shape<2>::CONSUMER_REGS <=
 
 PG_KERNELS_BEGIN
 
-template <int WGS, int PENDING>
+/* A stage of the 128 x TN tile: A's 128 rows, then B^T's TN. */
+#define WG_WS_STAGE_BYTES(tn) (WG_STAGE_A_BYTES + (tn) * WG_ROW_BYTES)
+
+template <int WGS, int PENDING, int TN>
 __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::MIN_BLOCKS)
     pg_wgmma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
 #ifdef PG_HAVE_WGMMA
   enum { CONSUMERS = WGS * WG_WARPGROUP, PRODUCTS = 2 / WGS };
+  enum { STAGE_FLOATS = WG_WS_STAGE_BYTES(TN) / 4, ACC = WG_ACC_OF(TN) };
+  static_assert(PRODUCTS * ACC <= 128, "at most 128 accumulators a consumer thread");
   extern __shared__ float4 smem_raw[];
   float *const smem = (float *)pg_tma_smem_base(smem_raw);
   const int stages = g.stages;
-  unsigned long long *const full = (unsigned long long *)(smem + stages * (WG_STAGE_BYTES / 4));
+  unsigned long long *const full = (unsigned long long *)(smem + stages * STAGE_FLOATS);
   unsigned long long *const empty = full + stages;
-  const int m0 = blockIdx.y * WG_TILE_M, n0 = blockIdx.x * WG_TILE_N;
+  const int m0 = blockIdx.y * WG_TILE_M, n0 = blockIdx.x * TN;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int k_tiles = wg_k_tiles(g);
 
@@ -80,8 +85,8 @@ __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::M
       /* Free once the consumers released its previous use; on a slot's
        * first use the wait for "parity 1" returns at once. */
       pg_mbar_wait_parity(&empty[slot], parity ^ 1);
-      float *stage = smem + slot * (WG_STAGE_BYTES / 4);
-      pg_mbar_arrive_expect_tx(&full[slot], WG_STAGE_BYTES);
+      float *stage = smem + slot * STAGE_FLOATS;
+      pg_mbar_arrive_expect_tx(&full[slot], STAGE_FLOATS * 4);
       pg_tma_load_2d(wg_stage_a(stage), &maps.a, kt * WG_TILE_K, m0, &full[slot]);
       pg_tma_load_2d(wg_stage_bt(stage), &maps.b, kt * WG_TILE_K, n0, &full[slot]);
       parity ^= t128_ring_next(&slot, stages);
@@ -96,20 +101,20 @@ __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::M
   else
     pg_setmaxnreg_inc(WG_WS2_CONSUMER_REGS);
   const int wg = warp / 4;
-  float acc[PRODUCTS][WG_ACC];
+  float acc[PRODUCTS][ACC];
 #pragma unroll
   for (int p = 0; p < PRODUCTS; ++p)
 #pragma unroll
-    for (int i = 0; i < WG_ACC; ++i) acc[p][i] = 0.f;
+    for (int i = 0; i < ACC; ++i) acc[p][i] = 0.f;
   int held = -1; /* PENDING = 1: the slot whose products may still run */
   for (int kt = 0; kt < k_tiles; ++kt) {
     pg_mbar_wait_parity(&full[slot], parity);
-    float *const stage = smem + slot * (WG_STAGE_BYTES / 4);
+    float *const stage = smem + slot * STAGE_FLOATS;
     wg_fence();
 #pragma unroll
     for (int p = 0; p < PRODUCTS; ++p)
-      wg_stage_mma(wg_stage_a(stage) + (wg * PRODUCTS + p) * 64 * WG_TILE_K, wg_stage_bt(stage),
-                   acc[p]);
+      wg_stage_mma<TN>(wg_stage_a(stage) + (wg * PRODUCTS + p) * 64 * WG_TILE_K,
+                       wg_stage_bt(stage), acc[p]);
     wg_commit();
     if (PENDING == 0) {
       wg_wait<0>();
@@ -124,8 +129,8 @@ __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::M
   if (PENDING != 0) wg_wait<0>();
 #pragma unroll
   for (int p = 0; p < PRODUCTS; ++p) {
-    wg_fence_acc(acc[p]);
-    wg_epilogue(g, m0 + (wg * PRODUCTS + p) * 64, n0, acc[p]);
+    wg_fence_acc<TN>(acc[p]);
+    wg_epilogue<TN>(g, m0 + (wg * PRODUCTS + p) * 64, n0, acc[p]);
   }
 #else
   pg_tma_unavailable();
@@ -134,17 +139,21 @@ __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::M
 
 PG_KERNELS_END
 
-static const pg_tma_boxes wg_ws_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_TILE_M,
-                                         .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = WG_TILE_N,
-                                         .b_box_k = WG_TILE_K, .b_k_major = 1};
+/* The copies' boxes: A's 128 rows and B^T's TN, 32 floats along K. */
+template <int TN> struct wg_ws_boxes {
+  static constexpr pg_tma_boxes boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_TILE_M,
+                                         .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = TN,
+                                         .b_box_k = WG_TILE_K, .b_k_major = 1,
+                                         .b_swizzle_bytes = WG_ROW_BYTES};
+};
 
-static inline size_t wg_ws_smem(int stages) {
-  return pg_tma_ring_smem(stages, WG_STAGE_BYTES, WG_STAGE_SYNC_BYTES);
+template <int TN> static inline size_t wg_ws_smem(int stages) {
+  return pg_tma_ring_smem(stages, WG_WS_STAGE_BYTES(TN), WG_STAGE_SYNC_BYTES);
 }
 
 /* The kernel's instance, as the SASS names it. */
-#define WG_WS_INSTANCE(wgs, pending) \
-  "pg_wgmma_ws_kernel<" PG_STRINGIFY(wgs) ", " PG_STRINGIFY(pending) ">"
+#define WG_WS_INSTANCE(wgs, pending, tn) \
+  "pg_wgmma_ws_kernel<" PG_STRINGIFY(wgs) ", " PG_STRINGIFY(pending) ", " PG_STRINGIFY(tn) ">"
 
 #define WG_WS_RULES                                                                            \
   PG_RULES_WGMMA, PG_RULES_TMA_COMMON,                                                         \

@@ -1,0 +1,224 @@
+/* 36 wgmma_tma_rs — the warp-specialized TMA pipeline of 35 without the
+ * transpose: B stays as it is in memory (N-major) and reaches the tensor
+ * cores through registers. TF32 wgmma takes its A operand from registers
+ * in any layout, and only its B operand must be K-major in shared memory;
+ * so the kernel computes C^T = B^T A^T: wgmma's "A" is B^T (64 columns of
+ * C a warpgroup, loaded from shared memory into the fragment registers with
+ * LDS), its "B" is A's rows, K-major as they are (the descriptor of 31-35).
+ * No workspace and no first kernel: the call is one launch, and B's layout
+ * rules are TMA's (16-byte aligned, ldb a multiple of 4), as A's.
+ *
+ * Tile: 256 (M) x 128 (N) of C, 32 along K, 384 threads: two consumer
+ * warpgroups, warpgroup w computing the 256 x 64 of C at columns 64w.. as
+ * m64n256k8 products (its D is that block of C^T: 128 accumulators a
+ * thread), and the producer warpgroup (one lane issues the copies),
+ * setmaxnreg 24 / 240, one block per SM. A stage (48 KB): A [256][32] in
+ * the 128-byte swizzle (one box), then B as 4 boxes [32 (K)][32 (N)], each
+ * in the same swizzle: element (k, n) of box n / 32 at row k, 16-byte piece
+ * ((n % 32) / 4) ^ (k % 8).
+ *
+ * The fragment reads. Lane (g, t) = (lane / 4, lane % 4) of warp w reads,
+ * per K step of 8, rows t and t + 4 of the step (k) at the columns (n) of
+ * its fragment rows 16w + g and 16w + g + 8. Which column of C a fragment
+ * row is, is the kernel's choice (the epilogue follows it): row
+ * 16w + 8h + g is column 32 (w / 2) + 4 p + g % 4 of the warpgroup's 64,
+ * with p = 4 (g / 4) + 2 (w % 2) + h. Then a warp's 32 lanes read pieces
+ * p ^ t = 4 (g / 4) + ((2 (w % 2) + h) ^ t) at element g % 4: 32 distinct
+ * banks, no conflict (k % 8 = t + 4 flips the piece's high bit: the same).
+ *
+ * A consumer waits for its step before's products (wait_group 0) before it
+ * reads the next fragments, releases that step's slot, and issues the
+ * step's four products: ptxas serializes every wgmma of a kernel that
+ * writes a wgmma's register operands while a group is in flight (C7513,
+ * seen with two fragment sets read under the step before's products), so
+ * one warpgroup's steps do not overlap; the other warpgroup's products
+ * fill the tensor cores meanwhile.
+ *
+ *   pipegemm bench --variant cublas_tf32,wgmma_tma_coop_n256,wgmma_tma_rs --stages 2-4
+ */
+#include "kernels/wgmma_ws.cuh" /* wg_ws_shape, WG_WS_PRODUCER_REGS, WG_WS_RULES */
+
+PG_KERNELS_BEGIN
+
+#define WG_RS_TILE_M 256
+#define WG_RS_TILE_N 128
+#define WG_RS_B_BOX 32 /* columns of one B box: one 128-byte swizzle span */
+#define WG_RS_STAGE_A_BYTES (WG_RS_TILE_M * WG_ROW_BYTES)          /* 32 KB */
+#define WG_RS_STAGE_B_BYTES (WG_TILE_K * WG_RS_TILE_N * 4)         /* 16 KB */
+#define WG_RS_STAGE_BYTES (WG_RS_STAGE_A_BYTES + WG_RS_STAGE_B_BYTES) /* 48 KB */
+#define WG_RS_THREADS 384
+#define WG_RS_CONSUMERS 256
+
+static_assert(WG_RS_THREADS == wg_ws_shape<2>::THREADS, "35's block and register split");
+
+#ifdef PG_HAVE_WGMMA /* the helpers exist where the kernel does */
+/* This thread's fragments of one K step of 8 (kk) from the stage's B:
+ * base[h][q] is where its element for fragment row 16w + 8h + g, k = t + 4q
+ * of step 0 lies (floats from the stage's B); step kk is 8 rows further. */
+static __device__ __forceinline__ void wg_rs_fragments(const float *b, const int base[2][2],
+                                                       int kk, unsigned a[4]) {
+  const float *step = b + kk * 8 * WG_RS_B_BOX;
+  a[0] = __float_as_uint(step[base[0][0]]);
+  a[1] = __float_as_uint(step[base[1][0]]);
+  a[2] = __float_as_uint(step[base[0][1]]);
+  a[3] = __float_as_uint(step[base[1][1]]);
+}
+
+/* One stage's fragments into `frag` (LDS). */
+static __device__ __forceinline__ void wg_rs_load(const float *stage, const int base[2][2],
+                                                  unsigned frag[4][4]) {
+  const float *b = stage + WG_RS_STAGE_A_BYTES / 4;
+#pragma unroll
+  for (int kk = 0; kk < WG_TILE_K / 8; ++kk) wg_rs_fragments(b, base, kk, frag[kk]);
+}
+
+/* The stage's 4 products, issued after the fence that orders the fragment
+ * registers' writes before them. */
+static __device__ __forceinline__ void wg_rs_mma(const float *stage, unsigned frag[4][4],
+                                                 float acc[128]) {
+  wg_fence();
+  const uint64_t da = wg_desc(stage);
+#pragma unroll
+  for (int kk = 0; kk < WG_TILE_K / 8; ++kk) wg_mma_rs_m64n256k8(acc, frag[kk], da + 2 * kk);
+  wg_commit();
+}
+#endif
+
+__global__ void __launch_bounds__(WG_RS_THREADS, 1)
+    pg_wgmma_tma_rs_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+#ifdef PG_HAVE_WGMMA
+  extern __shared__ float4 smem_raw[];
+  float *const smem = (float *)pg_tma_smem_base(smem_raw);
+  const int stages = g.stages;
+  unsigned long long *const full =
+      (unsigned long long *)(smem + stages * (WG_RS_STAGE_BYTES / 4));
+  unsigned long long *const empty = full + stages;
+  const int m0 = blockIdx.y * WG_RS_TILE_M, n0 = blockIdx.x * WG_RS_TILE_N;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int k_tiles = wg_k_tiles(g);
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) {
+      pg_mbar_init(&full[s], 1);
+      pg_mbar_init(&empty[s], WG_RS_CONSUMERS);
+    }
+    pg_fence_barrier_init();
+  }
+  __syncthreads(); /* the only block-wide barrier: the mbarriers exist */
+
+  int slot = 0, parity = 0;
+  if (warp >= WG_RS_CONSUMERS / 32) {
+    /* ---- producer: one lane ---- */
+    pg_setmaxnreg_dec(WG_WS_PRODUCER_REGS);
+    if (warp != WG_RS_CONSUMERS / 32 || lane != 0) return;
+    pg_tma_prefetch_map(&maps.a);
+    pg_tma_prefetch_map(&maps.b);
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      pg_mbar_wait_parity(&empty[slot], parity ^ 1);
+      float *stage = smem + slot * (WG_RS_STAGE_BYTES / 4);
+      pg_mbar_arrive_expect_tx(&full[slot], WG_RS_STAGE_BYTES);
+      pg_tma_load_2d(stage, &maps.a, kt * WG_TILE_K, m0, &full[slot]);
+#pragma unroll
+      for (int j = 0; j < WG_RS_TILE_N / WG_RS_B_BOX; ++j)
+        pg_tma_load_2d(stage + WG_RS_STAGE_A_BYTES / 4 + j * WG_TILE_K * WG_RS_B_BOX, &maps.b,
+                       n0 + j * WG_RS_B_BOX, kt * WG_TILE_K, &full[slot]);
+      parity ^= t128_ring_next(&slot, stages);
+    }
+    return;
+  }
+
+  /* ---- consumers ---- */
+  pg_setmaxnreg_inc(WG_WS2_CONSUMER_REGS);
+  const int wg = warp / 4, w = warp % 4, gr = lane / 4, t = lane % 4;
+  int base[2][2]; /* [h][q]: fragment row 16w + 8h + gr, k = t + 4q (see above) */
+  int col[2];     /* [h]: that row's column of C in the block's 128 (64 wg + ...) */
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int box = 2 * wg + w / 2, p = 4 * (gr / 4) + 2 * (w % 2) + h;
+    col[h] = box * WG_RS_B_BOX + 4 * p + gr % 4;
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      const int k = t + 4 * q;
+      base[h][q] = box * WG_TILE_K * WG_RS_B_BOX + k * WG_RS_B_BOX + ((p ^ k) % 8) * 4 + gr % 4;
+    }
+  }
+  float acc[128];
+#pragma unroll
+  for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+  unsigned frag[4][4];
+  int held = -1; /* the slot whose products may still run */
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    float *const stage = smem + slot * (WG_RS_STAGE_BYTES / 4);
+    pg_mbar_wait_parity(&full[slot], parity);
+    /* The step before's products are done: their fragments may be
+     * overwritten and their slot is free. */
+    wg_wait<0>();
+    if (held >= 0) pg_mbar_arrive(&empty[held]);
+    wg_rs_load(stage, base, frag);
+    wg_rs_mma(stage, frag, acc);
+    held = slot;
+    parity ^= t128_ring_next(&slot, stages);
+  }
+  wg_wait<0>();
+  wg_fence_acc<256>(acc);
+  /* acc[i] is C^T's (fragment row 16w + g + 8 ((i / 2) % 2), column
+   * 8 (i / 4) + 2t + i % 2): C's row m0 + that column, column n0 + col[h]
+   * of that row. */
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int n = n0 + col[h];
+    if (n >= g.n) continue;
+#pragma unroll
+    for (int j = 0; j < 32; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int m = m0 + 8 * j + 2 * t + e;
+        if (m >= g.m) continue;
+        float *c = g.c + (size_t)m * g.ldc + n;
+        const float v = g.alpha * acc[4 * j + 2 * h + e];
+        *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
+      }
+  }
+#else
+  pg_tma_unavailable();
+#endif
+}
+
+static const pg_tma_boxes tma_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_RS_TILE_M,
+                                       .a_swizzle_bytes = WG_ROW_BYTES,
+                                       .b_box_n = WG_RS_B_BOX, .b_box_k = WG_TILE_K,
+                                       .b_k_major = 0, .b_swizzle_bytes = WG_ROW_BYTES};
+
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
+  (void)device;
+  (void)tuning;
+  launch->kernel = (const void *)pg_wgmma_tma_rs_kernel;
+  launch->grid_x = ((long long)args->n + WG_RS_TILE_N - 1) / WG_RS_TILE_N;
+  launch->grid_y = ((long long)args->m + WG_RS_TILE_M - 1) / WG_RS_TILE_M;
+  launch->tma = &tma_boxes;
+}
+
+static size_t smem_bytes(int stages) {
+  return pg_tma_ring_smem(stages, WG_RS_STAGE_BYTES, WG_STAGE_SYNC_BYTES);
+}
+
+static const pg_sass_rule rules[] = {
+    WG_WS_RULES,
+    {PG_SM90_UP, PG_MUST, "LDS", "the B^T fragments no longer come from shared memory"},
+};
+
+PG_ENTRY(wgmma_tma_rs) = {
+    .info = {.name = "wgmma_tma_rs", .kind = PG_KIND_KERNEL, .precision = PG_PRECISION_TF32,
+             .technique = "wgmma TF32 with B^T from registers (C^T = B^T A^T, no transpose): "
+                          "TMA producer + two consumer warpgroups, 256x128 tile, STAGES buffers",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
+             .default_stages = 4, .tile_m = WG_RS_TILE_M, .tile_n = WG_RS_TILE_N,
+             .tile_k = WG_TILE_K, .threads = WG_RS_THREADS},
+    .smem_bytes = smem_bytes,
+    .configure = configure,
+    .check = pg_tma_check,
+    .kernel = {.symbol = "pg_wgmma_tma_rs_kernel", .dynamic_smem = 1, PG_RULES(rules)},
+};
+
+PG_KERNELS_END
