@@ -51,7 +51,7 @@ template <> struct tws_schedule<TWS_STREAM_K> {
       const int part_tile = c->next / geo.k_tiles;
       const int tile_start = part_tile * geo.k_tiles;
       const int stop = min(c->end, tile_start + geo.k_tiles);
-      tws_tile_coords(g.sk_first_tile + part_tile, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm,
+      pg_grouped_tile(g.sk_first_tile + part_tile, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm,
                       &w->tn);
       w->kt_begin = c->next - tile_start;
       w->kt_end = stop - tile_start;
@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(TWS_REDUCE_THREADS)
   }
   __syncthreads();
   int tm, tn;
-  tws_tile_coords(t, geo.tiles_m, geo.tiles_n, g.group_m, &tm, &tn);
+  pg_grouped_tile(t, geo.tiles_m, geo.tiles_n, g.group_m, &tm, &tn);
   const int rows = min(TWS_TILE_M, g.m - tm * TWS_TILE_M);
   const int cols = min(TN, g.n - tn * TN);
   const int band = TWS_TILE_M / TWS_FIXUP_CHUNKS;

@@ -34,6 +34,12 @@
  * one warpgroup's steps do not overlap; the other warpgroup's products
  * fill the tensor cores meanwhile.
  *
+ * Two more differences from 35, each measured in bench/results/h200-tensorcore.md:
+ * the epilogue goes through shared memory (a warp then stores 256
+ * contiguous bytes of a row of C, where the products' layout gives 4 rows
+ * of 16-byte runs), and the grid is one-dimensional in grouped order
+ * (WG_RS_GROUP_M rows of tiles at a time, pg_grouped_tile).
+ *
  *   pipegemm bench --variant cublas_tf32,wgmma_tma_coop_n256,wgmma_tma_rs --stages 2-4
  */
 #include "kernels/wgmma_ws.cuh" /* wg_ws_shape, WG_WS_PRODUCER_REGS, WG_WS_RULES */
@@ -47,11 +53,29 @@ PG_KERNELS_BEGIN
 #define WG_RS_STAGE_B_BYTES (WG_TILE_K * WG_RS_TILE_N * 4)         /* 16 KB */
 #define WG_RS_STAGE_BYTES (WG_RS_STAGE_A_BYTES + WG_RS_STAGE_B_BYTES) /* 48 KB */
 #define WG_RS_THREADS 384
+/* The tile order: blocks go down 8 rows of tiles (2048 rows of C) before
+ * the next column of tiles, so that a wave of 132 blocks reads 8 tiles' rows
+ * of A and 17 tiles' columns of B (in launch order, 2.75 and 48 at 6144^2). */
+#define WG_RS_GROUP_M 8
 #define WG_RS_CONSUMERS 256
 
 static_assert(WG_RS_THREADS == wg_ws_shape<2>::THREADS, "35's block and register split");
 
+/* The epilogue's staging: a warpgroup's 64 columns of 128 rows of C at a
+ * time, rows 66 floats apart (the stores of one instruction, 4 rows 2t + e
+ * by 8 columns, then hit 32 banks; rows stay 8-byte aligned for the float2
+ * reads). Two warpgroups' halves: 67.6 KB, inside two stages' 96 KB. */
+#define WG_RS_OUT_HALF 128
+#define WG_RS_OUT_PITCH 66
+static_assert(2 * WG_RS_OUT_HALF * WG_RS_OUT_PITCH * 4 <= 2 * WG_RS_STAGE_BYTES,
+              "the staged output fits in the fewest stages");
+
 #ifdef PG_HAVE_WGMMA /* the helpers exist where the kernel does */
+/* Named barrier `id` among `threads` threads (id 0 is __syncthreads'). */
+static __device__ __forceinline__ void wg_rs_bar(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 /* This thread's fragments of one K step of 8 (kk) from the stage's B:
  * base[h][q] is where its element for fragment row 16w + 8h + g, k = t + 4q
  * of step 0 lies (floats from the stage's B); step kk is 8 rows further. */
@@ -93,7 +117,10 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   unsigned long long *const full =
       (unsigned long long *)(smem + stages * (WG_RS_STAGE_BYTES / 4));
   unsigned long long *const empty = full + stages;
-  const int m0 = blockIdx.y * WG_RS_TILE_M, n0 = blockIdx.x * WG_RS_TILE_N;
+  int tm, tn; /* the block's tile, in grouped order (pg_grouped_tile) */
+  pg_grouped_tile(blockIdx.x, (int)(((long long)g.m + WG_RS_TILE_M - 1) / WG_RS_TILE_M),
+                  (int)(((long long)g.n + WG_RS_TILE_N - 1) / WG_RS_TILE_N), g.group_m, &tm, &tn);
+  const int m0 = tm * WG_RS_TILE_M, n0 = tn * WG_RS_TILE_N;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int k_tiles = wg_k_tiles(g);
 
@@ -161,23 +188,50 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   }
   wg_wait<0>();
   wg_fence_acc<256>(acc);
-  /* acc[i] is C^T's (fragment row 16w + g + 8 ((i / 2) % 2), column
-   * 8 (i / 4) + 2t + i % 2): C's row m0 + that column, column n0 + col[h]
-   * of that row. */
+  /* The epilogue through shared memory: the products' layout puts a warp's
+   * 32 values of one store in 4 rows of C (16-byte runs); staged as C's
+   * rows, each warp stores 256 contiguous bytes. Both warpgroups are done
+   * with the stages first (and the producer is: every copy it issued was
+   * waited for). */
+  wg_rs_bar(1, WG_RS_CONSUMERS);
+  float *const out = smem + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH;
+  const int tid = threadIdx.x % WG_WARPGROUP;
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int n = n0 + col[h];
-    if (n >= g.n) continue;
+  for (int half = 0; half < 2; ++half) {
+    /* acc[i] is C^T's (fragment row 16w + g + 8 ((i / 2) % 2), column
+     * 8 (i / 4) + 2t + i % 2): C's row m0 + that column, column n0 +
+     * col[h] of that row. This half: rows 128 half .. +127. */
 #pragma unroll
-    for (int j = 0; j < 32; ++j)
+    for (int j = 16 * half; j < 16 * half + 16; ++j)
 #pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int m = m0 + 8 * j + 2 * t + e;
-        if (m >= g.m) continue;
-        float *c = g.c + (size_t)m * g.ldc + n;
-        const float v = g.alpha * acc[4 * j + 2 * h + e];
-        *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          out[(8 * (j - 16 * half) + 2 * t + e) * WG_RS_OUT_PITCH + col[h] - 64 * wg] =
+              acc[4 * j + 2 * h + e];
+    wg_rs_bar(2 + wg, WG_WARPGROUP);
+    /* Row r of the half, columns 2c, 2c + 1 of the warpgroup's 64. */
+#pragma unroll 4
+    for (int idx = tid; idx < WG_RS_OUT_HALF * 32; idx += WG_WARPGROUP) {
+      const int r = idx / 32, c = 2 * (idx % 32);
+      const int m = m0 + 128 * half + r, n = n0 + 64 * wg + c;
+      if (m >= g.m || n >= g.n) continue;
+      const float2 v = *(const float2 *)(out + r * WG_RS_OUT_PITCH + c);
+      float *const dst = g.c + (size_t)m * g.ldc + n;
+      float v0 = g.alpha * v.x, v1 = g.alpha * v.y;
+      if (n + 1 < g.n && ((uintptr_t)dst % 8) == 0) {
+        if (g.beta != 0.f) {
+          const float2 old = *(const float2 *)dst;
+          v0 = fmaf(g.beta, old.x, v0);
+          v1 = fmaf(g.beta, old.y, v1);
+        }
+        *(float2 *)dst = make_float2(v0, v1);
+        continue;
       }
+      dst[0] = g.beta == 0.f ? v0 : fmaf(g.beta, dst[0], v0);
+      if (n + 1 < g.n) dst[1] = g.beta == 0.f ? v1 : fmaf(g.beta, dst[1], v1);
+    }
+    wg_rs_bar(2 + wg, WG_WARPGROUP); /* read before the next half overwrites it */
   }
 #else
   pg_tma_unavailable();
@@ -194,8 +248,10 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   (void)device;
   (void)tuning;
   launch->kernel = (const void *)pg_wgmma_tma_rs_kernel;
-  launch->grid_x = ((long long)args->n + WG_RS_TILE_N - 1) / WG_RS_TILE_N;
-  launch->grid_y = ((long long)args->m + WG_RS_TILE_M - 1) / WG_RS_TILE_M;
+  launch->grid_x = (((long long)args->n + WG_RS_TILE_N - 1) / WG_RS_TILE_N) *
+                   (((long long)args->m + WG_RS_TILE_M - 1) / WG_RS_TILE_M);
+  launch->grid_y = 1;
+  args->group_m = WG_RS_GROUP_M;
   launch->tma = &tma_boxes;
 }
 

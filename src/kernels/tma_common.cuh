@@ -25,6 +25,20 @@ static __device__ __forceinline__ void *pg_tma_smem_base(void *raw) {
  * rather than leave C unwritten. */
 static __device__ __forceinline__ void pg_tma_unavailable(void) { __trap(); }
 
+/* Tile t of a tiles_m x tiles_n grid in grouped order: tiles go down
+ * group_m rows of tiles, then to the next column, so that the blocks that
+ * run at once share the rows of A and the columns of B they read (L2). */
+static __device__ __forceinline__ void pg_grouped_tile(int t, int tiles_m, int tiles_n,
+                                                       int group_m, int *tm, int *tn) {
+  const int per_group = group_m * tiles_n;
+  const int group = t / per_group;
+  const int first_m = group * group_m;
+  const int rows = min(tiles_m - first_m, group_m);
+  const int in_group = t - group * per_group;
+  *tm = first_m + in_group % rows;
+  *tn = in_group / rows;
+}
+
 /* A TMA ring's shared memory: each stage's tiles and its two mbarriers,
  * after the slack that PG_TMA_SMEM_ALIGN asks for. */
 static inline size_t pg_tma_ring_smem(int stages, size_t stage_bytes, size_t sync_bytes) {

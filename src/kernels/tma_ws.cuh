@@ -129,18 +129,6 @@ static __device__ __forceinline__ unsigned tws_swizzle_of_row(int row) {
   return (((unsigned)row * TWS_A_ROW_BYTES) >> 7) & (TWS_A_ROW_BYTES / 16 - 1);
 }
 
-/* Tile t of a tiles_m x tiles_n grid in grouped order. */
-static __device__ __forceinline__ void tws_tile_coords(int t, int tiles_m, int tiles_n,
-                                                       int group_m, int *tm, int *tn) {
-  const int per_group = group_m * tiles_n;
-  const int group = t / per_group;
-  const int first_m = group * group_m;
-  const int rows = min(tiles_m - first_m, group_m);
-  const int in_group = t - group * per_group;
-  *tm = first_m + in_group % rows;
-  *tn = in_group / rows;
-}
-
 /* How a block of each MODE takes its work: start() gives its cursor, next()
  * its next stretch, false once there is none. Whole tiles here; split-K in
  * 13_tma_ws_splitk.cu, stream-K in 14_tma_ws_streamk.cu. */
@@ -163,7 +151,7 @@ template <> struct tws_schedule<TWS_WHOLE_TILES> {
   static __device__ __forceinline__ bool next(const pg_gemm_args &g, const tws_geometry &geo,
                                               tws_cursor *c, tws_work *w) {
     if (c->next >= c->end) return false;
-    tws_tile_coords(c->next, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm, &w->tn);
+    pg_grouped_tile(c->next, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm, &w->tn);
     w->kt_begin = 0;
     w->kt_end = geo.k_tiles;
     w->dest = TWS_TO_C;
@@ -180,7 +168,7 @@ static __device__ __forceinline__ void tws_take_split(const pg_gemm_args &g,
                                                       const tws_geometry &geo, tws_cursor *c,
                                                       tws_work *w) {
   const int split = c->next / geo.tiles;
-  tws_tile_coords(c->next - split * geo.tiles, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm,
+  pg_grouped_tile(c->next - split * geo.tiles, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm,
                   &w->tn);
   w->kt_begin = split * g.k_tiles_per_split;
   w->kt_end = min(geo.k_tiles, w->kt_begin + g.k_tiles_per_split);
