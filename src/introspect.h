@@ -85,11 +85,13 @@ pg_status pg_plan_trace(pg_plan *plan, pg_trace_header *buffer);
 
 /* ---- auto ---------------------------------------------------------------------------- */
 
-/* auto's candidate `index` (0, 1, ...) on the current device, in the order
- * of its tuning table (src/tuning.c), whether this GPU runs it or not:
- * PG_OK with the entry and its stage count; PG_ERR_INVALID_ARG past the
- * last; PG_ERR_NO_DEVICE without a GPU. */
-pg_status pg_auto_candidate(int index, const pg_variant_info **variant, int *stages);
+/* A selector's (auto's or auto_tf32's) candidate `index` (0, 1, ...) on
+ * the current device, in the order of its tuning table (src/tuning.c),
+ * whether this GPU runs it or not: PG_OK with the entry and its stage
+ * count; PG_ERR_INVALID_ARG past the last or for an entry that is no
+ * selector; PG_ERR_NO_DEVICE without a GPU. */
+pg_status pg_auto_candidate(const pg_variant_info *selector, int index,
+                            const pg_variant_info **variant, int *stages);
 
 /* ---- the single-warp study ----------------------------------------------------------
  * The single-warp experiment of the "A study on CUDA async memcpy" blog

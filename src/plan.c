@@ -22,11 +22,19 @@ static int max_int(int a, int b) { return a > b ? a : b; }
 
 static int is_16_byte_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
-/* auto's registry entry: it runs what choose() picks for the call. */
+/* The selectors' registry entries: each runs what choose() picks for the
+ * call among its rules' entries of its own precision class (auto: strict
+ * IEEE FP32, auto_tf32: TF32 products). */
 const pg_variant_entry pg_entry_auto = {
     .info = {.name = "auto", .kind = PG_KIND_SELECTOR,
              .technique = "the best predicted variant for this GPU and shape (pg_auto_select, src/tuning.c)",
              .source = "", .min_cc = 50},
+};
+const pg_variant_entry pg_entry_auto_tf32 = {
+    .info = {.name = "auto_tf32", .kind = PG_KIND_SELECTOR, .precision = PG_PRECISION_TF32,
+             .technique = "the best predicted TF32 tensor-core variant for this GPU and shape "
+                          "(src/tuning.c)",
+             .source = "", .min_cc = 80},
 };
 
 /* ---- arguments -------------------------------------------------------------- */
@@ -190,32 +198,40 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
   return rule->speed_percent * fill * useful;
 }
 
-/* The entry a tuning rule names, if auto may run it: a registered entry,
- * no selector, and strict IEEE FP32 (auto is strict); NULL otherwise, and
- * the rule is skipped. choose() and pg_auto_candidate() ask it alike. */
-static const pg_variant_entry *auto_rule_entry(const pg_auto_rule *rule) {
+/* The entry a tuning rule names, if a selector of `precision` may run it: a
+ * registered entry, no selector, and of that precision class (auto is
+ * strict); NULL otherwise, and the rule is skipped. choose() and
+ * pg_auto_candidate() ask it alike. */
+static const pg_variant_entry *auto_rule_entry(const pg_auto_rule *rule,
+                                               pg_precision precision) {
   const pg_variant_entry *entry = pg_entry_find(rule->variant);
   if (entry == NULL || entry->info.kind == PG_KIND_SELECTOR ||
-      entry->info.precision != PG_PRECISION_STRICT)
+      entry->info.precision != precision)
     return NULL;
   return entry;
+}
+
+/* A selector's rules in the device's tuning row. */
+static const pg_auto_rule *selector_rules(const pg_device *dev, const pg_variant_info *selector) {
+  return selector->precision == PG_PRECISION_TF32 ? dev->tuning.auto_tf32_rules
+                                                  : dev->tuning.auto_rules;
 }
 
 /* auto: of the tuning table's candidates that the device runs on this
  * problem, the best predicted. Their refusals are no error of the call: the
  * detail is cleared once one runs. */
-static pg_status choose(const pg_device *dev, pg_plan *plan, const pg_variant_entry **entry,
-                        int *stages, pg_kernel_launch *kernel) {
-  const pg_tuning *tuning = &dev->tuning;
+static pg_status choose(const pg_device *dev, const pg_variant_info *selector, pg_plan *plan,
+                        const pg_variant_entry **entry, int *stages, pg_kernel_launch *kernel) {
+  const pg_auto_rule *rules = selector_rules(dev, selector);
   const pg_gemm_args problem = plan->args; /* each candidate's configure starts from it */
   const cudaError_t cuda_error_before = pg_last_cuda_error();
   const pg_variant_entry *best = NULL;
   int best_stages = 0;
   double best_speed = -1.0;
   pg_status refusal = PG_ERR_ARCH;
-  for (int i = 0; i < PG_AUTO_MAX_RULES && tuning->auto_rules[i].variant != NULL; ++i) {
-    const pg_auto_rule *rule = &tuning->auto_rules[i];
-    const pg_variant_entry *candidate = auto_rule_entry(rule);
+  for (int i = 0; i < PG_AUTO_MAX_RULES && rules[i].variant != NULL; ++i) {
+    const pg_auto_rule *rule = &rules[i];
+    const pg_variant_entry *candidate = auto_rule_entry(rule, selector->precision);
     if (candidate == NULL) continue;
     const pg_variant_info *info = &candidate->info;
     const int s = rule->stages != 0 ? rule->stages : info->default_stages;
@@ -371,7 +387,7 @@ pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int sta
   set_problem(&plan->args, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   pg_kernel_launch kernel;
   if (entry->info.kind == PG_KIND_SELECTOR) {
-    st = choose(dev, plan, &entry, &stages, &kernel);
+    st = choose(dev, variant, plan, &entry, &stages, &kernel);
     if (st != PG_OK) {
       name_the_selector(variant);
       return st;
@@ -653,24 +669,29 @@ pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const flo
   set_problem(&plan.args, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, NULL, n);
   const pg_variant_entry *entry = NULL;
   pg_kernel_launch kernel;
-  st = choose(dev, &plan, &entry, stages, &kernel);
+  st = choose(dev, &pg_entry_auto.info, &plan, &entry, stages, &kernel);
   if (st == PG_OK) *variant = &entry->info;
   return st;
 }
 
-pg_status pg_auto_candidate(int index, const pg_variant_info **variant, int *stages) {
+pg_status pg_auto_candidate(const pg_variant_info *selector, int index,
+                            const pg_variant_info **variant, int *stages) {
+  if (selector == NULL || pg_entry_of(selector) == NULL || selector->kind != PG_KIND_SELECTOR) {
+    pg_set_error_detail("%s is no selector", selector != NULL ? selector->name : "(NULL)");
+    return PG_ERR_INVALID_ARG;
+  }
   const pg_device *dev = NULL;
   pg_status st = auto_question(variant, stages, &dev);
   if (st != PG_OK) return st;
-  const pg_auto_rule *rules = dev->tuning.auto_rules;
+  const pg_auto_rule *rules = selector_rules(dev, selector);
   for (int i = 0, seen = 0; i < PG_AUTO_MAX_RULES && rules[i].variant != NULL; ++i) {
-    const pg_variant_entry *candidate = auto_rule_entry(&rules[i]);
+    const pg_variant_entry *candidate = auto_rule_entry(&rules[i], selector->precision);
     if (candidate == NULL || seen++ != index) continue;
     *variant = &candidate->info;
     *stages = rules[i].stages;
     return PG_OK;
   }
-  pg_set_error_detail("auto has no candidate %d on this GPU", index);
+  pg_set_error_detail("%s has no candidate %d on this GPU", selector->name, index);
   return PG_ERR_INVALID_ARG;
 }
 

@@ -22,13 +22,23 @@
    {"tma_ws_n64", 3, 92, 3}, {"tma", 4, 82, 2},         {"mbarrier", 2, 78, 2},       \
    {"tiled32_db", 2, 13, 2}}
 
+/* auto_tf32's candidates on the H200, measured there on 2026-12-01 in one
+ * process with cublas_tf32 (bench/results/h200-tensorcore.md):
+ * wgmma_tma_rs 0.94-0.95 x cuBLAS TF32 at 4096^3-8192^3 (TMA's layout rules
+ * for A and B); wgmma_tma_coop_n256 0.85-0.88 (A's only: B goes through
+ * its workspace); wgmma_cp_async 0.52 at 4096^3 and mma_cp_async 0.34, for
+ * any layout (the second below sm_90). */
+#define PG_H200_AUTO_TF32_RULES                                                      \
+  {{"wgmma_tma_rs", 3, 95, 1}, {"wgmma_tma_coop_n256", 3, 86, 1},                    \
+   {"wgmma_cp_async", 3, 52, 2}, {"mma_cp_async", 2, 34, 2}}
+
 static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile
      * beat the persistent grid; the group size moved nothing beyond noise. */
-    {90, 132, "NVIDIA H200, bench/results/h200-tma.md and h200-shapes.md", 8, 0, 2,
-     PG_H200_AUTO_RULES},
+    {90, 132, "NVIDIA H200, bench/results/h200-tma.md, h200-shapes.md and h200-tensorcore.md",
+     8, 0, 2, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES},
     /* Untuned Hopper and anything else: the H200's choices. */
-    {0, 0, "untuned (the H200's choices)", 8, 0, 2, PG_H200_AUTO_RULES},
+    {0, 0, "untuned (the H200's choices)", 8, 0, 2, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES},
 };
 
 /* A non-negative integer from the environment, or `fallback`. */

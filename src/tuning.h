@@ -39,6 +39,9 @@ typedef struct {
    * (architecture, shared memory, a loadable kernel image) and that accept
    * the layout, the best predicted; the first on a tie. */
   pg_auto_rule auto_rules[PG_AUTO_MAX_RULES];
+  /* auto_tf32's: the TF32 entries (speed_percent relative to cuBLAS TF32's
+   * at full waves, 100: cublas_tf32 itself, which is no candidate). */
+  pg_auto_rule auto_tf32_rules[PG_AUTO_MAX_RULES];
 } pg_tuning;
 
 /* The row for a device: the first whose cc and SM count match. */

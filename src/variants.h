@@ -7,7 +7,8 @@
  *            its stage counts, tile, planner and SASS rules), is defined in
  *            `file`, beside its kernel (src/kernels/entry.h says how)
  *     file   its kernel file in src/kernels/, or "" for an entry without one
- *            (cublas and cublas_tf32, in src/cublas.c; auto, in src/plan.c)
+ *            (cublas and cublas_tf32, in src/cublas.c; auto and auto_tf32, in
+ *            src/plan.c)
  *     trace  TRACED: the file is compiled a second time with its pipeline
  *            marks on, for `pipegemm trace` (its twin pg_entry_<name>_traced
  *            plans the traced kernel); UNTRACED: not
@@ -52,6 +53,7 @@ PG_VARIANT(wgmma_tma_ws_wait0, "34_wgmma_tma_ws.cu", UNTRACED, SM90A)
 PG_VARIANT(wgmma_tma_coop, "35_wgmma_tma_coop.cu", UNTRACED, SM90A)
 PG_VARIANT(wgmma_tma_coop_n256, "35_wgmma_tma_coop.cu", UNTRACED, SM90A)
 PG_VARIANT(wgmma_tma_rs, "36_wgmma_tma_rs.cu", UNTRACED, SM90A)
+PG_VARIANT(auto_tf32, "", UNTRACED, ANY_ARCH)
 PG_KERNEL_FILE("20_single_warp.cu", UNTRACED, ANY_ARCH)
 PG_KERNEL_FILE("scale_c.cu", UNTRACED, ANY_ARCH)
 PG_KERNEL_FILE("transpose_b.cu", UNTRACED, ANY_ARCH)

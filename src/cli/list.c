@@ -51,12 +51,12 @@ static pgc_cell optional_int(int value) {
 
 /* auto's candidates on this GPU, in the tuning table's order, those this
  * GPU cannot run left out: "yes: best of tma_ws, tma_ws_splitk, ...". */
-static void selector_choices(char *buf, size_t size) {
+static void selector_choices(const pg_variant_info *selector, char *buf, size_t size) {
   size_t used = (size_t)snprintf(buf, size, "yes: best of");
   const char *sep = " ";
   const pg_variant_info *candidate = NULL;
   int stages = 0;
-  for (int i = 0; pg_auto_candidate(i, &candidate, &stages) == PG_OK; ++i) {
+  for (int i = 0; pg_auto_candidate(selector, i, &candidate, &stages) == PG_OK; ++i) {
     if (pg_variant_supported(candidate, stages) != PG_OK) continue;
     if (used < size)
       used += (size_t)snprintf(buf + used, size - used, "%s%s", sep, candidate->name);
@@ -103,7 +103,7 @@ static void describe(const pg_variant_info *variant, int have_gpu, variant_texts
     snprintf(texts->runs_here, sizeof texts->runs_here, "no: %s",
              pg_last_error_detail()[0] ? pg_last_error_detail() : pg_strerror(status));
   if (status == PG_OK && variant->kind == PG_KIND_SELECTOR)
-    selector_choices(texts->runs_here, sizeof texts->runs_here);
+    selector_choices(variant, texts->runs_here, sizeof texts->runs_here);
 
   int i = 0;
   cells[i++] = pgc_cell_text(variant->name);
@@ -190,7 +190,7 @@ int pgc_cmd_list(const pgc_options *opts) {
       "TF32 bound). "
       "smem/block: shared memory per block at the default stage count. runs here: "
       "whether this GPU runs it (compute capability, shared memory, a kernel image "
-      "it loads); for auto, its candidates here, of which it runs the best predicted. "
+      "it loads); for auto and auto_tf32, their candidates here, of which each runs the best predicted. "
       "'pipegemm bench --variant NAME' runs one.",
   };
   pgc_report report = {

@@ -112,7 +112,7 @@ PG_ENTRY(wgmma_tma) = {
              .technique = "wgmma m64n128k8 TF32 fed by TMA on expect_tx mbarriers, every warp "
                           "waiting, STAGES buffers (B^T into a workspace first)",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 6,
-             .default_stages = 4, WG_TILE_INFO, .threads = WG_TMA_THREADS},
+             .default_stages = 2, WG_TILE_INFO, .threads = WG_TMA_THREADS},
     .smem_bytes = smem_bytes,
     .configure = configure,
     .check = wg_check_tma,

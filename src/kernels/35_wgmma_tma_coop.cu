@@ -45,7 +45,7 @@ PG_ENTRY(wgmma_tma_coop_n256) = {
              .precision = PG_PRECISION_TF32,
              .technique = "wgmma_tma_coop on a 128x256 tile (m64n256 products, 48 KB a stage)",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
-             .default_stages = 4, .tile_m = WG_TILE_M, .tile_n = 2 * WG_TILE_N,
+             .default_stages = 3, .tile_m = WG_TILE_M, .tile_n = 2 * WG_TILE_N,
              .tile_k = WG_TILE_K, .threads = wg_ws_shape<2>::THREADS},
     .smem_bytes = wg_ws_smem<2 * WG_TILE_N>,
     .configure = configure<2 * WG_TILE_N>,

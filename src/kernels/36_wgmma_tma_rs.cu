@@ -269,7 +269,7 @@ PG_ENTRY(wgmma_tma_rs) = {
              .technique = "wgmma TF32 with B^T from registers (C^T = B^T A^T, no transpose): "
                           "TMA producer + two consumer warpgroups, 256x128 tile, STAGES buffers",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
-             .default_stages = 4, .tile_m = WG_RS_TILE_M, .tile_n = WG_RS_TILE_N,
+             .default_stages = 3, .tile_m = WG_RS_TILE_M, .tile_n = WG_RS_TILE_N,
              .tile_k = WG_TILE_K, .threads = WG_RS_THREADS},
     .smem_bytes = smem_bytes,
     .configure = configure,
