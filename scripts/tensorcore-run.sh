@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The tensor-core study on a GPU machine (bench/results/h200-tensorcore.md):
+# build, then the TF32 family's stage sweeps, its Nsight Compute rows, the
+# B^T kernel's own time, and (PG_TC_CHECK=1) every test and compute-sanitizer
+# over the TF32 entries. A failed step is logged and the next one runs.
+#
+#   OUT=/path/to/out scripts/tensorcore-run.sh        (cwd: the repo root)
+#
+# Files in $OUT:
+#   tensorcore-stage-sweep-{1,2,3}.csv  pipegemm bench --shapes
+#       bench/shapes/tensorcore.txt --format csv, each run with cublas and
+#       cublas_tf32 beside its members (so every ratio is within one
+#       process): 1 the members that take 1 stage, --stages 1-6; 2 the
+#       128x128 TMA members, --stages 2-6; 3 the 48 KB-stage members and
+#       auto_tf32, --stages 2-4
+#   tensorcore-profile.csv  pipegemm profile --size 4096 of cublas_tf32 and
+#       each member at its default stages, --format csv
+#   transpose.txt  ncu's duration and DRAM figures of the B^T kernel
+#       (src/kernels/transpose_b.cu) in one call of wgmma_tma at each square
+#   check.log      (PG_TC_CHECK=1) ctest, then memcheck, racecheck and
+#       synccheck of test_gpu_variants (PG_TEST_QUICK) on the TF32 entries
+#   run.log        every step's command, exit status and time
+# Environment: PG_BUILD (default build-tc), PG_COMMIT (recorded in run.log),
+# CMOCKA_ROOT (default .deps/cmocka/usr where it exists), PG_TC_MEASURE=0
+# (no sweeps, profile or transpose: the checks alone).
+set -u
+OUT=${OUT:?set OUT to a folder for the results}
+mkdir -p "$OUT"
+build=${PG_BUILD:-build-tc}
+log="$OUT/run.log"
+: >"$log"
+export PATH=/usr/local/cuda/bin:$PATH
+
+step() { # step NAME OUTFILE TIMEOUT_S COMMAND...
+  local name=$1 out=$2 limit=$3
+  shift 3
+  local start=$SECONDS
+  echo "== $name: $*" >>"$log"
+  timeout "$limit" "$@" >>"$out" 2>>"$log"
+  local rc=$?
+  echo "== $name: exit $rc, $((SECONDS - start)) s" >>"$log"
+  return $rc
+}
+
+echo "commit: ${PG_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}" >>"$log"
+date -u '+date: %Y-%m-%d %H:%M UTC' >>"$log"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader >>"$log" 2>&1
+
+cmocka=${CMOCKA_ROOT:-}
+[ -z "$cmocka" ] && [ -d .deps/cmocka/usr ] && cmocka=$PWD/.deps/cmocka/usr
+step configure "$OUT/build.log" 300 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES=90 ${cmocka:+-DCMOCKA_ROOT=$cmocka} &&
+  step build "$OUT/build.log" 600 cmake --build "$build" || { tail -30 "$OUT/build.log"; exit 1; }
+cli="$build/pipegemm"
+shapes=bench/shapes/tensorcore.txt
+refs=cublas,cublas_tf32
+
+if [ "${PG_TC_MEASURE:-1}" = 1 ]; then
+step "sweep 1" "$OUT/tensorcore-stage-sweep-1.csv" 400 "$cli" bench --shapes "$shapes" \
+  --variant $refs,mma_cp_async,wgmma_sync,wgmma_cp_async --stages 1-6 --format csv --quiet
+step "sweep 2" "$OUT/tensorcore-stage-sweep-2.csv" 400 "$cli" bench --shapes "$shapes" \
+  --variant $refs,wgmma_tma,wgmma_tma_ws,wgmma_tma_ws_wait0,wgmma_tma_coop --stages 2-6 \
+  --format csv --quiet
+step "sweep 3" "$OUT/tensorcore-stage-sweep-3.csv" 400 "$cli" bench --shapes "$shapes" \
+  --variant $refs,wgmma_tma_coop_n256,wgmma_tma_rs,auto_tf32 --stages 2-4 --format csv --quiet
+step profile "$OUT/tensorcore-profile.csv" 400 "$cli" profile --size 4096 --format csv --quiet \
+  --variant cublas_tf32,mma_cp_async,wgmma_sync,wgmma_cp_async,wgmma_tma,wgmma_tma_ws,wgmma_tma_ws_wait0,wgmma_tma_coop,wgmma_tma_coop_n256,wgmma_tma_rs
+for size in 4096 6144 8192; do
+  echo "# ${size}^3: the B^T kernel of one wgmma_tma call" >>"$OUT/transpose.txt"
+  step "transpose $size" "$OUT/transpose.txt" 120 ncu --kernel-name regex:pg_transpose_b \
+    --metrics gpu__time_duration.sum,dram__bytes.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed \
+    "$cli" bench --size "$size" --variant wgmma_tma --stages 2 --warmup 0 --iters 1 --check off --quiet
+done
+fi
+
+if [ "${PG_TC_CHECK:-0}" = 1 ]; then
+  step ctest "$OUT/check.log" 400 ctest --test-dir "$build" --output-on-failure
+  tf32=mma_cp_async,wgmma_sync,wgmma_cp_async,wgmma_tma,wgmma_tma_ws,wgmma_tma_ws_wait0,wgmma_tma_coop,wgmma_tma_coop_n256,wgmma_tma_rs,auto_tf32
+  for tool in memcheck racecheck synccheck; do
+    step "sanitizer $tool" "$OUT/check.log" 400 env PG_TEST_QUICK=1 PG_TEST_VARIANTS=$tf32 \
+      compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/test_gpu_variants"
+  done
+fi
+tar -czf "$OUT/tensorcore.tgz" -C "$OUT" --exclude tensorcore.tgz . 2>>"$log"
+cat "$log"
