@@ -8,9 +8,9 @@
 #
 # Files in $OUT:
 #   tensorcore-stage-sweep-{1,2,3}.csv  pipegemm bench --shapes
-#       bench/shapes/tensorcore.txt --format csv, each run with cublas and
-#       cublas_tf32 beside its members (so every ratio is within one
-#       process): 1 the members that take 1 stage, --stages 1-6; 2 the
+#       bench/shapes/tensorcore.txt --rounds 3 --format csv, each run with
+#       cublas and cublas_tf32 beside its members (every ratio within one
+#       process, the runs of a shape timed in three rounds in turn): 1 the members that take 1 stage, --stages 1-6; 2 the
 #       128x128 TMA members, --stages 2-6; 3 the 48 KB-stage members and
 #       auto_tf32, --stages 2-4
 #   tensorcore-profile.csv  pipegemm profile --size 4096 of cublas_tf32 and
@@ -57,12 +57,12 @@ refs=cublas,cublas_tf32
 
 if [ "${PG_TC_MEASURE:-1}" = 1 ]; then
 step "sweep 1" "$OUT/tensorcore-stage-sweep-1.csv" 400 "$cli" bench --shapes "$shapes" \
-  --variant $refs,mma_cp_async,wgmma_sync,wgmma_cp_async --stages 1-6 --format csv --quiet
+  --variant $refs,mma_cp_async,wgmma_sync,wgmma_cp_async --stages 1-6 --rounds 3 --format csv --quiet
 step "sweep 2" "$OUT/tensorcore-stage-sweep-2.csv" 400 "$cli" bench --shapes "$shapes" \
   --variant $refs,wgmma_tma,wgmma_tma_ws,wgmma_tma_ws_wait0,wgmma_tma_coop --stages 2-6 \
-  --format csv --quiet
+  --rounds 3 --format csv --quiet
 step "sweep 3" "$OUT/tensorcore-stage-sweep-3.csv" 400 "$cli" bench --shapes "$shapes" \
-  --variant $refs,wgmma_tma_coop_n256,wgmma_tma_rs,auto_tf32 --stages 2-4 --format csv --quiet
+  --variant $refs,wgmma_tma_coop_n256,wgmma_tma_rs,auto_tf32 --stages 2-4 --rounds 3 --format csv --quiet
 step profile "$OUT/tensorcore-profile.csv" 400 "$cli" profile --size 4096 --format csv --quiet \
   --variant cublas_tf32,mma_cp_async,wgmma_sync,wgmma_cp_async,wgmma_tma,wgmma_tma_ws,wgmma_tma_ws_wait0,wgmma_tma_coop,wgmma_tma_coop_n256,wgmma_tma_rs
 for size in 4096 6144 8192; do
@@ -74,10 +74,10 @@ done
 fi
 
 if [ "${PG_TC_CHECK:-0}" = 1 ]; then
-  step ctest "$OUT/check.log" 400 ctest --test-dir "$build" --output-on-failure
+  step ctest "$OUT/check.log" 240 ctest --test-dir "$build" --output-on-failure
   tf32=mma_cp_async,wgmma_sync,wgmma_cp_async,wgmma_tma,wgmma_tma_ws,wgmma_tma_ws_wait0,wgmma_tma_coop,wgmma_tma_coop_n256,wgmma_tma_rs,auto_tf32
   for tool in memcheck racecheck synccheck; do
-    step "sanitizer $tool" "$OUT/check.log" 400 env PG_TEST_QUICK=1 PG_TEST_VARIANTS=$tf32 \
+    step "sanitizer $tool" "$OUT/check.log" 200 env PG_TEST_QUICK=1 PG_TEST_VARIANTS=$tf32 \
       compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/test_gpu_variants"
   done
 fi

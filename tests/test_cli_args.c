@@ -75,6 +75,7 @@ static void test_bench_defaults(void **state) {
   assert_int_equal(r.opts.stage_count, 0);
   assert_int_equal(r.opts.warmup, 10);
   assert_int_equal(r.opts.iters, 20);
+  assert_int_equal(r.opts.rounds, 1);
   assert_int_equal(r.opts.flush_l2, 1);
   assert_true(r.opts.seed == 1);
   assert_int_equal(r.opts.format, PGC_FORMAT_TABLE);
@@ -495,6 +496,14 @@ static void test_bad_values(void **state) {
   expect_usage_error(PARSE("bench", "--check", "1"), "'1'");
   expect_usage_error(PARSE("bench", "--iters", "0"), "at least 1");
   expect_usage_error(PARSE("bench", "--iters", "1000001"), "too large");
+  expect_usage_error(PARSE("bench", "--rounds", "0"), "at least 1");
+  expect_usage_error(PARSE("bench", "--rounds", "101"), "too large");
+  expect_usage_error(PARSE("study", "pipelining", "--rounds", "2"), "--rounds");
+  {
+    parse_result r = PARSE("bench", "--rounds=3");
+    EXPECT_OK(r);
+    assert_int_equal(r.opts.rounds, 3);
+  }
   EXPECT_OK(PARSE("bench", "--warmup", "0"));
   expect_usage_error(PARSE("bench", "--warmup", "-1"), "--warmup");
   expect_usage_error(PARSE("bench", "--seed", "18446744073709551616"),

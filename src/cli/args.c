@@ -26,6 +26,7 @@ typedef enum {
   OPT_STAGES,
   OPT_WARMUP,
   OPT_ITERS,
+  OPT_ROUNDS,
   OPT_FLUSH_L2,
   OPT_SEED,
   OPT_FORMAT,
@@ -78,6 +79,7 @@ static const option_spec option_table[] = {
     {"--stages", OPT_STAGES, 1, FOR_BENCH | FOR_PROFILE | FOR_TRACE, 0},
     {"--warmup", OPT_WARMUP, 1, FOR_BENCH | FOR_STUDY | FOR_TRACE, IN_SINGLE_WARP},
     {"--iters", OPT_ITERS, 1, FOR_BENCH | FOR_STUDY | FOR_TRACE, IN_SINGLE_WARP},
+    {"--rounds", OPT_ROUNDS, 1, FOR_BENCH, 0},
     {"--flush-l2", OPT_FLUSH_L2, 1, FOR_BENCH | FOR_STUDY | FOR_TRACE, IN_EVERY_STUDY},
     {"--seed", OPT_SEED, 1, FOR_BENCH | FOR_STUDY | FOR_TRACE, IN_EVERY_STUDY},
     {"--format", OPT_FORMAT, 1,
@@ -220,6 +222,10 @@ static const char usage_bench[] =
     "                        and shape, named in the 'runs' column)\n"
     "  --warmup N            untimed runs before timing (default: 10)\n"
     "  --iters N             timed runs, at least 1 (default: 20)\n"
+    "  --rounds N            time every run of a shape N times in turn, --warmup\n"
+    "                        and --iters each, and report over all N x --iters\n"
+    "                        (default: 1): a clock that drifts (power, heat)\n"
+    "                        then weighs on every run alike\n"
     "  --flush-l2 on|off     clear the L2 cache before every run (default: on)\n"
     "  --seed N              seed of the random inputs, 0 to 2^64-1 (default: 1)\n"
     "  --check on|off        verify before timing (default: on)\n"
@@ -703,6 +709,7 @@ static void set_defaults(pgc_options *opts, int argc, char **argv) {
   opts->m = opts->n = opts->k = PGC_BENCH_DEFAULT_SIZE;
   opts->warmup = PGC_DEFAULT_WARMUP;
   opts->iters = PGC_DEFAULT_ITERS;
+  opts->rounds = 1;
   opts->all_variants = 1;
   opts->trace_blocks = PGC_TRACE_DEFAULT_BLOCKS;
   opts->argc = argc;
@@ -749,6 +756,9 @@ static int apply_option(const option_spec *spec, const char *value,
     case OPT_ITERS:
       return parse_int_option(spec->name, value, 1, PGC_MAX_REPEATS,
                               &opts->iters, err, err_size);
+    case OPT_ROUNDS:
+      return parse_int_option(spec->name, value, 1, PGC_MAX_ROUNDS, &opts->rounds, err,
+                              err_size);
     case OPT_FLUSH_L2:
       return parse_on_off(spec->name, value, &opts->flush_l2, err, err_size);
     case OPT_SEED: return parse_seed(value, &opts->seed, err, err_size);

@@ -33,6 +33,7 @@ typedef enum {
 #define PGC_MAX_STAGE_COUNTS 64
 #define PGC_MAX_VARIANTS 64
 #define PGC_MAX_REPEATS 1000000 /* --warmup, --iters */
+#define PGC_MAX_ROUNDS 100      /* --rounds */
 /* A caller buffer this large holds any message pgc_parse_args writes. */
 #define PGC_ERROR_SIZE 1024
 
@@ -72,6 +73,7 @@ typedef struct {
    * from argv; read by the command, not here); NULL: the one shape above. */
   const char *shapes_path;
   int warmup, iters;
+  int rounds; /* bench --rounds: timed rounds of each shape's runs */
 
   /* Variant selection: all_variants, or the variant_count registry entries
    * named by --variant, in the order given, without repeats. */

@@ -112,10 +112,8 @@ static int bench_shape(pgc_session *session, const pgc_shape *shape,
     session->run_index += run_count; /* the progress count goes on */
     return exit_code;
   }
-  for (int r = 0; r < run_count; ++r)
-    if (pgc_run_one(session, &problem, runs[r].variant, runs[r].stages, &rows[r]) !=
-        PGC_EXIT_OK)
-      exit_code = PGC_EXIT_FAILED;
+  if (pgc_run_set(session, &problem, runs, run_count, rows) != PGC_EXIT_OK)
+    exit_code = PGC_EXIT_FAILED;
   pgc_problem_close(&problem);
   return exit_code;
 }
@@ -168,9 +166,8 @@ int pgc_cmd_bench(const pgc_options *opts) {
   bench_runs work;
   int exit_code = bench_runs_make(opts, &work);
   if (exit_code != PGC_EXIT_OK) return exit_code;
-  pgc_measure_config config = {opts->device, opts->warmup, opts->iters,
-                               opts->check, opts->flush_l2, opts->quiet,
-                               opts->seed};
+  pgc_measure_config config = {opts->device, opts->warmup, opts->iters, opts->check,
+                               opts->flush_l2, opts->quiet,  opts->seed,  opts->rounds};
   /* One session for the whole set: the device, stream and L2 flusher are
    * set up once, and every shape is measured under the same conditions. */
   pgc_session session;

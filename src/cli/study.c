@@ -252,7 +252,8 @@ static int study_pipelining(const pgc_options *opts) {
                                opts->check,
                                opts->flush_l2,
                                opts->quiet,
-                               opts->seed};
+                               opts->seed,
+                               1};
   pgc_session session;
   int exit_code = pgc_session_open(&session, &config);
   if (exit_code != PGC_EXIT_OK) return exit_code;
@@ -416,7 +417,7 @@ static void print_single_warp_report(const pgc_options *opts,
 static int study_single_warp(const pgc_options *opts) {
   pgc_measure_config config = {opts->device, opts->warmup, opts->iters,
                                opts->check,  opts->flush_l2, opts->quiet,
-                               opts->seed};
+                               opts->seed,   1};
   pgc_session session;
   int exit_code = pgc_session_open(&session, &config);
   if (exit_code != PGC_EXIT_OK) return exit_code;

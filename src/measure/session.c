@@ -383,37 +383,52 @@ void pgc_run_begin(pgc_session *session, const char *label,
             label, row->shape);
 }
 
-int pgc_run_measure(pgc_session *session, const pgc_problem *problem,
-                    const char *label, pgh_run_fn fn, void *ctx, pg_precision precision,
-                    pgc_result_row *row) {
-  if (session->config.check) {
-    if (pgc_run_verify(session, problem, fn, ctx, precision, label, row) != PGC_EXIT_OK)
-      return PGC_EXIT_FAILED;
-  } else {
-    pgc_result_row_set_verdict(row, PGC_VERDICT_UNCHECKED, NULL);
-  }
-
-  int iters = session->config.iters;
-  pg_status status = pgh_time(fn, ctx, session->config.warmup, iters,
+/* One round of timed launches of `fn` into `times` (config.iters of them).
+ * PGC_EXIT_OK, or PGC_EXIT_FAILED with an ERROR row (printed). */
+static int run_time(pgc_session *session, const char *label, pgh_run_fn fn, void *ctx,
+                    float *times, pgc_result_row *row) {
+  pg_status status = pgh_time(fn, ctx, session->config.warmup, session->config.iters,
                               session->has_flusher ? &session->flusher : NULL,
-                              session->stream, session->times_ms);
-  if (status != PG_OK) {
-    return row_failed(row, label, "timing", status);
-  }
+                              session->stream, times);
+  return status == PG_OK ? PGC_EXIT_OK : row_failed(row, label, "timing", status);
+}
+
+/* The row's timing fields from its `count` timed launches, and its share of
+ * the FFMA peak at `clock_mhz` (the clock sampled after its last round). */
+static void run_stats(pgc_session *session, const pgc_problem *problem, const float *times,
+                      int count, double clock_mhz, pgc_result_row *row) {
   float median = 0, min = 0, max = 0;
-  pgh_stats(session->times_ms, iters, &median, &min, &max);
+  pgh_stats(times, count, &median, &min, &max);
   row->median_ms = median;
   row->min_ms = min;
   row->max_ms = max;
   row->tflops = pgc_gemm_tflops(problem->m, problem->n, problem->k, median);
-
-  double clock_mhz = sample_clock(session, label);
   if (!(clock_mhz > 0)) clock_mhz = session->info.max_sm_clock_mhz;
   double peak = pgc_ffma_peak_tflops(session->info.cc_major,
                                      session->info.cc_minor,
                                      session->info.sm_count, clock_mhz);
   row->pct_ffma_peak = row->tflops / peak * PERCENT; /* NaN if either is */
+}
 
+/* The check (with --check on), or the row marked UNCHECKED. */
+static int run_check(pgc_session *session, const pgc_problem *problem, const char *label,
+                     pgh_run_fn fn, void *ctx, pg_precision precision, pgc_result_row *row) {
+  if (!session->config.check) {
+    pgc_result_row_set_verdict(row, PGC_VERDICT_UNCHECKED, NULL);
+    return PGC_EXIT_OK;
+  }
+  return pgc_run_verify(session, problem, fn, ctx, precision, label, row);
+}
+
+int pgc_run_measure(pgc_session *session, const pgc_problem *problem,
+                    const char *label, pgh_run_fn fn, void *ctx, pg_precision precision,
+                    pgc_result_row *row) {
+  if (run_check(session, problem, label, fn, ctx, precision, row) != PGC_EXIT_OK)
+    return PGC_EXIT_FAILED;
+  if (run_time(session, label, fn, ctx, session->times_ms, row) != PGC_EXIT_OK)
+    return PGC_EXIT_FAILED;
+  run_stats(session, problem, session->times_ms, session->config.iters,
+            sample_clock(session, label), row);
   return row->verdict == PGC_VERDICT_FAIL ? PGC_EXIT_FAILED : PGC_EXIT_OK;
 }
 
@@ -458,31 +473,109 @@ static void describe_plan(const pg_plan *plan, const pg_variant_info *variant,
   }
 }
 
-int pgc_run_one(pgc_session *session, const pgc_problem *problem,
-                const pg_variant_info *variant, int stages, pgc_result_row *row) {
+/* One run of a set while its rounds go on: its plan (NULL once its row is
+ * settled: SKIP, ERROR, or a FAIL, which is not timed), its label, its
+ * timed launches so far and the clock after the last. */
+typedef struct {
+  pg_plan *plan;
   char label[PGC_VERDICT_TEXT_SIZE];
-  run_label(variant, stages, label, sizeof label);
-  pgc_result_row_init(row, variant->name, stages, problem->m, problem->n,
-                      problem->k);
-  pgc_run_begin(session, label, row);
+  float *times;
+  int timed;
+  double clock_mhz;
+} set_run;
 
+/* A run's plan and check (the first half of its first round). Returns
+ * PGC_EXIT_OK with run->plan set when it is to be timed, or with the row
+ * settled (SKIP, FAIL: run->plan NULL); PGC_EXIT_FAILED for an ERROR. */
+static int set_run_prepare(pgc_session *session, const pgc_problem *problem,
+                           const pgc_run_spec *spec, set_run *run, pgc_result_row *row) {
+  run_label(spec->variant, spec->stages, run->label, sizeof run->label);
+  pgc_result_row_init(row, spec->variant->name, spec->stages, problem->m, problem->n,
+                      problem->k);
+  pgc_run_begin(session, run->label, row);
   /* Decided once: the timed runs launch the plan and do nothing else. */
-  pg_plan *plan = NULL;
-  pg_status status = pg_plan_create(&plan, variant, stages, problem->m, problem->n, problem->k,
-                                    GEMM_ALPHA, problem->a, problem->lda, problem->b,
-                                    problem->ldb, GEMM_BETA, problem->c, problem->ldc);
+  pg_status status = pg_plan_create(&run->plan, spec->variant, spec->stages, problem->m,
+                                    problem->n, problem->k, GEMM_ALPHA, problem->a,
+                                    problem->lda, problem->b, problem->ldb, GEMM_BETA,
+                                    problem->c, problem->ldc);
   if (is_skip(status)) {
     /* The library's own reason: which rule of the GPU or the layout. */
     const char *reason = pg_last_error_detail();
     pgc_result_row_set_verdict(row, PGC_VERDICT_SKIP, reason[0] ? reason : pg_strerror(status));
     return PGC_EXIT_OK;
   }
-  if (status != PG_OK) return row_failed(row, label, "planning", status);
-  describe_plan(plan, variant, label, row);
-  int exit_code =
-      pgc_run_measure(session, problem, label, run_plan, plan, variant->precision, row);
-  pg_plan_destroy(plan);
+  if (status != PG_OK) return row_failed(row, run->label, "planning", status);
+  describe_plan(run->plan, spec->variant, run->label, row);
+  int exit_code = run_check(session, problem, run->label, run_plan, run->plan,
+                            spec->variant->precision, row);
+  if (exit_code != PGC_EXIT_OK || row->verdict == PGC_VERDICT_FAIL) {
+    pg_plan_destroy(run->plan);
+    run->plan = NULL;
+    return row->verdict == PGC_VERDICT_FAIL ? PGC_EXIT_FAILED : exit_code;
+  }
+  return PGC_EXIT_OK;
+}
+
+/* One more round of a run that is being timed; on an error its row says so
+ * and it stops. */
+static int set_run_round(pgc_session *session, set_run *run, pgc_result_row *row) {
+  if (run_time(session, run->label, run_plan, run->plan, run->times + run->timed, row) !=
+      PGC_EXIT_OK) {
+    pg_plan_destroy(run->plan);
+    run->plan = NULL;
+    return PGC_EXIT_FAILED;
+  }
+  run->timed += session->config.iters;
+  run->clock_mhz = sample_clock(session, run->label);
+  return PGC_EXIT_OK;
+}
+
+int pgc_run_set(pgc_session *session, const pgc_problem *problem, const pgc_run_spec *runs,
+                int count, pgc_result_row *rows) {
+  const int rounds = session->config.rounds > 1 ? session->config.rounds : 1;
+  const size_t per_run = (size_t)rounds * (size_t)session->config.iters;
+  set_run *state = calloc((size_t)count, sizeof *state);
+  float *times = calloc((size_t)count * per_run, sizeof *times);
+  if (state == NULL || times == NULL) {
+    free(state);
+    free(times);
+    fprintf(stderr, "pipegemm: no host memory for the timings of %d runs x %d rounds\n",
+            count, rounds);
+    for (int r = 0; r < count; ++r) {
+      pgc_result_row_init(&rows[r], runs[r].variant->name, runs[r].stages, problem->m,
+                          problem->n, problem->k);
+      pgc_result_row_set_verdict(&rows[r], PGC_VERDICT_ERROR, "no host memory");
+    }
+    return PGC_EXIT_FAILED;
+  }
+  int exit_code = PGC_EXIT_OK;
+  /* Round 0 checks each run, then times it; later rounds time every run
+   * still standing, in the same order. */
+  for (int round = 0; round < rounds; ++round)
+    for (int r = 0; r < count; ++r) {
+      set_run *run = &state[r];
+      if (round == 0) {
+        run->times = times + (size_t)r * per_run;
+        if (set_run_prepare(session, problem, &runs[r], run, &rows[r]) != PGC_EXIT_OK)
+          exit_code = PGC_EXIT_FAILED;
+      }
+      if (run->plan != NULL && set_run_round(session, run, &rows[r]) != PGC_EXIT_OK)
+        exit_code = PGC_EXIT_FAILED;
+    }
+  for (int r = 0; r < count; ++r) {
+    if (state[r].plan == NULL) continue;
+    run_stats(session, problem, state[r].times, state[r].timed, state[r].clock_mhz, &rows[r]);
+    pg_plan_destroy(state[r].plan);
+  }
+  free(state);
+  free(times);
   return exit_code;
+}
+
+int pgc_run_one(pgc_session *session, const pgc_problem *problem,
+                const pg_variant_info *variant, int stages, pgc_result_row *row) {
+  const pgc_run_spec spec = {variant, stages};
+  return pgc_run_set(session, problem, &spec, 1, row);
 }
 
 /* ---- report header -------------------------------------------------------- */
@@ -564,6 +657,9 @@ void pgc_header_build(pgc_header *header, const pgc_session *session,
            NULL, PGC_SHOW_ALL);
   add_fact(header, "iters", "timed runs", pgc_cell_int(config->iters), 0, NULL,
            PGC_SHOW_ALL);
+  if (config->rounds > 1) /* a one-round report reads as it always has */
+    add_fact(header, "rounds", "timed rounds", pgc_cell_int(config->rounds), 0, NULL,
+             PGC_SHOW_ALL);
   add_fact(header, "flush_l2", "L2 flush", pgc_cell_text(pgc_on_off(config->flush_l2)),
            0, NULL, PGC_SHOW_ALL);
   add_fact(header, "check", "check", pgc_cell_text(pgc_on_off(config->check)), 0,

@@ -34,6 +34,9 @@ typedef struct {
   int warmup, iters;
   int check, flush_l2, quiet;
   uint64_t seed;
+  /* Timed rounds of a set of runs (pgc_run_set): 0 or 1, one; each round
+   * times every run in turn (--warmup and --iters each). */
+  int rounds;
 } pgc_measure_config;
 
 typedef struct {
@@ -90,6 +93,16 @@ void pgc_problem_close(pgc_problem *problem);
  * and ERROR (the error already printed as "pipegemm: <variant>: ..."). */
 int pgc_run_one(pgc_session *session, const pgc_problem *problem,
                 const pg_variant_info *variant, int stages, pgc_result_row *row);
+
+/* The runs of `runs` on the problem, each as pgc_run_one does one, but in
+ * config.rounds timed rounds: round 0 plans, checks and times each run in
+ * turn, and every later round times again, in the same order, each run that
+ * passed and timed so far. A GPU whose clock drifts during the set (power,
+ * heat) so weighs on every run alike, not on the runs that came last. Each
+ * row's median, min and max are over all its rounds' timed launches. Returns
+ * as pgc_run_one, PGC_EXIT_FAILED when any row failed. */
+int pgc_run_set(pgc_session *session, const pgc_problem *problem, const pgc_run_spec *runs,
+                int count, pgc_result_row *rows);
 
 /* The two halves of pgc_run_one, for a study that runs something other than
  * a registry variant (`study single-warp`):
