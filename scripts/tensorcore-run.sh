@@ -10,9 +10,9 @@
 #   tensorcore-stage-sweep-{1,2,3}.csv  pipegemm bench --shapes
 #       bench/shapes/tensorcore.txt --rounds 3 --format csv, each run with
 #       cublas and cublas_tf32 beside its members (every ratio within one
-#       process, the runs of a shape timed in three rounds in turn): 1 the members that take 1 stage, --stages 1-6; 2 the
-#       128x128 TMA members, --stages 2-6; 3 the 48 KB-stage members and
-#       auto_tf32, --stages 2-4
+#       process, the runs of a shape timed in three rounds in turn): 1 the
+#       members that take 1 stage, --stages 1-6; 2 the 128x128 TMA members,
+#       --stages 2-6; 3 the 48 KB-stage members and auto_tf32, --stages 2-4
 #   tensorcore-profile.csv  pipegemm profile --size 4096 of cublas_tf32 and
 #       each member at its default stages, --format csv
 #   transpose.txt  ncu's duration and DRAM figures of the B^T kernel
