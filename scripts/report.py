@@ -86,6 +86,19 @@ VARIANT_STYLES = {
     "tma_ws_m256": Style("#6baed6", "-", "p"),
     "tma_ws_streamk": Style("#8c2d04", "-", "D"),
     "auto": Style("#e7298a", "-.", "*"),             # star
+    # The tensor-core regime: cuBLAS TF32 dotted (the reference of TF32
+    # rows, as cublas is of strict ones), auto_tf32 dash-dot as auto.
+    "cublas_tf32": Style("#08306b", ":", "o", hollow=True),
+    "mma_cp_async": Style("#a55194", "-", "s"),
+    "wgmma_sync": Style("#637939", "-", "o"),
+    "wgmma_cp_async": Style("#3182bd", "-", "v"),
+    "wgmma_tma": Style("#843c39", "-", "D"),
+    "wgmma_tma_ws": Style("#e6550d", "-", "o"),
+    "wgmma_tma_ws_wait0": Style("#fdae6b", "-", "^"),
+    "wgmma_tma_coop": Style("#31a354", "-", "p"),
+    "wgmma_tma_coop_n256": Style("#756bb1", "-", "s"),
+    "wgmma_tma_rs": Style("#ce6dbd", "-", "^"),
+    "auto_tf32": Style("#c51b7d", "-.", "*"),
 }
 # A name the table lacks (a new variant, a renamed one) still keeps one look
 # from plot to plot and run to run: a hash picks colour and hollow marker,

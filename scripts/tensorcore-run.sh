@@ -10,15 +10,20 @@
 #   tensorcore-stage-sweep-{1,2,3}.csv  pipegemm bench --shapes
 #       bench/shapes/tensorcore.txt --rounds 3 --format csv, each run with
 #       cublas and cublas_tf32 beside its members (every ratio within one
-#       process, the runs of a shape timed in three rounds in turn): 1 the
-#       members that take 1 stage, --stages 1-6; 2 the 128x128 TMA members,
-#       --stages 2-6; 3 the 48 KB-stage members and auto_tf32, --stages 2-4
+#       process, the runs of a shape timed in three rounds in turn; member 1,
+#       wgmma_sync, in each): 1 the members that take 1 stage, --stages 1-6;
+#       2 the 128x128 TMA members, --stages 2-6; 3 the 48 KB-stage members and
+#       auto_tf32, --stages 2-4
 #   tensorcore-profile.csv  pipegemm profile --size 4096 of cublas_tf32 and
 #       each member at its default stages, --format csv
+#   trace/         pipegemm trace at 4096^3 of each traced member at its
+#       default stages (run-trace-NAME.json.gz, run-trace-NAME.txt) and
+#       run-timeline-NAME.png, which `make timeline TRACES=...` draws
 #   transpose.txt  ncu's duration and DRAM figures of the B^T kernel
 #       (src/kernels/transpose_b.cu) in one call of wgmma_tma at each square
-#   check.log      (PG_TC_CHECK=1) ctest, then memcheck, racecheck and
-#       synccheck of test_gpu_variants (PG_TEST_QUICK) on the TF32 entries
+#   check.log      (PG_TC_CHECK=1) ctest, then memcheck of test_gpu_trace and
+#       memcheck, racecheck and synccheck of test_gpu_variants (both
+#       PG_TEST_QUICK) on the TF32 entries
 #   run.log        every step's command, exit status and time
 # Environment: PG_BUILD (default build-tc), PG_COMMIT (recorded in run.log),
 # CMOCKA_ROOT (default .deps/cmocka/usr where it exists), PG_TC_MEASURE=0
@@ -59,10 +64,11 @@ if [ "${PG_TC_MEASURE:-1}" = 1 ]; then
 step "sweep 1" "$OUT/tensorcore-stage-sweep-1.csv" 400 "$cli" bench --shapes "$shapes" \
   --variant $refs,mma_cp_async,wgmma_sync,wgmma_cp_async --stages 1-6 --rounds 3 --format csv --quiet
 step "sweep 2" "$OUT/tensorcore-stage-sweep-2.csv" 400 "$cli" bench --shapes "$shapes" \
-  --variant $refs,wgmma_tma,wgmma_tma_ws,wgmma_tma_ws_wait0,wgmma_tma_coop --stages 2-6 \
+  --variant $refs,wgmma_sync,wgmma_tma,wgmma_tma_ws,wgmma_tma_ws_wait0,wgmma_tma_coop --stages 2-6 \
   --rounds 3 --format csv --quiet
 step "sweep 3" "$OUT/tensorcore-stage-sweep-3.csv" 400 "$cli" bench --shapes "$shapes" \
-  --variant $refs,wgmma_tma_coop_n256,wgmma_tma_rs,auto_tf32 --stages 2-4 --rounds 3 --format csv --quiet
+  --variant $refs,wgmma_sync,wgmma_tma_coop_n256,wgmma_tma_rs,auto_tf32 --stages 2-4 --rounds 3 \
+  --format csv --quiet
 step profile "$OUT/tensorcore-profile.csv" 400 "$cli" profile --size 4096 --format csv --quiet \
   --variant cublas_tf32,mma_cp_async,wgmma_sync,wgmma_cp_async,wgmma_tma,wgmma_tma_ws,wgmma_tma_ws_wait0,wgmma_tma_coop,wgmma_tma_coop_n256,wgmma_tma_rs
 for size in 4096 6144 8192; do
@@ -71,11 +77,23 @@ for size in 4096 6144 8192; do
     --metrics gpu__time_duration.sum,dram__bytes.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed \
     "$cli" bench --size "$size" --variant wgmma_tma --stages 2 --warmup 0 --iters 1 --check off --quiet
 done
+  mkdir -p "$OUT/trace"
+  for variant in wgmma_cp_async wgmma_tma wgmma_tma_ws wgmma_tma_ws_wait0 wgmma_tma_coop \
+    wgmma_tma_coop_n256; do
+    json=$OUT/trace/run-trace-$variant.json
+    step "trace $variant" "$OUT/trace/run-trace-$variant.txt" 120 "$cli" trace \
+      --variant "$variant" --size 4096 --blocks 8 --out "$json" --quiet
+    [ -f "$json" ] && gzip -9 -n -f "$json"
+  done
+  step "make timeline" "$OUT/trace/timeline.txt" 120 make timeline TRACES="$OUT/trace"
 fi
 
 if [ "${PG_TC_CHECK:-0}" = 1 ]; then
   step ctest "$OUT/check.log" 240 ctest --test-dir "$build" --output-on-failure
   tf32=mma_cp_async,wgmma_sync,wgmma_cp_async,wgmma_tma,wgmma_tma_ws,wgmma_tma_ws_wait0,wgmma_tma_coop,wgmma_tma_coop_n256,wgmma_tma_rs,auto_tf32
+  step "sanitizer memcheck (traces)" "$OUT/check.log" 200 env PG_TEST_QUICK=1 \
+    PG_TEST_VARIANTS=$tf32 compute-sanitizer --tool memcheck --error-exitcode 1 \
+    "$build/tests/test_gpu_trace"
   for tool in memcheck racecheck synccheck; do
     step "sanitizer $tool" "$OUT/check.log" 200 env PG_TEST_QUICK=1 PG_TEST_VARIANTS=$tf32 \
       compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/test_gpu_variants"

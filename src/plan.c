@@ -474,6 +474,7 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     main_args.b = args.partials;
     main_args.ldb = args.ldp;
     main_args.vec_b = 1;
+    main_args.partials = plan->args.partials; /* the kernel's own: a traced one's buffer */
     main_maps = plan->maps;
     if (err == cudaSuccess && plan->tma != NULL && plan->tma->b_k_major) {
       step = "encoding B^T's tensor map";

@@ -73,13 +73,14 @@ pg_status pg_trace_layout_of(const pg_plan *plan, int wanted, pg_trace_layout *l
   return PG_OK;
 }
 
-/* The traced twin's launch must be the timed one's: same grid, no workspace
- * (their configure functions are the same code, so a difference is a bug,
- * not a choice). */
+/* The traced twin's launch must be the timed one's: same grid, the same
+ * workspace and first kernel (B^T) if any, no second kernel (their configure
+ * functions are the same code, so a difference is a bug, not a choice). */
 static pg_status check_same_launch(const pg_plan *plan, const pg_kernel_launch *traced) {
   const int same_grid = traced->persistent_blocks_per_sm > 0 || traced->grid_x == plan->grid_x;
   if (traced->kernel != NULL && same_grid && traced->grid_y == plan->grid_y &&
-      traced->workspace_bytes == 0)
+      traced->workspace_bytes == plan->workspace_bytes && traced->reduce_kernel == NULL &&
+      traced->prepare_kernel == plan->prepare_kernel)
     return PG_OK;
   pg_set_error_detail("%s: the traced kernel's launch differs from the timed one's",
                       plan->entry->info.name);
@@ -103,7 +104,9 @@ pg_status pg_plan_trace(pg_plan *plan, pg_trace_header *buffer) {
                         entry->info.name);
     return PG_ERR_UNSUPPORTED;
   }
-  if (plan->workspace_bytes != 0) {
+  /* A workspace for B^T (the wgmma members' first kernel) leaves the
+   * traced kernel's parameter free for its buffer; partial sums do not. */
+  if (plan->reduce_kernel != NULL) {
     pg_set_error_detail("%s: this plan splits its work between two kernels; only a plan of "
                         "whole tiles is traced",
                         entry->info.name);

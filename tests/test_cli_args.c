@@ -705,7 +705,8 @@ static void test_trace_options(void **state) {
   expect_usage_error(PARSE("trace", "--variant", "tiled32", "--out", "x"),
                      "tiled32 has no traced kernel (trace takes: baseline, pingpong, cp_async, "
                      "pipeline_thread, pipeline_block, barrier, mbarrier, warp_specialized, tma, "
-                     "tma_ws)");
+                     "tma_ws, wgmma_cp_async, wgmma_tma, wgmma_tma_ws, wgmma_tma_ws_wait0, "
+                     "wgmma_tma_coop, wgmma_tma_coop_n256)");
   expect_usage_error(PARSE("trace", "--variant", "auto", "--out", "x"), "auto has no traced kernel");
   expect_usage_error(PARSE("trace", "--variant", "cp_async", "--stages", "2,3", "--out", "x"),
                      "one stage count");

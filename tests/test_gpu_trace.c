@@ -109,9 +109,14 @@ static void check_output(const char *label, pg_precision precision, const shape 
 
 /* Which roles a variant's blocks record: a producer track where the
  * kernel has producer warps, except tma_ws's without a K step (its
- * producer lane returns before it opens one). */
+ * producer lane returns before it opens one; the wgmma kernels' K = 0 is
+ * refused before, as C = beta * C). */
 static int expects_producer(const pg_variant_info *v, const shape *s) {
-  if (strcmp(v->name, "warp_specialized") == 0) return 1;
+  static const char *const with_producer[] = {"warp_specialized", "wgmma_tma_ws",
+                                              "wgmma_tma_ws_wait0", "wgmma_tma_coop",
+                                              "wgmma_tma_coop_n256"};
+  for (size_t i = 0; i < sizeof with_producer / sizeof with_producer[0]; ++i)
+    if (strcmp(v->name, with_producer[i]) == 0) return 1;
   return strcmp(v->name, "tma_ws") == 0 && s->k > 0;
 }
 

@@ -56,40 +56,53 @@ __global__ void __launch_bounds__(WG_CPA_THREADS, 2)
   for (int i = 0; i < WG_ACC; ++i) acc[i] = 0.f;
 
   const int k_tiles = wg_k_tiles(g);
+  PG_TRACE_OPEN(g, PG_TRACE_ROLE_BLOCK, threadIdx.x == 0);
   /* Prologue: STAGES-1 stages in flight; a group is committed even when
    * empty, so group i is always stage i. */
   for (int s = 0; s < stages - 1; ++s) {
-    if (s < k_tiles) wg_cp_async_stage(g, smem + s * (WG_STAGE_BYTES / 4), m0, n0, s * WG_TILE_K);
+    if (s < k_tiles)
+      PG_TRACE_BEFORE(ISSUE, s, s)
+          wg_cp_async_stage(g, smem + s * (WG_STAGE_BYTES / 4), m0, n0, s * WG_TILE_K);
     pg_cp_async_commit();
   }
   int read_slot = 0, write_slot = stages - 1;
   for (int kt = 0; kt < k_tiles; ++kt) {
     float *const stage = smem + read_slot * (WG_STAGE_BYTES / 4);
     if (stages == 1) {
-      wg_cp_async_stage(g, stage, m0, n0, kt * WG_TILE_K);
+      PG_TRACE_BEFORE(ISSUE, 0, kt) wg_cp_async_stage(g, stage, m0, n0, kt * WG_TILE_K);
       pg_cp_async_commit();
     }
-    pg_cp_async_wait(stages > 1 ? stages - 2 : 0); /* stage kt (this thread's part) */
-    wg_fence_proxy_async();
-    /* Publishes stage kt and retires step kt-1's products on the slot the
-     * next copy overwrites. */
-    __syncthreads();
+    PG_TRACE_SPAN(DATA, read_slot, kt) {
+      pg_cp_async_wait(stages > 1 ? stages - 2 : 0); /* stage kt (this thread's part) */
+      wg_fence_proxy_async();
+      /* Publishes stage kt and retires step kt-1's products on the slot the
+       * next copy overwrites. */
+      __syncthreads();
+    }
     const int next = kt + stages - 1;
     if (stages > 1) {
+      PG_TRACE_MARK_IF(kt > 0, PG_TRACE_RELEASE, write_slot, kt - 1);
       if (next < k_tiles)
-        wg_cp_async_stage(g, smem + write_slot * (WG_STAGE_BYTES / 4), m0, n0, next * WG_TILE_K);
+        PG_TRACE_BEFORE(ISSUE, write_slot, next)
+            wg_cp_async_stage(g, smem + write_slot * (WG_STAGE_BYTES / 4), m0, n0,
+                              next * WG_TILE_K);
       pg_cp_async_commit();
     }
-    wg_fence();
-    wg_stage_mma(wg_stage_a(stage) + wg * 64 * WG_TILE_K, wg_stage_bt(stage), acc);
-    wg_commit();
-    wg_wait<0>();
-    if (stages == 1) __syncthreads(); /* the one slot is free again */
+    PG_TRACE_SPAN(COMPUTE, read_slot, kt) {
+      wg_fence();
+      wg_stage_mma(wg_stage_a(stage) + wg * 64 * WG_TILE_K, wg_stage_bt(stage), acc);
+      wg_commit();
+      wg_wait<0>();
+    }
+    if (stages == 1) PG_TRACE_AFTER(RELEASE, 0, kt) __syncthreads(); /* the one slot is free */
     t128_ring_next(&read_slot, stages);
     t128_ring_next(&write_slot, stages);
   }
-  wg_fence_acc(acc);
-  wg_epilogue(g, m0 + 64 * wg, n0, acc);
+  PG_TRACE_SPAN(EPILOGUE, 0, 0) {
+    wg_fence_acc(acc);
+    wg_epilogue(g, m0 + 64 * wg, n0, acc);
+  }
+  PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 #else
   pg_tma_unavailable();
 #endif

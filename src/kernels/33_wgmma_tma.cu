@@ -32,6 +32,7 @@ __global__ void __launch_bounds__(WG_TMA_THREADS, 2)
   const int wg = threadIdx.x / WG_WARPGROUP;
   const int k_tiles = wg_k_tiles(g);
   const int producer = threadIdx.x == 0;
+  PG_TRACE_OPEN(g, PG_TRACE_ROLE_BLOCK, producer); /* thread 0: the producer and a consumer */
 
   if (producer) {
     pg_tma_prefetch_map(&maps.a);
@@ -51,7 +52,7 @@ __global__ void __launch_bounds__(WG_TMA_THREADS, 2)
   if (producer)
     for (int t = 0; t < stages - 1 && t < k_tiles; ++t) {
       float *stage = smem + t * (WG_STAGE_BYTES / 4);
-      pg_mbar_arrive_expect_tx(&full[t], WG_STAGE_BYTES);
+      PG_TRACE_BEFORE(ISSUE, t, t) pg_mbar_arrive_expect_tx(&full[t], WG_STAGE_BYTES);
       pg_tma_load_2d(wg_stage_a(stage), &maps.a, t * WG_TILE_K, m0, &full[t]);
       pg_tma_load_2d(wg_stage_bt(stage), &maps.b, t * WG_TILE_K, n0, &full[t]);
     }
@@ -62,27 +63,36 @@ __global__ void __launch_bounds__(WG_TMA_THREADS, 2)
     const int next = kt + stages - 1;
     if (next < k_tiles) {
       /* The slot held stage next-STAGES: every thread has released it. */
-      if (next >= stages) pg_mbar_wait_parity(&empty[write_slot], write_parity ^ 1);
+      if (next >= stages)
+        PG_TRACE_BEFORE(SLOT_WAIT, write_slot, next)
+            pg_mbar_wait_parity(&empty[write_slot], write_parity ^ 1);
       if (producer) {
         float *stage = smem + write_slot * (WG_STAGE_BYTES / 4);
-        pg_mbar_arrive_expect_tx(&full[write_slot], WG_STAGE_BYTES);
+        PG_TRACE_BEFORE(ISSUE, write_slot, next)
+            pg_mbar_arrive_expect_tx(&full[write_slot], WG_STAGE_BYTES);
         pg_tma_load_2d(wg_stage_a(stage), &maps.a, next * WG_TILE_K, m0, &full[write_slot]);
         pg_tma_load_2d(wg_stage_bt(stage), &maps.b, next * WG_TILE_K, n0, &full[write_slot]);
       }
     }
     write_parity ^= t128_ring_next(&write_slot, stages);
 
-    pg_mbar_wait_parity(&full[read_slot], read_parity); /* the copy engine is done */
+    PG_TRACE_SPAN(DATA, read_slot, kt)
+        pg_mbar_wait_parity(&full[read_slot], read_parity); /* the copy engine is done */
     float *const stage = smem + read_slot * (WG_STAGE_BYTES / 4);
-    wg_fence();
-    wg_stage_mma(wg_stage_a(stage) + wg * 64 * WG_TILE_K, wg_stage_bt(stage), acc);
-    wg_commit();
-    wg_wait<0>();
-    pg_mbar_arrive(&empty[read_slot]);
+    PG_TRACE_SPAN(COMPUTE, read_slot, kt) {
+      wg_fence();
+      wg_stage_mma(wg_stage_a(stage) + wg * 64 * WG_TILE_K, wg_stage_bt(stage), acc);
+      wg_commit();
+      wg_wait<0>();
+    }
+    PG_TRACE_BEFORE(RELEASE, read_slot, kt) pg_mbar_arrive(&empty[read_slot]);
     read_parity ^= t128_ring_next(&read_slot, stages);
   }
-  wg_fence_acc(acc);
-  wg_epilogue(g, m0 + 64 * wg, n0, acc);
+  PG_TRACE_SPAN(EPILOGUE, 0, 0) {
+    wg_fence_acc(acc);
+    wg_epilogue(g, m0 + 64 * wg, n0, acc);
+  }
+  PG_TRACE_CLOSE(g, PG_TRACE_ROLE_BLOCK);
 #else
   pg_tma_unavailable();
 #endif

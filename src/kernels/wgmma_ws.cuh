@@ -79,18 +79,21 @@ __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::M
     /* ---- producer: one lane; the others have nothing to do ---- */
     pg_setmaxnreg_dec(WG_WS_PRODUCER_REGS);
     if (warp != CONSUMERS / 32 || lane != 0) return;
+    PG_TRACE_OPEN(g, PG_TRACE_ROLE_PRODUCER, true); /* the one lane left */
     pg_tma_prefetch_map(&maps.a);
     pg_tma_prefetch_map(&maps.b);
     for (int kt = 0; kt < k_tiles; ++kt) {
       /* Free once the consumers released its previous use; on a slot's
        * first use the wait for "parity 1" returns at once. */
-      pg_mbar_wait_parity(&empty[slot], parity ^ 1);
+      PG_TRACE_SPAN(SLOT, slot, kt) pg_mbar_wait_parity(&empty[slot], parity ^ 1);
       float *stage = smem + slot * STAGE_FLOATS;
       pg_mbar_arrive_expect_tx(&full[slot], STAGE_FLOATS * 4);
       pg_tma_load_2d(wg_stage_a(stage), &maps.a, kt * WG_TILE_K, m0, &full[slot]);
       pg_tma_load_2d(wg_stage_bt(stage), &maps.b, kt * WG_TILE_K, n0, &full[slot]);
       parity ^= t128_ring_next(&slot, stages);
     }
+    PG_TRACE_TILE_DONE();
+    PG_TRACE_CLOSE(g, PG_TRACE_ROLE_PRODUCER);
     return;
   }
 
@@ -101,6 +104,7 @@ __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::M
   else
     pg_setmaxnreg_inc(WG_WS2_CONSUMER_REGS);
   const int wg = warp / 4;
+  PG_TRACE_OPEN(g, PG_TRACE_ROLE_CONSUMER, threadIdx.x == 0);
   float acc[PRODUCTS][ACC];
 #pragma unroll
   for (int p = 0; p < PRODUCTS; ++p)
@@ -108,30 +112,43 @@ __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::M
     for (int i = 0; i < ACC; ++i) acc[p][i] = 0.f;
   int held = -1; /* PENDING = 1: the slot whose products may still run */
   for (int kt = 0; kt < k_tiles; ++kt) {
-    pg_mbar_wait_parity(&full[slot], parity);
+    PG_TRACE_SPAN(DATA, slot, kt) pg_mbar_wait_parity(&full[slot], parity);
     float *const stage = smem + slot * STAGE_FLOATS;
-    wg_fence();
+    /* PENDING = 1: the span ends when the step before's products are done. */
+    PG_TRACE_SPAN(COMPUTE, slot, kt) {
+      wg_fence();
 #pragma unroll
-    for (int p = 0; p < PRODUCTS; ++p)
-      wg_stage_mma<TN>(wg_stage_a(stage) + (wg * PRODUCTS + p) * 64 * WG_TILE_K,
-                       wg_stage_bt(stage), acc[p]);
-    wg_commit();
+      for (int p = 0; p < PRODUCTS; ++p)
+        wg_stage_mma<TN>(wg_stage_a(stage) + (wg * PRODUCTS + p) * 64 * WG_TILE_K,
+                         wg_stage_bt(stage), acc[p]);
+      wg_commit();
+      if (PENDING == 0)
+        wg_wait<0>();
+      else
+        wg_wait<1>(); /* the step before's products are done: its slot is free */
+    }
     if (PENDING == 0) {
-      wg_wait<0>();
-      pg_mbar_arrive(&empty[slot]);
+      PG_TRACE_BEFORE(RELEASE, slot, kt) pg_mbar_arrive(&empty[slot]);
     } else {
-      wg_wait<1>(); /* the step before's products are done: its slot is free */
-      if (held >= 0) pg_mbar_arrive(&empty[held]);
+      if (held >= 0) PG_TRACE_BEFORE(RELEASE, held, kt - 1) pg_mbar_arrive(&empty[held]);
       held = slot;
     }
     parity ^= t128_ring_next(&slot, stages);
   }
-  if (PENDING != 0) wg_wait<0>();
-#pragma unroll
-  for (int p = 0; p < PRODUCTS; ++p) {
-    wg_fence_acc<TN>(acc[p]);
-    wg_epilogue<TN>(g, m0 + (wg * PRODUCTS + p) * 64, n0, acc[p]);
+  if (PENDING != 0) {
+    wg_wait<0>();
+    /* The last step's slot: nobody waits for it, its products are done. */
+    PG_TRACE_MARK_IF(held >= 0, PG_TRACE_RELEASE, held, k_tiles - 1);
   }
+  PG_TRACE_SPAN(EPILOGUE, 0, 0) {
+#pragma unroll
+    for (int p = 0; p < PRODUCTS; ++p) {
+      wg_fence_acc<TN>(acc[p]);
+      wg_epilogue<TN>(g, m0 + (wg * PRODUCTS + p) * 64, n0, acc[p]);
+    }
+  }
+  PG_TRACE_TILE_DONE();
+  PG_TRACE_CLOSE(g, PG_TRACE_ROLE_CONSUMER);
 #else
   pg_tma_unavailable();
 #endif
