@@ -21,9 +21,10 @@
 #       run-timeline-NAME.png, which `make timeline TRACES=...` draws
 #   transpose.txt  ncu's duration and DRAM figures of the B^T kernel
 #       (src/kernels/transpose_b.cu) in one call of wgmma_tma at each square
-#   check.log      (PG_TC_CHECK=1) ctest, then memcheck of test_gpu_trace and
-#       memcheck, racecheck and synccheck of test_gpu_variants (both
-#       PG_TEST_QUICK) on the TF32 entries
+#   check.log      (PG_TC_CHECK=1) ctest, then (PG_TEST_QUICK) memcheck of
+#       test_gpu_trace and test_gpu_variants on the TF32 entries, racecheck
+#       and synccheck of test_gpu_variants on those that share shared
+#       memory through stores or barriers
 #   run.log        every step's command, exit status and time
 # Environment: PG_BUILD (default build-tc), PG_COMMIT (recorded in run.log),
 # CMOCKA_ROOT (default .deps/cmocka/usr where it exists), PG_TC_MEASURE=0
@@ -89,14 +90,20 @@ done
 fi
 
 if [ "${PG_TC_CHECK:-0}" = 1 ]; then
-  step ctest "$OUT/check.log" 240 ctest --test-dir "$build" --output-on-failure
+  step ctest "$OUT/check.log" 200 ctest --test-dir "$build" --output-on-failure
   tf32=mma_cp_async,wgmma_sync,wgmma_cp_async,wgmma_tma,wgmma_tma_ws,wgmma_tma_ws_wait0,wgmma_tma_coop,wgmma_tma_coop_n256,wgmma_tma_rs,auto_tf32
-  step "sanitizer memcheck (traces)" "$OUT/check.log" 200 env PG_TEST_QUICK=1 \
+  # racecheck where threads share shared memory through stores and barriers
+  # (st.shared, cp.async, the staged epilogue); synccheck where barriers are.
+  race=wgmma_sync,wgmma_cp_async,wgmma_tma_rs
+  sync=wgmma_cp_async,wgmma_tma,wgmma_tma_coop,wgmma_tma_rs
+  step "sanitizer memcheck (traces)" "$OUT/check.log" 60 env PG_TEST_QUICK=1 \
     PG_TEST_VARIANTS=$tf32 compute-sanitizer --tool memcheck --error-exitcode 1 \
     "$build/tests/test_gpu_trace"
-  for tool in memcheck racecheck synccheck; do
-    step "sanitizer $tool" "$OUT/check.log" 200 env PG_TEST_QUICK=1 PG_TEST_VARIANTS=$tf32 \
-      compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/test_gpu_variants"
+  for run in memcheck:$tf32:120 racecheck:$race:120 synccheck:$sync:90; do
+    IFS=: read -r tool variants limit <<<"$run"
+    step "sanitizer $tool" "$OUT/check.log" "$limit" env PG_TEST_QUICK=1 \
+      PG_TEST_VARIANTS="$variants" compute-sanitizer --tool "$tool" --error-exitcode 1 \
+      "$build/tests/test_gpu_variants"
   done
 fi
 tar -czf "$OUT/tensorcore.tgz" -C "$OUT" --exclude tensorcore.tgz . 2>>"$log"
