@@ -1,0 +1,256 @@
+/* The wgmma kernel with B^T from registers (C^T = B^T A^T), shared by
+ * 36 wgmma_tma_rs (one block per tile) and 37 wgmma_tma_rs_persistent
+ * (one block per SM looping over the tiles): 36_wgmma_tma_rs.cu says how it
+ * works; the template's PERSISTENT is the one difference. sm_90a. */
+#ifndef PG_WGMMA_RS_CUH
+#define PG_WGMMA_RS_CUH
+
+#include "kernels/wgmma_ws.cuh" /* wg_ws_shape, WG_WS_PRODUCER_REGS, WG_WS_RULES */
+
+PG_KERNELS_BEGIN
+
+
+#define WG_RS_TILE_M 256
+#define WG_RS_TILE_N 128
+#define WG_RS_B_BOX 32 /* columns of one B box: one 128-byte swizzle span */
+#define WG_RS_STAGE_A_BYTES (WG_RS_TILE_M * WG_ROW_BYTES)          /* 32 KB */
+#define WG_RS_STAGE_B_BYTES (WG_TILE_K * WG_RS_TILE_N * 4)         /* 16 KB */
+#define WG_RS_STAGE_BYTES (WG_RS_STAGE_A_BYTES + WG_RS_STAGE_B_BYTES) /* 48 KB */
+#define WG_RS_THREADS 384
+/* The tile order: blocks go down 8 rows of tiles (2048 rows of C) before
+ * the next column of tiles, so that a wave of 132 blocks reads 8 tiles' rows
+ * of A and 17 tiles' columns of B (in launch order, 2.75 and 48 at 6144^2). */
+#define WG_RS_GROUP_M 8
+#define WG_RS_CONSUMERS 256
+
+static_assert(WG_RS_THREADS == wg_ws_shape<2>::THREADS, "35's block and register split");
+
+/* The epilogue's staging: a warpgroup's 64 columns of 128 rows of C at a
+ * time, rows 66 floats apart (the stores of one instruction, 4 rows 2t + e
+ * by 8 columns, then hit 32 banks; rows stay 8-byte aligned for the float2
+ * reads). Two warpgroups' halves: 67.6 KB, inside two stages' 96 KB. */
+#define WG_RS_OUT_HALF 128
+#define WG_RS_OUT_PITCH 66
+static_assert(2 * WG_RS_OUT_HALF * WG_RS_OUT_PITCH * 4 <= 2 * WG_RS_STAGE_BYTES,
+              "the staged output fits in the fewest stages");
+
+#ifdef PG_HAVE_WGMMA /* the helpers exist where the kernel does */
+/* Named barrier `id` among `threads` threads (id 0 is __syncthreads'). */
+static __device__ __forceinline__ void wg_rs_bar(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* This thread's fragments of one K step of 8 (kk) from the stage's B:
+ * base[h][q] is where its element for fragment row 16w + 8h + g, k = t + 4q
+ * of step 0 lies (floats from the stage's B); step kk is 8 rows further. */
+static __device__ __forceinline__ void wg_rs_fragments(const float *b, const int base[2][2],
+                                                       int kk, unsigned a[4]) {
+  const float *step = b + kk * 8 * WG_RS_B_BOX;
+  a[0] = __float_as_uint(step[base[0][0]]);
+  a[1] = __float_as_uint(step[base[1][0]]);
+  a[2] = __float_as_uint(step[base[0][1]]);
+  a[3] = __float_as_uint(step[base[1][1]]);
+}
+
+/* One stage's fragments into `frag` (LDS). */
+static __device__ __forceinline__ void wg_rs_load(const float *stage, const int base[2][2],
+                                                  unsigned frag[4][4]) {
+  const float *b = stage + WG_RS_STAGE_A_BYTES / 4;
+#pragma unroll
+  for (int kk = 0; kk < WG_TILE_K / 8; ++kk) wg_rs_fragments(b, base, kk, frag[kk]);
+}
+
+/* The stage's 4 products, issued after the fence that orders the fragment
+ * registers' writes before them. */
+static __device__ __forceinline__ void wg_rs_mma(const float *stage, unsigned frag[4][4],
+                                                 float acc[128]) {
+  wg_fence();
+  const uint64_t da = wg_desc(stage);
+#pragma unroll
+  for (int kk = 0; kk < WG_TILE_K / 8; ++kk) wg_mma_rs_m64n256k8(acc, frag[kk], da + 2 * kk);
+  wg_commit();
+}
+#endif
+
+template <int PERSISTENT>
+__global__ void __launch_bounds__(WG_RS_THREADS, 1)
+    pg_wgmma_tma_rs_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+#ifdef PG_HAVE_WGMMA
+  extern __shared__ float4 smem_raw[];
+  float *const smem = (float *)pg_tma_smem_base(smem_raw);
+  const int stages = g.stages;
+  unsigned long long *const full =
+      (unsigned long long *)(smem + stages * (WG_RS_STAGE_BYTES / 4));
+  unsigned long long *const empty = full + stages;
+  /* The block's tiles, in grouped order (pg_grouped_tile): one, its own,
+   * or (PERSISTENT) every gridDim.x-th from its index on. */
+  const int tiles_m = (int)(((long long)g.m + WG_RS_TILE_M - 1) / WG_RS_TILE_M);
+  const int tiles_n = (int)(((long long)g.n + WG_RS_TILE_N - 1) / WG_RS_TILE_N);
+  const int tiles = tiles_m * tiles_n, step = PERSISTENT ? (int)gridDim.x : tiles;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int k_tiles = wg_k_tiles(g);
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) {
+      pg_mbar_init(&full[s], 1);
+      pg_mbar_init(&empty[s], WG_RS_CONSUMERS);
+    }
+    pg_fence_barrier_init();
+  }
+  __syncthreads(); /* the only block-wide barrier: the mbarriers exist */
+
+  int slot = 0, parity = 0;
+  if (warp >= WG_RS_CONSUMERS / 32) {
+    /* ---- producer: one lane ---- */
+    pg_setmaxnreg_dec(WG_WS_PRODUCER_REGS);
+    if (warp != WG_RS_CONSUMERS / 32 || lane != 0) return;
+    pg_tma_prefetch_map(&maps.a);
+    pg_tma_prefetch_map(&maps.b);
+    /* Persistent: the ring runs on across tiles, so the next tile's first
+     * stages load while the consumers write this one out. */
+    for (int tile = blockIdx.x; tile < tiles; tile += step) {
+      int tm, tn;
+      pg_grouped_tile(tile, tiles_m, tiles_n, g.group_m, &tm, &tn);
+      const int m0 = tm * WG_RS_TILE_M, n0 = tn * WG_RS_TILE_N;
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        pg_mbar_wait_parity(&empty[slot], parity ^ 1);
+        float *stage = smem + slot * (WG_RS_STAGE_BYTES / 4);
+        pg_mbar_arrive_expect_tx(&full[slot], WG_RS_STAGE_BYTES);
+        pg_tma_load_2d(stage, &maps.a, kt * WG_TILE_K, m0, &full[slot]);
+#pragma unroll
+        for (int j = 0; j < WG_RS_TILE_N / WG_RS_B_BOX; ++j)
+          pg_tma_load_2d(stage + WG_RS_STAGE_A_BYTES / 4 + j * WG_TILE_K * WG_RS_B_BOX, &maps.b,
+                         n0 + j * WG_RS_B_BOX, kt * WG_TILE_K, &full[slot]);
+        parity ^= t128_ring_next(&slot, stages);
+      }
+    }
+    return;
+  }
+
+  /* ---- consumers ---- */
+  pg_setmaxnreg_inc(WG_WS2_CONSUMER_REGS);
+  const int wg = warp / 4, w = warp % 4, gr = lane / 4, t = lane % 4;
+  int base[2][2]; /* [h][q]: fragment row 16w + 8h + gr, k = t + 4q (see above) */
+  int col[2];     /* [h]: that row's column of C in the block's 128 (64 wg + ...) */
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int box = 2 * wg + w / 2, p = 4 * (gr / 4) + 2 * (w % 2) + h;
+    col[h] = box * WG_RS_B_BOX + 4 * p + gr % 4;
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      const int k = t + 4 * q;
+      base[h][q] = box * WG_TILE_K * WG_RS_B_BOX + k * WG_RS_B_BOX + ((p ^ k) % 8) * 4 + gr % 4;
+    }
+  }
+  /* The epilogue's staging: over the stages, or (PERSISTENT) a region of
+   * its own after the barriers, since the producer is loading the next
+   * tile's stages meanwhile. */
+  float *const staging = PERSISTENT ? (float *)(empty + stages) : smem;
+  float *const out = staging + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH;
+  const int tid = threadIdx.x % WG_WARPGROUP;
+  unsigned frag[4][4];
+  for (int tile = blockIdx.x; tile < tiles; tile += step) {
+    int tm, tn;
+    pg_grouped_tile(tile, tiles_m, tiles_n, g.group_m, &tm, &tn);
+    const int m0 = tm * WG_RS_TILE_M, n0 = tn * WG_RS_TILE_N;
+    float acc[128];
+#pragma unroll
+    for (int i = 0; i < 128; ++i) acc[i] = 0.f;
+    int held = -1; /* the slot whose products may still run */
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      float *const stage = smem + slot * (WG_RS_STAGE_BYTES / 4);
+      pg_mbar_wait_parity(&full[slot], parity);
+      /* The step before's products are done: their fragments may be
+       * overwritten and their slot is free. */
+      wg_wait<0>();
+      if (held >= 0) pg_mbar_arrive(&empty[held]);
+      wg_rs_load(stage, base, frag);
+      wg_rs_mma(stage, frag, acc);
+      held = slot;
+      parity ^= t128_ring_next(&slot, stages);
+    }
+    wg_wait<0>();
+    /* Persistent: the last slot goes back too, for the next tile's loads. */
+    if (PERSISTENT && held >= 0) pg_mbar_arrive(&empty[held]);
+    wg_fence_acc<256>(acc);
+    /* The epilogue through shared memory: the products' layout puts a warp's
+     * 32 values of one store in 4 rows of C (16-byte runs); staged as C's
+     * rows, each warp stores 256 contiguous bytes. Over the stages, both
+     * warpgroups are done with them first (and the producer is: every copy
+     * it issued was waited for). */
+    if (!PERSISTENT) wg_rs_bar(1, WG_RS_CONSUMERS);
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      /* acc[i] is C^T's (fragment row 16w + g + 8 ((i / 2) % 2), column
+       * 8 (i / 4) + 2t + i % 2): C's row m0 + that column, column n0 +
+       * col[h] of that row. This half: rows 128 half .. +127. */
+#pragma unroll
+      for (int j = 16 * half; j < 16 * half + 16; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+          for (int e = 0; e < 2; ++e)
+            out[(8 * (j - 16 * half) + 2 * t + e) * WG_RS_OUT_PITCH + col[h] - 64 * wg] =
+                acc[4 * j + 2 * h + e];
+      wg_rs_bar(2 + wg, WG_WARPGROUP);
+      /* Row r of the half, columns 2c, 2c + 1 of the warpgroup's 64. */
+#pragma unroll 4
+      for (int idx = tid; idx < WG_RS_OUT_HALF * 32; idx += WG_WARPGROUP) {
+        const int r = idx / 32, c = 2 * (idx % 32);
+        const int m = m0 + 128 * half + r, n = n0 + 64 * wg + c;
+        if (m >= g.m || n >= g.n) continue;
+        const float2 v = *(const float2 *)(out + r * WG_RS_OUT_PITCH + c);
+        float *const dst = g.c + (size_t)m * g.ldc + n;
+        float v0 = g.alpha * v.x, v1 = g.alpha * v.y;
+        if (n + 1 < g.n && ((uintptr_t)dst % 8) == 0) {
+          if (g.beta != 0.f) {
+            const float2 old = *(const float2 *)dst;
+            v0 = fmaf(g.beta, old.x, v0);
+            v1 = fmaf(g.beta, old.y, v1);
+          }
+          *(float2 *)dst = make_float2(v0, v1);
+          continue;
+        }
+        dst[0] = g.beta == 0.f ? v0 : fmaf(g.beta, dst[0], v0);
+        if (n + 1 < g.n) dst[1] = g.beta == 0.f ? v1 : fmaf(g.beta, dst[1], v1);
+      }
+      wg_rs_bar(2 + wg, WG_WARPGROUP); /* read before the next half overwrites it */
+    }
+  }
+#else
+  pg_tma_unavailable();
+#endif
+}
+
+PG_KERNELS_END
+
+/* The host's side. */
+static const pg_tma_boxes wg_rs_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_RS_TILE_M,
+                                         .a_swizzle_bytes = WG_ROW_BYTES,
+                                         .b_box_n = WG_RS_B_BOX, .b_box_k = WG_TILE_K,
+                                         .b_k_major = 0, .b_swizzle_bytes = WG_ROW_BYTES};
+
+/* Over the tiles in grouped order; PERSISTENT: a grid of one block per SM
+ * at most (the plan caps it), each looping over its tiles. */
+template <int PERSISTENT>
+static inline void wg_rs_configure(pg_gemm_args *args, pg_kernel_launch *launch) {
+  launch->kernel = (const void *)pg_wgmma_tma_rs_kernel<PERSISTENT>;
+  launch->grid_x = (((long long)args->n + WG_RS_TILE_N - 1) / WG_RS_TILE_N) *
+                   (((long long)args->m + WG_RS_TILE_M - 1) / WG_RS_TILE_M);
+  launch->grid_y = 1;
+  launch->persistent_blocks_per_sm = PERSISTENT ? 1 : 0;
+  args->group_m = WG_RS_GROUP_M;
+  launch->tma = &wg_rs_boxes;
+}
+
+/* The stages and their barriers; PERSISTENT: the epilogue's staging too. */
+#define WG_RS_STAGING_BYTES (2 * WG_RS_OUT_HALF * WG_RS_OUT_PITCH * 4)
+template <int PERSISTENT> static inline size_t wg_rs_smem(int stages) {
+  return pg_tma_ring_smem(stages, WG_RS_STAGE_BYTES, WG_STAGE_SYNC_BYTES) +
+         (PERSISTENT ? WG_RS_STAGING_BYTES : 0);
+}
+
+#define WG_RS_RULES                                                                           \
+  WG_WS_RULES, {PG_SM90_UP, PG_MUST, "LDS", "the B^T fragments no longer come from shared memory"}
+
+#endif
