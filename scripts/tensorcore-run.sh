@@ -7,13 +7,14 @@
 #   OUT=/path/to/out scripts/tensorcore-run.sh        (cwd: the repo root)
 #
 # Files in $OUT:
-#   tensorcore-stage-sweep-{1,2,3}.csv  pipegemm bench --shapes
+#   tensorcore-stage-sweep-{1,2,3,4}.csv  pipegemm bench --shapes
 #       bench/shapes/tensorcore.txt --rounds 3 --format csv, each run with
 #       cublas and cublas_tf32 beside its members (every ratio within one
 #       process, the runs of a shape timed in three rounds in turn; member 1,
 #       wgmma_sync, in each): 1 the members that take 1 stage, --stages 1-6;
 #       2 the 128x128 TMA members, --stages 2-6; 3 the 48 KB-stage members and
-#       auto_tf32, --stages 2-4
+#       auto_tf32, --stages 2-4; 4 wgmma_tma_rs beside its persistent form,
+#       --stages 2-3
 #   tensorcore-profile.csv  pipegemm profile --size 4096 of cublas_tf32 and
 #       each member at its default stages, --format csv
 #   trace/         pipegemm trace at 4096^3 of each traced member at its
@@ -70,6 +71,9 @@ step "sweep 2" "$OUT/tensorcore-stage-sweep-2.csv" 400 "$cli" bench --shapes "$s
 step "sweep 3" "$OUT/tensorcore-stage-sweep-3.csv" 400 "$cli" bench --shapes "$shapes" \
   --variant $refs,wgmma_sync,wgmma_tma_coop_n256,wgmma_tma_rs,auto_tf32 --stages 2-4 --rounds 3 \
   --format csv --quiet
+step "sweep 4" "$OUT/tensorcore-stage-sweep-4.csv" 400 "$cli" bench --shapes "$shapes" \
+  --variant $refs,wgmma_sync,wgmma_tma_rs,wgmma_tma_rs_persistent --stages 2-3 --rounds 3 \
+  --format csv --quiet
 step profile "$OUT/tensorcore-profile.csv" 400 "$cli" profile --size 4096 --format csv --quiet \
   --variant cublas_tf32,mma_cp_async,wgmma_sync,wgmma_cp_async,wgmma_tma,wgmma_tma_ws,wgmma_tma_ws_wait0,wgmma_tma_coop,wgmma_tma_coop_n256,wgmma_tma_rs
 for size in 4096 6144 8192; do
@@ -91,11 +95,11 @@ fi
 
 if [ "${PG_TC_CHECK:-0}" = 1 ]; then
   step ctest "$OUT/check.log" 200 ctest --test-dir "$build" --output-on-failure
-  tf32=mma_cp_async,wgmma_sync,wgmma_cp_async,wgmma_tma,wgmma_tma_ws,wgmma_tma_ws_wait0,wgmma_tma_coop,wgmma_tma_coop_n256,wgmma_tma_rs,auto_tf32
+  tf32=mma_cp_async,wgmma_sync,wgmma_cp_async,wgmma_tma,wgmma_tma_ws,wgmma_tma_ws_wait0,wgmma_tma_coop,wgmma_tma_coop_n256,wgmma_tma_rs,wgmma_tma_rs_persistent,auto_tf32
   # racecheck where threads share shared memory through stores and barriers
   # (st.shared, cp.async, the staged epilogue); synccheck where barriers are.
-  race=wgmma_sync,wgmma_cp_async,wgmma_tma_rs
-  sync=wgmma_cp_async,wgmma_tma,wgmma_tma_coop,wgmma_tma_rs
+  race=wgmma_sync,wgmma_cp_async,wgmma_tma_rs,wgmma_tma_rs_persistent
+  sync=wgmma_cp_async,wgmma_tma,wgmma_tma_coop,wgmma_tma_rs,wgmma_tma_rs_persistent
   step "sanitizer memcheck (traces)" "$OUT/check.log" 60 env PG_TEST_QUICK=1 \
     PG_TEST_VARIANTS=$tf32 compute-sanitizer --tool memcheck --error-exitcode 1 \
     "$build/tests/test_gpu_trace"
