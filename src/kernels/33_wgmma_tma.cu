@@ -37,13 +37,8 @@ __global__ void __launch_bounds__(WG_TMA_THREADS, 2)
   if (producer) {
     pg_tma_prefetch_map(&maps.a);
     pg_tma_prefetch_map(&maps.b);
-    for (int s = 0; s < stages; ++s) {
-      pg_mbar_init(&full[s], 1);
-      pg_mbar_init(&empty[s], WG_TMA_THREADS);
-    }
-    pg_fence_barrier_init();
   }
-  __syncthreads(); /* the barriers exist before anyone arrives or waits */
+  wg_ring_init(full, empty, stages, WG_TMA_THREADS);
 
   float acc[WG_ACC];
 #pragma unroll

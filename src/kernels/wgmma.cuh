@@ -155,6 +155,22 @@ static __device__ __forceinline__ void wg_stage_mma(const float *a_rows, const f
   for (int kk = 0; kk < WG_TILE_K / 8; ++kk) wg_mma<TN>::k8(acc, da + 2 * kk, db + 2 * kk);
 }
 
+/* A TMA ring's barriers, made by thread 0 before the block's one sync:
+ * full[s] completes on the producer's arrive.expect_tx and the stage's
+ * bytes, empty[s] on `consumers` arrivals (the threads that read it). */
+static __device__ __forceinline__ void wg_ring_init(unsigned long long *full,
+                                                    unsigned long long *empty, int stages,
+                                                    unsigned consumers) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) {
+      pg_mbar_init(&full[s], 1);
+      pg_mbar_init(&empty[s], consumers);
+    }
+    pg_fence_barrier_init();
+  }
+  __syncthreads(); /* the barriers exist before anyone arrives or waits */
+}
+
 /* Generic-proxy writes (st.shared, cp.async) become visible to the wgmma
  * that reads them (the async proxy) only after this fence and a barrier. */
 static __device__ __forceinline__ void wg_fence_proxy_async(void) {

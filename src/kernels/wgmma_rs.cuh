@@ -90,14 +90,7 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int k_tiles = wg_k_tiles(g);
 
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s) {
-      pg_mbar_init(&full[s], 1);
-      pg_mbar_init(&empty[s], WG_RS_CONSUMERS);
-    }
-    pg_fence_barrier_init();
-  }
-  __syncthreads(); /* the only block-wide barrier: the mbarriers exist */
+  wg_ring_init(full, empty, stages, WG_RS_CONSUMERS); /* the only block-wide barrier */
 
   int slot = 0, parity = 0;
   if (warp >= WG_RS_CONSUMERS / 32) {

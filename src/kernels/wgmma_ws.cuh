@@ -65,14 +65,7 @@ __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::M
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int k_tiles = wg_k_tiles(g);
 
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s) {
-      pg_mbar_init(&full[s], 1);
-      pg_mbar_init(&empty[s], CONSUMERS);
-    }
-    pg_fence_barrier_init();
-  }
-  __syncthreads(); /* the only block-wide barrier: the mbarriers exist */
+  wg_ring_init(full, empty, stages, CONSUMERS); /* the only block-wide barrier */
 
   int slot = 0, parity = 0;
   if (warp >= CONSUMERS / 32) {
