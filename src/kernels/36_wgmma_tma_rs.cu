@@ -66,7 +66,7 @@ PG_ENTRY(wgmma_tma_rs) = {
              .tile_k = WG_TILE_K, .threads = WG_RS_THREADS},
     .smem_bytes = wg_rs_smem<0>,
     .configure = configure,
-    .check = pg_tma_check,
+    .check = wg_rs_check,
     .kernel = {.symbol = "pg_wgmma_tma_rs_kernel", .launched = "pg_wgmma_tma_rs_kernel<0>",
                .dynamic_smem = 1, PG_RULES(rules)},
 };

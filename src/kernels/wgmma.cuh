@@ -239,8 +239,23 @@ static inline void wg_configure(pg_kernel_launch *launch, const void *kernel, pg
   pg_configure_transpose_b(g, launch);
 }
 
+/* The build's Hopper code for these files is sm_90a (CMakeLists.txt says
+ * PG_SM90A_FEATURES): without it the kernels are traps, and the entries
+ * refuse to run, with the reason. */
+#ifndef PG_SM90A_FEATURES
+#define PG_SM90A_FEATURES 1
+#endif
+static inline pg_status wg_check_sm90a(char *why, size_t why_size) {
+  if (PG_SM90A_FEATURES) return PG_OK;
+  snprintf(why, why_size, "this build has no sm_90a code for the wgmma kernels "
+                          "(PG_SM90A_ARCHITECTURES without 90a); wgmma needs it");
+  return PG_ERR_ARCH;
+}
+
 /* B^T's leading dimension (K rounded up to 4) must be an int. */
 static inline pg_status wg_check(const pg_gemm_args *g, char *why, size_t why_size) {
+  const pg_status arch = wg_check_sm90a(why, why_size);
+  if (arch != PG_OK) return arch;
   if (WG_LDT(g->k) > INT_MAX) {
     snprintf(why, why_size, "K = %d: B^T's rows (K rounded up to 4 floats) would pass INT_MAX",
              g->k);

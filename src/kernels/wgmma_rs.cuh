@@ -243,6 +243,12 @@ template <int PERSISTENT> static inline size_t wg_rs_smem(int stages) {
          (PERSISTENT ? WG_RS_STAGING_BYTES : 0);
 }
 
+/* The RS kernels' layout rules: sm_90a code, and TMA's rules for A and B. */
+static inline pg_status wg_rs_check(const pg_gemm_args *g, char *why, size_t why_size) {
+  const pg_status arch = wg_check_sm90a(why, why_size);
+  return arch != PG_OK ? arch : pg_tma_check(g, why, why_size);
+}
+
 #define WG_RS_RULES                                                                           \
   WG_WS_RULES, {PG_SM90_UP, PG_MUST, "LDS", "the B^T fragments no longer come from shared memory"}
 
