@@ -474,8 +474,8 @@ static void describe_plan(const pg_plan *plan, const pg_variant_info *variant,
 }
 
 /* One run of a set while its rounds go on: its plan (NULL once its row is
- * settled: SKIP, ERROR, or a FAIL, which is not timed), its label, its
- * timed launches so far and the clock after the last. */
+ * settled: SKIP or ERROR), its label, its timed launches so far and the
+ * clock after the last. */
 typedef struct {
   pg_plan *plan;
   char label[PGC_VERDICT_TEXT_SIZE];
@@ -484,9 +484,10 @@ typedef struct {
   double clock_mhz;
 } set_run;
 
-/* A run's plan and check (the first half of its first round). Returns
- * PGC_EXIT_OK with run->plan set when it is to be timed, or with the row
- * settled (SKIP, FAIL: run->plan NULL); PGC_EXIT_FAILED for an ERROR. */
+/* A run's plan and check (the first half of its first round). run->plan
+ * is set when it is to be timed: PASS, UNCHECKED, and FAIL, which is timed
+ * as pgc_run_measure times it (PGC_EXIT_FAILED); NULL for SKIP (PGC_EXIT_OK)
+ * and ERROR (PGC_EXIT_FAILED). */
 static int set_run_prepare(pgc_session *session, const pgc_problem *problem,
                            const pgc_run_spec *spec, set_run *run, pgc_result_row *row) {
   run_label(spec->variant, spec->stages, run->label, sizeof run->label);
@@ -506,14 +507,13 @@ static int set_run_prepare(pgc_session *session, const pgc_problem *problem,
   }
   if (status != PG_OK) return row_failed(row, run->label, "planning", status);
   describe_plan(run->plan, spec->variant, run->label, row);
-  int exit_code = run_check(session, problem, run->label, run_plan, run->plan,
-                            spec->variant->precision, row);
-  if (exit_code != PGC_EXIT_OK || row->verdict == PGC_VERDICT_FAIL) {
+  if (run_check(session, problem, run->label, run_plan, run->plan, spec->variant->precision,
+                row) != PGC_EXIT_OK) {
     pg_plan_destroy(run->plan);
     run->plan = NULL;
-    return row->verdict == PGC_VERDICT_FAIL ? PGC_EXIT_FAILED : exit_code;
+    return PGC_EXIT_FAILED;
   }
-  return PGC_EXIT_OK;
+  return row->verdict == PGC_VERDICT_FAIL ? PGC_EXIT_FAILED : PGC_EXIT_OK;
 }
 
 /* One more round of a run that is being timed; on an error its row says so

@@ -97,7 +97,8 @@ int pgc_run_one(pgc_session *session, const pgc_problem *problem,
 /* The runs of `runs` on the problem, each as pgc_run_one does one, but in
  * config.rounds timed rounds: round 0 plans, checks and times each run in
  * turn, and every later round times again, in the same order, each run that
- * passed and timed so far. A GPU whose clock drifts during the set (power,
+ * planned and timed so far (a FAIL row is timed too, as pgc_run_one always
+ * timed it). A GPU whose clock drifts during the set (power,
  * heat) so weighs on every run alike, not on the runs that came last. Each
  * row's median, min and max are over all its rounds' timed launches. Returns
  * as pgc_run_one, PGC_EXIT_FAILED when any row failed. */
