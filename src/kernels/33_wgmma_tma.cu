@@ -93,17 +93,12 @@ __global__ void __launch_bounds__(WG_TMA_THREADS, 2)
 #endif
 }
 
-static const pg_tma_boxes tma_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_TILE_M,
-                                       .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = WG_TILE_N,
-                                       .b_box_k = WG_TILE_K, .b_k_major = 1,
-                                         .b_swizzle_bytes = WG_ROW_BYTES};
-
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
   wg_configure(launch, (const void *)pg_wgmma_tma_kernel, args);
-  launch->tma = &tma_boxes;
+  launch->tma = &wg_bt_boxes<WG_TILE_N>::boxes;
 }
 
 static size_t smem_bytes(int stages) {

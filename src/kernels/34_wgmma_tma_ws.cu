@@ -21,7 +21,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   (void)device;
   (void)tuning;
   wg_configure(launch, (const void *)pg_wgmma_ws_kernel<1, PENDING, WG_TILE_N>, args);
-  launch->tma = &wg_ws_boxes<WG_TILE_N>::boxes;
+  launch->tma = &wg_bt_boxes<WG_TILE_N>::boxes;
 }
 
 static const pg_sass_rule rules[] = {WG_WS_RULES};

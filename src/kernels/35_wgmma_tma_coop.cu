@@ -22,7 +22,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   (void)device;
   (void)tuning;
   wg_configure(launch, (const void *)pg_wgmma_ws_kernel<2, 1, TN>, args, TN);
-  launch->tma = &wg_ws_boxes<TN>::boxes;
+  launch->tma = &wg_bt_boxes<TN>::boxes;
 }
 
 static const pg_sass_rule rules[] = {WG_WS_RULES};

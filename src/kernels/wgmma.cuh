@@ -29,8 +29,8 @@
 #include "kernels/wgmma_tile.h"
 
 #define WG_WARPGROUP 128
-#define WG_ACC 64 /* accumulators per thread of one m64n128 product */
-#define WG_ACC_OF(tn) ((tn) / 2) /* of one m64n<tn> product: 64 x tn / 128 threads */
+#define WG_ACC_OF(tn) ((tn) / 2) /* accumulators a thread of one m64n<tn> product */
+#define WG_ACC WG_ACC_OF(WG_TILE_N) /* of the tile's m64n128 product: 64 */
 
 /* The sm_90a features (wgmma, setmaxnreg) exist only in code built for
  * sm_90a: elsewhere the kernels trap, and the host refuses them below
@@ -269,6 +269,15 @@ static inline pg_status wg_check_tma(const pg_gemm_args *g, char *why, size_t wh
   const pg_status st = wg_check(g, why, why_size);
   return st != PG_OK ? st : pg_tma_check_a(g, why, why_size);
 }
+
+/* The TMA members' boxes: A's 128 rows and B^T's TN (from the workspace),
+ * 32 floats along K, both in the 128-byte swizzle. */
+template <int TN> struct wg_bt_boxes {
+  static constexpr pg_tma_boxes boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_TILE_M,
+                                         .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = TN,
+                                         .b_box_k = WG_TILE_K, .b_k_major = 1,
+                                         .b_swizzle_bytes = WG_ROW_BYTES};
+};
 
 #define WG_TILE_INFO .tile_m = WG_TILE_M, .tile_n = WG_TILE_N, .tile_k = WG_TILE_K
 

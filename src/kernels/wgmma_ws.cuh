@@ -149,14 +149,6 @@ __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::M
 
 PG_KERNELS_END
 
-/* The copies' boxes: A's 128 rows and B^T's TN, 32 floats along K. */
-template <int TN> struct wg_ws_boxes {
-  static constexpr pg_tma_boxes boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_TILE_M,
-                                         .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = TN,
-                                         .b_box_k = WG_TILE_K, .b_k_major = 1,
-                                         .b_swizzle_bytes = WG_ROW_BYTES};
-};
-
 template <int TN> static inline size_t wg_ws_smem(int stages) {
   return pg_tma_ring_smem(stages, WG_WS_STAGE_BYTES(TN), WG_STAGE_SYNC_BYTES);
 }
