@@ -149,6 +149,9 @@ typedef struct {
   /* > 0: a persistent grid of at most this many blocks per SM (no more than
    * fit), whose blocks loop over the tiles; grid_x is the tile count. */
   int persistent_blocks_per_sm;
+  /* > 1: the blocks are launched in clusters of this many along x (grid_x a
+   * multiple of it; not with a persistent grid). */
+  int cluster_x;
   /* Non-zero: device memory the launch needs for partial sums (the core
    * takes it from its pool, stream-ordered, and sets args->partials), and
    * the kernel that reduces them, launched after the first with the same
@@ -212,6 +215,7 @@ struct pg_plan {
   pg_gemm_args args;
   const void *kernel;
   unsigned grid_x, grid_y; /* persistent grids capped at what fits */
+  unsigned cluster_x;      /* > 1: blocks in clusters of this many along x */
   unsigned threads;
   size_t dynamic_smem;
   size_t workspace_bytes;  /* 0: none */

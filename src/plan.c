@@ -307,6 +307,7 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
   }
   plan->grid_x = (unsigned)grid_x;
   plan->grid_y = (unsigned)kernel->grid_y;
+  plan->cluster_x = kernel->cluster_x > 1 ? (unsigned)kernel->cluster_x : 1;
   if (kernel->workspace_bytes > 0) {
     pg_status st = pg_device_pool(plan->device, &plan->pool);
     if (st != PG_OK) return st;
@@ -419,6 +420,27 @@ static pg_status launch_failed(const pg_plan *plan, const char *step, cudaError_
   return st;
 }
 
+/* The plan's kernel with `params`, in clusters where the plan has them. */
+static cudaError_t launch_kernel(const pg_plan *plan, void **params, cudaStream_t stream) {
+  const dim3 grid = {plan->grid_x, plan->grid_y, 1};
+  const dim3 block = {plan->threads, 1, 1};
+  if (plan->cluster_x <= 1)
+    return cudaLaunchKernel(plan->kernel, grid, block, params, plan->dynamic_smem, stream);
+  cudaLaunchAttribute cluster;
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = plan->cluster_x;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = {0};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = plan->dynamic_smem;
+  config.stream = stream;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  return cudaLaunchKernelExC(&config, plan->kernel, params);
+}
+
 pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
   if (plan == NULL) {
     pg_set_error_detail("no plan given (NULL)");
@@ -427,12 +449,9 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
   if (plan->entry == NULL) return PG_OK; /* M or N is 0 */
   if (plan->entry->info.kind == PG_KIND_LIBRARY)
     return pg_cublas_sgemm(plan->device, &plan->args, plan->entry->info.precision, stream);
-  const dim3 grid = {plan->grid_x, plan->grid_y, 1};
-  const dim3 block = {plan->threads, 1, 1};
   if (plan->workspace_bytes == 0) {
     void *params[] = {(void *)&plan->args, (void *)&plan->maps};
-    const cudaError_t err =
-        cudaLaunchKernel(plan->kernel, grid, block, params, plan->dynamic_smem, stream);
+    const cudaError_t err = launch_kernel(plan, params, stream);
     return err == cudaSuccess ? PG_OK : launch_failed(plan, "launching its kernel", err);
   }
   /* A workspace in stream-ordered memory of the library's pool: split-K's
@@ -484,7 +503,7 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     if (err == cudaSuccess) step = "launching its kernel";
   }
   if (err == cudaSuccess)
-    err = cudaLaunchKernel(plan->kernel, grid, block, kernel_params, plan->dynamic_smem, stream);
+    err = launch_kernel(plan, kernel_params, stream);
   if (err == cudaSuccess && plan->reduce_kernel != NULL) {
     const dim3 reduce_grid = {plan->reduce_grid_x, plan->reduce_grid_y, 1};
     const dim3 reduce_block = {plan->reduce_threads, 1, 1};

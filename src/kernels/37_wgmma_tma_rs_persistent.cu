@@ -19,7 +19,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  wg_rs_configure<1>(args, launch);
+  wg_rs_configure<1, 0>(args, launch);
 }
 
 static const pg_sass_rule rules[] = {WG_RS_RULES};

@@ -175,6 +175,62 @@ static __device__ __forceinline__ void pg_tma_load_2d(void *dst, const void *map
       : "memory");
 }
 
+/* ---- thread-block clusters (PTX ISA: "Cluster", "mapa", "barrier.cluster",
+ * "cp.async.bulk.tensor" .multicast::cluster). The blocks of a cluster run
+ * at once on one GPC and may address each other's shared memory. */
+
+/* This block's rank in its cluster. */
+static __device__ __forceinline__ unsigned pg_cluster_rank(void) {
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+
+/* Every thread of every block of the cluster: what each wrote before
+ * (barrier initialisation included, after pg_fence_barrier_init_cluster) is
+ * visible to all after. */
+static __device__ __forceinline__ void pg_cluster_sync(void) {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;\n" ::
+                   : "memory");
+}
+
+/* Makes this thread's mbarrier.init visible to the cluster (the other
+ * blocks' arrivals and copies), before a pg_cluster_sync. */
+static __device__ __forceinline__ void pg_fence_barrier_init_cluster(void) {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+/* An arrival on the barrier at the same place as `bar` in the shared memory
+ * of the cluster's block `rank`. Its ordering is the default (release at
+ * CTA scope), not .release.cluster, which ptxas turns into a full GPU
+ * memory barrier (MEMBAR.ALL.GPU) before every arrival: a caller that
+ * releases a slot has its reads of it done already (a wgmma waited for, a
+ * fragment in registers), and nothing it wrote is for the other block. */
+static __device__ __forceinline__ void pg_mbar_arrive_cluster(unsigned long long *bar,
+                                                              unsigned rank) {
+  asm volatile(
+      "{\n .reg .b32 remote;\n"
+      " mapa.shared::cluster.u32 remote, %0, %1;\n"
+      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(pg_smem_addr(bar)),
+      "r"(rank)
+      : "memory");
+}
+
+/* pg_tma_load_2d into every block of the cluster that `mask` names (bit r:
+ * rank r): the box lands at `dst` in each one's shared memory and counts its
+ * bytes on the barrier at `bar` there. */
+static __device__ __forceinline__ void pg_tma_load_2d_multicast(void *dst, const void *map,
+                                                                int x, int y,
+                                                                unsigned long long *bar,
+                                                                unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(pg_smem_addr(dst)),
+      "l"(map), "r"(x), "r"(y), "r"(pg_smem_addr(bar)), "h"(mask)
+      : "memory");
+}
+
 /* setmaxnreg (sm_90a): a warpgroup gives registers back to the SM's pool or
  * takes them from it; every warp of the warpgroup executes the same one.
  * Where the arch-specific features are absent the kernel keeps its launch

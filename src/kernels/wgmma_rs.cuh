@@ -1,7 +1,9 @@
 /* The wgmma kernel with B^T from registers (C^T = B^T A^T), shared by
- * 36 wgmma_tma_rs (one block per tile) and 37 wgmma_tma_rs_persistent
- * (one block per SM looping over the tiles): 36_wgmma_tma_rs.cu says how it
- * works; the template's PERSISTENT is the one difference. sm_90a. */
+ * 36 wgmma_tma_rs (one block per tile), 37 wgmma_tma_rs_persistent (one
+ * block per SM looping over the tiles) and 39 wgmma_tma_rs_multicast
+ * (clusters of two blocks sharing A's rows): 36_wgmma_tma_rs.cu says how it
+ * works; the template's PERSISTENT and MULTICAST are the differences, and
+ * 37 and 39 say what each changes. sm_90a. */
 #ifndef PG_WGMMA_RS_CUH
 #define PG_WGMMA_RS_CUH
 
@@ -22,6 +24,10 @@ PG_KERNELS_BEGIN
  * of A and 17 tiles' columns of B (in launch order, 2.75 and 48 at 6144^2). */
 #define WG_RS_GROUP_M 8
 #define WG_RS_CONSUMERS 256
+/* MULTICAST: a cluster of 2 blocks on the tiles (tm, 2j) and (tm, 2j + 1);
+ * block r loads A's rows 128 r .. 128 r + 127 of the pair's 256 into both. */
+#define WG_RS_CLUSTER 2
+#define WG_RS_MC_A_ROWS (WG_RS_TILE_M / WG_RS_CLUSTER)
 
 static_assert(WG_RS_THREADS == wg_ws_shape<2>::THREADS, "35's block and register split");
 
@@ -72,10 +78,13 @@ static __device__ __forceinline__ void wg_rs_mma(const float *stage, unsigned fr
 }
 #endif
 
-template <int PERSISTENT>
-__global__ void __launch_bounds__(WG_RS_THREADS, 1)
-    pg_wgmma_tma_rs_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+/* The kernel's body; its two __global__ faces follow (a multicast kernel
+ * has rules of its own, so a symbol of its own). */
+template <int PERSISTENT, int MULTICAST>
+static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
+                                                         const pg_tma_maps &maps) {
 #ifdef PG_HAVE_WGMMA
+  static_assert(!(PERSISTENT && MULTICAST), "a persistent cluster is not built");
   extern __shared__ float4 smem_raw[];
   float *const smem = (float *)pg_tma_smem_base(smem_raw);
   const int stages = g.stages;
@@ -83,14 +92,36 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
       (unsigned long long *)(smem + stages * (WG_RS_STAGE_BYTES / 4));
   unsigned long long *const empty = full + stages;
   /* The block's tiles, in grouped order (pg_grouped_tile): one, its own,
-   * or (PERSISTENT) every gridDim.x-th from its index on. */
+   * or (PERSISTENT) every gridDim.x-th from its index on. MULTICAST: the
+   * order is over pairs of tiles along N, one pair a cluster, and the
+   * block's rank picks the pair's tile (the second past N when tiles_n is
+   * odd: it loads and multiplies, for the pair's A, and stores nothing). */
   const int tiles_m = (int)(((long long)g.m + WG_RS_TILE_M - 1) / WG_RS_TILE_M);
   const int tiles_n = (int)(((long long)g.n + WG_RS_TILE_N - 1) / WG_RS_TILE_N);
-  const int tiles = tiles_m * tiles_n, step = PERSISTENT ? (int)gridDim.x : tiles;
+  const int order_n = MULTICAST ? (tiles_n + 1) / 2 : tiles_n;
+  const int tiles = tiles_m * order_n, step = PERSISTENT ? (int)gridDim.x : tiles;
+  const int first = MULTICAST ? (int)blockIdx.x / WG_RS_CLUSTER : (int)blockIdx.x;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int k_tiles = wg_k_tiles(g);
+  unsigned rank = 0;
 
-  wg_ring_init(full, empty, stages, WG_RS_CONSUMERS); /* the only block-wide barrier */
+  if (MULTICAST) {
+    /* empty[s] counts both blocks' consumer warps: the slot is written in
+     * both by both producers. The cluster's one barrier: every block's
+     * barriers exist before anyone arrives on them or copies into them. */
+    rank = pg_cluster_rank();
+    if (threadIdx.x == 0) {
+      for (int s = 0; s < stages; ++s) {
+        pg_mbar_init(&full[s], 1);
+        pg_mbar_init(&empty[s], WG_RS_CLUSTER * WG_RS_CONSUMERS / 32);
+      }
+      pg_fence_barrier_init();
+      pg_fence_barrier_init_cluster();
+    }
+    pg_cluster_sync();
+  } else {
+    wg_ring_init(full, empty, stages, WG_RS_CONSUMERS); /* the only block-wide barrier */
+  }
 
   int slot = 0, parity = 0;
   if (warp >= WG_RS_CONSUMERS / 32) {
@@ -101,15 +132,23 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
     pg_tma_prefetch_map(&maps.b);
     /* Persistent: the ring runs on across tiles, so the next tile's first
      * stages load while the consumers write this one out. */
-    for (int tile = blockIdx.x; tile < tiles; tile += step) {
+    for (int tile = first; tile < tiles; tile += step) {
       int tm, tn;
-      pg_grouped_tile(tile, tiles_m, tiles_n, g.group_m, &tm, &tn);
+      pg_grouped_tile(tile, tiles_m, order_n, g.group_m, &tm, &tn);
+      if (MULTICAST) tn = WG_RS_CLUSTER * tn + (int)rank;
       const int m0 = tm * WG_RS_TILE_M, n0 = tn * WG_RS_TILE_N;
       for (int kt = 0; kt < k_tiles; ++kt) {
         pg_mbar_wait_parity(&empty[slot], parity ^ 1);
         float *stage = smem + slot * (WG_RS_STAGE_BYTES / 4);
+        /* MULTICAST: the stage's bytes are the same, half of A's from the
+         * other block. */
         pg_mbar_arrive_expect_tx(&full[slot], WG_RS_STAGE_BYTES);
-        pg_tma_load_2d(stage, &maps.a, kt * WG_TILE_K, m0, &full[slot]);
+        if (MULTICAST)
+          pg_tma_load_2d_multicast(stage + rank * WG_RS_MC_A_ROWS * WG_TILE_K, &maps.a,
+                                   kt * WG_TILE_K, m0 + (int)rank * WG_RS_MC_A_ROWS, &full[slot],
+                                   (1u << WG_RS_CLUSTER) - 1);
+        else
+          pg_tma_load_2d(stage, &maps.a, kt * WG_TILE_K, m0, &full[slot]);
 #pragma unroll
         for (int j = 0; j < WG_RS_TILE_N / WG_RS_B_BOX; ++j)
           pg_tma_load_2d(stage + WG_RS_STAGE_A_BYTES / 4 + j * WG_TILE_K * WG_RS_B_BOX, &maps.b,
@@ -117,6 +156,14 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
         parity ^= t128_ring_next(&slot, stages);
       }
     }
+    /* MULTICAST: the block stays until both blocks' consumers have released
+     * every slot, so that no arrival reaches its shared memory after it
+     * has gone (the other block's last releases come late). */
+    if (MULTICAST)
+      for (int s = 0; s < stages; ++s) {
+        pg_mbar_wait_parity(&empty[slot], parity ^ 1);
+        parity ^= t128_ring_next(&slot, stages);
+      }
     return;
   }
 
@@ -142,9 +189,23 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   float *const out = staging + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH;
   const int tid = threadIdx.x % WG_WARPGROUP;
   unsigned frag[4][4];
-  for (int tile = blockIdx.x; tile < tiles; tile += step) {
+  /* A slot's release: MULTICAST, one arrival a warp on the slot's barrier
+   * in each block of the cluster (both producers write the slot). */
+  auto release = [&](int s) {
+    if (MULTICAST) {
+      __syncwarp();
+      if (lane == 0) {
+        pg_mbar_arrive(&empty[s]);
+        pg_mbar_arrive_cluster(&empty[s], rank ^ 1);
+      }
+    } else {
+      pg_mbar_arrive(&empty[s]);
+    }
+  };
+  for (int tile = first; tile < tiles; tile += step) {
     int tm, tn;
-    pg_grouped_tile(tile, tiles_m, tiles_n, g.group_m, &tm, &tn);
+    pg_grouped_tile(tile, tiles_m, order_n, g.group_m, &tm, &tn);
+    if (MULTICAST) tn = WG_RS_CLUSTER * tn + (int)rank;
     const int m0 = tm * WG_RS_TILE_M, n0 = tn * WG_RS_TILE_N;
     float acc[128];
 #pragma unroll
@@ -156,21 +217,22 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
       /* The step before's products are done: their fragments may be
        * overwritten and their slot is free. */
       wg_wait<0>();
-      if (held >= 0) pg_mbar_arrive(&empty[held]);
+      if (held >= 0) release(held);
       wg_rs_load(stage, base, frag);
       wg_rs_mma(stage, frag, acc);
       held = slot;
       parity ^= t128_ring_next(&slot, stages);
     }
     wg_wait<0>();
-    /* Persistent: the last slot goes back too, for the next tile's loads. */
-    if (PERSISTENT && held >= 0) pg_mbar_arrive(&empty[held]);
+    /* Persistent: the last slot goes back too, for the next tile's loads;
+     * MULTICAST: for the producers' last waits. */
+    if ((PERSISTENT || MULTICAST) && held >= 0) release(held);
     wg_fence_acc<256>(acc);
     /* The epilogue through shared memory: the products' layout puts a warp's
      * 32 values of one store in 4 rows of C (16-byte runs); staged as C's
      * rows, each warp stores 256 contiguous bytes. Over the stages, both
-     * warpgroups are done with them first (and the producer is: every copy
-     * it issued was waited for). */
+     * warpgroups are done with them first (and the producers are: every
+     * copy into this block was waited for). */
     if (!PERSISTENT) wg_rs_bar(1, WG_RS_CONSUMERS);
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
@@ -215,6 +277,21 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
 #endif
 }
 
+template <int PERSISTENT>
+__global__ void __launch_bounds__(WG_RS_THREADS, 1)
+    pg_wgmma_tma_rs_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+  wg_rs_kernel_body<PERSISTENT, 0>(g, maps);
+}
+
+/* CLUSTER: WG_RS_CLUSTER (a template, so that only 39's file holds it). */
+template <int CLUSTER>
+__global__ void __launch_bounds__(WG_RS_THREADS, 1)
+    pg_wgmma_tma_rs_multicast_kernel(const pg_gemm_args g,
+                                     const __grid_constant__ pg_tma_maps maps) {
+  static_assert(CLUSTER == WG_RS_CLUSTER, "the kernel is written for pairs");
+  wg_rs_kernel_body<0, 1>(g, maps);
+}
+
 PG_KERNELS_END
 
 /* The host's side. */
@@ -223,17 +300,30 @@ static const pg_tma_boxes wg_rs_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_RS_
                                          .b_box_n = WG_RS_B_BOX, .b_box_k = WG_TILE_K,
                                          .b_k_major = 0, .b_swizzle_bytes = WG_ROW_BYTES};
 
+/* MULTICAST: A's box is the half of the tile's rows that a block loads. */
+static const pg_tma_boxes wg_rs_mc_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_RS_MC_A_ROWS,
+                                            .a_swizzle_bytes = WG_ROW_BYTES,
+                                            .b_box_n = WG_RS_B_BOX, .b_box_k = WG_TILE_K,
+                                            .b_k_major = 0, .b_swizzle_bytes = WG_ROW_BYTES};
+
 /* Over the tiles in grouped order; PERSISTENT: a grid of one block per SM
- * at most (the plan caps it), each looping over its tiles. */
-template <int PERSISTENT>
+ * at most (the plan caps it), each looping over its tiles; MULTICAST: two
+ * blocks a pair of tiles along N, launched as clusters of two. */
+template <int PERSISTENT, int MULTICAST>
 static inline void wg_rs_configure(pg_gemm_args *args, pg_kernel_launch *launch) {
-  launch->kernel = (const void *)pg_wgmma_tma_rs_kernel<PERSISTENT>;
-  launch->grid_x = (((long long)args->n + WG_RS_TILE_N - 1) / WG_RS_TILE_N) *
+  const long long tiles_n = ((long long)args->n + WG_RS_TILE_N - 1) / WG_RS_TILE_N;
+  const long long order_n = MULTICAST ? (tiles_n + 1) / 2 : tiles_n;
+  if constexpr (MULTICAST)
+    launch->kernel = (const void *)pg_wgmma_tma_rs_multicast_kernel<WG_RS_CLUSTER>;
+  else
+    launch->kernel = (const void *)pg_wgmma_tma_rs_kernel<PERSISTENT>;
+  launch->grid_x = (MULTICAST ? WG_RS_CLUSTER : 1) * order_n *
                    (((long long)args->m + WG_RS_TILE_M - 1) / WG_RS_TILE_M);
   launch->grid_y = 1;
+  launch->cluster_x = MULTICAST ? WG_RS_CLUSTER : 0;
   launch->persistent_blocks_per_sm = PERSISTENT ? 1 : 0;
   args->group_m = WG_RS_GROUP_M;
-  launch->tma = &wg_rs_boxes;
+  launch->tma = MULTICAST ? &wg_rs_mc_boxes : &wg_rs_boxes;
 }
 
 /* The stages and their barriers; PERSISTENT: the epilogue's staging too. */
