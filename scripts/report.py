@@ -99,6 +99,8 @@ VARIANT_STYLES = {
     "wgmma_tma_coop_n256": Style("#756bb1", "-", "s"),
     "wgmma_tma_rs": Style("#ce6dbd", "-", "^"),
     "wgmma_tma_rs_persistent": Style("#9e9ac8", "-", "D"),
+    "wgmma_tma_pingpong": Style("#a1d99b", "--", "p"),
+    "wgmma_tma_rs_multicast": Style("#dd3497", "--", "^"),
     "auto_tf32": Style("#c51b7d", "-.", "*"),
 }
 # A name the table lacks (a new variant, a renamed one) still keeps one look
