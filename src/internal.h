@@ -38,7 +38,9 @@ typedef struct {
   int group_m; /* tma_ws: tile rows per group of the tile order */
   /* Split-K: K's steps in `splits` ranges of k_tiles_per_split; with more
    * than one, each range's sums go to its own m x n plane of `partials`
-   * (leading dimension ldp), and a second kernel adds them up. */
+   * (leading dimension ldp), and a second kernel adds them up. The
+   * emulated kernels (no split) take k_tiles_per_split as the K steps whose
+   * tensor-core sum goes into FP32 registers at once (0: all of K). */
   int splits, k_tiles_per_split;
   /* The launch's device workspace, by what the plan launches: the split and
    * stream-K forms' partial sums, or a traced kernel's buffer (src/trace_records.h;
@@ -163,10 +165,14 @@ typedef struct {
   /* Non-NULL: a kernel launched before the entry's own, with the same
    * parameter (args->partials: the workspace), that writes B^T there; the
    * entry's kernel then reads B^T where B was (args->b the workspace,
-   * args->ldb its ldp, and B's tensor map on it). */
+   * args->ldb its ldp, and B's tensor map on it). With prepare_a_rows > 0
+   * it writes A's parts instead, prepare_a_rows rows of ldp one part under
+   * the other, and the kernel reads them where A was (args->a, args->lda,
+   * A's tensor map over all those rows). */
   const void *prepare_kernel;
   long long prepare_grid_x, prepare_grid_y;
   int prepare_threads;
+  long long prepare_a_rows;
 } pg_kernel_launch;
 
 /* An entry's configure function. It may set the fields of args that are its
@@ -224,8 +230,9 @@ struct pg_plan {
   char label[64];          /* for messages: "tma_ws", or "auto (tma_ws)" */
   const void *reduce_kernel;
   unsigned reduce_grid_x, reduce_grid_y, reduce_threads;
-  const void *prepare_kernel; /* B^T into the workspace first (pg_kernel_launch) */
+  const void *prepare_kernel; /* B^T or A's parts into the workspace first (pg_kernel_launch) */
   unsigned prepare_grid_x, prepare_grid_y, prepare_threads;
+  long long prepare_a_rows;   /* > 0: A's parts, so many rows */
   const pg_tma_boxes *tma;    /* B^T's map is encoded at launch (b_k_major) */
 };
 

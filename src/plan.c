@@ -24,7 +24,8 @@ static int is_16_byte_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0;
 
 /* The selectors' registry entries: each runs what choose() picks for the
  * call among its rules' entries of its own precision class (auto: strict
- * IEEE FP32, auto_tf32: TF32 products). */
+ * IEEE FP32, auto_tf32: TF32 products), or for auto_emulated, of the
+ * FP32-accurate ones: emulated and strict. */
 const pg_variant_entry pg_entry_auto = {
     .info = {.name = "auto", .kind = PG_KIND_SELECTOR,
              .technique = "the best predicted variant for this GPU and shape (pg_auto_select, src/tuning.c)",
@@ -35,6 +36,13 @@ const pg_variant_entry pg_entry_auto_tf32 = {
              .technique = "the best predicted TF32 tensor-core variant for this GPU and shape "
                           "(src/tuning.c)",
              .source = "", .min_cc = 80},
+};
+const pg_variant_entry pg_entry_auto_emulated = {
+    .info = {.name = "auto_emulated", .kind = PG_KIND_SELECTOR,
+             .precision = PG_PRECISION_EMULATED,
+             .technique = "the best predicted FP32-accurate variant for this GPU and shape: "
+                          "tensor-core emulation or strict FP32 (src/tuning.c)",
+             .source = "", .min_cc = 50},
 };
 
 /* ---- arguments -------------------------------------------------------------- */
@@ -200,21 +208,26 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
 
 /* The entry a tuning rule names, if a selector of `precision` may run it: a
  * registered entry, no selector, and of that precision class (auto is
- * strict); NULL otherwise, and the rule is skipped. choose() and
+ * strict), or for the emulated selector of that class or strict (both are
+ * FP32-accurate); NULL otherwise, and the rule is skipped. choose() and
  * pg_auto_candidate() ask it alike. */
 static const pg_variant_entry *auto_rule_entry(const pg_auto_rule *rule,
                                                pg_precision precision) {
   const pg_variant_entry *entry = pg_entry_find(rule->variant);
-  if (entry == NULL || entry->info.kind == PG_KIND_SELECTOR ||
-      entry->info.precision != precision)
+  if (entry == NULL || entry->info.kind == PG_KIND_SELECTOR) return NULL;
+  const pg_precision own = entry->info.precision;
+  if (own != precision && !(precision == PG_PRECISION_EMULATED && own == PG_PRECISION_STRICT))
     return NULL;
   return entry;
 }
 
 /* A selector's rules in the device's tuning row. */
 static const pg_auto_rule *selector_rules(const pg_device *dev, const pg_variant_info *selector) {
-  return selector->precision == PG_PRECISION_TF32 ? dev->tuning.auto_tf32_rules
-                                                  : dev->tuning.auto_rules;
+  switch (selector->precision) {
+    case PG_PRECISION_TF32: return dev->tuning.auto_tf32_rules;
+    case PG_PRECISION_EMULATED: return dev->tuning.auto_emulated_rules;
+    default: return dev->tuning.auto_rules;
+  }
 }
 
 /* auto: of the tuning table's candidates that the device runs on this
@@ -325,8 +338,10 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
     plan->prepare_grid_x = (unsigned)kernel->prepare_grid_x;
     plan->prepare_grid_y = (unsigned)kernel->prepare_grid_y;
     plan->prepare_threads = (unsigned)kernel->prepare_threads;
+    plan->prepare_a_rows = kernel->prepare_a_rows;
     if (kernel->prepare_kernel != NULL) {
-      st = load_kernel(plan->device, &entry->info, kernel->prepare_kernel, "B^T kernel", 0);
+      st = load_kernel(plan->device, &entry->info, kernel->prepare_kernel,
+                       kernel->prepare_a_rows > 0 ? "A's split kernel" : "B^T kernel", 0);
       if (st != PG_OK) return st;
     }
   }
@@ -479,8 +494,9 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     return st;
   }
   const char *step = "launching its kernel";
-  /* B^T first (the wgmma members): the kernel then reads it where B was,
-   * through a map encoded now that the workspace is there. */
+  /* B^T first (the wgmma members), or A's parts (the emulated ones): the
+   * kernel then reads them where B or A was, through a map encoded now that
+   * the workspace is there. */
   pg_gemm_args main_args = args;
   pg_tma_maps main_maps;
   void *main_params[] = {(void *)&main_args, (void *)&main_maps};
@@ -488,14 +504,24 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
   if (plan->prepare_kernel != NULL) {
     const dim3 prepare_grid = {plan->prepare_grid_x, plan->prepare_grid_y, 1};
     const dim3 prepare_block = {plan->prepare_threads, 1, 1};
-    step = "launching its B^T kernel";
+    const int splits_a = plan->prepare_a_rows > 0;
+    step = splits_a ? "launching its split of A" : "launching its B^T kernel";
     err = cudaLaunchKernel(plan->prepare_kernel, prepare_grid, prepare_block, params, 0, stream);
-    main_args.b = args.partials;
-    main_args.ldb = args.ldp;
-    main_args.vec_b = 1;
+    if (splits_a) {
+      main_args.a = args.partials;
+      main_args.lda = args.ldp;
+      main_args.vec_a = 1;
+    } else {
+      main_args.b = args.partials;
+      main_args.ldb = args.ldp;
+      main_args.vec_b = 1;
+    }
     main_args.partials = plan->args.partials; /* the kernel's own: a traced one's buffer */
     main_maps = plan->maps;
-    if (err == cudaSuccess && plan->tma != NULL && plan->tma->b_k_major) {
+    if (err == cudaSuccess && plan->tma != NULL && splits_a) {
+      step = "encoding the tensor map of A's parts";
+      err = pg_tma_encode_a_parts(&main_args, plan->tma, plan->prepare_a_rows, &main_maps);
+    } else if (err == cudaSuccess && plan->tma != NULL && plan->tma->b_k_major) {
       step = "encoding B^T's tensor map";
       err = pg_tma_encode_bt(&main_args, plan->tma, &main_maps);
     }

@@ -2,6 +2,7 @@
 #include "tma.h"
 
 #include <cudaTypedefs.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,38 +15,43 @@
 static int misaligned(const void *p) { return ((uintptr_t)p % TMA_ALIGN) != 0; }
 
 /* The rules for the first `operands` of A and B. */
-static pg_status check_operands(const pg_gemm_args *g, int operands, char *why,
-                                size_t why_size) {
-  if (g->k == 0) return PG_OK; /* no copies: C = beta*C */
-  const struct {
-    const char *name;
-    const void *ptr;
-    int ld;
-    const char *ld_name;
-  } ops[] = {{"A", g->a, g->lda, "lda"}, {"B", g->b, g->ldb, "ldb"}};
-  for (int i = 0; i < operands; ++i) {
-    if (misaligned(ops[i].ptr)) {
-      snprintf(why, why_size,
-               "TMA needs %s's base address 16-byte aligned; %p is not", ops[i].name,
-               ops[i].ptr);
-      return PG_ERR_UNSUPPORTED;
-    }
-    if (((size_t)ops[i].ld * sizeof(float)) % TMA_ALIGN != 0) {
-      snprintf(why, why_size,
-               "TMA needs %s's row stride a multiple of 16 bytes; %s = %d floats is %zu bytes",
-               ops[i].name, ops[i].ld_name, ops[i].ld, (size_t)ops[i].ld * sizeof(float));
-      return PG_ERR_UNSUPPORTED;
-    }
+/* One operand's layout against TMA's rules. */
+static pg_status check_operand(const char *name, const void *ptr, int ld, const char *ld_name,
+                               char *why, size_t why_size) {
+  if (misaligned(ptr)) {
+    snprintf(why, why_size, "TMA needs %s's base address 16-byte aligned; %p is not", name, ptr);
+    return PG_ERR_UNSUPPORTED;
+  }
+  if (((size_t)ld * sizeof(float)) % TMA_ALIGN != 0) {
+    snprintf(why, why_size,
+             "TMA needs %s's row stride a multiple of 16 bytes; %s = %d floats is %zu bytes",
+             name, ld_name, ld, (size_t)ld * sizeof(float));
+    return PG_ERR_UNSUPPORTED;
   }
   return PG_OK;
 }
 
+/* The operands a kernel copies with TMA; none when K = 0 (no copies:
+ * C = beta*C). */
+static pg_status check_operands(const pg_gemm_args *g, int check_a, int check_b, char *why,
+                                size_t why_size) {
+  if (g->k == 0) return PG_OK;
+  pg_status st = PG_OK;
+  if (check_a) st = check_operand("A", g->a, g->lda, "lda", why, why_size);
+  if (st == PG_OK && check_b) st = check_operand("B", g->b, g->ldb, "ldb", why, why_size);
+  return st;
+}
+
 pg_status pg_tma_check(const pg_gemm_args *g, char *why, size_t why_size) {
-  return check_operands(g, 2, why, why_size);
+  return check_operands(g, 1, 1, why, why_size);
 }
 
 pg_status pg_tma_check_a(const pg_gemm_args *g, char *why, size_t why_size) {
-  return check_operands(g, 1, why, why_size);
+  return check_operands(g, 1, 0, why, why_size);
+}
+
+pg_status pg_tma_check_b(const pg_gemm_args *g, char *why, size_t why_size) {
+  return check_operands(g, 0, 1, why, why_size);
 }
 
 static PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
@@ -102,6 +108,16 @@ cudaError_t pg_tma_encode(const pg_gemm_args *g, const pg_tma_boxes *boxes, pg_t
     err = encode_matrix(&maps->b, g->b, g->k, g->n, g->ldb, boxes->b_box_n, boxes->b_box_k,
                         boxes->b_swizzle_bytes);
   return err;
+}
+
+cudaError_t pg_tma_encode_a_parts(const pg_gemm_args *g, const pg_tma_boxes *boxes,
+                                  long long rows, pg_tma_maps *maps) {
+  if (g->k == 0) return cudaSuccess;
+  cudaError_t found = pg_tma_find_encoder();
+  if (found != cudaSuccess) return found;
+  if (rows > INT_MAX) return cudaErrorInvalidValue;
+  return encode_matrix(&maps->a, g->a, (int)rows, g->k, g->lda, boxes->a_box_k, boxes->a_box_m,
+                       boxes->a_swizzle_bytes);
 }
 
 cudaError_t pg_tma_encode_bt(const pg_gemm_args *g, const pg_tma_boxes *boxes,

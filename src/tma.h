@@ -18,6 +18,9 @@ pg_status pg_tma_check(const pg_gemm_args *args, char *why, size_t why_size);
 /* The same for A alone: the wgmma members read B^T from their workspace,
  * which is aligned whatever B is. */
 pg_status pg_tma_check_a(const pg_gemm_args *args, char *why, size_t why_size);
+/* And for B alone: the emulated members read A's parts from their
+ * workspace. */
+pg_status pg_tma_check_b(const pg_gemm_args *args, char *why, size_t why_size);
 
 /* Finds the driver's encoder, once per process (the device probe does it
  * on its own thread, so a failure stays there); its error, if any. */
@@ -33,6 +36,11 @@ cudaError_t pg_tma_encode(const pg_gemm_args *args, const pg_tma_boxes *boxes,
  * boxes->b_swizzle_bytes, once the workspace that holds it is there (at launch). */
 cudaError_t pg_tma_encode_bt(const pg_gemm_args *args, const pg_tma_boxes *boxes,
                              pg_tma_maps *maps);
+/* A's map again, on args->a as `rows` rows of K (leading dimension
+ * args->lda): the parts of A that a first kernel wrote into the workspace,
+ * one under the other (at launch). */
+cudaError_t pg_tma_encode_a_parts(const pg_gemm_args *args, const pg_tma_boxes *boxes,
+                                  long long rows, pg_tma_maps *maps);
 
 #ifdef __cplusplus
 }

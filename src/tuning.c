@@ -32,13 +32,21 @@
   {{"wgmma_tma_rs", 3, 95, 1}, {"wgmma_tma_coop_n256", 3, 86, 1},                    \
    {"wgmma_cp_async", 3, 52, 2}, {"mma_cp_async", 2, 34, 2}}
 
+/* auto_emulated's candidates on the H200: the emulated entry, then auto's
+ * own, so that it never predicts slower than auto. */
+#define PG_H200_AUTO_EMULATED_RULES                                                     \
+  {{"wgmma_3xtf32", 3, 245, 1}, {"tma_ws", 3, 100, 2}, {"tma_ws_splitk", 3, 100, 2},   \
+   {"tma_ws_m256", 3, 101, 1},  {"tma_ws_n64", 3, 92, 3}, {"tma", 4, 82, 2},           \
+   {"mbarrier", 2, 78, 2},      {"tiled32_db", 2, 13, 2}}
+
 static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile
      * beat the persistent grid; the group size moved nothing beyond noise. */
     {90, 132, "NVIDIA H200, bench/results/h200-tma.md, h200-shapes.md and h200-tensorcore.md",
-     8, 0, 2, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES},
+     8, 0, 2, 1, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
     /* Untuned Hopper and anything else: the H200's choices. */
-    {0, 0, "untuned (the H200's choices)", 8, 0, 2, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES},
+    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 1, PG_H200_AUTO_RULES,
+     PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
 };
 
 /* A non-negative integer from the environment, or `fallback`. */
@@ -70,5 +78,6 @@ pg_tuning pg_tuning_with_env(const pg_tuning *row) {
   t.tma_ws_group_m = env_int("PIPEGEMM_TMA_WS_GROUP_M", t.tma_ws_group_m);
   if (t.tma_ws_group_m < 1) t.tma_ws_group_m = 1;
   t.tma_ws_blocks_per_sm = env_int("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", t.tma_ws_blocks_per_sm);
+  t.emulated_sum_steps = env_int("PIPEGEMM_EMULATED_SUM_STEPS", t.emulated_sum_steps);
   return t;
 }

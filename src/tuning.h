@@ -22,7 +22,7 @@ typedef struct {
   int blocks_per_sm;
 } pg_auto_rule;
 
-#define PG_AUTO_MAX_RULES 8
+#define PG_AUTO_MAX_RULES 10
 
 typedef struct {
   int cc;        /* compute capability major*10 + minor this row is for; 0: any */
@@ -35,6 +35,10 @@ typedef struct {
   int tma_ws_blocks_per_sm;
   /* tma_ws_splitk: the fewest K steps (of TWS_TILE_K) a split may have. */
   int tma_ws_split_min_k_tiles;
+  /* The emulated entries: K steps (of 32) summed on the tensor cores before
+   * their sum is added into FP32 registers; 0: all of K on the tensor cores
+   * (for measuring what that does to the error). */
+  int emulated_sum_steps;
   /* auto's candidates, ending at a NULL variant: of those this GPU runs
    * (architecture, shared memory, a loadable kernel image) and that accept
    * the layout, the best predicted; the first on a tie. */
@@ -42,6 +46,9 @@ typedef struct {
   /* auto_tf32's: the TF32 entries (speed_percent relative to cuBLAS TF32's
    * at full waves, 100: cublas_tf32 itself, which is no candidate). */
   pg_auto_rule auto_tf32_rules[PG_AUTO_MAX_RULES];
+  /* auto_emulated's: the FP32-accurate entries, emulated and strict (in
+   * auto's unit: 100 is tma_ws's speed). */
+  pg_auto_rule auto_emulated_rules[PG_AUTO_MAX_RULES];
 } pg_tuning;
 
 /* The row for a device: the first whose cc and SM count match. */
@@ -49,7 +56,8 @@ pg_tuning pg_tuning_row(int cc, int sm_count);
 
 /* A row with the environment's overrides of its tma_ws fields (for tuning
  * runs): PIPEGEMM_TMA_WS_GROUP_M and PIPEGEMM_TMA_WS_BLOCKS_PER_SM, when set
- * to a number. The tma_ws planners read them when a call is planned. */
+ * to a number, and of emulated_sum_steps (PIPEGEMM_EMULATED_SUM_STEPS). The
+ * planners read them when a call is planned. */
 pg_tuning pg_tuning_with_env(const pg_tuning *row);
 
 /* Both: the row for a device, overridden by the environment. */

@@ -57,6 +57,8 @@ PG_VARIANT(wgmma_tma_rs_persistent, "37_wgmma_tma_rs_persistent.cu", UNTRACED, S
 PG_VARIANT(wgmma_tma_pingpong, "38_wgmma_tma_pingpong.cu", UNTRACED, SM90A)
 PG_VARIANT(wgmma_tma_rs_multicast, "39_wgmma_tma_rs_multicast.cu", UNTRACED, SM90A)
 PG_VARIANT(auto_tf32, "", UNTRACED, ANY_ARCH)
+PG_VARIANT(wgmma_3xtf32, "40_wgmma_3xtf32.cu", UNTRACED, SM90A)
+PG_VARIANT(auto_emulated, "", UNTRACED, ANY_ARCH)
 PG_KERNEL_FILE("20_single_warp.cu", UNTRACED, ANY_ARCH)
 PG_KERNEL_FILE("scale_c.cu", UNTRACED, ANY_ARCH)
 PG_KERNEL_FILE("transpose_b.cu", UNTRACED, ANY_ARCH)

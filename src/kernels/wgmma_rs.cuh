@@ -58,6 +58,74 @@ static __device__ __forceinline__ void wg_rs_fragments(const float *b, const int
   a[3] = __float_as_uint(step[base[1][1]]);
 }
 
+/* Where this consumer thread's fragments lie in a stage's B, and which
+ * column of the block's 128 each of its fragment rows is: base[h][q] for
+ * fragment row 16w + 8h + g, k = t + 4q (wg_rs_fragments), col[h] that
+ * row's column (36_wgmma_tma_rs.cu says why this order). */
+static __device__ __forceinline__ void wg_rs_layout(int base[2][2], int col[2]) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wg = warp / 4, w = warp % 4, gr = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int box = 2 * wg + w / 2, p = 4 * (gr / 4) + 2 * (w % 2) + h;
+    col[h] = box * WG_RS_B_BOX + 4 * p + gr % 4;
+#pragma unroll
+    for (int q = 0; q < 2; ++q) {
+      const int k = t + 4 * q;
+      base[h][q] = box * WG_TILE_K * WG_RS_B_BOX + k * WG_RS_B_BOX + ((p ^ k) % 8) * 4 + gr % 4;
+    }
+  }
+}
+
+/* The epilogue through shared memory, for a warpgroup's HALVES x 128 rows
+ * of C (its accumulators: C^T's 64 fragment rows by HALVES x 128 columns,
+ * acc[i] at fragment row 16w + g + 8 ((i / 2) % 2), column 8 (i / 4) + 2t
+ * + i % 2; that is C's row m0 + the column, column n0 + col[h] of the row).
+ * A half at a time goes to `out` (the warpgroup's 128 x WG_RS_OUT_PITCH
+ * floats) as C's rows, then out to C, each warp storing 256 contiguous
+ * bytes of a row. The caller makes sure nobody else uses `out` meanwhile. */
+template <int HALVES>
+static __device__ __forceinline__ void wg_rs_epilogue(const pg_gemm_args &g, float *out,
+                                                      const float acc[HALVES * 64],
+                                                      const int col[2], int m0, int n0) {
+  const int wg = threadIdx.x / WG_WARPGROUP, t = threadIdx.x % 4;
+  const int tid = threadIdx.x % WG_WARPGROUP;
+#pragma unroll
+  for (int half = 0; half < HALVES; ++half) {
+#pragma unroll
+    for (int j = 16 * half; j < 16 * half + 16; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int e = 0; e < 2; ++e)
+          out[(8 * (j - 16 * half) + 2 * t + e) * WG_RS_OUT_PITCH + col[h] - 64 * wg] =
+              acc[4 * j + 2 * h + e];
+    wg_rs_bar(2 + wg, WG_WARPGROUP);
+    /* Row r of the half, columns 2c, 2c + 1 of the warpgroup's 64. */
+#pragma unroll 4
+    for (int idx = tid; idx < WG_RS_OUT_HALF * 32; idx += WG_WARPGROUP) {
+      const int r = idx / 32, c = 2 * (idx % 32);
+      const int m = m0 + 128 * half + r, n = n0 + 64 * wg + c;
+      if (m >= g.m || n >= g.n) continue;
+      const float2 v = *(const float2 *)(out + r * WG_RS_OUT_PITCH + c);
+      float *const dst = g.c + (size_t)m * g.ldc + n;
+      float v0 = g.alpha * v.x, v1 = g.alpha * v.y;
+      if (n + 1 < g.n && ((uintptr_t)dst % 8) == 0) {
+        if (g.beta != 0.f) {
+          const float2 old = *(const float2 *)dst;
+          v0 = fmaf(g.beta, old.x, v0);
+          v1 = fmaf(g.beta, old.y, v1);
+        }
+        *(float2 *)dst = make_float2(v0, v1);
+        continue;
+      }
+      dst[0] = g.beta == 0.f ? v0 : fmaf(g.beta, dst[0], v0);
+      if (n + 1 < g.n) dst[1] = g.beta == 0.f ? v1 : fmaf(g.beta, dst[1], v1);
+    }
+    wg_rs_bar(2 + wg, WG_WARPGROUP); /* read before the next half overwrites it */
+  }
+}
+
 /* One stage's fragments into `frag` (LDS). */
 static __device__ __forceinline__ void wg_rs_load(const float *stage, const int base[2][2],
                                                   unsigned frag[4][4]) {
@@ -169,25 +237,14 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
 
   /* ---- consumers ---- */
   pg_setmaxnreg_inc(WG_WS2_CONSUMER_REGS);
-  const int wg = warp / 4, w = warp % 4, gr = lane / 4, t = lane % 4;
-  int base[2][2]; /* [h][q]: fragment row 16w + 8h + gr, k = t + 4q (see above) */
-  int col[2];     /* [h]: that row's column of C in the block's 128 (64 wg + ...) */
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int box = 2 * wg + w / 2, p = 4 * (gr / 4) + 2 * (w % 2) + h;
-    col[h] = box * WG_RS_B_BOX + 4 * p + gr % 4;
-#pragma unroll
-    for (int q = 0; q < 2; ++q) {
-      const int k = t + 4 * q;
-      base[h][q] = box * WG_TILE_K * WG_RS_B_BOX + k * WG_RS_B_BOX + ((p ^ k) % 8) * 4 + gr % 4;
-    }
-  }
+  const int wg = warp / 4;
+  int base[2][2], col[2];
+  wg_rs_layout(base, col);
   /* The epilogue's staging: over the stages, or (PERSISTENT) a region of
    * its own after the barriers, since the producer is loading the next
    * tile's stages meanwhile. */
   float *const staging = PERSISTENT ? (float *)(empty + stages) : smem;
   float *const out = staging + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH;
-  const int tid = threadIdx.x % WG_WARPGROUP;
   unsigned frag[4][4];
   /* A slot's release: MULTICAST, one arrival a warp on the slot's barrier
    * in each block of the cluster (both producers write the slot). */
@@ -234,43 +291,7 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
      * warpgroups are done with them first (and the producers are: every
      * copy into this block was waited for). */
     if (!PERSISTENT) wg_rs_bar(1, WG_RS_CONSUMERS);
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      /* acc[i] is C^T's (fragment row 16w + g + 8 ((i / 2) % 2), column
-       * 8 (i / 4) + 2t + i % 2): C's row m0 + that column, column n0 +
-       * col[h] of that row. This half: rows 128 half .. +127. */
-#pragma unroll
-      for (int j = 16 * half; j < 16 * half + 16; ++j)
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-#pragma unroll
-          for (int e = 0; e < 2; ++e)
-            out[(8 * (j - 16 * half) + 2 * t + e) * WG_RS_OUT_PITCH + col[h] - 64 * wg] =
-                acc[4 * j + 2 * h + e];
-      wg_rs_bar(2 + wg, WG_WARPGROUP);
-      /* Row r of the half, columns 2c, 2c + 1 of the warpgroup's 64. */
-#pragma unroll 4
-      for (int idx = tid; idx < WG_RS_OUT_HALF * 32; idx += WG_WARPGROUP) {
-        const int r = idx / 32, c = 2 * (idx % 32);
-        const int m = m0 + 128 * half + r, n = n0 + 64 * wg + c;
-        if (m >= g.m || n >= g.n) continue;
-        const float2 v = *(const float2 *)(out + r * WG_RS_OUT_PITCH + c);
-        float *const dst = g.c + (size_t)m * g.ldc + n;
-        float v0 = g.alpha * v.x, v1 = g.alpha * v.y;
-        if (n + 1 < g.n && ((uintptr_t)dst % 8) == 0) {
-          if (g.beta != 0.f) {
-            const float2 old = *(const float2 *)dst;
-            v0 = fmaf(g.beta, old.x, v0);
-            v1 = fmaf(g.beta, old.y, v1);
-          }
-          *(float2 *)dst = make_float2(v0, v1);
-          continue;
-        }
-        dst[0] = g.beta == 0.f ? v0 : fmaf(g.beta, dst[0], v0);
-        if (n + 1 < g.n) dst[1] = g.beta == 0.f ? v1 : fmaf(g.beta, dst[1], v1);
-      }
-      wg_rs_bar(2 + wg, WG_WARPGROUP); /* read before the next half overwrites it */
-    }
+    wg_rs_epilogue<2>(g, out, acc, col, m0, n0);
   }
 #else
   pg_tma_unavailable();

@@ -107,6 +107,8 @@ extern "C" pg_status pgh_reference(int m, int n, int k, float alpha, const float
 typedef struct {
   unsigned long long failed, nonfinite, reported;
   unsigned long long max_abs_bits, max_rel_bits, max_ratio_bits;
+  double sum_rel; /* of |out - ref| / scale over the finite elements with scale > 0 */
+  unsigned long long rel_count;
   unsigned long long bad_index[PGH_MAX_REPORTED];
   float bad_out[PGH_MAX_REPORTED];
   double bad_ref[PGH_MAX_REPORTED];
@@ -119,8 +121,8 @@ static __device__ void atomic_max_nonneg(unsigned long long *slot, double v) {
 __global__ void pgh_compare_kernel(int m, int n, int k, const float *c, int ldc, const double *ref,
                                    const double *scale, int precision, pgh_check_acc *acc) {
   const size_t total = (size_t)m * n;
-  unsigned long long failed = 0, nonfinite = 0;
-  double max_abs = 0.0, max_rel = 0.0, max_ratio = 0.0;
+  unsigned long long failed = 0, nonfinite = 0, rel_count = 0;
+  double max_abs = 0.0, max_rel = 0.0, max_ratio = 0.0, sum_rel = 0.0;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
        i += (size_t)gridDim.x * blockDim.x) {
     const size_t row = i / n, col = i % n;
@@ -129,7 +131,11 @@ __global__ void pgh_compare_kernel(int m, int n, int k, const float *c, int ldc,
     const double err = fabs((double)out - r);
     if (isfinite(out)) {
       max_abs = fmax(max_abs, err);
-      if (s > 0.0) max_rel = fmax(max_rel, err / s);
+      if (s > 0.0) {
+        max_rel = fmax(max_rel, err / s);
+        sum_rel += err / s;
+        ++rel_count;
+      }
       max_ratio = fmax(max_ratio, err / pgv_tolerance(s, k, precision));
     }
     if (!pgv_element_ok(out, r, s, k, precision)) {
@@ -144,6 +150,10 @@ __global__ void pgh_compare_kernel(int m, int n, int k, const float *c, int ldc,
     }
   }
   if (failed) atomicAdd(&acc->failed, failed);
+  if (rel_count) {
+    atomicAdd(&acc->sum_rel, sum_rel);
+    atomicAdd(&acc->rel_count, rel_count);
+  }
   if (nonfinite) atomicAdd(&acc->nonfinite, nonfinite);
   atomic_max_nonneg(&acc->max_abs_bits, max_abs);
   atomic_max_nonneg(&acc->max_rel_bits, max_rel);
@@ -189,6 +199,7 @@ extern "C" pg_status pgh_compare(int m, int n, int k, const float *c, int ldc, c
   out->max_abs_err = bits_to_double(h_acc.max_abs_bits);
   out->max_rel_err = bits_to_double(h_acc.max_rel_bits);
   out->max_tol_ratio = bits_to_double(h_acc.max_ratio_bits);
+  out->mean_rel_err = h_acc.rel_count > 0 ? h_acc.sum_rel / (double)h_acc.rel_count : 0.0;
   const int reported =
       h_acc.reported < PGH_MAX_REPORTED ? (int)h_acc.reported : PGH_MAX_REPORTED;
   /* Atomics filled the slots in no particular order: sort by position. */

@@ -56,6 +56,8 @@ typedef struct {
   double max_rel_err;     /* max |out-ref| / scale over finite elements: error relative
                              to the magnitudes summed */
   double max_tol_ratio;   /* max |out-ref| / tolerance; <= 1 passes */
+  double mean_rel_err;    /* the mean of |out-ref| / scale over the finite elements whose
+                             scale is not 0 (0 where there are none) */
   int reported;           /* up to PGH_MAX_REPORTED failures, sorted by position (not always the first ones) */
   int bad_row[PGH_MAX_REPORTED], bad_col[PGH_MAX_REPORTED];
   float bad_out[PGH_MAX_REPORTED];

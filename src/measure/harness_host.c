@@ -129,6 +129,8 @@ void pgh_reference_host(int m, int n, int k, float alpha, const float *a, int ld
 void pgh_compare_host(int m, int n, int k, const float *c, int ldc, const double *ref,
                       const double *scale, pg_precision precision, pgh_check *out) {
   memset(out, 0, sizeof *out);
+  double sum_rel = 0.0;
+  long long rel_count = 0;
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
       const float o = c[(size_t)i * ldc + j];
@@ -137,7 +139,11 @@ void pgh_compare_host(int m, int n, int k, const float *c, int ldc, const double
       ++out->checked;
       if (isfinite(o)) {
         out->max_abs_err = fmax(out->max_abs_err, err);
-        if (s > 0.0) out->max_rel_err = fmax(out->max_rel_err, err / s);
+        if (s > 0.0) {
+          out->max_rel_err = fmax(out->max_rel_err, err / s);
+          sum_rel += err / s;
+          ++rel_count;
+        }
         out->max_tol_ratio = fmax(out->max_tol_ratio, err / pgv_tolerance(s, k, (int)precision));
       }
       if (!pgv_element_ok(o, r, s, k, (int)precision)) {
@@ -152,4 +158,5 @@ void pgh_compare_host(int m, int n, int k, const float *c, int ldc, const double
         }
       }
     }
+  out->mean_rel_err = rel_count > 0 ? sum_rel / (double)rel_count : 0.0;
 }

@@ -376,7 +376,7 @@ void pgc_result_row_init(pgc_result_row *row, const char *variant, int stages,
   row->median_ms = row->min_ms = row->max_ms = NAN;
   row->tflops = row->x_baseline = row->x_cublas = row->x_cublas_tf32 = NAN;
   row->pct_ffma_peak = NAN;
-  row->max_abs_err = row->err_tol_ratio = NAN;
+  row->max_abs_err = row->err_tol_ratio = row->err_u_max = row->err_u_mean = NAN;
   row->smem_kib = NAN;
   row->blocks_per_sm = -1;
   row->registers = -1;
@@ -431,6 +431,7 @@ void pgc_result_rows_relate(pgc_result_row *rows, int count, const char *baselin
 #define MS_DECIMALS 4
 #define TFLOPS_DECIMALS 2
 #define RATIO_DECIMALS 2
+#define ERR_U_DECIMALS 2
 #define PERCENT_DECIMALS 1
 #define KIB_DECIMALS 2 /* 8.25 KiB: tiled32's padded tiles */
 
@@ -460,6 +461,8 @@ const pgc_column pgc_result_columns[] = {
     {"max_abs_err", "max error", PGC_ALIGN_RIGHT, PGC_SCIENTIFIC, PGC_SHOW_ALL},
     {"err_tol_ratio", "error/tol", PGC_ALIGN_RIGHT, PGC_SCIENTIFIC,
      PGC_SHOW_ALL},
+    {"err_u_max", "max err/u", PGC_ALIGN_RIGHT, ERR_U_DECIMALS, PGC_SHOW_ALL},
+    {"err_u_mean", "mean err/u", PGC_ALIGN_RIGHT, ERR_U_DECIMALS, PGC_SHOW_ALL},
     {"verdict", "verdict", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
 };
 const int pgc_result_column_count =
@@ -489,5 +492,7 @@ void pgc_result_row_cells(const pgc_result_row *row, pgc_cell *cells) {
                                        : pgc_cell_absent();
   cells[i++] = pgc_cell_real(row->max_abs_err);
   cells[i++] = pgc_cell_real(row->err_tol_ratio);
+  cells[i++] = pgc_cell_real(row->err_u_max);
+  cells[i++] = pgc_cell_real(row->err_u_mean);
   cells[i++] = pgc_cell_text(row->verdict_text);
 }

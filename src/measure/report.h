@@ -139,6 +139,9 @@ typedef struct {
   double pct_ffma_peak;
   double max_abs_err;
   double err_tol_ratio; /* max |out - ref| / tolerance; <= 1 passes */
+  /* max and mean |out - ref| / (u * sum_k |a b|), u = 2^-24: the error in
+   * units of FP32's rounding of the magnitudes summed */
+  double err_u_max, err_u_mean;
   /* What the kernel needs and gets (pg_variant_kernel_facts): registers per
    * thread (-1), shared memory per block, static + dynamic, in KiB (NaN), and
    * resident blocks per SM (-1); unknown for cublas and for a variant this

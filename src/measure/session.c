@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "verify_math.h" /* PGV_UNIT_ROUNDOFF */
+
 /* C = 1 * A * B + 0 * C: beta = 0 so that C need not be reset between runs
  * (a kernel that read C anyway would be caught: C starts as NaN). */
 #define GEMM_ALPHA 1.0f
@@ -338,6 +340,8 @@ int pgc_run_verify(pgc_session *session, const pgc_problem *problem,
   }
   row->max_abs_err = check.max_abs_err;
   row->err_tol_ratio = check.max_tol_ratio;
+  row->err_u_max = check.max_rel_err / PGV_UNIT_ROUNDOFF;
+  row->err_u_mean = check.mean_rel_err / PGV_UNIT_ROUNDOFF;
   if (check.failed > 0) {
     print_mismatches(label, &check);
     pgc_result_row_set_verdict(row, PGC_VERDICT_FAIL, NULL);

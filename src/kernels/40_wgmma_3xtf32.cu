@@ -1,0 +1,270 @@
+/* 40 wgmma_3xtf32 — FP32-accurate GEMM on the tensor cores (emulated, not
+ * bitwise IEEE): each FP32 operand is split into a TF32 big part and a
+ * TF32 small part, x = big + small + (what neither holds, |.| <= 2^-22 |x|),
+ * and each term a b is taken as three TF32 products,
+ *   a_small b_big + a_big b_small + a_big b_big,
+ * dropping a_small b_small (<= 2^-22 |a b|). Built on 36 wgmma_tma_rs:
+ * C^T = B^T A^T, B^T's fragments from registers, A from shared memory by
+ * TMA, a producer warp and two consumer warpgroups.
+ *
+ * The split. B is split in registers: a consumer loads its fragments (LDS,
+ * as 36) and rounds each to TF32 (cvt.rna.tf32.f32), the rest rounded
+ * again to TF32. A, which wgmma reads from shared memory, is split by a
+ * first kernel of the same call into the workspace (the library's pool):
+ * its big parts, rounded to TF32, in rows 0 .. Mp - 1, its small parts in
+ * rows Mp .. 2 Mp - 1 (Mp = M rounded up to the tile), K rounded up to 4 a
+ * row, zeros in the padding. Its time is the call's. Inf and NaN have no
+ * small part (0), so they reach C as in FP32 arithmetic; a finite |x| at
+ * or past 2^128 (1 - 2^-12) rounds to an infinite big part (the entry's
+ * stated limit).
+ *
+ * The accumulation. A K step of 32 is 12 products per warpgroup
+ * (m64n128k8: 4 steps of 8 for each of the three), the small ones first,
+ * into a tensor-core accumulator that the step's first product starts
+ * afresh (scale-d = 0). wgmma's FP32 accumulation does not round to
+ * nearest at each addition: left to sum all of K, its error grows past
+ * strict FP32's (bench/results/h200-emulated.md measures it). So after each
+ * K step the step's 32-term partial sum is added into FP32 registers of
+ * the thread's own (FADD, round to nearest): the tensor cores' error is
+ * that of 32 terms, and the sum over K is an FP32 sum of K / 32 terms.
+ * (g.k_tiles_per_split K steps at a time, from the tuning row's
+ * emulated_sum_steps, 1; 0 leaves all of K to the tensor cores, which
+ * PIPEGEMM_EMULATED_SUM_STEPS=0 asks for, to measure what that costs.)
+ *
+ * Tile: 128 x 128 of C (warpgroup w: its 64 columns at 64 w, all 128
+ * rows, 64 accumulators and 64 FP32 sums a thread), 32 along K. A stage is
+ * 48 KB: A's big [128][32] and small [128][32] parts in the 128-byte
+ * swizzle, then B as in 36 (4 boxes [32][32]). Per K step a block moves
+ * the same 48 KB as 36 for 1.5x 36's products (three of each term on half
+ * the tile). One block per SM, grouped tile order, the epilogue staged
+ * through shared memory (36's).
+ *
+ *   pipegemm bench --variant cublas,cublas_tf32,wgmma_3xtf32 --stages 2-4
+ */
+#include "kernels/wgmma_rs.cuh"
+
+PG_KERNELS_BEGIN
+
+#define WG_3X_TILE 128 /* M and N */
+#define WG_3X_PART_BYTES (WG_3X_TILE * WG_ROW_BYTES) /* one part of A: 16 KB */
+#define WG_3X_STAGE_BYTES (2 * WG_3X_PART_BYTES + WG_RS_STAGE_B_BYTES) /* 48 KB */
+#define WG_3X_GROUP_M 8
+/* B's fragments sit where 36 has them: after 32 KB of A. */
+static_assert(2 * WG_3X_PART_BYTES == WG_RS_STAGE_A_BYTES, "B's place in the stage");
+
+/* x to TF32, rounded to nearest (ties away), as an FP32 bit pattern. */
+static __device__ __forceinline__ unsigned wg_3x_tf32(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+
+/* x's small part: what its big part leaves, again to TF32; none for Inf
+ * and NaN (their big part is themselves). */
+static __device__ __forceinline__ unsigned wg_3x_small(float x, unsigned big) {
+  const float b = __uint_as_float(big);
+  return fabsf(b) < INFINITY ? wg_3x_tf32(x - b) : 0u;
+}
+
+/* The split of A (the call's first kernel): rows r < Mp of A -> big part
+ * at row r, small part at row Mp + r of the workspace (ldp floats a row).
+ * A thread writes 4 consecutive floats of a row of each; grid: x along the
+ * row's groups of 4, y over rows (strided). */
+#define WG_3X_SPLIT_THREADS 256
+#define WG_3X_MAX_GRID_Y 65535
+__global__ void __launch_bounds__(WG_3X_SPLIT_THREADS) pg_split_a_kernel(const pg_gemm_args g) {
+  const long long mp = ((long long)g.m + WG_3X_TILE - 1) / WG_3X_TILE * WG_3X_TILE;
+  const long long c = ((long long)blockIdx.x * WG_3X_SPLIT_THREADS + threadIdx.x) * 4;
+  if (c >= g.ldp) return;
+  for (long long r = blockIdx.y; r < mp; r += gridDim.y) {
+    float big[4], small[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const float x = r < g.m && c + i < g.k ? __ldg(g.a + r * g.lda + c + i) : 0.f;
+      const unsigned b = wg_3x_tf32(x);
+      big[i] = __uint_as_float(b);
+      small[i] = __uint_as_float(wg_3x_small(x, b));
+    }
+    *(float4 *)(g.partials + r * g.ldp + c) = make_float4(big[0], big[1], big[2], big[3]);
+    *(float4 *)(g.partials + (mp + r) * g.ldp + c) =
+        make_float4(small[0], small[1], small[2], small[3]);
+  }
+}
+
+__global__ void __launch_bounds__(WG_RS_THREADS, 1)
+    pg_wgmma_3xtf32_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+#ifdef PG_HAVE_WGMMA
+  extern __shared__ float4 smem_raw[];
+  float *const smem = (float *)pg_tma_smem_base(smem_raw);
+  const int stages = g.stages;
+  unsigned long long *const full =
+      (unsigned long long *)(smem + stages * (WG_3X_STAGE_BYTES / 4));
+  unsigned long long *const empty = full + stages;
+  const int tiles_m = (int)(((long long)g.m + WG_3X_TILE - 1) / WG_3X_TILE);
+  const int tiles_n = (int)(((long long)g.n + WG_3X_TILE - 1) / WG_3X_TILE);
+  const int mp = tiles_m * WG_3X_TILE; /* the small parts' first row in A's map */
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int k_tiles = wg_k_tiles(g);
+  int tm, tn;
+  pg_grouped_tile(blockIdx.x, tiles_m, tiles_n, g.group_m, &tm, &tn);
+  const int m0 = tm * WG_3X_TILE, n0 = tn * WG_3X_TILE;
+
+  wg_ring_init(full, empty, stages, WG_RS_CONSUMERS); /* the only block-wide barrier */
+
+  int slot = 0, parity = 0;
+  if (warp >= WG_RS_CONSUMERS / 32) {
+    /* ---- producer: one lane ---- */
+    pg_setmaxnreg_dec(WG_WS_PRODUCER_REGS);
+    if (warp != WG_RS_CONSUMERS / 32 || lane != 0) return;
+    pg_tma_prefetch_map(&maps.a);
+    pg_tma_prefetch_map(&maps.b);
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      pg_mbar_wait_parity(&empty[slot], parity ^ 1);
+      float *stage = smem + slot * (WG_3X_STAGE_BYTES / 4);
+      pg_mbar_arrive_expect_tx(&full[slot], WG_3X_STAGE_BYTES);
+      pg_tma_load_2d(stage, &maps.a, kt * WG_TILE_K, m0, &full[slot]);
+      pg_tma_load_2d(stage + WG_3X_PART_BYTES / 4, &maps.a, kt * WG_TILE_K, mp + m0, &full[slot]);
+#pragma unroll
+      for (int j = 0; j < WG_3X_TILE / WG_RS_B_BOX; ++j)
+        pg_tma_load_2d(stage + WG_RS_STAGE_A_BYTES / 4 + j * WG_TILE_K * WG_RS_B_BOX, &maps.b,
+                       n0 + j * WG_RS_B_BOX, kt * WG_TILE_K, &full[slot]);
+      parity ^= t128_ring_next(&slot, stages);
+    }
+    return;
+  }
+
+  /* ---- consumers ---- */
+  pg_setmaxnreg_inc(WG_WS2_CONSUMER_REGS);
+  const int wg = warp / 4;
+  int base[2][2], col[2];
+  wg_rs_layout(base, col);
+  float sum[64], part[64];
+#pragma unroll
+  for (int i = 0; i < 64; ++i) sum[i] = part[i] = 0.f;
+  unsigned big[4][4], small[4][4];
+  const int sum_steps = g.k_tiles_per_split > 0 ? g.k_tiles_per_split : INT_MAX;
+  int held = -1; /* the slot whose products may still run */
+  int fresh = 1; /* the step's products start the tensor cores' sum afresh */
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    float *const stage = smem + slot * (WG_3X_STAGE_BYTES / 4);
+    pg_mbar_wait_parity(&full[slot], parity);
+    /* The step before's products are done: their fragments may be
+     * overwritten, their slot is free, and (every sum_steps steps) their
+     * sum goes into the FP32 registers. */
+    wg_wait<0>();
+    if (held >= 0) {
+      pg_mbar_arrive(&empty[held]);
+      fresh = kt % sum_steps == 0;
+      if (fresh) {
+        wg_fence_acc<128>(part);
+#pragma unroll
+        for (int i = 0; i < 64; ++i) sum[i] += part[i];
+      }
+    }
+    wg_rs_load(stage, base, big);
+#pragma unroll
+    for (int kk = 0; kk < WG_TILE_K / 8; ++kk)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const float x = __uint_as_float(big[kk][i]);
+        big[kk][i] = wg_3x_tf32(x);
+        small[kk][i] = wg_3x_small(x, big[kk][i]);
+      }
+    wg_fence();
+    const uint64_t a_big = wg_desc(stage), a_small = wg_desc(stage + WG_3X_PART_BYTES / 4);
+    /* The small products first, the step's first starting the sum afresh. */
+#pragma unroll
+    for (int kk = 0; kk < WG_TILE_K / 8; ++kk)
+      wg_mma_rs_m64n128k8(part, small[kk], a_big + 2 * kk, kk != 0 || !fresh);
+#pragma unroll
+    for (int kk = 0; kk < WG_TILE_K / 8; ++kk)
+      wg_mma_rs_m64n128k8(part, big[kk], a_small + 2 * kk, 1);
+#pragma unroll
+    for (int kk = 0; kk < WG_TILE_K / 8; ++kk)
+      wg_mma_rs_m64n128k8(part, big[kk], a_big + 2 * kk, 1);
+    wg_commit();
+    held = slot;
+    parity ^= t128_ring_next(&slot, stages);
+  }
+  wg_wait<0>();
+  wg_fence_acc<128>(part);
+  if (held >= 0)
+#pragma unroll
+    for (int i = 0; i < 64; ++i) sum[i] += part[i];
+  /* The staged epilogue over the stages: both warpgroups are done with
+   * them (and the producer is: every copy it issued was waited for). */
+  wg_rs_bar(1, WG_RS_CONSUMERS);
+  wg_rs_epilogue<1>(g, smem + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH, sum, col, m0, n0);
+#else
+  pg_tma_unavailable();
+#endif
+}
+
+/* ---- the host's side ---- */
+
+static const pg_tma_boxes boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_3X_TILE,
+                                   .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = WG_RS_B_BOX,
+                                   .b_box_k = WG_TILE_K, .b_k_major = 0,
+                                   .b_swizzle_bytes = WG_ROW_BYTES};
+
+static long long padded_rows(const pg_gemm_args *args) {
+  return ((long long)args->m + WG_3X_TILE - 1) / WG_3X_TILE * WG_3X_TILE;
+}
+
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
+  (void)device;
+  const long long ldp = WG_LDT(args->k), rows = 2 * padded_rows(args);
+  args->k_tiles_per_split = tuning->emulated_sum_steps;
+  launch->kernel = (const void *)pg_wgmma_3xtf32_kernel;
+  launch->grid_x = (((long long)args->n + WG_3X_TILE - 1) / WG_3X_TILE) * (rows / 2 / WG_3X_TILE);
+  launch->grid_y = 1;
+  launch->tma = &boxes;
+  args->group_m = WG_3X_GROUP_M;
+  /* A's parts first, into the workspace. */
+  args->ldp = (int)ldp;
+  launch->workspace_bytes = (size_t)rows * (size_t)ldp * sizeof(float);
+  launch->prepare_kernel = (const void *)pg_split_a_kernel;
+  launch->prepare_grid_x = (ldp / 4 + WG_3X_SPLIT_THREADS - 1) / WG_3X_SPLIT_THREADS;
+  launch->prepare_grid_y = rows / 2 < WG_3X_MAX_GRID_Y ? rows / 2 : WG_3X_MAX_GRID_Y;
+  launch->prepare_threads = WG_3X_SPLIT_THREADS;
+  launch->prepare_a_rows = rows;
+}
+
+static size_t smem_bytes(int stages) {
+  return pg_tma_ring_smem(stages, WG_3X_STAGE_BYTES, WG_STAGE_SYNC_BYTES);
+}
+
+/* sm_90a code; B's layout is TMA's (A goes through the split); the parts'
+ * rows and K's padding must stay ints. */
+static pg_status check(const pg_gemm_args *g, char *why, size_t why_size) {
+  pg_status st = wg_check(g, why, why_size);
+  if (st != PG_OK) return st;
+  if (2 * padded_rows(g) > INT_MAX) {
+    snprintf(why, why_size, "M = %d: A's two parts (2 x M rounded up to %d rows) would pass "
+                            "INT_MAX rows", g->m, WG_3X_TILE);
+    return PG_ERR_UNSUPPORTED;
+  }
+  return pg_tma_check_b(g, why, why_size);
+}
+
+static const pg_sass_rule rules[] = {
+    WG_RS_RULES,
+    {PG_SM90_UP, PG_MUST, "FADD", "the K steps' partial sums are no longer added in FP32 registers"},
+};
+
+PG_ENTRY(wgmma_3xtf32) = {
+    .info = {.name = "wgmma_3xtf32", .kind = PG_KIND_KERNEL, .precision = PG_PRECISION_EMULATED,
+             .technique = "FP32-accurate: 3 TF32 wgmma products a term (big/small split; A's "
+                          "in a first kernel, B's in registers), K steps summed in FP32 "
+                          "registers; wgmma_tma_rs's pipeline",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
+             .default_stages = 3, .tile_m = WG_3X_TILE, .tile_n = WG_3X_TILE,
+             .tile_k = WG_TILE_K, .threads = WG_RS_THREADS},
+    .smem_bytes = smem_bytes,
+    .configure = configure,
+    .check = check,
+    .kernel = {.symbol = "pg_wgmma_3xtf32_kernel", .dynamic_smem = 1, PG_RULES(rules)},
+};
+
+PG_KERNELS_END
