@@ -31,7 +31,8 @@ cudaError_t pg_tma_find_encoder(void);
  * there is nothing to copy and the maps are left zeroed. */
 cudaError_t pg_tma_encode(const pg_gemm_args *args, const pg_tma_boxes *boxes,
                           pg_tma_maps *maps);
-/* With boxes->b_k_major, pg_tma_encode leaves B's map zeroed: this encodes it
+/* With boxes->b_k_major, pg_tma_encode leaves B's map zeroed (and with
+ * boxes->a_parts, A's: pg_tma_encode_a_parts below): this encodes it
  * on args->b as B^T (N rows of K, leading dimension args->ldb), in
  * boxes->b_swizzle_bytes, once the workspace that holds it is there (at launch). */
 cudaError_t pg_tma_encode_bt(const pg_gemm_args *args, const pg_tma_boxes *boxes,

@@ -35,7 +35,7 @@
 /* auto_emulated's candidates on the H200: the emulated entry, then auto's
  * own, so that it never predicts slower than auto. */
 #define PG_H200_AUTO_EMULATED_RULES                                                     \
-  {{"wgmma_3xtf32", 3, 245, 1}, {"tma_ws", 3, 100, 2}, {"tma_ws_splitk", 3, 100, 2},   \
+  {{"wgmma_3xtf32", 3, 220, 1}, {"tma_ws", 3, 100, 2}, {"tma_ws_splitk", 3, 100, 2},   \
    {"tma_ws_m256", 3, 101, 1},  {"tma_ws_n64", 3, 92, 3}, {"tma", 4, 82, 2},           \
    {"mbarrier", 2, 78, 2},      {"tiled32_db", 2, 13, 2}}
 
@@ -43,9 +43,9 @@ static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile
      * beat the persistent grid; the group size moved nothing beyond noise. */
     {90, 132, "NVIDIA H200, bench/results/h200-tma.md, h200-shapes.md and h200-tensorcore.md",
-     8, 0, 2, 1, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
+     8, 0, 2, 4, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
     /* Untuned Hopper and anything else: the H200's choices. */
-    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 1, PG_H200_AUTO_RULES,
+    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 4, PG_H200_AUTO_RULES,
      PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
 };
 

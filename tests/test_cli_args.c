@@ -504,6 +504,16 @@ static void test_bad_values(void **state) {
     EXPECT_OK(r);
     assert_int_equal(r.opts.rounds, 3);
   }
+  expect_usage_error(PARSE("bench", "--inputs", "normal"),
+                     "--inputs expects uniform, wide or tiny, got 'normal'");
+  expect_usage_error(PARSE("profile", "--inputs", "wide"), "--inputs");
+  {
+    parse_result r = PARSE("bench", "--inputs", "tiny");
+    EXPECT_OK(r);
+    assert_int_equal(r.opts.inputs, 2);
+    assert_int_equal(PARSE("bench").opts.inputs, 0);
+    assert_int_equal(PARSE("bench", "--inputs=wide").opts.inputs, 1);
+  }
   EXPECT_OK(PARSE("bench", "--warmup", "0"));
   expect_usage_error(PARSE("bench", "--warmup", "-1"), "--warmup");
   expect_usage_error(PARSE("bench", "--seed", "18446744073709551616"),

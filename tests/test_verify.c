@@ -279,6 +279,23 @@ static void test_compare_correct(void **state) {
   free_problem(&p);
 }
 
+/* The mean error: one element off by exactly its scale's 2^-20 (16 u), the
+ * rest exact, gives a mean of 16 u over the elements, the max 16 u. */
+static void test_compare_mean_error(void **state) {
+  (void)state;
+  problem p = make_problem(8, 8, 16, 16, 8, 8, 40);
+  for (int i = 0; i < p.m; ++i)
+    for (int j = 0; j < p.n; ++j) p.c[(size_t)i * p.ldc + j] = (float)p.ref[(size_t)i * p.n + j];
+  for (size_t i = 0; i < (size_t)p.m * p.n; ++i) p.ref[i] = (double)p.c[(i / p.n) * p.ldc + i % p.n];
+  const size_t at = 3 * (size_t)p.n + 5;
+  p.ref[at] -= ldexp(p.scale[at], -20);
+  pgh_check chk = compare(&p);
+  const double u = ldexp(1.0, -24);
+  assert_true(fabs(chk.max_rel_err / u - 16.0) < 1e-9);
+  assert_true(fabs(chk.mean_rel_err / u - 16.0 / (p.m * p.n)) < 1e-9);
+  free_problem(&p);
+}
+
 static void test_compare_catches_nan(void **state) {
   (void)state;
   problem p = make_problem(33, 47, 129, 129, 47, 47, 20);
@@ -391,6 +408,7 @@ int main(void) {
       cmocka_unit_test(test_element_ok_tf32),
       cmocka_unit_test(test_compare_correct),
       cmocka_unit_test(test_compare_catches_nan),
+      cmocka_unit_test(test_compare_mean_error),
       cmocka_unit_test(test_compare_catches_off_by_one),
       cmocka_unit_test(test_compare_catches_unwritten),
       cmocka_unit_test(test_compare_rejects_tf32),

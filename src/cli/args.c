@@ -27,6 +27,7 @@ typedef enum {
   OPT_WARMUP,
   OPT_ITERS,
   OPT_ROUNDS,
+  OPT_INPUTS,
   OPT_FLUSH_L2,
   OPT_SEED,
   OPT_FORMAT,
@@ -80,6 +81,7 @@ static const option_spec option_table[] = {
     {"--warmup", OPT_WARMUP, 1, FOR_BENCH | FOR_STUDY | FOR_TRACE, IN_SINGLE_WARP},
     {"--iters", OPT_ITERS, 1, FOR_BENCH | FOR_STUDY | FOR_TRACE, IN_SINGLE_WARP},
     {"--rounds", OPT_ROUNDS, 1, FOR_BENCH, 0},
+    {"--inputs", OPT_INPUTS, 1, FOR_BENCH, 0},
     {"--flush-l2", OPT_FLUSH_L2, 1, FOR_BENCH | FOR_STUDY | FOR_TRACE, IN_EVERY_STUDY},
     {"--seed", OPT_SEED, 1, FOR_BENCH | FOR_STUDY | FOR_TRACE, IN_EVERY_STUDY},
     {"--format", OPT_FORMAT, 1,
@@ -226,6 +228,10 @@ static const char usage_bench[] =
     "                        and --iters each, and report over all N x --iters\n"
     "                        (default: 1): a clock that drifts (power, heat)\n"
     "                        then weighs on every run alike\n"
+    "  --inputs uniform|wide|tiny   the random inputs (default: uniform): values\n"
+    "                        in [-1, 1); wide: those times 2^e, e in -60..60; tiny:\n"
+    "                        A's times 2^-120..2^-135 (FP32's smallest normals and\n"
+    "                        denormals), B uniform\n"
     "  --flush-l2 on|off     clear the L2 cache before every run (default: on)\n"
     "  --seed N              seed of the random inputs, 0 to 2^64-1 (default: 1)\n"
     "  --check on|off        verify before timing (default: on)\n"
@@ -236,7 +242,9 @@ static const char usage_bench[] =
     "\n"
     "An option's value goes after a space or an '=': --size 2048, --size=2048.\n"
     "Environment: PIPEGEMM_TMA_WS_GROUP_M and PIPEGEMM_TMA_WS_BLOCKS_PER_SM\n"
-    "override tma_ws's tuning table (src/tuning.c; scripts/tune-tma-ws.sh).\n"
+    "override tma_ws's tuning table (src/tuning.c; scripts/tune-tma-ws.sh);\n"
+    "PIPEGEMM_EMULATED_SUM_STEPS the emulated entries' K steps summed on the\n"
+    "tensor cores before FP32 (0: all of K).\n"
     "exit codes: 0 ok, 1 a check failed, a run returned an error or the report\n"
     "            could not be written, 2 bad usage, 3 no usable CUDA GPU\n";
 
@@ -762,6 +770,14 @@ static int apply_option(const option_spec *spec, const char *value,
     case OPT_FLUSH_L2:
       return parse_on_off(spec->name, value, &opts->flush_l2, err, err_size);
     case OPT_SEED: return parse_seed(value, &opts->seed, err, err_size);
+    case OPT_INPUTS:
+      for (int i = 0; pgc_inputs_name(i) != NULL; ++i)
+        if (strcmp(value, pgc_inputs_name(i)) == 0) {
+          opts->inputs = i;
+          return PGC_EXIT_OK;
+        }
+      return usage_error(err, err_size, "--inputs expects uniform, wide or tiny, got '%s'",
+                         value);
     case OPT_FORMAT: return parse_format(value, &opts->format, err, err_size);
     case OPT_CHECK:
       return parse_on_off(spec->name, value, &opts->check, err, err_size);

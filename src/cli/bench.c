@@ -166,8 +166,9 @@ int pgc_cmd_bench(const pgc_options *opts) {
   bench_runs work;
   int exit_code = bench_runs_make(opts, &work);
   if (exit_code != PGC_EXIT_OK) return exit_code;
-  pgc_measure_config config = {opts->device, opts->warmup, opts->iters, opts->check,
-                               opts->flush_l2, opts->quiet,  opts->seed,  opts->rounds};
+  pgc_measure_config config = {opts->device,   opts->warmup, opts->iters,
+                               opts->check,    opts->flush_l2, opts->quiet,
+                               opts->seed,     opts->rounds, opts->inputs};
   /* One session for the whole set: the device, stream and L2 flusher are
    * set up once, and every shape is measured under the same conditions. */
   pgc_session session;

@@ -253,7 +253,8 @@ static int study_pipelining(const pgc_options *opts) {
                                opts->flush_l2,
                                opts->quiet,
                                opts->seed,
-                               1};
+                               1,
+                               PGH_UNIFORM};
   pgc_session session;
   int exit_code = pgc_session_open(&session, &config);
   if (exit_code != PGC_EXIT_OK) return exit_code;
@@ -417,7 +418,7 @@ static void print_single_warp_report(const pgc_options *opts,
 static int study_single_warp(const pgc_options *opts) {
   pgc_measure_config config = {opts->device, opts->warmup, opts->iters,
                                opts->check,  opts->flush_l2, opts->quiet,
-                               opts->seed,   1};
+                               opts->seed,   1,            PGH_UNIFORM};
   pgc_session session;
   int exit_code = pgc_session_open(&session, &config);
   if (exit_code != PGC_EXIT_OK) return exit_code;

@@ -474,7 +474,8 @@ static int trace_problem(const pgc_options *opts, pgc_session *session,
 int pgc_cmd_trace(const pgc_options *opts) {
   /* The check is not optional: a trace of a wrong result explains nothing. */
   const pgc_measure_config config = {opts->device, opts->warmup, opts->iters, 1,
-                                     opts->flush_l2, opts->quiet, opts->seed, 1};
+                                     opts->flush_l2, opts->quiet, opts->seed, 1,
+                                     PGH_UNIFORM};
   pgc_session session;
   int exit_code = pgc_session_open(&session, &config);
   if (exit_code != PGC_EXIT_OK) return exit_code;

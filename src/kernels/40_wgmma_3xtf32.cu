@@ -23,13 +23,14 @@
  * into a tensor-core accumulator that the step's first product starts
  * afresh (scale-d = 0). wgmma's FP32 accumulation does not round to
  * nearest at each addition: left to sum all of K, its error grows past
- * strict FP32's (bench/results/h200-emulated.md measures it). So after each
- * K step the step's 32-term partial sum is added into FP32 registers of
- * the thread's own (FADD, round to nearest): the tensor cores' error is
- * that of 32 terms, and the sum over K is an FP32 sum of K / 32 terms.
+ * strict FP32's (bench/results/h200-emulated.md measures it). So every few
+ * K steps their partial sum is added into FP32 registers of the thread's
+ * own (FADD, round to nearest): the tensor cores' error is that of a few
+ * hundred terms, and the sum over K is an FP32 sum of the partial sums.
  * (g.k_tiles_per_split K steps at a time, from the tuning row's
- * emulated_sum_steps, 1; 0 leaves all of K to the tensor cores, which
- * PIPEGEMM_EMULATED_SUM_STEPS=0 asks for, to measure what that costs.)
+ * emulated_sum_steps, 4 on the H200; 0 leaves all of K to the tensor
+ * cores, which PIPEGEMM_EMULATED_SUM_STEPS=0 asks for, to measure what
+ * that costs.)
  *
  * Tile: 128 x 128 of C (warpgroup w: its 64 columns at 64 w, all 128
  * rows, 64 accumulators and 64 FP32 sums a thread), 32 along K. A stage is
@@ -90,6 +91,27 @@ __global__ void __launch_bounds__(WG_3X_SPLIT_THREADS) pg_split_a_kernel(const p
         make_float4(small[0], small[1], small[2], small[3]);
   }
 }
+
+/* Infinities. The big parts keep every zero, infinity, NaN and sign of
+ * their operands, so the big products alone meet the IEEE special cases as
+ * FP32 arithmetic does; but an infinite big part times the other operand's
+ * small part of 0 (any value TF32 holds exactly) is 0 x Inf = NaN, where
+ * FP32 has +-Inf. A NaN output therefore means a non-finite input on its
+ * row of A or column of B, and FP32 tells which: the epilogue computes such
+ * an output again, one FFMA a term over A's parts (their sum: the special
+ * values as they are) and B. The result then has FP32's NaN or Inf; the cost
+ * is K FMAs for each NaN output, nothing where there is none. */
+struct wg_3x_strict_if_nan {
+  const pg_gemm_args &g;
+  int mp;
+  __device__ float operator()(int m, int n, float v) const {
+    if (!isnan(v)) return v;
+    const float *const big = g.a + (size_t)m * g.lda, *const small = g.a + (size_t)(mp + m) * g.lda;
+    float s = 0.f;
+    for (int k = 0; k < g.k; ++k) s = fmaf(big[k] + small[k], g.b[(size_t)k * g.ldb + n], s);
+    return s;
+  }
+};
 
 __global__ void __launch_bounds__(WG_RS_THREADS, 1)
     pg_wgmma_3xtf32_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
@@ -192,9 +214,11 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
 #pragma unroll
     for (int i = 0; i < 64; ++i) sum[i] += part[i];
   /* The staged epilogue over the stages: both warpgroups are done with
-   * them (and the producer is: every copy it issued was waited for). */
+   * them (and the producer is: every copy it issued was waited for). An
+   * output that came out NaN is computed again in FP32 (wg_3x_strict). */
   wg_rs_bar(1, WG_RS_CONSUMERS);
-  wg_rs_epilogue<1>(g, smem + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH, sum, col, m0, n0);
+  wg_rs_epilogue<1>(g, smem + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH, sum, col, m0, n0,
+                    wg_3x_strict_if_nan{g, mp});
 #else
   pg_tma_unavailable();
 #endif
@@ -205,7 +229,7 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
 static const pg_tma_boxes boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_3X_TILE,
                                    .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = WG_RS_B_BOX,
                                    .b_box_k = WG_TILE_K, .b_k_major = 0,
-                                   .b_swizzle_bytes = WG_ROW_BYTES};
+                                   .b_swizzle_bytes = WG_ROW_BYTES, .a_parts = 1};
 
 static long long padded_rows(const pg_gemm_args *args) {
   return ((long long)args->m + WG_3X_TILE - 1) / WG_3X_TILE * WG_3X_TILE;
@@ -215,7 +239,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
                       pg_kernel_launch *launch) {
   (void)device;
   const long long ldp = WG_LDT(args->k), rows = 2 * padded_rows(args);
-  args->k_tiles_per_split = tuning->emulated_sum_steps;
+  args->k_tiles_per_split = pg_tuning_with_env(tuning).emulated_sum_steps;
   launch->kernel = (const void *)pg_wgmma_3xtf32_kernel;
   launch->grid_x = (((long long)args->n + WG_3X_TILE - 1) / WG_3X_TILE) * (rows / 2 / WG_3X_TILE);
   launch->grid_y = 1;

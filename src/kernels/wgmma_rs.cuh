@@ -83,11 +83,17 @@ static __device__ __forceinline__ void wg_rs_layout(int base[2][2], int col[2]) 
  * + i % 2; that is C's row m0 + the column, column n0 + col[h] of the row).
  * A half at a time goes to `out` (the warpgroup's 128 x WG_RS_OUT_PITCH
  * floats) as C's rows, then out to C, each warp storing 256 contiguous
- * bytes of a row. The caller makes sure nobody else uses `out` meanwhile. */
-template <int HALVES>
+ * bytes of a row. The caller makes sure nobody else uses `out` meanwhile.
+ * fix(m, n, v) may replace the value v of C[m][n] (inside C) before alpha
+ * and beta apply (wg_rs_as_is: it does not). */
+struct wg_rs_as_is {
+  __device__ float operator()(int, int, float v) const { return v; }
+};
+template <int HALVES, typename Fix = wg_rs_as_is>
 static __device__ __forceinline__ void wg_rs_epilogue(const pg_gemm_args &g, float *out,
                                                       const float acc[HALVES * 64],
-                                                      const int col[2], int m0, int n0) {
+                                                      const int col[2], int m0, int n0,
+                                                      Fix fix = Fix()) {
   const int wg = threadIdx.x / WG_WARPGROUP, t = threadIdx.x % 4;
   const int tid = threadIdx.x % WG_WARPGROUP;
 #pragma unroll
@@ -107,7 +113,9 @@ static __device__ __forceinline__ void wg_rs_epilogue(const pg_gemm_args &g, flo
       const int r = idx / 32, c = 2 * (idx % 32);
       const int m = m0 + 128 * half + r, n = n0 + 64 * wg + c;
       if (m >= g.m || n >= g.n) continue;
-      const float2 v = *(const float2 *)(out + r * WG_RS_OUT_PITCH + c);
+      float2 v = *(const float2 *)(out + r * WG_RS_OUT_PITCH + c);
+      v.x = fix(m, n, v.x);
+      if (n + 1 < g.n) v.y = fix(m, n + 1, v.y);
       float *const dst = g.c + (size_t)m * g.ldc + n;
       float v0 = g.alpha * v.x, v1 = g.alpha * v.y;
       if (n + 1 < g.n && ((uintptr_t)dst % 8) == 0) {

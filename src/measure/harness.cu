@@ -27,7 +27,8 @@ static __device__ __forceinline__ uint64_t pgh_mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-__global__ void pgh_fill_kernel(float *d, int cols, int ld, size_t total, uint64_t seed) {
+__global__ void pgh_fill_kernel(float *d, int cols, int ld, size_t total, uint64_t seed,
+                                int inputs) {
   const uint64_t key = pgh_mix(seed);
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
        i += (size_t)gridDim.x * blockDim.x) {
@@ -35,8 +36,12 @@ __global__ void pgh_fill_kernel(float *d, int cols, int ld, size_t total, uint64
     float v;
     if ((int)col < cols) {
       /* 24 random bits -> a float in [-1, 1), exactly representable. */
-      const uint32_t bits = (uint32_t)(pgh_mix(key ^ (row * (uint64_t)cols + col)) >> 40);
+      const uint64_t h = pgh_mix(key ^ (row * (uint64_t)cols + col));
+      const uint32_t bits = (uint32_t)(h >> 40);
       v = (float)bits * (1.0f / 8388608.0f) - 1.0f;
+      /* The scale from the hash's low bits, independent of the value's. */
+      if (inputs == PGH_WIDE) v = ldexpf(v, (int)(h % 121) - 60);
+      if (inputs == PGH_TINY) v = ldexpf(v, -120 - (int)(h % 16));
     } else {
       v = __int_as_float(0x7fc00000); /* NaN in the padding */
     }
@@ -51,11 +56,17 @@ static size_t span_of(int rows, int cols, int ld) {
 
 extern "C" pg_status pgh_fill_uniform(float *d, int rows, int cols, int ld, uint64_t seed,
                                       cudaStream_t stream) {
+  return pgh_fill(d, rows, cols, ld, seed, PGH_UNIFORM, stream);
+}
+
+extern "C" pg_status pgh_fill(float *d, int rows, int cols, int ld, uint64_t seed,
+                              pgh_inputs inputs, cudaStream_t stream) {
   if (rows < 0 || cols < 0 || ld < cols || (span_of(rows, cols, ld) > 0 && d == NULL))
     return PG_ERR_INVALID_ARG;
   const size_t total = span_of(rows, cols, ld);
   if (total == 0) return PG_OK;
-  pgh_fill_kernel<<<blocks_for(total), PGH_BLOCK, 0, stream>>>(d, cols, ld > 0 ? ld : 1, total, seed);
+  pgh_fill_kernel<<<blocks_for(total), PGH_BLOCK, 0, stream>>>(d, cols, ld > 0 ? ld : 1, total,
+                                                                seed, (int)inputs);
   return launched();
 }
 

@@ -36,6 +36,16 @@ pg_status pgh_device_query(int device, pgh_device_info *info);
 pg_status pgh_fill_uniform(float *d, int rows, int cols, int ld, uint64_t seed,
                            cudaStream_t stream);
 
+/* The inputs' distributions (bench --inputs): PGH_UNIFORM as above;
+ * PGH_WIDE, such a value times 2^e with e uniform in -60 .. 60 (a row's
+ * magnitudes spanning 2^+-60, products within FP32's range); PGH_TINY, such a
+ * value times 2^-120 / 2^j, j uniform in 0 .. 15: magnitudes from FP32's
+ * denormals (below 2^-126) to a little above its smallest normal. */
+typedef enum { PGH_UNIFORM = 0, PGH_WIDE = 1, PGH_TINY = 2 } pgh_inputs;
+/* Fills as pgh_fill_uniform does, from `inputs`' distribution. */
+pg_status pgh_fill(float *d, int rows, int cols, int ld, uint64_t seed, pgh_inputs inputs,
+                   cudaStream_t stream);
+
 /* Sets rows x cols (leading dim ld) to NaN, the poison before a checked run. */
 pg_status pgh_poison(float *d, int rows, int cols, int ld, cudaStream_t stream);
 

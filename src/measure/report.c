@@ -18,6 +18,11 @@
 
 const char *pgc_on_off(int flag) { return flag ? "on" : "off"; }
 
+const char *pgc_inputs_name(int inputs) {
+  static const char *const names[] = {"uniform", "wide", "tiny"};
+  return inputs >= 0 && inputs < (int)(sizeof names / sizeof names[0]) ? names[inputs] : NULL;
+}
+
 pgc_cell pgc_cell_absent(void) {
   pgc_cell cell = {PGC_CELL_ABSENT, NULL, 0, 0, 0.0};
   return cell;

@@ -23,6 +23,9 @@ typedef enum { PGC_FORMAT_TABLE = 0, PGC_FORMAT_CSV, PGC_FORMAT_JSON } pgc_forma
 
 /* "on" or "off", for the facts of a header. */
 const char *pgc_on_off(int flag);
+/* bench --inputs' names, by pgh_inputs value: "uniform", "wide", "tiny";
+ * NULL past them. */
+const char *pgc_inputs_name(int inputs);
 
 typedef enum {
   PGC_CELL_ABSENT = 0, /* "-" in a table, empty in CSV, null in JSON */

@@ -249,15 +249,17 @@ int pgc_problem_open(pgc_session *session, pgc_problem *problem, int m, int n,
   const char *step = NULL;
   if (problem->a) {
     step = "filling A";
-    status = pgh_fill_uniform(problem->a, m, k, problem->lda,
-                              operand_seed(session->config.seed, OPERAND_A),
-                              session->stream);
+    status = pgh_fill(problem->a, m, k, problem->lda,
+                      operand_seed(session->config.seed, OPERAND_A),
+                      (pgh_inputs)session->config.inputs, session->stream);
   }
   if (status == PG_OK && problem->b) {
     step = "filling B";
-    status = pgh_fill_uniform(problem->b, k, n, problem->ldb,
-                              operand_seed(session->config.seed, OPERAND_B),
-                              session->stream);
+    status = pgh_fill(problem->b, k, n, problem->ldb,
+                      operand_seed(session->config.seed, OPERAND_B),
+                      session->config.inputs == PGH_TINY ? PGH_UNIFORM
+                                                         : (pgh_inputs)session->config.inputs,
+                      session->stream);
   }
   if (status == PG_OK && problem->ref) {
     step = "FP64 reference";
@@ -670,6 +672,9 @@ void pgc_header_build(pgc_header *header, const pgc_session *session,
            NULL, PGC_SHOW_ALL);
   add_fact(header, "seed", "seed", pgc_cell_uint(config->seed), 0, NULL,
            PGC_SHOW_ALL);
+  if (config->inputs != PGH_UNIFORM) /* the default reads as it always has */
+    add_fact(header, "inputs", "inputs", pgc_cell_text(pgc_inputs_name(config->inputs)), 0,
+             NULL, PGC_SHOW_ALL);
   add_fact(header, "command_line", "command", pgc_cell_text(header->command_line),
            0, NULL, PGC_SHOW_ALL);
   add_fact(header, "date", "date", pgc_cell_text(header->date), 0, NULL,

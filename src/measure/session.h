@@ -37,6 +37,9 @@ typedef struct {
   /* Timed rounds of a set of runs (pgc_run_set): 0 or 1, one; each round
    * times every run in turn (--warmup and --iters each). */
   int rounds;
+  /* The inputs' distribution (pgh_inputs): A's, and B's but for PGH_TINY,
+   * where B stays uniform so that the products are tiny, not zero. */
+  int inputs;
 } pgc_measure_config;
 
 typedef struct {

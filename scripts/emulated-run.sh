@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The FP32-accurate tensor-core entries on a GPU machine
+# (bench/results/h200-emulated.md): build, check, then speed and accuracy
+# beside cuBLAS strict FP32, cuBLAS TF32 and auto. A failed step is logged
+# and the next one runs.
+#
+#   OUT=/path/to/out scripts/emulated-run.sh        (cwd: the repo root)
+#
+# Files in $OUT:
+#   emulated-set.csv       pipegemm bench --shapes bench/shapes/set.txt (the
+#       committed set) of cublas, cublas_tf32, auto, wgmma_3xtf32 and
+#       auto_emulated, --rounds 3, --format csv
+#   emulated-k-sweep.csv   the same entries at M = N = 1024, K = 64 .. 131072
+#   emulated-sum-steps-S.csv  wgmma_3xtf32 with PIPEGEMM_EMULATED_SUM_STEPS=S
+#       (K steps summed on the tensor cores before FP32; 0: all of K) over
+#       bench/shapes/emulated-accuracy.txt
+#   emulated-inputs-I.csv  the entries over bench/shapes/emulated-accuracy.txt
+#       with --inputs I (uniform, wide, tiny)
+#   emulated-profile.csv   pipegemm profile --size 4096 of cublas, cublas_tf32
+#       and wgmma_3xtf32
+#   check.log              (PG_EMU_CHECK=1) the GPU tests of the emulated
+#       entries, then compute-sanitizer memcheck, racecheck and synccheck
+#   run.log                every step's command, exit status and time
+# Environment: PG_BUILD (default build-emu), PG_COMMIT (recorded in run.log),
+# CMOCKA_ROOT (default .deps/cmocka/usr where it exists), PG_EMU_CHECK=1 (the
+# checks), PG_EMU_MEASURE=0 (no measurement).
+set -u
+OUT=${OUT:?set OUT to a folder for the results}
+mkdir -p "$OUT"
+build=${PG_BUILD:-build-emu}
+log="$OUT/run.log"
+: >"$log"
+export PATH=/usr/local/cuda/bin:$PATH
+
+step() { # step NAME OUTFILE TIMEOUT_S COMMAND...
+  local name=$1 out=$2 limit=$3
+  shift 3
+  local start=$SECONDS
+  echo "== $name: $*" >>"$log"
+  timeout "$limit" "$@" >>"$out" 2>>"$log"
+  local rc=$?
+  echo "== $name: exit $rc, $((SECONDS - start)) s" >>"$log"
+  return $rc
+}
+
+echo "commit: ${PG_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}" >>"$log"
+date -u '+date: %Y-%m-%d %H:%M UTC' >>"$log"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader >>"$log" 2>&1
+
+cmocka=${CMOCKA_ROOT:-}
+[ -z "$cmocka" ] && [ -d .deps/cmocka/usr ] && cmocka=$PWD/.deps/cmocka/usr
+step configure "$OUT/build.log" 300 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CUDA_ARCHITECTURES=90 ${cmocka:+-DCMOCKA_ROOT=$cmocka} &&
+  step build "$OUT/build.log" 600 cmake --build "$build" || { tail -30 "$OUT/build.log"; exit 1; }
+cli="$build/pipegemm"
+entries=cublas,cublas_tf32,auto,wgmma_3xtf32,auto_emulated
+accuracy=bench/shapes/emulated-accuracy.txt
+
+if [ "${PG_EMU_CHECK:-0}" = 1 ]; then
+  emulated=wgmma_3xtf32,auto_emulated
+  step "gpu tests" "$OUT/check.log" 300 env PG_TEST_VARIANTS=$emulated \
+    ctest --test-dir "$build" -L gpu --output-on-failure
+  for tool in memcheck racecheck synccheck; do
+    step "sanitizer $tool" "$OUT/check.log" 200 env PG_TEST_QUICK=1 PG_TEST_VARIANTS=$emulated \
+      compute-sanitizer --tool "$tool" --error-exitcode 1 "$build/tests/test_gpu_variants"
+  done
+fi
+
+if [ "${PG_EMU_MEASURE:-1}" = 1 ]; then
+  step "shape set" "$OUT/emulated-set.csv" 500 "$cli" bench --shapes bench/shapes/set.txt \
+    --variant "$entries" --rounds 3 --format csv --quiet
+  for k in 64 256 1024 4096 16384 65536 131072; do
+    step "k $k" "$OUT/emulated-k-sweep.csv" 120 "$cli" bench --m 1024 --n 1024 --k "$k" \
+      --variant "$entries" --iters 5 --format csv --quiet
+  done
+  for s in 1 2 4 8 0; do
+    step "sum steps $s" "$OUT/emulated-sum-steps-$s.csv" 200 env PIPEGEMM_EMULATED_SUM_STEPS=$s \
+      "$cli" bench --shapes "$accuracy" --variant wgmma_3xtf32 --iters 5 --format csv --quiet
+  done
+  for inputs in uniform wide tiny; do
+    step "inputs $inputs" "$OUT/emulated-inputs-$inputs.csv" 200 "$cli" bench --shapes "$accuracy" \
+      --variant "$entries" --inputs "$inputs" --iters 5 --format csv --quiet
+  done
+  step profile "$OUT/emulated-profile.csv" 300 "$cli" profile --size 4096 --format csv --quiet \
+    --variant cublas,cublas_tf32,wgmma_3xtf32
+fi
+cat "$log"
