@@ -21,6 +21,7 @@
 #   check.log              (PG_EMU_CHECK=1) the GPU tests of the emulated
 #       entries, then compute-sanitizer memcheck, racecheck and synccheck
 #   run.log                every step's command, exit status and time
+#   emulated.tgz           all of the above
 # Environment: PG_BUILD (default build-emu), PG_COMMIT (recorded in run.log),
 # CMOCKA_ROOT (default .deps/cmocka/usr where it exists), PG_EMU_CHECK=1 (the
 # checks), PG_EMU_MEASURE=0 (no measurement).
@@ -84,4 +85,5 @@ if [ "${PG_EMU_MEASURE:-1}" = 1 ]; then
   step profile "$OUT/emulated-profile.csv" 300 "$cli" profile --size 4096 --format csv --quiet \
     --variant cublas,cublas_tf32,wgmma_3xtf32
 fi
+tar -czf "$OUT/emulated.tgz" -C "$OUT" --exclude emulated.tgz --exclude "$(basename "$build")" . 2>>"$log"
 cat "$log"

@@ -203,7 +203,9 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
     useful = (double)args->m * args->n /
              ((double)tiles_m * info->tile_m * (double)tiles_n * info->tile_n);
   }
-  return rule->speed_percent * fill * useful;
+  const double k = args->k > 0 ? (double)args->k : 0.0;
+  const double k_share = rule->k_overhead > 0 ? k / (k + rule->k_overhead) : 1.0;
+  return rule->speed_percent * fill * useful * k_share;
 }
 
 /* The entry a tuning rule names, if a selector of `precision` may run it: a

@@ -18,9 +18,9 @@
  * layout rules or tma_ws's image rule the others out; tiled32_db, the way
  * out below sm_80. */
 #define PG_H200_AUTO_RULES                                                              \
-  {{"tma_ws", 3, 100, 2}, {"tma_ws_splitk", 3, 100, 2}, {"tma_ws_m256", 3, 101, 1},   \
-   {"tma_ws_n64", 3, 92, 3}, {"tma", 4, 82, 2},         {"mbarrier", 2, 78, 2},       \
-   {"tiled32_db", 2, 13, 2}}
+  {{"tma_ws", 3, 100, 2, 0}, {"tma_ws_splitk", 3, 100, 2, 0}, {"tma_ws_m256", 3, 101, 1, 0},   \
+   {"tma_ws_n64", 3, 92, 3, 0}, {"tma", 4, 82, 2, 0},         {"mbarrier", 2, 78, 2, 0},       \
+   {"tiled32_db", 2, 13, 2, 0}}
 
 /* auto_tf32's candidates on the H200, measured there on 2026-12-01 in one
  * process with cublas_tf32 (bench/results/h200-tensorcore.md):
@@ -29,23 +29,28 @@
  * its workspace); wgmma_cp_async 0.52 at 4096^3 and mma_cp_async 0.34, for
  * any layout (the second below sm_90). */
 #define PG_H200_AUTO_TF32_RULES                                                      \
-  {{"wgmma_tma_rs", 3, 95, 1}, {"wgmma_tma_coop_n256", 3, 86, 1},                    \
-   {"wgmma_cp_async", 3, 52, 2}, {"mma_cp_async", 2, 34, 2}}
+  {{"wgmma_tma_rs", 3, 95, 1, 0}, {"wgmma_tma_coop_n256", 3, 86, 1, 0},                    \
+   {"wgmma_cp_async", 3, 52, 2, 0}, {"mma_cp_async", 2, 34, 2, 0}}
 
 /* auto_emulated's candidates on the H200: the emulated entry, then auto's
- * own, so that it never predicts slower than auto. */
+ * own, so that it never predicts slower than auto. wgmma_3xtf32 measured
+ * there on 2026-12-01 in one process with cuBLAS (bench/results/
+ * h200-emulated.md): 2.03-2.16 x cuBLAS strict at 4096^3-8192^3 and the
+ * large rectangles, so 215 in tma_ws's unit; its fixed cost a tile (A's
+ * split, the pipeline's fill) fits 390 of K at M = N = 1024, K = 64 to
+ * 131072 (speed ~ K / (K + 390) within 4 %). */
 #define PG_H200_AUTO_EMULATED_RULES                                                     \
-  {{"wgmma_3xtf32", 3, 220, 1}, {"tma_ws", 3, 100, 2}, {"tma_ws_splitk", 3, 100, 2},   \
-   {"tma_ws_m256", 3, 101, 1},  {"tma_ws_n64", 3, 92, 3}, {"tma", 4, 82, 2},           \
-   {"mbarrier", 2, 78, 2},      {"tiled32_db", 2, 13, 2}}
+  {{"wgmma_3xtf32", 3, 215, 1, 390}, {"tma_ws", 3, 100, 2, 0}, {"tma_ws_splitk", 3, 100, 2, 0},   \
+   {"tma_ws_m256", 3, 101, 1, 0},  {"tma_ws_n64", 3, 92, 3, 0}, {"tma", 4, 82, 2, 0},           \
+   {"mbarrier", 2, 78, 2, 0},      {"tiled32_db", 2, 13, 2, 0}}
 
 static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile
      * beat the persistent grid; the group size moved nothing beyond noise. */
     {90, 132, "NVIDIA H200, bench/results/h200-tma.md, h200-shapes.md and h200-tensorcore.md",
-     8, 0, 2, 4, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
+     8, 0, 2, 4, 4096, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
     /* Untuned Hopper and anything else: the H200's choices. */
-    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 4, PG_H200_AUTO_RULES,
+    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 4, 4096, PG_H200_AUTO_RULES,
      PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
 };
 
@@ -78,6 +83,10 @@ pg_tuning pg_tuning_with_env(const pg_tuning *row) {
   t.tma_ws_group_m = env_int("PIPEGEMM_TMA_WS_GROUP_M", t.tma_ws_group_m);
   if (t.tma_ws_group_m < 1) t.tma_ws_group_m = 1;
   t.tma_ws_blocks_per_sm = env_int("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", t.tma_ws_blocks_per_sm);
-  t.emulated_sum_steps = env_int("PIPEGEMM_EMULATED_SUM_STEPS", t.emulated_sum_steps);
+  const int steps = env_int("PIPEGEMM_EMULATED_SUM_STEPS", -1);
+  if (steps >= 0) {
+    t.emulated_sum_steps = steps;
+    t.emulated_sum_min_k = 0;
+  }
   return t;
 }

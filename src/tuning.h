@@ -20,6 +20,9 @@ typedef struct {
   int stages;        /* 0: the entry's default */
   int speed_percent; /* at full waves, relative to tma_ws's (100: 0.98 x cuBLAS on an H200) */
   int blocks_per_sm;
+  /* A tile's fixed cost in units of K (a first kernel, the pipeline's fill):
+   * the predicted speed is speed_percent x K / (K + k_overhead); 0: none. */
+  int k_overhead;
 } pg_auto_rule;
 
 #define PG_AUTO_MAX_RULES 10
@@ -36,9 +39,11 @@ typedef struct {
   /* tma_ws_splitk: the fewest K steps (of TWS_TILE_K) a split may have. */
   int tma_ws_split_min_k_tiles;
   /* The emulated entries: K steps (of 32) summed on the tensor cores before
-   * their sum is added into FP32 registers; 0: all of K on the tensor cores
-   * (for measuring what that does to the error). */
-  int emulated_sum_steps;
+   * their sum is added into FP32 registers, where K >= emulated_sum_min_k
+   * (below it, every step: there the tensor cores' sums weigh more in the
+   * error); 0: all of K on the tensor cores (for measuring what that does
+   * to the error). */
+  int emulated_sum_steps, emulated_sum_min_k;
   /* auto's candidates, ending at a NULL variant: of those this GPU runs
    * (architecture, shared memory, a loadable kernel image) and that accept
    * the layout, the best predicted; the first on a tie. */
@@ -56,8 +61,9 @@ pg_tuning pg_tuning_row(int cc, int sm_count);
 
 /* A row with the environment's overrides of its tma_ws fields (for tuning
  * runs): PIPEGEMM_TMA_WS_GROUP_M and PIPEGEMM_TMA_WS_BLOCKS_PER_SM, when set
- * to a number, and of emulated_sum_steps (PIPEGEMM_EMULATED_SUM_STEPS). The
- * planners read them when a call is planned. */
+ * to a number, and of emulated_sum_steps (PIPEGEMM_EMULATED_SUM_STEPS, then
+ * at every K: emulated_sum_min_k 0). The planners read them when a call is
+ * planned. */
 pg_tuning pg_tuning_with_env(const pg_tuning *row);
 
 /* Both: the row for a device, overridden by the environment. */

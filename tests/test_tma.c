@@ -169,6 +169,43 @@ static void test_tuning_table(void **state) {
   assert_int_equal(auto_tf32->kind, PG_KIND_SELECTOR);
   assert_int_equal(auto_tf32->precision, PG_PRECISION_TF32);
 
+  /* auto_emulated's rules: FP32-accurate kernels only (emulated or
+   * strict), every one of auto's among them (it is never predicted slower
+   * than auto), an emulated one first. */
+  int emulated_rules = 0, strict_rules = 0;
+  for (; emulated_rules < PG_AUTO_MAX_RULES &&
+         h200.auto_emulated_rules[emulated_rules].variant != NULL;
+       ++emulated_rules) {
+    const pg_auto_rule *r = &h200.auto_emulated_rules[emulated_rules];
+    const pg_variant_info *v = pg_variant_find(r->variant);
+    assert_non_null(v);
+    assert_int_equal(v->kind, PG_KIND_KERNEL);
+    assert_true(v->precision == PG_PRECISION_EMULATED || v->precision == PG_PRECISION_STRICT);
+    assert_true(r->stages >= v->min_stages && r->stages <= v->max_stages);
+    assert_true(r->k_overhead >= 0);
+    if (v->precision == PG_PRECISION_STRICT) ++strict_rules;
+  }
+  assert_int_equal(pg_variant_find(h200.auto_emulated_rules[0].variant)->precision,
+                   PG_PRECISION_EMULATED);
+  assert_int_equal(strict_rules, rules);
+  for (int i = 0; i < rules; ++i) {
+    int found = 0;
+    for (int j = 0; j < emulated_rules; ++j)
+      found |= strcmp(h200.auto_rules[i].variant, h200.auto_emulated_rules[j].variant) == 0 &&
+               h200.auto_rules[i].speed_percent == h200.auto_emulated_rules[j].speed_percent &&
+               h200.auto_rules[i].stages == h200.auto_emulated_rules[j].stages;
+    assert_true(found);
+  }
+  assert_int_equal(pg_variant_find("auto_emulated")->precision, PG_PRECISION_EMULATED);
+  assert_true(h200.emulated_sum_steps >= 1);
+  /* Its tuning run's override: the steps at every K. */
+  assert_int_equal(setenv("PIPEGEMM_EMULATED_SUM_STEPS", "0", 1), 0);
+  const pg_tuning all_on_tensor_cores = pg_tuning_for(90, 132);
+  assert_int_equal(all_on_tensor_cores.emulated_sum_steps, 0);
+  assert_int_equal(all_on_tensor_cores.emulated_sum_min_k, 0);
+  assert_int_equal(unsetenv("PIPEGEMM_EMULATED_SUM_STEPS"), 0);
+  assert_int_equal(pg_tuning_for(90, 132).emulated_sum_min_k, h200.emulated_sum_min_k);
+
   /* Any other GPU gets a row too, with its way out. */
   pg_tuning other = pg_tuning_for(80, 108);
   assert_non_null(other.measured_on);

@@ -27,10 +27,10 @@
  * K steps their partial sum is added into FP32 registers of the thread's
  * own (FADD, round to nearest): the tensor cores' error is that of a few
  * hundred terms, and the sum over K is an FP32 sum of the partial sums.
- * (g.k_tiles_per_split K steps at a time, from the tuning row's
- * emulated_sum_steps, 4 on the H200; 0 leaves all of K to the tensor
- * cores, which PIPEGEMM_EMULATED_SUM_STEPS=0 asks for, to measure what
- * that costs.)
+ * (g.k_tiles_per_split K steps at a time, from the tuning row: on the
+ * H200 4 from K = 4096 on, every step below, where the sums' own error
+ * weighs more; 0 leaves all of K to the tensor cores, which
+ * PIPEGEMM_EMULATED_SUM_STEPS=0 asks for, to measure what that costs.)
  *
  * Tile: 128 x 128 of C (warpgroup w: its 64 columns at 64 w, all 128
  * rows, 64 accumulators and 64 FP32 sums a thread), 32 along K. A stage is
@@ -239,7 +239,8 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
                       pg_kernel_launch *launch) {
   (void)device;
   const long long ldp = WG_LDT(args->k), rows = 2 * padded_rows(args);
-  args->k_tiles_per_split = pg_tuning_with_env(tuning).emulated_sum_steps;
+  const pg_tuning sums = pg_tuning_with_env(tuning);
+  args->k_tiles_per_split = args->k >= sums.emulated_sum_min_k ? sums.emulated_sum_steps : 1;
   launch->kernel = (const void *)pg_wgmma_3xtf32_kernel;
   launch->grid_x = (((long long)args->n + WG_3X_TILE - 1) / WG_3X_TILE) * (rows / 2 / WG_3X_TILE);
   launch->grid_y = 1;
