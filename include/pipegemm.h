@@ -135,7 +135,15 @@ typedef enum {
    * within (8 + sqrt(K)) * 2^-24 * sum |alpha a b| (+ |beta c|). */
   PG_PRECISION_STRICT = 0,
   /* FP32-accurate on the tensor cores (several low-precision products per
-   * term, e.g. 3xTF32): held to the strict bound, though not bitwise IEEE. */
+   * term: wgmma_3xtf32's three TF32 products): held to the strict bound,
+   * though not bitwise IEEE (another order and rounding of the same sum).
+   * NaN and Inf reach C as in FP32 arithmetic. Its limits: where |a| or |b|
+   * is below about 2^-115 the operand's small part falls below FP32's
+   * smallest normal and the term keeps little more than TF32's accuracy
+   * (measured: 5-16x strict FP32's error with A near 2^-126); a finite
+   * |x| >= 2^128 (1 - 2^-12) rounds to an infinite TF32 part. The
+   * auto_emulated selector (the fastest FP32-accurate entry: emulated or
+   * strict) takes these entries. bench/results/h200-emulated.md. */
   PG_PRECISION_EMULATED = 1,
   /* One TF32 product per term on the tensor cores (10-bit mantissas in,
    * FP32 sums): error within (2^-9 + 2^-20 + (8 + sqrt(K)) * 2^-24) times

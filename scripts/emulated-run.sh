@@ -6,15 +6,16 @@
 #
 #   OUT=/path/to/out scripts/emulated-run.sh        (cwd: the repo root)
 #
-# Files in $OUT:
-#   emulated-set.csv       pipegemm bench --shapes bench/shapes/set.txt (the
+# Files in $OUT (bench's end in -sizes.csv, as make report finds them once
+# committed as bench/results/h200-*):
+#   emulated-set-sizes.csv       pipegemm bench --shapes bench/shapes/set.txt (the
 #       committed set) of cublas, cublas_tf32, auto, wgmma_3xtf32 and
 #       auto_emulated, --rounds 3, --format csv
-#   emulated-k-sweep.csv   the same entries at M = N = 1024, K = 64 .. 131072
-#   emulated-sum-steps-S.csv  wgmma_3xtf32 with PIPEGEMM_EMULATED_SUM_STEPS=S
+#   emulated-k-sweep-sizes.csv   the same entries at M = N = 1024, K = 64 .. 131072
+#   emulated-sum-steps-S-sizes.csv  wgmma_3xtf32 with PIPEGEMM_EMULATED_SUM_STEPS=S
 #       (K steps summed on the tensor cores before FP32; 0: all of K) over
 #       bench/shapes/emulated-accuracy.txt
-#   emulated-inputs-I.csv  the entries over bench/shapes/emulated-accuracy.txt
+#   emulated-inputs-I-sizes.csv  the entries over bench/shapes/emulated-accuracy.txt
 #       with --inputs I (uniform, wide, tiny)
 #   emulated-profile.csv   pipegemm profile --size 4096 of cublas, cublas_tf32
 #       and wgmma_3xtf32
@@ -68,18 +69,18 @@ if [ "${PG_EMU_CHECK:-0}" = 1 ]; then
 fi
 
 if [ "${PG_EMU_MEASURE:-1}" = 1 ]; then
-  step "shape set" "$OUT/emulated-set.csv" 500 "$cli" bench --shapes bench/shapes/set.txt \
+  step "shape set" "$OUT/emulated-set-sizes.csv" 500 "$cli" bench --shapes bench/shapes/set.txt \
     --variant "$entries" --rounds 3 --format csv --quiet
   for k in 64 256 1024 4096 16384 65536 131072; do
-    step "k $k" "$OUT/emulated-k-sweep.csv" 120 "$cli" bench --m 1024 --n 1024 --k "$k" \
+    step "k $k" "$OUT/emulated-k-sweep-sizes.csv" 120 "$cli" bench --m 1024 --n 1024 --k "$k" \
       --variant "$entries" --iters 5 --format csv --quiet
   done
   for s in 1 2 4 8 0; do
-    step "sum steps $s" "$OUT/emulated-sum-steps-$s.csv" 200 env PIPEGEMM_EMULATED_SUM_STEPS=$s \
+    step "sum steps $s" "$OUT/emulated-sum-steps-$s-sizes.csv" 200 env PIPEGEMM_EMULATED_SUM_STEPS=$s \
       "$cli" bench --shapes "$accuracy" --variant wgmma_3xtf32 --iters 5 --format csv --quiet
   done
   for inputs in uniform wide tiny; do
-    step "inputs $inputs" "$OUT/emulated-inputs-$inputs.csv" 200 "$cli" bench --shapes "$accuracy" \
+    step "inputs $inputs" "$OUT/emulated-inputs-$inputs-sizes.csv" 200 "$cli" bench --shapes "$accuracy" \
       --variant "$entries" --inputs "$inputs" --iters 5 --format csv --quiet
   done
   step profile "$OUT/emulated-profile.csv" 300 "$cli" profile --size 4096 --format csv --quiet \

@@ -189,7 +189,7 @@ def main():
             for name, fn in presets.items():
                 try:
                     ms = time_wall(lambda: fn(ja, jb).block_until_ready(), args.warmup, args.iters)
-                    c = torch.from_numpy(__import__("numpy").asarray(fn(ja, jb))).cuda()
+                    c = torch.from_numpy(__import__("numpy").array(fn(ja, jb))).cuda()
                 except Exception as e:
                     print(f"peers-emulated.py: JAX {name} at {size}: {e}", file=sys.stderr)
                     continue
