@@ -133,13 +133,15 @@ pg_status pg_device_pool_hold(const pg_device *device, cudaMemPool_t pool, size_
  * each launch, when the workspace is there.
  * a_parts: the kernel reads A's parts from the workspace (the emulated
  * members: pg_kernel_launch.prepare_a_rows), and A's map too is encoded at
- * each launch, on them; A itself may have any layout. */
+ * each launch, on them; A itself may have any layout. b_copied: B too is
+ * read from a copy there (prepare_b_rows), its map encoded at launch. */
 typedef struct {
   int a_box_k, a_box_m, a_swizzle_bytes;
   int b_box_n, b_box_k;
   int b_k_major;
   int b_swizzle_bytes; /* B's (or B^T's) swizzle, as a_swizzle_bytes */
   int a_parts;
+  int b_copied;
 } pg_tma_boxes;
 
 /* A kernel entry's launch, as its configure function decides it: which
@@ -172,11 +174,13 @@ typedef struct {
    * args->ldb its ldp, and B's tensor map on it). With prepare_a_rows > 0
    * it writes A's parts instead, prepare_a_rows rows of ldp one part under
    * the other, and the kernel reads them where A was (args->a, args->lda,
-   * A's tensor map over all those rows). */
+   * A's tensor map over all those rows); with prepare_b_rows > 0 also a
+   * copy of B after them (K rows of prepare_b_ld floats), read where B was. */
   const void *prepare_kernel;
   long long prepare_grid_x, prepare_grid_y;
   int prepare_threads;
-  long long prepare_a_rows;
+  long long prepare_a_rows, prepare_b_rows;
+  int prepare_b_ld;
 } pg_kernel_launch;
 
 /* An entry's configure function. It may set the fields of args that are its
@@ -237,6 +241,8 @@ struct pg_plan {
   const void *prepare_kernel; /* B^T or A's parts into the workspace first (pg_kernel_launch) */
   unsigned prepare_grid_x, prepare_grid_y, prepare_threads;
   long long prepare_a_rows;   /* > 0: A's parts, so many rows */
+  long long prepare_b_rows;   /* > 0: and B's copy after them, so many rows */
+  int prepare_b_ld;
   const pg_tma_boxes *tma;    /* B^T's map is encoded at launch (b_k_major) */
 };
 

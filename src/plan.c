@@ -341,6 +341,8 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
     plan->prepare_grid_y = (unsigned)kernel->prepare_grid_y;
     plan->prepare_threads = (unsigned)kernel->prepare_threads;
     plan->prepare_a_rows = kernel->prepare_a_rows;
+    plan->prepare_b_rows = kernel->prepare_b_rows;
+    plan->prepare_b_ld = kernel->prepare_b_ld;
     if (kernel->prepare_kernel != NULL) {
       st = load_kernel(plan->device, &entry->info, kernel->prepare_kernel,
                        kernel->prepare_a_rows > 0 ? "A's split kernel" : "B^T kernel", 0);
@@ -513,6 +515,11 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
       main_args.a = args.partials;
       main_args.lda = args.ldp;
       main_args.vec_a = 1;
+      if (plan->prepare_b_rows > 0) { /* B's copy after A's parts */
+        main_args.b = args.partials + plan->prepare_a_rows * (size_t)args.ldp;
+        main_args.ldb = plan->prepare_b_ld;
+        main_args.vec_b = 1;
+      }
     } else {
       main_args.b = args.partials;
       main_args.ldb = args.ldp;
@@ -523,6 +530,10 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     if (err == cudaSuccess && plan->tma != NULL && splits_a) {
       step = "encoding the tensor map of A's parts";
       err = pg_tma_encode_a_parts(&main_args, plan->tma, plan->prepare_a_rows, &main_maps);
+      if (err == cudaSuccess && plan->tma->b_copied) {
+        step = "encoding the tensor map of B's copy";
+        err = pg_tma_encode_b(&main_args, plan->tma, &main_maps);
+      }
     } else if (err == cudaSuccess && plan->tma != NULL && plan->tma->b_k_major) {
       step = "encoding B^T's tensor map";
       err = pg_tma_encode_bt(&main_args, plan->tma, &main_maps);

@@ -106,10 +106,17 @@ cudaError_t pg_tma_encode(const pg_gemm_args *g, const pg_tma_boxes *boxes, pg_t
   if (!boxes->a_parts)
     err = encode_matrix(&maps->a, g->a, g->m, g->k, g->lda, boxes->a_box_k, boxes->a_box_m,
                         boxes->a_swizzle_bytes);
-  if (err == cudaSuccess && !boxes->b_k_major)
-    err = encode_matrix(&maps->b, g->b, g->k, g->n, g->ldb, boxes->b_box_n, boxes->b_box_k,
-                        boxes->b_swizzle_bytes);
+  if (err == cudaSuccess && !boxes->b_k_major && !boxes->b_copied)
+    err = pg_tma_encode_b(g, boxes, maps);
   return err;
+}
+
+cudaError_t pg_tma_encode_b(const pg_gemm_args *g, const pg_tma_boxes *boxes, pg_tma_maps *maps) {
+  if (g->k == 0) return cudaSuccess;
+  cudaError_t found = pg_tma_find_encoder();
+  if (found != cudaSuccess) return found;
+  return encode_matrix(&maps->b, g->b, g->k, g->n, g->ldb, boxes->b_box_n, boxes->b_box_k,
+                       boxes->b_swizzle_bytes);
 }
 
 cudaError_t pg_tma_encode_a_parts(const pg_gemm_args *g, const pg_tma_boxes *boxes,

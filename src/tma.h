@@ -37,6 +37,10 @@ cudaError_t pg_tma_encode(const pg_gemm_args *args, const pg_tma_boxes *boxes,
  * boxes->b_swizzle_bytes, once the workspace that holds it is there (at launch). */
 cudaError_t pg_tma_encode_bt(const pg_gemm_args *args, const pg_tma_boxes *boxes,
                              pg_tma_maps *maps);
+/* B's map again, on args->b (K rows of N, leading dimension args->ldb): the
+ * copy a first kernel made of it (boxes->b_copied, at launch). */
+cudaError_t pg_tma_encode_b(const pg_gemm_args *args, const pg_tma_boxes *boxes,
+                            pg_tma_maps *maps);
 /* A's map again, on args->a as `rows` rows of K (leading dimension
  * args->lda): the parts of A that a first kernel wrote into the workspace,
  * one under the other (at launch). */

@@ -13,7 +13,9 @@
  * first kernel of the same call into the workspace (the library's pool):
  * its big parts, rounded to TF32, in rows 0 .. Mp - 1, its small parts in
  * rows Mp .. 2 Mp - 1 (Mp = M rounded up to the tile), K rounded up to 4 a
- * row, zeros in the padding. Its time is the call's. Inf and NaN have no
+ * row, zeros in the padding; where B's layout is not TMA's (misaligned, or
+ * ldb not a multiple of 4) the same kernel copies B after them, so any
+ * layout runs. Its time is the call's. Inf and NaN have no
  * small part (0), so they reach C as in FP32 arithmetic; a finite |x| at
  * or past 2^128 (1 - 2^-12) rounds to an infinite big part (the entry's
  * stated limit).
@@ -69,15 +71,28 @@ static __device__ __forceinline__ unsigned wg_3x_small(float x, unsigned big) {
 
 /* The split of A (the call's first kernel): rows r < Mp of A -> big part
  * at row r, small part at row Mp + r of the workspace (ldp floats a row).
- * A thread writes 4 consecutive floats of a row of each; grid: x along the
- * row's groups of 4, y over rows (strided). */
+ * Where B's layout is not TMA's (g.vec_b = 0: the plan's test of the same
+ * rules), its K rows are copied after them, N rounded up to 4 a row (zeros
+ * in the padding). A thread writes 4 consecutive floats of a row; grid: x
+ * along a row's groups of 4, y over the rows (strided). */
 #define WG_3X_SPLIT_THREADS 256
 #define WG_3X_MAX_GRID_Y 65535
 __global__ void __launch_bounds__(WG_3X_SPLIT_THREADS) pg_split_a_kernel(const pg_gemm_args g) {
   const long long mp = ((long long)g.m + WG_3X_TILE - 1) / WG_3X_TILE * WG_3X_TILE;
   const long long c = ((long long)blockIdx.x * WG_3X_SPLIT_THREADS + threadIdx.x) * 4;
-  if (c >= g.ldp) return;
-  for (long long r = blockIdx.y; r < mp; r += gridDim.y) {
+  const long long rows = mp + (g.vec_b ? 0 : g.k), ldb_copy = WG_LDT(g.n);
+  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
+    if (r >= mp) { /* B's row r - mp */
+      if (c >= ldb_copy) continue;
+      const float *const src = g.b + (r - mp) * g.ldb;
+      float v[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) v[i] = c + i < g.n ? __ldg(src + c + i) : 0.f;
+      *(float4 *)(g.partials + 2 * mp * g.ldp + (r - mp) * ldb_copy + c) =
+          make_float4(v[0], v[1], v[2], v[3]);
+      continue;
+    }
+    if (c >= g.ldp) continue;
     float big[4], small[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
@@ -226,10 +241,14 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
 
 /* ---- the host's side ---- */
 
-static const pg_tma_boxes boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_3X_TILE,
-                                   .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = WG_RS_B_BOX,
-                                   .b_box_k = WG_TILE_K, .b_k_major = 0,
-                                   .b_swizzle_bytes = WG_ROW_BYTES, .a_parts = 1};
+/* B read where it is, or (b_copied) from its copy. */
+template <int COPIED> struct wg_3x_boxes {
+  static constexpr pg_tma_boxes boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_3X_TILE,
+                                         .a_swizzle_bytes = WG_ROW_BYTES,
+                                         .b_box_n = WG_RS_B_BOX, .b_box_k = WG_TILE_K,
+                                         .b_k_major = 0, .b_swizzle_bytes = WG_ROW_BYTES,
+                                         .a_parts = 1, .b_copied = COPIED};
+};
 
 static long long padded_rows(const pg_gemm_args *args) {
   return ((long long)args->m + WG_3X_TILE - 1) / WG_3X_TILE * WG_3X_TILE;
@@ -244,24 +263,32 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   launch->kernel = (const void *)pg_wgmma_3xtf32_kernel;
   launch->grid_x = (((long long)args->n + WG_3X_TILE - 1) / WG_3X_TILE) * (rows / 2 / WG_3X_TILE);
   launch->grid_y = 1;
-  launch->tma = &boxes;
   args->group_m = WG_3X_GROUP_M;
-  /* A's parts first, into the workspace. */
+  /* A's parts first, into the workspace, and a copy of B where TMA cannot
+   * read it where it is (the split kernel tells by vec_b, as here). */
+  const int copy_b = !args->vec_b;
+  const long long ldb_copy = copy_b ? WG_LDT(args->n) : 0, b_rows = copy_b ? args->k : 0;
+  launch->tma = copy_b ? &wg_3x_boxes<1>::boxes : &wg_3x_boxes<0>::boxes;
   args->ldp = (int)ldp;
-  launch->workspace_bytes = (size_t)rows * (size_t)ldp * sizeof(float);
+  launch->workspace_bytes = ((size_t)rows * (size_t)ldp + (size_t)b_rows * (size_t)ldb_copy) *
+                            sizeof(float);
   launch->prepare_kernel = (const void *)pg_split_a_kernel;
-  launch->prepare_grid_x = (ldp / 4 + WG_3X_SPLIT_THREADS - 1) / WG_3X_SPLIT_THREADS;
-  launch->prepare_grid_y = rows / 2 < WG_3X_MAX_GRID_Y ? rows / 2 : WG_3X_MAX_GRID_Y;
+  const long long widest = ldp > ldb_copy ? ldp : ldb_copy, split_rows = rows / 2 + b_rows;
+  launch->prepare_grid_x = (widest / 4 + WG_3X_SPLIT_THREADS - 1) / WG_3X_SPLIT_THREADS;
+  launch->prepare_grid_y = split_rows < WG_3X_MAX_GRID_Y ? split_rows : WG_3X_MAX_GRID_Y;
   launch->prepare_threads = WG_3X_SPLIT_THREADS;
   launch->prepare_a_rows = rows;
+  launch->prepare_b_rows = b_rows;
+  launch->prepare_b_ld = (int)ldb_copy;
 }
 
 static size_t smem_bytes(int stages) {
   return pg_tma_ring_smem(stages, WG_3X_STAGE_BYTES, WG_STAGE_SYNC_BYTES);
 }
 
-/* sm_90a code; B's layout is TMA's (A goes through the split); the parts'
- * rows and K's padding must stay ints. */
+/* sm_90a code, any layout (A goes through the split, B where TMA cannot
+ * read it through a copy); the parts' rows and the rows' padding must stay
+ * ints. */
 static pg_status check(const pg_gemm_args *g, char *why, size_t why_size) {
   pg_status st = wg_check(g, why, why_size);
   if (st != PG_OK) return st;
@@ -270,7 +297,12 @@ static pg_status check(const pg_gemm_args *g, char *why, size_t why_size) {
                             "INT_MAX rows", g->m, WG_3X_TILE);
     return PG_ERR_UNSUPPORTED;
   }
-  return pg_tma_check_b(g, why, why_size);
+  if (WG_LDT(g->n) > INT_MAX) {
+    snprintf(why, why_size, "N = %d: B's copy (N rounded up to 4 floats a row) would pass "
+                            "INT_MAX", g->n);
+    return PG_ERR_UNSUPPORTED;
+  }
+  return PG_OK;
 }
 
 static const pg_sass_rule rules[] = {
