@@ -37,32 +37,8 @@
 # and traces are left out too).
 set -u
 OUT=${OUT:?set OUT to a folder for the results}
-mkdir -p "$OUT"
 build=${PG_BUILD:-build-tc}
-log="$OUT/run.log"
-: >"$log"
-export PATH=/usr/local/cuda/bin:$PATH
-
-step() { # step NAME OUTFILE TIMEOUT_S COMMAND...
-  local name=$1 out=$2 limit=$3
-  shift 3
-  local start=$SECONDS
-  echo "== $name: $*" >>"$log"
-  timeout "$limit" "$@" >>"$out" 2>>"$log"
-  local rc=$?
-  echo "== $name: exit $rc, $((SECONDS - start)) s" >>"$log"
-  return $rc
-}
-
-echo "commit: ${PG_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}" >>"$log"
-date -u '+date: %Y-%m-%d %H:%M UTC' >>"$log"
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader >>"$log" 2>&1
-
-cmocka=${CMOCKA_ROOT:-}
-[ -z "$cmocka" ] && [ -d .deps/cmocka/usr ] && cmocka=$PWD/.deps/cmocka/usr
-step configure "$OUT/build.log" 300 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CUDA_ARCHITECTURES=90 ${cmocka:+-DCMOCKA_ROOT=$cmocka} &&
-  step build "$OUT/build.log" 600 cmake --build "$build" || { tail -30 "$OUT/build.log"; exit 1; }
+. scripts/study-run.sh # run.log, step, the build
 cli="$build/pipegemm"
 shapes=bench/shapes/tensorcore.txt
 refs=cublas,cublas_tf32

@@ -54,6 +54,7 @@ PG_KERNELS_BEGIN
 #define WG_3X_GROUP_M 8
 /* B's fragments sit where 36 has them: after 32 KB of A. */
 static_assert(2 * WG_3X_PART_BYTES == WG_RS_STAGE_A_BYTES, "B's place in the stage");
+static_assert(WG_3X_TILE == WG_RS_TILE_N, "B's 4 boxes (wg_rs_load_b) are the tile's columns");
 
 /* x to TF32, rounded to nearest (ties away), as an FP32 bit pattern. */
 static __device__ __forceinline__ unsigned wg_3x_tf32(float x) {
@@ -161,10 +162,7 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
       pg_mbar_arrive_expect_tx(&full[slot], WG_3X_STAGE_BYTES);
       pg_tma_load_2d(stage, &maps.a, kt * WG_TILE_K, m0, &full[slot]);
       pg_tma_load_2d(stage + WG_3X_PART_BYTES / 4, &maps.a, kt * WG_TILE_K, mp + m0, &full[slot]);
-#pragma unroll
-      for (int j = 0; j < WG_3X_TILE / WG_RS_B_BOX; ++j)
-        pg_tma_load_2d(stage + WG_RS_STAGE_A_BYTES / 4 + j * WG_TILE_K * WG_RS_B_BOX, &maps.b,
-                       n0 + j * WG_RS_B_BOX, kt * WG_TILE_K, &full[slot]);
+      wg_rs_load_b<2 * WG_3X_PART_BYTES>(stage, maps, n0, kt, &full[slot]);
       parity ^= t128_ring_next(&slot, stages);
     }
     return;

@@ -134,6 +134,17 @@ static __device__ __forceinline__ void wg_rs_epilogue(const pg_gemm_args &g, flo
   }
 }
 
+/* A stage's B: the 4 boxes [32 (K)][32 (N)] of the block's 128 columns from
+ * n0, K step kt, after the stage's A_BYTES of A. */
+template <int A_BYTES>
+static __device__ __forceinline__ void wg_rs_load_b(float *stage, const pg_tma_maps &maps, int n0,
+                                                    int kt, unsigned long long *bar) {
+#pragma unroll
+  for (int j = 0; j < WG_RS_TILE_N / WG_RS_B_BOX; ++j)
+    pg_tma_load_2d(stage + A_BYTES / 4 + j * WG_TILE_K * WG_RS_B_BOX, &maps.b,
+                   n0 + j * WG_RS_B_BOX, kt * WG_TILE_K, bar);
+}
+
 /* One stage's fragments into `frag` (LDS). */
 static __device__ __forceinline__ void wg_rs_load(const float *stage, const int base[2][2],
                                                   unsigned frag[4][4]) {
@@ -225,10 +236,7 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
                                    (1u << WG_RS_CLUSTER) - 1);
         else
           pg_tma_load_2d(stage, &maps.a, kt * WG_TILE_K, m0, &full[slot]);
-#pragma unroll
-        for (int j = 0; j < WG_RS_TILE_N / WG_RS_B_BOX; ++j)
-          pg_tma_load_2d(stage + WG_RS_STAGE_A_BYTES / 4 + j * WG_TILE_K * WG_RS_B_BOX, &maps.b,
-                         n0 + j * WG_RS_B_BOX, kt * WG_TILE_K, &full[slot]);
+        wg_rs_load_b<WG_RS_STAGE_A_BYTES>(stage, maps, n0, kt, &full[slot]);
         parity ^= t128_ring_next(&slot, stages);
       }
     }
