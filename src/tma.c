@@ -50,10 +50,6 @@ pg_status pg_tma_check_a(const pg_gemm_args *g, char *why, size_t why_size) {
   return check_operands(g, 1, 0, why, why_size);
 }
 
-pg_status pg_tma_check_b(const pg_gemm_args *g, char *why, size_t why_size) {
-  return check_operands(g, 0, 1, why, why_size);
-}
-
 static PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
 static cudaError_t lookup_error = cudaSuccess;
 static pthread_once_t lookup_once = PTHREAD_ONCE_INIT;

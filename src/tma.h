@@ -18,9 +18,6 @@ pg_status pg_tma_check(const pg_gemm_args *args, char *why, size_t why_size);
 /* The same for A alone: the wgmma members read B^T from their workspace,
  * which is aligned whatever B is. */
 pg_status pg_tma_check_a(const pg_gemm_args *args, char *why, size_t why_size);
-/* And for B alone: the emulated members read A's parts from their
- * workspace. */
-pg_status pg_tma_check_b(const pg_gemm_args *args, char *why, size_t why_size);
 
 /* Finds the driver's encoder, once per process (the device probe does it
  * on its own thread, so a failure stays there); its error, if any. */
