@@ -190,7 +190,7 @@ int pgc_cmd_list(const pgc_options *opts) {
       "TF32 bound). "
       "smem/block: shared memory per block at the default stage count. runs here: "
       "whether this GPU runs it (compute capability, shared memory, a kernel image "
-      "it loads); for auto and auto_tf32, their candidates here, of which each runs the best predicted. "
+      "it loads); for auto, auto_tf32 and auto_emulated, their candidates here, of which each runs the best predicted. "
       "'pipegemm bench --variant NAME' runs one.",
   };
   pgc_report report = {
