@@ -141,7 +141,9 @@ typedef enum {
    * is below about 2^-115 the operand's small part falls below FP32's
    * smallest normal and the term keeps little more than TF32's accuracy
    * (measured: 5-16x strict FP32's error with A near 2^-126); a finite
-   * |x| >= 2^128 (1 - 2^-12) rounds to an infinite TF32 part. The
+   * |x| >= 2^128 (1 - 2^-12) rounds to an infinite TF32 part; an output
+ * that comes out NaN is computed again with FFMA (K a NaN output: slow
+ * where many rows of A or columns of B hold NaN or Inf). The
    * auto_emulated selector (the fastest FP32-accurate entry: emulated or
    * strict) takes these entries. bench/results/h200-emulated.md. */
   PG_PRECISION_EMULATED = 1,

@@ -211,6 +211,23 @@ static void test_element_ok_tf32(void **state) {
               pgv_tolerance(1.0, k, PG_PRECISION_STRICT));
 }
 
+/* Tiny results (bench --inputs tiny: products near 2^-120) are held to the
+ * relative bound too: the absolute floor sits at denormals, below them. A
+ * zero where the reference is 2^-110 fails; so does 100 u of its scale; a
+ * few denormal steps off a zero reference pass. */
+static void test_element_ok_tiny(void **state) {
+  (void)state;
+  const int k = 64;
+  const double ref = 0x1p-110, scale = 0x1p-104;
+  assert_false(pgv_element_ok(0.0f, ref, scale, k, PG_PRECISION_STRICT));
+  assert_false(pgv_element_ok((float)(ref + 100.0 * 0x1p-24 * scale), ref, scale, k,
+                              PG_PRECISION_EMULATED));
+  assert_true(pgv_element_ok((float)(ref + 2.0 * 0x1p-24 * scale), ref, scale, k,
+                             PG_PRECISION_STRICT));
+  assert_true(pgv_element_ok(0x1p-147f, 0.0, 0.0, k, PG_PRECISION_STRICT));
+  assert_false(pgv_element_ok(0x1p-120f, 0.0, 0.0, k, PG_PRECISION_STRICT));
+}
+
 /* ---- the comparison -------------------------------------------------------- */
 
 typedef struct {
@@ -406,6 +423,7 @@ int main(void) {
       cmocka_unit_test(test_reference_random),
       cmocka_unit_test(test_element_ok),
       cmocka_unit_test(test_element_ok_tf32),
+      cmocka_unit_test(test_element_ok_tiny),
       cmocka_unit_test(test_compare_correct),
       cmocka_unit_test(test_compare_catches_nan),
       cmocka_unit_test(test_compare_mean_error),

@@ -12,8 +12,9 @@
  * it lands). A slot is written in both blocks by both producers, so it may
  * be refilled only when the consumers of both have released it: empty[s]
  * counts 16 arrivals, one from each consumer warp of each block (the
- * release is mbarrier.arrive.release.cluster on the slot's barrier in each
- * block, through mapa). The barriers are made before one cluster-wide
+ * release is a plain arrival on its own block's barrier and a remote one,
+ * through mapa, on the other's: pg_mbar_arrive_cluster, whose comment says
+ * why not .release.cluster; the slot's reads are done by then). The barriers are made before one cluster-wide
  * barrier (barrier.cluster), and a producer waits at the end until both
  * blocks have released every slot, so that no arrival reaches a block that
  * has gone. The pair's tiles are paced by the slower of the two.

@@ -12,7 +12,11 @@
  * rounded or truncated to TF32's 10-bit mantissa is off by at most 2^-10 of
  * itself, so each product by at most 2^-9 + 2^-20 of |a b|, whatever the
  * signs. Strict and emulated entries are held to the strict bound. NaN and
- * Inf never pass. */
+ * Inf never pass. Below all of it, an absolute floor of (K + 1) times FP32's
+ * smallest denormal: the rounding of K denormal products, and an exact
+ * zero where the scale is zero; it must stay below any result that tiny
+ * inputs (bench --inputs tiny: |a| < 2^-120) give, or a check of them could
+ * not fail. */
 #ifndef PG_VERIFY_MATH_H
 #define PG_VERIFY_MATH_H
 
@@ -28,9 +32,11 @@
 #endif
 
 #define PGV_UNIT_ROUNDOFF 5.9604644775390625e-08 /* 2^-24 */
-/* Absolute floor: results whose scale is zero (alpha = beta = 0, or K = 0
- * with beta = 0) must come out exactly zero, up to denormals. */
-#define PGV_ABS_FLOOR 1e-30
+/* FP32's smallest denormal, 2^-149: the absolute floor's unit. Results
+ * whose scale is zero (alpha = beta = 0, or K = 0 with beta = 0) must come
+ * out zero up to it. (The floor was 1e-30 until 2026-12-01, above every
+ * result of tiny inputs.) */
+#define PGV_DENORMAL_MIN 1.40129846432481707092e-45
 
 /* The input rounding a TF32 product adds, relative to |a b|: at most
  * (1 + 2^-10)^2 - 1 = 2^-9 + 2^-20, exactly this double. */
@@ -41,7 +47,7 @@ PGV_HD static inline double pgv_tolerance(double scale, int k, int precision) {
   double kk = k > 0 ? (double)k : 0.0;
   double relative = (8.0 + sqrt(kk)) * PGV_UNIT_ROUNDOFF;
   if (precision == PG_PRECISION_TF32) relative += PGV_TF32_PRODUCT;
-  return relative * scale + PGV_ABS_FLOOR;
+  return relative * scale + (kk + 1.0) * PGV_DENORMAL_MIN;
 }
 
 /* 1 if `out` is an acceptable result of that precision for (ref, scale). */
