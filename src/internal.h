@@ -130,18 +130,14 @@ pg_status pg_device_pool_hold(const pg_device *device, cudaMemPool_t pool, size_
  * b_k_major: the kernel reads B^T from the workspace (the wgmma members:
  * pg_configure_transpose_b), N rows of the workspace's ldp floats, as
  * b_box_k (contiguous) x b_box_n rows in A's swizzle; its map is encoded at
- * each launch, when the workspace is there.
- * a_parts: the kernel reads A's parts from the workspace (the emulated
- * members: pg_kernel_launch.prepare_a_rows), and A's map too is encoded at
- * each launch, on them; A itself may have any layout. b_copied: B too is
- * read from a copy there (prepare_b_rows), its map encoded at launch. */
+ * each launch, when the workspace is there (as A's, and B's again, are
+ * when a first kernel writes A's parts and B's copy:
+ * pg_kernel_launch.prepare_a_rows, prepare_b_rows). */
 typedef struct {
   int a_box_k, a_box_m, a_swizzle_bytes;
   int b_box_n, b_box_k;
   int b_k_major;
   int b_swizzle_bytes; /* B's (or B^T's) swizzle, as a_swizzle_bytes */
-  int a_parts;
-  int b_copied;
 } pg_tma_boxes;
 
 /* A kernel entry's launch, as its configure function decides it: which

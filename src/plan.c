@@ -351,7 +351,12 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
   }
   plan->tma = kernel->tma;
   if (kernel->tma != NULL) {
-    cudaError_t err = pg_tma_encode(&plan->args, kernel->tma, &plan->maps);
+    /* An operand a first kernel writes (B^T, A's parts, B's copy) gets its
+     * map at launch, on the workspace. */
+    const int a_at_launch = kernel->prepare_a_rows > 0;
+    const int b_at_launch = kernel->tma->b_k_major || kernel->prepare_b_rows > 0;
+    cudaError_t err =
+        pg_tma_encode(&plan->args, kernel->tma, !a_at_launch, !b_at_launch, &plan->maps);
     if (err != cudaSuccess) {
       pg_set_error_detail("%s: encoding the tensor maps failed", entry->info.name);
       return pg_status_from_cuda(err);
@@ -530,7 +535,7 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     if (err == cudaSuccess && plan->tma != NULL && splits_a) {
       step = "encoding the tensor map of A's parts";
       err = pg_tma_encode_a_parts(&main_args, plan->tma, plan->prepare_a_rows, &main_maps);
-      if (err == cudaSuccess && plan->tma->b_copied) {
+      if (err == cudaSuccess && plan->prepare_b_rows > 0) {
         step = "encoding the tensor map of B's copy";
         err = pg_tma_encode_b(&main_args, plan->tma, &main_maps);
       }

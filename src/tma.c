@@ -93,17 +93,17 @@ cudaError_t pg_tma_find_encoder(void) {
   return lookup_error;
 }
 
-cudaError_t pg_tma_encode(const pg_gemm_args *g, const pg_tma_boxes *boxes, pg_tma_maps *maps) {
+cudaError_t pg_tma_encode(const pg_gemm_args *g, const pg_tma_boxes *boxes, int with_a,
+                          int with_b, pg_tma_maps *maps) {
   memset(maps, 0, sizeof *maps);
   if (g->k == 0) return cudaSuccess;
   cudaError_t found = pg_tma_find_encoder();
   if (found != cudaSuccess) return found;
   cudaError_t err = cudaSuccess;
-  if (!boxes->a_parts)
+  if (with_a)
     err = encode_matrix(&maps->a, g->a, g->m, g->k, g->lda, boxes->a_box_k, boxes->a_box_m,
                         boxes->a_swizzle_bytes);
-  if (err == cudaSuccess && !boxes->b_k_major && !boxes->b_copied)
-    err = pg_tma_encode_b(g, boxes, maps);
+  if (err == cudaSuccess && with_b) err = pg_tma_encode_b(g, boxes, maps);
   return err;
 }
 

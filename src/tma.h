@@ -23,19 +23,21 @@ pg_status pg_tma_check_a(const pg_gemm_args *args, char *why, size_t why_size);
  * on its own thread, so a failure stays there); its error, if any. */
 cudaError_t pg_tma_find_encoder(void);
 
-/* Encodes A's and B's maps with cuTensorMapEncodeTiled (found through
- * cudaGetDriverEntryPointByVersion, so nothing links libcuda). With K = 0
- * there is nothing to copy and the maps are left zeroed. */
-cudaError_t pg_tma_encode(const pg_gemm_args *args, const pg_tma_boxes *boxes,
-                          pg_tma_maps *maps);
-/* With boxes->b_k_major, pg_tma_encode leaves B's map zeroed (and with
- * boxes->a_parts, A's: pg_tma_encode_a_parts below): this encodes it
- * on args->b as B^T (N rows of K, leading dimension args->ldb), in
- * boxes->b_swizzle_bytes, once the workspace that holds it is there (at launch). */
+/* Encodes A's map (with_a) and B's (with_b) with cuTensorMapEncodeTiled
+ * (found through cudaGetDriverEntryPointByVersion, so nothing links
+ * libcuda); the others are left zeroed, for a map encoded at launch on
+ * what a first kernel writes (the plan decides). With K = 0 there is
+ * nothing to copy and the maps are left zeroed. */
+cudaError_t pg_tma_encode(const pg_gemm_args *args, const pg_tma_boxes *boxes, int with_a,
+                          int with_b, pg_tma_maps *maps);
+/* B's map on args->b as B^T (N rows of K, leading dimension args->ldb), in
+ * boxes->b_swizzle_bytes (boxes->b_k_major), once the workspace that holds
+ * it is there (at launch). */
 cudaError_t pg_tma_encode_bt(const pg_gemm_args *args, const pg_tma_boxes *boxes,
                              pg_tma_maps *maps);
-/* B's map again, on args->b (K rows of N, leading dimension args->ldb): the
- * copy a first kernel made of it (boxes->b_copied, at launch). */
+/* B's map on args->b (K rows of N, leading dimension args->ldb): what
+ * pg_tma_encode does for B, and at launch on the copy a first kernel made
+ * of it. */
 cudaError_t pg_tma_encode_b(const pg_gemm_args *args, const pg_tma_boxes *boxes,
                             pg_tma_maps *maps);
 /* A's map again, on args->a as `rows` rows of K (leading dimension

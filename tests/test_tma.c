@@ -111,8 +111,8 @@ static void test_k_zero_needs_no_maps(void **state) {
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_OK);
   pg_tma_maps maps;
   memset(&maps, 0xff, sizeof maps);
-  const pg_tma_boxes boxes = {8, 128, 0, 128, 8, 0, 0, 0, 0};
-  assert_int_equal(pg_tma_encode(&g, &boxes, &maps), cudaSuccess);
+  const pg_tma_boxes boxes = {8, 128, 0, 128, 8, 0, 0};
+  assert_int_equal(pg_tma_encode(&g, &boxes, 1, 1, &maps), cudaSuccess);
   const unsigned char *bytes = (const unsigned char *)&maps;
   for (size_t i = 0; i < sizeof maps; ++i) assert_int_equal(bytes[i], 0);
 }

@@ -239,14 +239,12 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
 
 /* ---- the host's side ---- */
 
-/* B read where it is, or (b_copied) from its copy. */
-template <int COPIED> struct wg_3x_boxes {
-  static constexpr pg_tma_boxes boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_3X_TILE,
-                                         .a_swizzle_bytes = WG_ROW_BYTES,
-                                         .b_box_n = WG_RS_B_BOX, .b_box_k = WG_TILE_K,
-                                         .b_k_major = 0, .b_swizzle_bytes = WG_ROW_BYTES,
-                                         .a_parts = 1, .b_copied = COPIED};
-};
+/* A's parts' boxes, and B's, where it is or from its copy (the plan encodes
+ * the maps of what the split kernel writes at launch). */
+static const pg_tma_boxes boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_3X_TILE,
+                                   .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = WG_RS_B_BOX,
+                                   .b_box_k = WG_TILE_K, .b_k_major = 0,
+                                   .b_swizzle_bytes = WG_ROW_BYTES};
 
 static long long padded_rows(const pg_gemm_args *args) {
   return ((long long)args->m + WG_3X_TILE - 1) / WG_3X_TILE * WG_3X_TILE;
@@ -266,7 +264,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
    * read it where it is (the split kernel tells by vec_b, as here). */
   const int copy_b = !args->vec_b;
   const long long ldb_copy = copy_b ? WG_LDT(args->n) : 0, b_rows = copy_b ? args->k : 0;
-  launch->tma = copy_b ? &wg_3x_boxes<1>::boxes : &wg_3x_boxes<0>::boxes;
+  launch->tma = &boxes;
   args->ldp = (int)ldp;
   launch->workspace_bytes = ((size_t)rows * (size_t)ldp + (size_t)b_rows * (size_t)ldb_copy) *
                             sizeof(float);
