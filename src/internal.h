@@ -38,9 +38,7 @@ typedef struct {
   int group_m; /* tma_ws: tile rows per group of the tile order */
   /* Split-K: K's steps in `splits` ranges of k_tiles_per_split; with more
    * than one, each range's sums go to its own m x n plane of `partials`
-   * (leading dimension ldp), and a second kernel adds them up. The
-   * emulated kernels (no split) take k_tiles_per_split as the K steps whose
-   * tensor-core sum goes into FP32 registers at once (0: all of K). */
+   * (leading dimension ldp), and a second kernel adds them up. */
   int splits, k_tiles_per_split;
   /* The launch's device workspace, by what the plan launches: the split and
    * stream-K forms' partial sums, or a traced kernel's buffer (src/trace_records.h;
@@ -59,7 +57,16 @@ typedef struct {
    * between blocks goes to their slots in `partials`, and a second kernel
    * adds them up. */
   int stream_k, sk_blocks, sk_first_tile;
+  /* The emulated kernels: K steps whose tensor-core sum goes into FP32
+   * registers at once (0: all of the block's K). Last, so that the fields
+   * before keep their offsets; the struct stays within 128 bytes. */
+  int sum_steps;
 } pg_gemm_args;
+#ifdef __cplusplus
+static_assert(sizeof(pg_gemm_args) <= 128, "the TMA kernels' maps start at byte 128");
+#else
+_Static_assert(sizeof(pg_gemm_args) <= 128, "the TMA kernels' maps start at byte 128");
+#endif
 
 /* warp_specialized's producer warps beside its 256 compute threads
  * (bench/results/h200-mechanisms.md compares 1 and 2). */
@@ -274,6 +281,23 @@ void pg_configure_scale_c(const pg_gemm_args *args, pg_kernel_launch *launch);
  * Sets the launch's prepare kernel (B -> B^T, N rows of args->ldp = K
  * rounded up to 4 floats, zeros past K) and its workspace. */
 void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *launch);
+
+/* ---- split-K's reduction (src/kernels/reduce_splits.cu) -----------------------
+ * The planes of partial sums: args->splits planes of M rows, PG_PLANES_LD(N)
+ * floats a row (16-byte rows for the partial tiles' stores). With no first
+ * kernel they are the workspace (args->partials); after one that writes A's
+ * parts (and B's copy) they follow what it wrote, and the plan hands the
+ * kernel and the reduction args->partials and args->ldp pointing there.
+ * K is split where the launch's blocks (launch->grid_x, one a tile) leave
+ * some of `slots` idle, into ranges of equal length (the last may be
+ * shorter) of at least min_steps of the k_tiles steps; where it splits
+ * (the value returned, 1 where it does not), args->splits and
+ * k_tiles_per_split say how, the grid has a block a (tile, range), the
+ * workspace grows by the planes and the launch's reduction is set:
+ * C = alpha (P_0 + ... + P_{S-1}) + beta C, in split order. */
+#define PG_PLANES_LD(n) ((((long long)(n)) + 3) / 4 * 4)
+int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch, long long slots,
+                         long long k_tiles, int min_steps);
 
 #ifdef __cplusplus
 }

@@ -188,7 +188,8 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
 
 /* auto's prediction for a candidate's plan (src/tuning.h): its speed at
  * full waves x the fill of its waves x the share of its tiles' area that is
- * the problem's. */
+ * the problem's x (with a fixed cost in K) a block's K over that K plus the
+ * cost. */
 static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
                               const pg_variant_info *info, const pg_gemm_args *args,
                               const pg_kernel_launch *kernel) {
@@ -203,7 +204,10 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
     useful = (double)args->m * args->n /
              ((double)tiles_m * info->tile_m * (double)tiles_n * info->tile_n);
   }
-  const double k = args->k > 0 ? (double)args->k : 0.0;
+  /* A block's K: a range of it where K is split. */
+  const double k = args->splits > 1 && info->tile_k > 0
+                       ? (double)args->k_tiles_per_split * info->tile_k
+                       : (args->k > 0 ? (double)args->k : 0.0);
   const double k_share = rule->k_overhead > 0 ? k / (k + rule->k_overhead) : 1.0;
   return rule->speed_percent * fill * useful * k_share;
 }
@@ -479,11 +483,14 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     return err == cudaSuccess ? PG_OK : launch_failed(plan, "launching its kernel", err);
   }
   /* A workspace in stream-ordered memory of the library's pool: split-K's
-   * partial sums (the kernel, then the reduction) or the wgmma members' B^T
-   * (the B^T kernel, then the kernel), and the memory back to the pool; all
-   * in `stream`, so concurrent launches never share a workspace. The pool is
-   * made to hold the bytes first, off this thread, so that a device out of
-   * memory fails there and leaves this thread's CUDA error as it was. */
+   * partial sums (the kernel, then the reduction), the wgmma members' B^T
+   * (the B^T kernel, then the kernel) or the emulated ones' parts of A (the
+   * split, the kernel, and where K is split the reduction of the planes
+   * after them, with the kernel's arguments), and the memory back to the
+   * pool; all in `stream`, so concurrent launches never share a workspace.
+   * The pool is made to hold the bytes first, off this thread, so that a
+   * device out of memory fails there and leaves this thread's CUDA error as
+   * it was. */
   pg_status st =
       pg_device_pool_hold(plan->device, plan->pool, plan->workspace_bytes, plan->label);
   if (st != PG_OK) return st;
@@ -531,6 +538,11 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
       main_args.vec_b = 1;
     }
     main_args.partials = plan->args.partials; /* the kernel's own: a traced one's buffer */
+    if (splits_a && plan->reduce_kernel != NULL) { /* K split: its planes after A's parts */
+      main_args.partials = args.partials + plan->prepare_a_rows * (size_t)args.ldp +
+                           plan->prepare_b_rows * (size_t)plan->prepare_b_ld;
+      main_args.ldp = (int)PG_PLANES_LD(args.n);
+    }
     main_maps = plan->maps;
     if (err == cudaSuccess && plan->tma != NULL && splits_a) {
       step = "encoding the tensor map of A's parts";
@@ -552,7 +564,8 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     const dim3 reduce_grid = {plan->reduce_grid_x, plan->reduce_grid_y, 1};
     const dim3 reduce_block = {plan->reduce_threads, 1, 1};
     step = "launching its reduction";
-    err = cudaLaunchKernel(plan->reduce_kernel, reduce_grid, reduce_block, params, 0, stream);
+    err = cudaLaunchKernel(plan->reduce_kernel, reduce_grid, reduce_block, kernel_params, 0,
+                           stream);
   }
   const cudaError_t freed = cudaFreeAsync(args.partials, stream);
   if (err == cudaSuccess && freed != cudaSuccess) step = "giving its workspace back", err = freed;

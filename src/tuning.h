@@ -44,6 +44,9 @@ typedef struct {
    * error); 0: all of K on the tensor cores (for measuring what that does
    * to the error). */
   int emulated_sum_steps, emulated_sum_min_k;
+  /* The emulated entries' split K (where their tiles leave SMs idle): the
+   * fewest K steps (of 32) a split may have. */
+  int emulated_split_min_k_tiles;
   /* auto's candidates, ending at a NULL variant: of those this GPU runs
    * (architecture, shared memory, a loadable kernel image) and that accept
    * the layout, the best predicted; the first on a tie. */
@@ -61,8 +64,9 @@ pg_tuning pg_tuning_row(int cc, int sm_count);
 
 /* A row with the environment's overrides of its tma_ws fields (for tuning
  * runs): PIPEGEMM_TMA_WS_GROUP_M and PIPEGEMM_TMA_WS_BLOCKS_PER_SM, when set
- * to a number, and of emulated_sum_steps (PIPEGEMM_EMULATED_SUM_STEPS, then
- * at every K: emulated_sum_min_k 0). The planners read them when a call is
+ * to a number, of emulated_sum_steps (PIPEGEMM_EMULATED_SUM_STEPS, then at
+ * every K: emulated_sum_min_k 0) and of emulated_split_min_k_tiles
+ * (PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES). The planners read them when a call is
  * planned. */
 pg_tuning pg_tuning_with_env(const pg_tuning *row);
 

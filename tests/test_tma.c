@@ -205,6 +205,10 @@ static void test_tuning_table(void **state) {
   assert_int_equal(all_on_tensor_cores.emulated_sum_min_k, 0);
   assert_int_equal(unsetenv("PIPEGEMM_EMULATED_SUM_STEPS"), 0);
   assert_int_equal(pg_tuning_for(90, 132).emulated_sum_min_k, h200.emulated_sum_min_k);
+  assert_true(h200.emulated_split_min_k_tiles >= 1);
+  assert_int_equal(setenv("PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES", "3", 1), 0);
+  assert_int_equal(pg_tuning_for(90, 132).emulated_split_min_k_tiles, 3);
+  assert_int_equal(unsetenv("PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES"), 0);
 
   /* Any other GPU gets a row too, with its way out. */
   pg_tuning other = pg_tuning_for(80, 108);
@@ -276,6 +280,43 @@ static void test_auto_without_gpu(void **state) {
   }
 }
 
+/* Split-K's rule (pg_configure_split_k): K split where the tiles leave
+ * slots idle, ranges of equal length of at least the fewest steps, the last
+ * shorter, the planes' bytes added to what the launch had. */
+static void test_split_k_rule(void **state) {
+  (void)state;
+  pg_gemm_args g = aligned_args();
+  g.m = 130;
+  g.n = 201; /* planes of 204 floats a row */
+  pg_kernel_launch launch;
+  memset(&launch, 0, sizeof launch);
+  launch.grid_x = 4;
+  launch.workspace_bytes = 1000;
+  /* 132 slots over 4 tiles: 33 splits, at most 129 / 8 = 16; 16 ranges of
+   * 9 steps would leave the last empty, so 15 (the last of 3 steps). */
+  assert_int_equal(pg_configure_split_k(&g, &launch, 132, 129, 8), 15);
+  assert_int_equal(g.splits, 15);
+  assert_int_equal(g.k_tiles_per_split, 9);
+  assert_int_equal(launch.grid_x, 60);
+  assert_int_equal(launch.workspace_bytes, 1000 + (size_t)15 * 130 * 204 * sizeof(float));
+  assert_non_null(launch.reduce_kernel);
+  assert_int_equal(launch.reduce_grid_y, 130);
+  /* Tiles that fill the slots, or a K too short for two ranges: no split,
+   * nothing changed. */
+  pg_gemm_args h = aligned_args();
+  memset(&launch, 0, sizeof launch);
+  launch.grid_x = 132;
+  assert_int_equal(pg_configure_split_k(&h, &launch, 132, 4096, 8), 1);
+  launch.grid_x = 4;
+  assert_int_equal(pg_configure_split_k(&h, &launch, 132, 15, 8), 1);
+  assert_int_equal(h.splits, 0);
+  assert_int_equal(launch.grid_x, 4);
+  assert_int_equal(launch.workspace_bytes, 0);
+  assert_null(launch.reduce_kernel);
+  /* A fewest of 0 counts as 1. */
+  assert_int_equal(pg_configure_split_k(&h, &launch, 132, 2, 0), 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_aligned_layout_passes),
@@ -284,6 +325,7 @@ int main(void) {
       cmocka_unit_test(test_a_only_check_ignores_b),
       cmocka_unit_test(test_k_zero_needs_no_maps),
       cmocka_unit_test(test_tuning_table),
+      cmocka_unit_test(test_split_k_rule),
       cmocka_unit_test(test_registry_facts),
       cmocka_unit_test(test_auto_without_gpu),
   };

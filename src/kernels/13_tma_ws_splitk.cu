@@ -1,9 +1,9 @@
 /* 13 tma_ws_splitk — the flagship with K split into ranges, where its tiles
  * alone would leave SMs idle (few tiles, a long K): each (tile, range) unit
  * is a block's work, its sums go to a plane of partial sums of its own, and
- * a second kernel adds the planes up in split order, so a call gives the
- * same bits on every run. Where the tiles fill the GPU, nothing is split and
- * the call is tma_ws's (12). The two other tile shapes of the flagship split
+ * a second kernel (reduce_splits.cu) adds the planes up in split order, so
+ * a call gives the same bits on every run. Where the tiles fill the GPU,
+ * nothing is split and the call is tma_ws's (12). The two other tile shapes of the flagship split
  * the same way: tma_ws_n64 (128 x 64, three blocks per SM) and tma_ws_m256
  * (256 x 128, two consumer warpgroups sharing each stage's B, one block per
  * SM). sm_90 only.
@@ -37,30 +37,6 @@ template <> struct tws_schedule<TWS_SPLIT_K> {
 
 PG_KERNELS_BEGIN
 
-/* Split-K's second kernel: C = alpha * (P_0 + P_1 + ... + P_{S-1}) + beta * C,
- * each element's partial sums added in split order, so a call gives the same
- * bits on every run. C is not read when beta == 0. Rows on y (striding past
- * the grid's 65535), columns on x. */
-#define TWS_REDUCE_MAX_ROWS 65535
-
-__global__ void __launch_bounds__(TWS_REDUCE_THREADS) pg_tma_ws_reduce_kernel(const pg_gemm_args g) {
-#ifdef PG_HAVE_TMA
-  const int col = blockIdx.x * TWS_REDUCE_THREADS + threadIdx.x;
-  if (col >= g.n) return;
-  const size_t plane = (size_t)g.m * g.ldp;
-  for (int row = blockIdx.y; row < g.m; row += gridDim.y) {
-    const float *p = g.partials + (size_t)row * g.ldp + col;
-    float sum = p[0];
-    for (int s = 1; s < g.splits; ++s) sum += p[s * plane];
-    float *c = g.c + (size_t)row * g.ldc + col;
-    const float v = g.alpha * sum;
-    *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
-  }
-#else
-  pg_tma_unavailable();
-#endif
-}
-
 /* A form that splits K: its tile, how it runs whole tiles where K is not
  * split, and its split kernel. */
 typedef struct {
@@ -77,28 +53,12 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
                             const pg_tuning *tuning, pg_kernel_launch *launch) {
   form->whole_tiles(args, device, tuning, launch);
   launch->persistent_blocks_per_sm = 0;
-  const long long tiles = launch->grid_x;
-  const long long k_tiles = tws_k_tiles(args);
   const long long slots = (long long)form->blocks_per_sm * device->sm_count;
-  const long long min_steps =
-      tuning->tma_ws_split_min_k_tiles > 0 ? tuning->tma_ws_split_min_k_tiles : 1;
-  long long splits = tiles < slots ? slots / tiles : 1;
-  if (splits > k_tiles / min_steps) splits = k_tiles / min_steps;
-  if (splits <= 1) return;
-  /* Equal ranges, none empty: the last may be shorter. */
-  const long long per_split = (k_tiles + splits - 1) / splits;
-  splits = (k_tiles + per_split - 1) / per_split;
-  if (splits <= 1) return;
+  if (pg_configure_split_k(args, launch, slots, tws_k_tiles(args),
+                           tuning->tma_ws_split_min_k_tiles) <= 1)
+    return;
   launch->kernel = form->split_kernel;
-  args->splits = (int)splits;
-  args->k_tiles_per_split = (int)per_split;
-  args->ldp = (args->n + 3) / 4 * 4; /* 16-byte rows for the partial tiles' stores */
-  launch->grid_x = tiles * splits;
-  launch->workspace_bytes = (size_t)splits * (size_t)args->m * (size_t)args->ldp * sizeof(float);
-  launch->reduce_kernel = (const void *)pg_tma_ws_reduce_kernel;
-  launch->reduce_threads = TWS_REDUCE_THREADS;
-  launch->reduce_grid_x = (args->n + TWS_REDUCE_THREADS - 1) / TWS_REDUCE_THREADS;
-  launch->reduce_grid_y = args->m < TWS_REDUCE_MAX_ROWS ? args->m : TWS_REDUCE_MAX_ROWS;
+  args->ldp = (int)PG_PLANES_LD(args->n);
 }
 
 static const tws_shape small = TWS_SHAPE_SMALL;

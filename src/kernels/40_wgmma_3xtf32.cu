@@ -119,12 +119,12 @@ __global__ void __launch_bounds__(WG_3X_SPLIT_THREADS) pg_split_a_kernel(const p
  * is K FMAs for each NaN output, nothing where there is none. */
 struct wg_3x_strict_if_nan {
   const pg_gemm_args &g;
-  int mp;
+  int mp, k0, k1; /* the block's range of K */
   __device__ float operator()(int m, int n, float v) const {
     if (!isnan(v)) return v;
     const float *const big = g.a + (size_t)m * g.lda, *const small = g.a + (size_t)(mp + m) * g.lda;
     float s = 0.f;
-    for (int k = 0; k < g.k; ++k) s = fmaf(big[k] + small[k], g.b[(size_t)k * g.ldb + n], s);
+    for (int k = k0; k < k1; ++k) s = fmaf(big[k] + small[k], g.b[(size_t)k * g.ldb + n], s);
     return s;
   }
 };
@@ -142,9 +142,15 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   const int tiles_n = (int)(((long long)g.n + WG_3X_TILE - 1) / WG_3X_TILE);
   const int mp = tiles_m * WG_3X_TILE; /* the small parts' first row in A's map */
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  /* The block's tile and range of K: split s of K's ranges is blocks
+   * s tiles .. (s + 1) tiles - 1 (one range of all of K where K is not
+   * split). */
+  const int tiles = tiles_m * tiles_n, split = (int)blockIdx.x / tiles;
   const int k_tiles = wg_k_tiles(g);
+  const int per_split = g.splits > 1 ? g.k_tiles_per_split : k_tiles;
+  const int kt_begin = split * per_split, kt_end = min(k_tiles, kt_begin + per_split);
   int tm, tn;
-  pg_grouped_tile(blockIdx.x, tiles_m, tiles_n, g.group_m, &tm, &tn);
+  pg_grouped_tile((int)blockIdx.x % tiles, tiles_m, tiles_n, g.group_m, &tm, &tn);
   const int m0 = tm * WG_3X_TILE, n0 = tn * WG_3X_TILE;
 
   wg_ring_init(full, empty, stages, WG_RS_CONSUMERS); /* the only block-wide barrier */
@@ -156,7 +162,7 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
     if (warp != WG_RS_CONSUMERS / 32 || lane != 0) return;
     pg_tma_prefetch_map(&maps.a);
     pg_tma_prefetch_map(&maps.b);
-    for (int kt = 0; kt < k_tiles; ++kt) {
+    for (int kt = kt_begin; kt < kt_end; ++kt) {
       pg_mbar_wait_parity(&empty[slot], parity ^ 1);
       float *stage = smem + slot * (WG_3X_STAGE_BYTES / 4);
       pg_mbar_arrive_expect_tx(&full[slot], WG_3X_STAGE_BYTES);
@@ -177,10 +183,10 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
 #pragma unroll
   for (int i = 0; i < 64; ++i) sum[i] = part[i] = 0.f;
   unsigned big[4][4], small[4][4];
-  const int sum_steps = g.k_tiles_per_split > 0 ? g.k_tiles_per_split : INT_MAX;
+  const int sum_steps = g.sum_steps > 0 ? g.sum_steps : INT_MAX;
   int held = -1; /* the slot whose products may still run */
   int fresh = 1; /* the step's products start the tensor cores' sum afresh */
-  for (int kt = 0; kt < k_tiles; ++kt) {
+  for (int kt = kt_begin; kt < kt_end; ++kt) {
     float *const stage = smem + slot * (WG_3X_STAGE_BYTES / 4);
     pg_mbar_wait_parity(&full[slot], parity);
     /* The step before's products are done: their fragments may be
@@ -189,7 +195,7 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
     wg_wait<0>();
     if (held >= 0) {
       pg_mbar_arrive(&empty[held]);
-      fresh = kt % sum_steps == 0;
+      fresh = (kt - kt_begin) % sum_steps == 0;
       if (fresh) {
         wg_fence_acc<128>(part);
 #pragma unroll
@@ -228,10 +234,20 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
     for (int i = 0; i < 64; ++i) sum[i] += part[i];
   /* The staged epilogue over the stages: both warpgroups are done with
    * them (and the producer is: every copy it issued was waited for). An
-   * output that came out NaN is computed again in FP32 (wg_3x_strict). */
+   * output that came out NaN is computed again in FP32 over the block's
+   * range of K (wg_3x_strict_if_nan). Where K is split, the sums go to the
+   * range's plane as they are; the reduction applies alpha and beta. */
+  pg_gemm_args out = g;
+  if (g.splits > 1) {
+    out.c = g.partials + (size_t)split * g.m * g.ldp;
+    out.ldc = g.ldp;
+    out.alpha = 1.f;
+    out.beta = 0.f;
+  }
   wg_rs_bar(1, WG_RS_CONSUMERS);
-  wg_rs_epilogue<1>(g, smem + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH, sum, col, m0, n0,
-                    wg_3x_strict_if_nan{g, mp});
+  wg_rs_epilogue<1>(out, smem + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH, sum, col, m0, n0,
+                    wg_3x_strict_if_nan{g, mp, kt_begin * WG_TILE_K,
+                                        min(g.k, kt_end * WG_TILE_K)});
 #else
   pg_tma_unavailable();
 #endif
@@ -252,10 +268,9 @@ static long long padded_rows(const pg_gemm_args *args) {
 
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
-  (void)device;
   const long long ldp = WG_LDT(args->k), rows = 2 * padded_rows(args);
-  const pg_tuning sums = pg_tuning_with_env(tuning);
-  args->k_tiles_per_split = args->k >= sums.emulated_sum_min_k ? sums.emulated_sum_steps : 1;
+  const pg_tuning own = pg_tuning_with_env(tuning);
+  args->sum_steps = args->k >= own.emulated_sum_min_k ? own.emulated_sum_steps : 1;
   launch->kernel = (const void *)pg_wgmma_3xtf32_kernel;
   launch->grid_x = (((long long)args->n + WG_3X_TILE - 1) / WG_3X_TILE) * (rows / 2 / WG_3X_TILE);
   launch->grid_y = 1;
@@ -276,6 +291,11 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   launch->prepare_a_rows = rows;
   launch->prepare_b_rows = b_rows;
   launch->prepare_b_ld = (int)ldb_copy;
+  /* Where the tiles leave SMs idle (one block an SM), K split: its planes
+   * after A's parts and B's copy. */
+  (void)pg_configure_split_k(args, launch, device->sm_count,
+                             ((long long)args->k + WG_TILE_K - 1) / WG_TILE_K,
+                             own.emulated_split_min_k_tiles);
 }
 
 static size_t smem_bytes(int stages) {

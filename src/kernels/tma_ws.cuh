@@ -369,7 +369,7 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
 
 PG_KERNELS_END
 
-/* The second kernels' blocks: split-K's reduction (13), stream-K's fixup (14). */
+/* Stream-K's fixup's blocks (14). */
 #define TWS_REDUCE_THREADS 256
 
 /* ---- the host's side ------------------------------------------------------------- */
