@@ -117,18 +117,49 @@ __global__ void __launch_bounds__(WG_3X_SPLIT_THREADS) pg_split_a_kernel(const p
  * an output again, one FFMA a term over A's parts (their sum: the special
  * values as they are) and B. The result then has FP32's NaN or Inf; the cost
  * is K FMAs for each NaN output, nothing where there is none. */
-struct wg_3x_strict_if_nan {
+template <int FUSED> struct wg_3x_strict_if_nan {
   const pg_gemm_args &g;
   int mp, k0, k1; /* the block's range of K */
   __device__ float operator()(int m, int n, float v) const {
     if (!isnan(v)) return v;
     const float *const big = g.a + (size_t)m * g.lda, *const small = g.a + (size_t)(mp + m) * g.lda;
     float s = 0.f;
-    for (int k = k0; k < k1; ++k) s = fmaf(big[k] + small[k], g.b[(size_t)k * g.ldb + n], s);
+    for (int k = k0; k < k1; ++k)
+      s = fmaf(FUSED ? big[k] : big[k] + small[k], g.b[(size_t)k * g.ldb + n], s);
     return s;
   }
 };
 
+#ifdef PG_HAVE_WGMMA
+/* FUSED: the consumers split the stage's A (TMA's copy of A as it is, in
+ * the big part's place) into its big part, in place, and its small part,
+ * at the same offset of the small part's place: an element's swizzled
+ * position is the same in both, so each of the 256 threads takes 16
+ * floats by their offsets (4 x 16 bytes, a warp's 512 contiguous bytes at
+ * a time). Then the writes are made visible to wgmma's (async-proxy)
+ * reads, and both warpgroups wait for each other's share. */
+static __device__ __forceinline__ void wg_3x_split_stage(float *stage) {
+  const int tid = threadIdx.x; /* the consumers are threads 0 .. 255 */
+#pragma unroll
+  for (int j = 0; j < WG_3X_PART_BYTES / 16 / WG_RS_CONSUMERS; ++j) {
+    float4 *const big = (float4 *)stage + j * WG_RS_CONSUMERS + tid;
+    float4 *const small = big + WG_3X_PART_BYTES / 16;
+    const float4 x = *big;
+    float4 b, r;
+    unsigned u;
+    u = wg_3x_tf32(x.x), b.x = __uint_as_float(u), r.x = __uint_as_float(wg_3x_small(x.x, u));
+    u = wg_3x_tf32(x.y), b.y = __uint_as_float(u), r.y = __uint_as_float(wg_3x_small(x.y, u));
+    u = wg_3x_tf32(x.z), b.z = __uint_as_float(u), r.z = __uint_as_float(wg_3x_small(x.z, u));
+    u = wg_3x_tf32(x.w), b.w = __uint_as_float(u), r.w = __uint_as_float(wg_3x_small(x.w, u));
+    *big = b;
+    *small = r;
+  }
+  wg_fence_proxy_async();
+  wg_rs_bar(1, WG_RS_CONSUMERS);
+}
+#endif
+
+template <int FUSED>
 __global__ void __launch_bounds__(WG_RS_THREADS, 1)
     pg_wgmma_3xtf32_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
 #ifdef PG_HAVE_WGMMA
@@ -165,9 +196,12 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
     for (int kt = kt_begin; kt < kt_end; ++kt) {
       pg_mbar_wait_parity(&empty[slot], parity ^ 1);
       float *stage = smem + slot * (WG_3X_STAGE_BYTES / 4);
-      pg_mbar_arrive_expect_tx(&full[slot], WG_3X_STAGE_BYTES);
+      /* FUSED: A as it is, where its big part goes; else both parts. */
+      pg_mbar_arrive_expect_tx(&full[slot], WG_3X_STAGE_BYTES - (FUSED ? WG_3X_PART_BYTES : 0));
       pg_tma_load_2d(stage, &maps.a, kt * WG_TILE_K, m0, &full[slot]);
-      pg_tma_load_2d(stage + WG_3X_PART_BYTES / 4, &maps.a, kt * WG_TILE_K, mp + m0, &full[slot]);
+      if (!FUSED)
+        pg_tma_load_2d(stage + WG_3X_PART_BYTES / 4, &maps.a, kt * WG_TILE_K, mp + m0,
+                       &full[slot]);
       wg_rs_load_b<2 * WG_3X_PART_BYTES>(stage, maps, n0, kt, &full[slot]);
       parity ^= t128_ring_next(&slot, stages);
     }
@@ -189,6 +223,9 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   for (int kt = kt_begin; kt < kt_end; ++kt) {
     float *const stage = smem + slot * (WG_3X_STAGE_BYTES / 4);
     pg_mbar_wait_parity(&full[slot], parity);
+    /* FUSED: A's split, while the step before's products may still run
+     * (they read another slot). */
+    if (FUSED) wg_3x_split_stage(stage);
     /* The step before's products are done: their fragments may be
      * overwritten, their slot is free, and (every sum_steps steps) their
      * sum goes into the FP32 registers. */
@@ -246,8 +283,8 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   }
   wg_rs_bar(1, WG_RS_CONSUMERS);
   wg_rs_epilogue<1>(out, smem + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH, sum, col, m0, n0,
-                    wg_3x_strict_if_nan{g, mp, kt_begin * WG_TILE_K,
-                                        min(g.k, kt_end * WG_TILE_K)});
+                    wg_3x_strict_if_nan<FUSED>{g, mp, kt_begin * WG_TILE_K,
+                                               min(g.k, kt_end * WG_TILE_K)});
 #else
   pg_tma_unavailable();
 #endif
@@ -270,16 +307,27 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
                       pg_kernel_launch *launch) {
   const long long ldp = WG_LDT(args->k), rows = 2 * padded_rows(args);
   const pg_tuning own = pg_tuning_with_env(tuning);
+  const long long k_tiles = ((long long)args->k + WG_TILE_K - 1) / WG_TILE_K;
   args->sum_steps = args->k >= own.emulated_sum_min_k ? own.emulated_sum_steps : 1;
-  launch->kernel = (const void *)pg_wgmma_3xtf32_kernel;
   launch->grid_x = (((long long)args->n + WG_3X_TILE - 1) / WG_3X_TILE) * (rows / 2 / WG_3X_TILE);
   launch->grid_y = 1;
   args->group_m = WG_3X_GROUP_M;
-  /* A's parts first, into the workspace, and a copy of B where TMA cannot
-   * read it where it is (the split kernel tells by vec_b, as here). */
+  launch->tma = &boxes;
+  /* Where TMA reads A and B where they are, the consumers split A (the
+   * tuning row says whether they do); K split where the tiles leave SMs
+   * idle (one block an SM), its planes the workspace. */
+  if (own.emulated_fused_split && args->vec_a && args->vec_b) {
+    launch->kernel = (const void *)pg_wgmma_3xtf32_kernel<1>;
+    if (pg_configure_split_k(args, launch, device->sm_count, k_tiles,
+                             own.emulated_split_min_k_tiles) > 1)
+      args->ldp = (int)PG_PLANES_LD(args->n);
+    return;
+  }
+  /* Else A's parts first, into the workspace, and a copy of B where TMA
+   * cannot read it where it is (the split kernel tells by vec_b, as here). */
+  launch->kernel = (const void *)pg_wgmma_3xtf32_kernel<0>;
   const int copy_b = !args->vec_b;
   const long long ldb_copy = copy_b ? WG_LDT(args->n) : 0, b_rows = copy_b ? args->k : 0;
-  launch->tma = &boxes;
   args->ldp = (int)ldp;
   launch->workspace_bytes = ((size_t)rows * (size_t)ldp + (size_t)b_rows * (size_t)ldb_copy) *
                             sizeof(float);
@@ -291,10 +339,8 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   launch->prepare_a_rows = rows;
   launch->prepare_b_rows = b_rows;
   launch->prepare_b_ld = (int)ldb_copy;
-  /* Where the tiles leave SMs idle (one block an SM), K split: its planes
-   * after A's parts and B's copy. */
-  (void)pg_configure_split_k(args, launch, device->sm_count,
-                             ((long long)args->k + WG_TILE_K - 1) / WG_TILE_K,
+  /* The planes of a split K after A's parts and B's copy. */
+  (void)pg_configure_split_k(args, launch, device->sm_count, k_tiles,
                              own.emulated_split_min_k_tiles);
 }
 
@@ -337,7 +383,8 @@ PG_ENTRY(wgmma_3xtf32) = {
     .smem_bytes = smem_bytes,
     .configure = configure,
     .check = check,
-    .kernel = {.symbol = "pg_wgmma_3xtf32_kernel", .dynamic_smem = 1, PG_RULES(rules)},
+    .kernel = {.symbol = "pg_wgmma_3xtf32_kernel", .launched = "pg_wgmma_3xtf32_kernel<1>",
+               .dynamic_smem = 1, PG_RULES(rules)},
 };
 
 PG_KERNELS_END
