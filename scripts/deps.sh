@@ -17,6 +17,12 @@
 #                        with PyPI's pip wheel, fetched by fetch-wheel.py and
 #                        run from where it is unpacked (scripts/drawing.py,
 #                        which the scripts draw through, looks there)
+#   pytest               the Python package's tests (python/tests/run.py,
+#                        which looks there): where python3 has none,
+#                        PyPI's wheels of pytest and what it needs (pure
+#                        Python, so a .deps/ carried to a machine of
+#                        another Python 3 serves too) into .deps/pytest,
+#                        with pip as for matplotlib
 #
 # What is already here is not fetched: installed, in the CUDA toolkit, or in
 # a .deps/ carried from another machine (the way to a machine without
@@ -190,6 +196,48 @@ elif fetch_matplotlib && where=$(have_matplotlib); then
 else
   missing+=("matplotlib (the plots)")
   howto+=("matplotlib (pip install matplotlib, or apt-get install python3-matplotlib)")
+fi
+
+# ---- pytest ---------------------------------------------------------------------
+# Asked as python/tests/run.py asks: python3's own, else .deps/pytest's.
+have_pytest() {
+  local version
+  if version=$(python3 -c 'import pytest; print(pytest.__version__)' 2>>"$log"); then
+    echo "$version: python3's own"
+  elif version=$(PYTHONPATH=$deps/pytest python3 -c 'import pytest; print(pytest.__version__)' 2>>"$log"); then
+    echo "$version: .deps/pytest"
+  else
+    return 1
+  fi
+}
+
+fetch_pytest() {
+  local pip=(python3 -m pip)
+  if [ -n "${PG_DEPS_NO_PIP:-}" ] || ! python3 -m pip --version >/dev/null 2>&1; then
+    echo "deps: scripts/fetch-wheel.py pip (for pytest)" >>"$log"
+    rm -rf "$deps/pip-tool"
+    python3 "$root/scripts/fetch-wheel.py" --target "$deps/pip-tool" pip >>"$log" 2>&1 || return 1
+    pip=(env "PYTHONPATH=$deps/pip-tool" python3 -m pip)
+  fi
+  echo "deps: pip install --target $deps/pytest pytest" >>"$log"
+  rm -rf "$deps/pytest.new"
+  "${pip[@]}" install --quiet --disable-pip-version-check --only-binary=:all: \
+    --no-compile --retries 1 --timeout 30 --target "$deps/pytest.new" pytest >>"$log" 2>&1 ||
+    return 1
+  rm -rf "$deps/pytest" "$deps/pip-tool"
+  mv "$deps/pytest.new" "$deps/pytest"
+}
+
+if ! command -v python3 >/dev/null 2>&1; then
+  missing+=("pytest (the Python package's tests; no python3)")
+  howto+=("python3 and pytest")
+elif where=$(have_pytest); then
+  found+=("pytest $where")
+elif fetch_pytest && where=$(have_pytest); then
+  found+=("pytest $where")
+else
+  missing+=("pytest (the Python package's tests)")
+  howto+=("pytest (pip install pytest, or apt-get install python3-pytest)")
 fi
 
 # The Makefile configures again when this is newer than its last configure

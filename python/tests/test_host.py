@@ -1,0 +1,419 @@
+"""The package without a GPU: the import and the version, the registry,
+argument errors, the library not found, and the wheel the backend writes.
+
+Arrays here are stand-ins: objects with a __cuda_array_interface__ of
+made-up addresses. Every refusal they meet comes before any device work; the
+few calls that would get as far as a launch run only where the library sees
+no GPU (they then return PG_ERR_NO_DEVICE), never on made-up addresses of a
+real one."""
+import csv
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+import pipegemm
+from pipegemm import _library
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
+PYTHON = os.path.dirname(TESTS)
+REPO = os.path.dirname(PYTHON)
+HEADER = os.path.join(REPO, "include", "pipegemm.h")
+GiB = 1 << 30
+
+
+class Fake:
+    """A float32 matrix as __cuda_array_interface__ describes one."""
+
+    def __init__(self, shape, strides=None, ptr=GiB, typestr="<f4", readonly=False,
+                 stream=None, **extra):
+        self.__cuda_array_interface__ = dict(shape=shape, strides=strides, typestr=typestr,
+                                             data=(ptr, readonly), version=3, stream=stream,
+                                             **extra)
+
+
+def header_version():
+    with open(HEADER, encoding="utf-8") as f:
+        text = f.read()
+    return tuple(int(re.search(rf"^#define PIPEGEMM_VERSION_{p} +([0-9]+)$", text, re.M)
+                     .group(1)) for p in ("MAJOR", "MINOR", "PATCH"))
+
+
+@pytest.fixture
+def no_gpu():
+    """For a call that passes every check: it must not reach a real GPU."""
+    problem = _library.device_problem()
+    if problem is None:
+        pytest.skip("a CUDA device is usable here: a call on made-up addresses would reach "
+                    "it (test_gpu.py makes such calls on real arrays)")
+    return problem
+
+
+def operands(m=4, n=6, k=5):
+    return Fake((m, k), ptr=GiB), Fake((k, n), ptr=2 * GiB), Fake((m, n), ptr=3 * GiB)
+
+
+# ---- the import, the version -----------------------------------------------------------------
+
+def test_version_is_the_headers():
+    assert pipegemm.version == "%d.%d.%d" % header_version()
+    assert _library.DECLARED == header_version()[:2], (
+        "include/pipegemm.h moved to another version: check python/pipegemm/_library.py's "
+        "declarations against it, then set DECLARED")
+
+
+def test_library_path_is_the_loaded_file():
+    assert os.path.isfile(pipegemm.library_path)
+    if os.environ.get(_library.ENV):
+        assert pipegemm.library_path == os.environ[_library.ENV]
+
+
+def test_public_names():
+    for name in pipegemm.__all__:
+        assert hasattr(pipegemm, name), name
+    assert issubclass(pipegemm.ArgumentError, pipegemm.Error)
+    assert issubclass(pipegemm.ArgumentError, ValueError)
+    assert issubclass(pipegemm.Error, RuntimeError)
+
+
+# ---- the registry ----------------------------------------------------------------------------
+
+def test_variants_are_the_registry():
+    entries = pipegemm.variants()
+    assert entries is pipegemm.variants()
+    assert len(entries) == _library.LIB.pg_variant_count() > 0
+    names = [v.name for v in entries]
+    assert len(set(names)) == len(names)
+    for name in ("cublas", "auto", "auto_tf32", "auto_emulated", "cp_async", "tma_ws"):
+        assert name in names
+    for v in entries:
+        assert isinstance(v, pipegemm.Variant)
+        assert v.kind in ("kernel", "library reference", "selector"), v
+        assert v.precision in ("strict", "emulated", "tf32"), v
+        assert v.technique, v
+        if v.kind == "selector":
+            assert (v.min_stages, v.max_stages, v.default_stages) == (0, 0, 0), v
+        else:
+            assert 1 <= v.min_stages <= v.default_stages <= v.max_stages, v
+        if v.kind == "kernel":
+            assert v.tile_m > 0 and v.tile_n > 0 and v.tile_k > 0 and v.threads > 0, v
+    by_name = {v.name: v for v in entries}
+    assert by_name["auto"].precision == "strict"
+    assert by_name["auto_emulated"].precision == "emulated"
+    assert by_name["cublas_tf32"].precision == "tf32"
+
+
+def test_variants_match_pipegemm_list():
+    cli = os.environ.get("PIPEGEMM_TEST_CLI")
+    if not cli:
+        pytest.skip("PIPEGEMM_TEST_CLI names no pipegemm tool (run.py --cli sets it)")
+    listing = subprocess.run([cli, "list", "--format", "csv"], capture_output=True, text=True,
+                             check=True).stdout
+    rows = list(csv.DictReader(io.StringIO(
+        "".join(line + "\n" for line in listing.splitlines() if not line.startswith("#")))))
+    assert [r["name"] for r in rows] == [v.name for v in pipegemm.variants()]
+    for row, v in zip(rows, pipegemm.variants()):
+        assert (row["kind"], row["precision"]) == (v.kind, v.precision), v.name
+        assert [int(row[f]) for f in ("min_stages", "max_stages", "default_stages")] == \
+            [v.min_stages, v.max_stages, v.default_stages], v.name
+
+
+# ---- argument errors, before any device work -------------------------------------------------
+
+A, B, C = operands()
+REFUSALS = [
+    # (a, b, keywords, exception, what the message must say)
+    ([[1.0]], B, {}, TypeError, r"a is a builtins\.list: pipegemm\.matmul takes CUDA arrays"),
+    (A, None, {}, TypeError, r"b is a builtins\.NoneType"),
+    (A, B, dict(out=C, variant=3), TypeError, r"variant must be a str"),
+    (A, B, dict(out=C, stages=1.5), TypeError, r"stages must be an int"),
+    (A, B, dict(out=C, stages=2**40), ValueError, r"stages = 1099511627776 does not fit"),
+    (A, B, dict(out=C, alpha="x"), TypeError, r"alpha must be a real number"),
+    (A, B, dict(out=C, beta=None), TypeError, r"beta must be a real number"),
+    (A, B, dict(out=C, variant="cp_async\0"), ValueError, r"NUL"),
+    (Fake((4, 5), typestr="<f8"), B, dict(out=C), ValueError,
+     r"a's elements are '<f8': pipegemm\.matmul takes float32"),
+    (Fake((4, 5, 1)), B, dict(out=C), ValueError, r"a has 3 dimensions \(shape \(4, 5, 1\)\)"),
+    (A, Fake((4, 6), ptr=2 * GiB), dict(out=C), ValueError,
+     r"a is 4 x 5 and b 4 x 6: a's width must equal b's height"),
+    # a transposed view: column-major
+    (Fake((4, 5), strides=(4, 16)), B, dict(out=C), ValueError,
+     r"a \(4 x 5, strides \(1, 4\) in elements\) is not row-major with a leading dimension"),
+    # rows that overlap (ld below the width), and a broadcast row
+    (A, Fake((5, 6), strides=(16, 4), ptr=2 * GiB), dict(out=C), ValueError,
+     r"b \(5 x 6, strides \(4, 1\) in elements\) is not row-major .* ld >= 6"),
+    (A, Fake((5, 6), strides=(0, 4), ptr=2 * GiB), dict(out=C), ValueError, r"not row-major"),
+    (A, Fake((5, 6), strides=(26, 4), ptr=2 * GiB), dict(out=C), ValueError,
+     r"b's strides \(26, 4\) \(bytes\) are not whole float32 elements"),
+    (A, B, dict(out=Fake((4, 7), ptr=3 * GiB)), ValueError,
+     r"out is 4 x 7; a 4 x 5 times b 5 x 6 is 4 x 6"),
+    (A, B, dict(out=Fake((4, 6), ptr=3 * GiB, readonly=True)), ValueError, r"out is read-only"),
+    (A, B, dict(out=Fake((4, 6), ptr=GiB + 64)), ValueError, r"out overlaps a"),
+    (A, B, dict(out=Fake((4, 6), ptr=2 * GiB)), ValueError, r"out overlaps b"),
+    (A, B, dict(out=Fake((4, 6), strides=(4, 16), ptr=3 * GiB)), ValueError,
+     r"out \(4 x 6, strides \(1, 4\) in elements\) is not row-major"),
+    (A, B, dict(beta=0.5), ValueError, r"beta = 0\.5 scales out .*: pass out="),
+    (A, B, {}, TypeError, r"for an object with __cuda_array_interface__ pass out="),
+    (Fake((4, 5), stream=5), Fake((5, 6), ptr=2 * GiB, stream=7), dict(out=C), ValueError,
+     r"the arrays name different streams \(a's 5, b's 7\)"),
+    (Fake((4, 5), mask=object()), B, dict(out=C), ValueError, r"a has a mask"),
+    (Fake((3 * 2**31, 5)), B, dict(out=C), ValueError, r"a has 6442450944 rows"),
+]
+
+
+@pytest.mark.parametrize("a, b, keywords, error, message", REFUSALS)
+def test_refusals(a, b, keywords, error, message):
+    with pytest.raises(error, match=message):
+        pipegemm.matmul(a, b, **keywords)
+
+
+class HostArray:
+    """What numpy shows of itself: DLPack, on the host."""
+
+    def __dlpack__(self, stream=None):
+        raise AssertionError("not to be taken")
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU
+
+
+class DLPackOnly(HostArray):
+    def __dlpack_device__(self):
+        return (2, 0)  # kDLCUDA
+
+
+def test_host_and_dlpack_only_arrays():
+    with pytest.raises(TypeError, match=r"HostArray in host memory: pipegemm\.matmul takes "
+                                        r"CUDA arrays"):
+        pipegemm.matmul(HostArray(), B, out=C)
+    with pytest.raises(TypeError, match=r"through DLPack only: view it as a torch tensor or "
+                                        r"CuPy array first \(torch\.from_dlpack\(b\)"):
+        pipegemm.matmul(A, DLPackOnly(), out=C)
+
+
+def test_library_refusals_carry_the_detail():
+    # Rejected by the library before any device work, GPU or not.
+    with pytest.raises(pipegemm.ArgumentError) as caught:
+        pipegemm.matmul(A, B, out=C, variant="no_such_variant")
+    assert caught.value.status == -2
+    assert caught.value.status_name == "PG_ERR_UNKNOWN_VARIANT"
+    assert '"no_such_variant"' in caught.value.detail
+    assert caught.value.detail in str(caught.value)
+    with pytest.raises(ValueError, match=r"stages = 9: cp_async takes 1\.\.8 .*\(PG_ERR_STAGES\)"):
+        pipegemm.matmul(A, B, out=C, variant="cp_async", stages=9)
+    with pytest.raises(pipegemm.ArgumentError, match=r"auto takes only 0"):
+        pipegemm.matmul(A, B, out=C, stages=2)
+
+
+def test_a_valid_call_without_a_gpu(no_gpu):
+    with pytest.raises(pipegemm.Error) as caught:
+        pipegemm.matmul(A, B, out=C, alpha=2, beta=-1, variant="cp_async", stages=3)
+    error = caught.value
+    assert not isinstance(error, ValueError)
+    assert (error.status, error.status_name) == (-7, "PG_ERR_NO_DEVICE")
+    assert error.detail == no_gpu != ""
+    assert str(error) == f"no usable CUDA device: {no_gpu} (PG_ERR_NO_DEVICE)"
+
+
+def test_views_with_a_leading_dimension_pass_the_checks(no_gpu):
+    # Columns 2..6 of 4 x 8 rows, rows of one (any stride), empty matrices:
+    # all get as far as the device.
+    cases = [
+        (Fake((4, 5), strides=(32, 4), ptr=GiB + 8), B, C),
+        (Fake((1, 5), strides=(4, 4)), Fake((5, 6), strides=(96, 4), ptr=2 * GiB),
+         Fake((1, 6), strides=(0, 4), ptr=3 * GiB)),
+        (Fake((4, 1), strides=(4, 999)), Fake((1, 6), ptr=2 * GiB), C),
+        (Fake((4, 0), ptr=0), Fake((0, 6), ptr=0), C),
+    ]
+    for a, b, out in cases:
+        with pytest.raises(pipegemm.Error, match="PG_ERR_NO_DEVICE"):
+            pipegemm.matmul(a, b, out=out)
+
+
+def test_streams_the_interface_names(no_gpu):
+    # One named stream, or none: accepted (as far as the device).
+    for streams in ((None, None, None), (5, None, 5), (None, 2, None)):
+        a, b, out = (Fake(op.__cuda_array_interface__["shape"],
+                          ptr=op.__cuda_array_interface__["data"][0], stream=s)
+                     for op, s in zip((A, B, C), streams))
+        with pytest.raises(pipegemm.Error, match="PG_ERR_NO_DEVICE"):
+            pipegemm.matmul(a, b, out=out)
+
+
+# ---- the library not found, or not the one declared ------------------------------------------
+
+def run_python(code, env_changes, cwd, path):
+    env = {k: v for k, v in os.environ.items() if k != _library.ENV}
+    env.update(env_changes)
+    env["PYTHONPATH"] = path
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=120)
+
+
+def test_environment_variable_naming_no_file(tmp_path):
+    missing = str(tmp_path / "nowhere" / "libpipegemm.so")
+    done = run_python("import pipegemm", {_library.ENV: missing}, tmp_path, PYTHON)
+    assert done.returncode != 0
+    assert f"ImportError: pipegemm: PIPEGEMM_LIBRARY={missing}: no such file" in done.stderr
+
+
+def test_environment_variable_naming_no_library(tmp_path):
+    not_a_library = tmp_path / "libpipegemm.so"
+    not_a_library.write_text("not ELF\n")
+    done = run_python("import pipegemm", {_library.ENV: str(not_a_library)}, tmp_path, PYTHON)
+    assert done.returncode != 0
+    assert f"PIPEGEMM_LIBRARY={not_a_library} does not load: " in done.stderr
+
+
+def test_not_found_says_where_it_looked(tmp_path):
+    # The package outside any checkout: nothing but the prefixes and the loader.
+    shutil.copytree(os.path.join(PYTHON, "pipegemm"), tmp_path / "site" / "pipegemm")
+    done = run_python("import pipegemm; print(pipegemm.library_path)", {}, tmp_path,
+                      str(tmp_path / "site"))
+    if done.returncode == 0:
+        pytest.skip(f"a libpipegemm is installed on this machine: {done.stdout.strip()}")
+    message = done.stderr[done.stderr.index("ImportError: "):]
+    assert message.startswith("ImportError: pipegemm: libpipegemm.so not found. "
+                              "Looked for it in:\n  PIPEGEMM_LIBRARY: not set\n")
+    assert f"  {os.path.join(sys.prefix, 'lib', 'libpipegemm.so')} (this Python's prefix): " \
+           f"no such file\n" in message
+    assert "  libpipegemm.so.0 through the dynamic loader (LD_LIBRARY_PATH, ldconfig): " in message
+    assert "build tree" not in message
+    assert message.rstrip().endswith("or set PIPEGEMM_LIBRARY=/path/to/libpipegemm.so.")
+
+
+STUB = r"""
+/* A stand-in libpipegemm: the functions the package declares, of version
+ * STUB_VERSION, without STUB_LEAVE_OUT. */
+#define F(name, ret) ret name(void) { return (ret)0; }
+int pg_version(void) { return STUB_VERSION; }
+const char *pg_version_string(void) { return "stub"; }
+F(pg_strerror, const char *) F(pg_status_name, const char *) F(pg_last_cuda_error, int)
+F(pg_last_error_detail, const char *) F(pg_kind_name, const char *)
+F(pg_precision_name, const char *) F(pg_variant_count, int) F(pg_variant_at, void *)
+F(pg_variant_supported, int) F(pg_sgemm, int)
+#ifndef STUB_LEAVE_OUT
+F(pg_variant_find, void *)
+#endif
+"""
+
+
+def build_stub(tmp_path, name, *defines):
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler to build a stand-in library")
+    source = tmp_path / "stub.c"
+    source.write_text(STUB)
+    library = tmp_path / name
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(library), str(source),
+                    *[f"-D{d}" for d in defines]], check=True)
+    return library
+
+
+def test_another_version_is_refused(tmp_path):
+    stub = build_stub(tmp_path, "libpipegemm-9.so", "STUB_VERSION=90100")
+    done = run_python("import pipegemm", {_library.ENV: str(stub)}, tmp_path, PYTHON)
+    assert done.returncode != 0
+    assert (f"ImportError: pipegemm: {stub} is libpipegemm stub; this package declares the "
+            f"calls of {_library.DECLARED[0]}.{_library.DECLARED[1]}") in done.stderr
+
+
+def test_a_missing_function_is_named(tmp_path):
+    major, minor = _library.DECLARED
+    stub = build_stub(tmp_path, "libpipegemm-short.so",
+                      f"STUB_VERSION={major * 10000 + minor * 100}", "STUB_LEAVE_OUT")
+    done = run_python("import pipegemm", {_library.ENV: str(stub)}, tmp_path, PYTHON)
+    assert done.returncode != 0
+    assert f"ImportError: pipegemm: {stub} has no pg_variant_find" in done.stderr
+
+
+# ---- the wheel, installed: it finds its checkout's build tree --------------------------------
+
+def fake_checkout(root, with_library):
+    """A checkout of python/ and the header, its build/ holding a link to the
+    library under test (or nothing)."""
+    shutil.copytree(PYTHON, root / "python", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "include").mkdir()
+    shutil.copy(HEADER, root / "include")
+    if with_library:
+        (root / "build").mkdir()
+        os.symlink(os.path.realpath(pipegemm.library_path), root / "build" / "libpipegemm.so")
+    return root
+
+
+def build_wheel(checkout, into):
+    into.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, _backend; print(_backend.build_wheel(sys.argv[1]))",
+         str(into)], cwd=checkout / "python", capture_output=True, text=True, check=True,
+        env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    return into / done.stdout.strip()
+
+
+def test_wheel_contents(tmp_path):
+    checkout = fake_checkout(tmp_path / "checkout", with_library=False)
+    wheel = build_wheel(checkout, tmp_path / "dist")
+    ver = "%d.%d.%d" % header_version()
+    assert wheel.name == f"pipegemm-{ver}-py3-none-any.whl"
+    info = f"pipegemm-{ver}.dist-info"
+    with zipfile.ZipFile(wheel) as z:
+        names = sorted(z.namelist())
+        assert names == sorted(["pipegemm/__init__.py", "pipegemm/_arrays.py",
+                                "pipegemm/_library.py", "pipegemm/_origin.py",
+                                f"{info}/METADATA", f"{info}/WHEEL", f"{info}/top_level.txt",
+                                f"{info}/RECORD"])
+        metadata = z.read(f"{info}/METADATA").decode()
+        assert f"\nName: pipegemm\nVersion: {ver}\n" in metadata
+        assert "Root-Is-Purelib: true\nTag: py3-none-any\n" in z.read(f"{info}/WHEEL").decode()
+        origin = z.read("pipegemm/_origin.py").decode()
+        assert f"CHECKOUT = {str(checkout)!r}\n" in origin
+        # RECORD: every other file with its sha256 and size.
+        import base64
+        import hashlib
+        record = z.read(f"{info}/RECORD").decode().splitlines()
+        assert record[-1] == f"{info}/RECORD,,"
+        for line in record[:-1]:
+            path, digest, size = line.split(",")
+            data = z.read(path)
+            assert int(size) == len(data), path
+            assert digest == "sha256=" + base64.urlsafe_b64encode(
+                hashlib.sha256(data).digest()).rstrip(b"=").decode(), path
+
+
+def test_installed_wheel_finds_its_build_tree(tmp_path):
+    checkout = fake_checkout(tmp_path / "checkout", with_library=True)
+    wheel = build_wheel(checkout, tmp_path / "dist")
+    with zipfile.ZipFile(wheel) as z:
+        z.extractall(tmp_path / "site")
+    done = run_python("import pipegemm; print(pipegemm.library_path); "
+                      "print(len(pipegemm.variants()))", {}, tmp_path, str(tmp_path / "site"))
+    assert done.returncode == 0, done.stderr
+    path, count = done.stdout.split()
+    assert path == str(checkout / "build" / "libpipegemm.so")
+    assert int(count) == len(pipegemm.variants())
+
+
+def test_the_build_tree_is_named_when_missing(tmp_path):
+    checkout = fake_checkout(tmp_path / "checkout", with_library=False)
+    done = run_python("import pipegemm; print(pipegemm.library_path)", {}, tmp_path,
+                      str(checkout / "python"))
+    if done.returncode == 0:
+        pytest.skip(f"a libpipegemm is installed on this machine: {done.stdout.strip()}")
+    assert (f"  {checkout / 'build' / 'libpipegemm.so'} (the build tree of the checkout "
+            f"{checkout}): no such file\n") in done.stderr
+
+
+def test_the_backend_needs_the_header(tmp_path):
+    shutil.copytree(PYTHON, tmp_path / "python", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "dist").mkdir()
+    done = subprocess.run([sys.executable, "-c",
+                           "import _backend; _backend.build_wheel('../dist')"],
+                          cwd=tmp_path / "python", capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "the package is built from a pipegemm checkout (pip install ./python)" in done.stderr
