@@ -12,6 +12,10 @@
 #   summary.txt   nvidia-smi, each step's exit status and time
 #   build.log     scripts/deps.sh, configure + build, then ctest: every test
 #                 (GPU ones included)
+#   python.log    the Python package (docs/python.md): its GPU tests
+#                 (python/tests/run.py gpu, pytest -v), `pip install ./python`
+#                 into a scratch folder, and README's torch check run with it
+#                 from outside the tree
 #   sanitizer.log compute-sanitizer memcheck/racecheck/synccheck/initcheck
 #   bench.txt     make run (pipegemm bench --variant all, 4096^3), table, and
 #                 the kernels' registers/shared memory (cuobjdump)
@@ -39,7 +43,10 @@
 # Environment:
 #   PG_SKIP_SANITIZER=1  PG_SKIP_BENCH=1 (bench and study)  PG_SKIP_TESTS=1
 #   PG_SKIP_PROFILE=1  PG_SKIP_STUDIES=1 (studies, stage and size sweeps)
-#   PG_SKIP_TRACE=1 (pipeline traces)
+#   PG_SKIP_TRACE=1 (pipeline traces)  PG_SKIP_PYTHON=1 (the Python package)
+#   PG_PYTHON_REQUIRE=torch,cupy  frameworks the Python GPU tests fail without
+#                              (rather than skip their tests); add jax to
+#                              hold JAX's tests to it too
 #   PG_CONFIGS="ptx80 no-tma-ws-image"  which of the two other builds to make
 #   PG_SKIP_CONFIGS=1          the two other builds (configs.log): PTX only for
 #                              compute_80, so every kernel runs its Ampere code
@@ -191,6 +198,28 @@ if (( built )) && [ "${PG_SKIP_TESTS:-0}" != 1 ]; then
   fi
   # the per-test lines, for the summary
   grep -E "Test +#|tests passed|Skipped|Failed" "$OUT/build.log" | head -n 40 >>"$summary"
+fi
+
+# ---- the Python package (python/, docs/python.md) ---------------------------------
+# Its GPU tests on this build's library, verbose (pytest: python3's own or the
+# carried .deps/pytest); then the package as README installs it (pip, into a
+# scratch folder here) and README's one-line check, run from / with it.
+if (( built )) && [ "${PG_SKIP_PYTHON:-0}" != 1 ]; then
+  : >"$OUT/python.log"
+  pylib=$root/$build/libpipegemm.so
+  PG_PYTHON_REQUIRE=${PG_PYTHON_REQUIRE-torch,cupy} \
+    run_step "python gpu tests" "$OUT/python.log" "$OUT/python.log" 300 \
+    python3 python/tests/run.py gpu --library "$pylib" -v
+  grep -E "^(=+ .* in [0-9.]+s.* =+|skipped: .*|run.py: .*)$" "$OUT/python.log" >>"$summary"
+  pysite=$(mktemp -d)
+  if run_step "python install" "$OUT/python.log" "$OUT/python.log" 120 \
+       python3 -m pip install --no-index --no-deps --no-compile --target "$pysite" ./python; then
+    run_step "python readme check" "$OUT/python.log" "$OUT/python.log" 120 \
+      env -C / PYTHONPATH="$pysite" PIPEGEMM_LIBRARY="$pylib" python3 -c \
+      "import torch, pipegemm; a = torch.rand(1000, 700, device='cuda'); b = torch.rand(700, 900, device='cuda'); print((pipegemm.matmul(a, b) - a @ b).abs().max())"
+    grep '^tensor(' "$OUT/python.log" | tail -n 1 | sed 's/^/python readme check: /' >>"$summary"
+  fi
+  rm -rf "$pysite"
 fi
 
 # ---- compute-sanitizer over the GPU tests ----------------------------------------
