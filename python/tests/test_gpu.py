@@ -5,6 +5,9 @@ several threads, JAX arrays, and the refusals only real arrays meet.
 Skipped where the library sees no CUDA device; a framework that does not
 import skips its own tests (python/tests/run.py can make that a failure)."""
 import functools
+import os
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -514,3 +517,23 @@ def test_jax_refusals(jax):
         pipegemm.matmul(a, b, beta=1.0)
     with pytest.raises(TypeError):
         jax.jit(lambda x, y: pipegemm.matmul(x, y))(a, b)
+
+
+# ---- the example -------------------------------------------------------------------------------
+
+def test_bench_torch_example(torch_arrays):
+    tests = os.path.dirname(os.path.abspath(__file__))
+    example = os.path.join(os.path.dirname(tests), "examples", "bench_torch.py")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(tests)] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    done = subprocess.run([sys.executable, example, "--m", "384", "--n", "256", "--k", "512",
+                           "--rounds", "2", "--iters", "2", "--warmup", "1"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    for label in ("pipegemm auto", "pipegemm auto_emulated", "torch.matmul, TF32 off",
+                  "torch.matmul, TF32 on"):
+        row = [line for line in lines if line.startswith(label + " ")]
+        assert len(row) == 1, done.stdout
+        error = float(row[0].split()[-1])
+        assert error < (8 + 512 ** 0.5) or "TF32 on" in label, done.stdout
