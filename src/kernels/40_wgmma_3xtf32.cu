@@ -130,32 +130,39 @@ template <int FUSED> struct wg_3x_strict_if_nan {
   }
 };
 
+/* FUSED: the producer warpgroup's three idle warps (96 threads) split each
+ * stage's A: TMA's copy of A as it is, in the big part's place, becomes its
+ * big part, in place, and its small part, at the same offset of the small
+ * part's place (an element's swizzled position is the same in both), a
+ * float4 a thread at a time, a warp's 512 contiguous bytes an instruction.
+ * The writes are then made visible to wgmma's (async-proxy) reads and each
+ * thread arrives on the stage's `ready` barrier, which the consumers wait
+ * for instead of TMA's. They run a stage or more ahead of the consumers,
+ * off their path. Registers: the producer warpgroup keeps 40 (the split's
+ * float4s), the consumers take 232, within the launch's 168 a thread. */
+#define WG_3X_SPLITTERS 96
+#define WG_3X_FUSED_PRODUCER_REGS 40
+#define WG_3X_FUSED_CONSUMER_REGS 232
+#define WG_3X_SYNC_BYTES 24 /* full[s], empty[s] and (FUSED) ready[s] */
+static_assert(128 * WG_3X_FUSED_PRODUCER_REGS + WG_RS_CONSUMERS * WG_3X_FUSED_CONSUMER_REGS <=
+                  128 * WG_WS_PRODUCER_REGS + WG_RS_CONSUMERS * WG_WS2_CONSUMER_REGS,
+              "the fused split's register split exceeds the launch's registers");
+
 #ifdef PG_HAVE_WGMMA
-/* FUSED: the consumers split the stage's A (TMA's copy of A as it is, in
- * the big part's place) into its big part, in place, and its small part,
- * at the same offset of the small part's place: an element's swizzled
- * position is the same in both, so each of the 256 threads takes 16
- * floats by their offsets (4 x 16 bytes, a warp's 512 contiguous bytes at
- * a time). Then the writes are made visible to wgmma's (async-proxy)
- * reads, and both warpgroups wait for each other's share. */
-static __device__ __forceinline__ void wg_3x_split_stage(float *stage) {
-  const int tid = threadIdx.x; /* the consumers are threads 0 .. 255 */
-#pragma unroll
-  for (int j = 0; j < WG_3X_PART_BYTES / 16 / WG_RS_CONSUMERS; ++j) {
-    float4 *const big = (float4 *)stage + j * WG_RS_CONSUMERS + tid;
-    float4 *const small = big + WG_3X_PART_BYTES / 16;
-    const float4 x = *big;
+static __device__ __forceinline__ void wg_3x_split_stage(float *stage, int t) {
+  float4 *const big = (float4 *)stage, *const small = big + WG_3X_PART_BYTES / 16;
+  for (int i = t; i < WG_3X_PART_BYTES / 16; i += WG_3X_SPLITTERS) {
+    const float4 x = big[i];
     float4 b, r;
     unsigned u;
     u = wg_3x_tf32(x.x), b.x = __uint_as_float(u), r.x = __uint_as_float(wg_3x_small(x.x, u));
     u = wg_3x_tf32(x.y), b.y = __uint_as_float(u), r.y = __uint_as_float(wg_3x_small(x.y, u));
     u = wg_3x_tf32(x.z), b.z = __uint_as_float(u), r.z = __uint_as_float(wg_3x_small(x.z, u));
     u = wg_3x_tf32(x.w), b.w = __uint_as_float(u), r.w = __uint_as_float(wg_3x_small(x.w, u));
-    *big = b;
-    *small = r;
+    big[i] = b;
+    small[i] = r;
   }
   wg_fence_proxy_async();
-  wg_rs_bar(1, WG_RS_CONSUMERS);
 }
 #endif
 
@@ -168,7 +175,7 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   const int stages = g.stages;
   unsigned long long *const full =
       (unsigned long long *)(smem + stages * (WG_3X_STAGE_BYTES / 4));
-  unsigned long long *const empty = full + stages;
+  unsigned long long *const empty = full + stages, *const ready = empty + stages;
   const int tiles_m = (int)(((long long)g.m + WG_3X_TILE - 1) / WG_3X_TILE);
   const int tiles_n = (int)(((long long)g.n + WG_3X_TILE - 1) / WG_3X_TILE);
   const int mp = tiles_m * WG_3X_TILE; /* the small parts' first row in A's map */
@@ -184,12 +191,28 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   pg_grouped_tile((int)blockIdx.x % tiles, tiles_m, tiles_n, g.group_m, &tm, &tn);
   const int m0 = tm * WG_3X_TILE, n0 = tn * WG_3X_TILE;
 
+  if (FUSED && threadIdx.x == 0)
+    for (int s = 0; s < stages; ++s) pg_mbar_init(&ready[s], WG_3X_SPLITTERS);
   wg_ring_init(full, empty, stages, WG_RS_CONSUMERS); /* the only block-wide barrier */
 
   int slot = 0, parity = 0;
   if (warp >= WG_RS_CONSUMERS / 32) {
-    /* ---- producer: one lane ---- */
-    pg_setmaxnreg_dec(WG_WS_PRODUCER_REGS);
+    /* ---- producer: one lane; FUSED: the split, three warps ---- */
+    if constexpr (FUSED) {
+      pg_setmaxnreg_dec(WG_3X_FUSED_PRODUCER_REGS);
+      if (warp > WG_RS_CONSUMERS / 32) {
+        const int t = threadIdx.x - WG_RS_CONSUMERS - 32;
+        for (int kt = kt_begin; kt < kt_end; ++kt) {
+          pg_mbar_wait_parity(&full[slot], parity);
+          wg_3x_split_stage(smem + slot * (WG_3X_STAGE_BYTES / 4), t);
+          pg_mbar_arrive(&ready[slot]);
+          parity ^= t128_ring_next(&slot, stages);
+        }
+        return;
+      }
+    } else {
+      pg_setmaxnreg_dec(WG_WS_PRODUCER_REGS);
+    }
     if (warp != WG_RS_CONSUMERS / 32 || lane != 0) return;
     pg_tma_prefetch_map(&maps.a);
     pg_tma_prefetch_map(&maps.b);
@@ -209,7 +232,10 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   }
 
   /* ---- consumers ---- */
-  pg_setmaxnreg_inc(WG_WS2_CONSUMER_REGS);
+  if constexpr (FUSED)
+    pg_setmaxnreg_inc(WG_3X_FUSED_CONSUMER_REGS);
+  else
+    pg_setmaxnreg_inc(WG_WS2_CONSUMER_REGS);
   const int wg = warp / 4;
   int base[2][2], col[2];
   wg_rs_layout(base, col);
@@ -222,10 +248,7 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   int fresh = 1; /* the step's products start the tensor cores' sum afresh */
   for (int kt = kt_begin; kt < kt_end; ++kt) {
     float *const stage = smem + slot * (WG_3X_STAGE_BYTES / 4);
-    pg_mbar_wait_parity(&full[slot], parity);
-    /* FUSED: A's split, while the step before's products may still run
-     * (they read another slot). */
-    if (FUSED) wg_3x_split_stage(stage);
+    pg_mbar_wait_parity(FUSED ? &ready[slot] : &full[slot], parity); /* FUSED: split */
     /* The step before's products are done: their fragments may be
      * overwritten, their slot is free, and (every sum_steps steps) their
      * sum goes into the FP32 registers. */
@@ -345,7 +368,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
 }
 
 static size_t smem_bytes(int stages) {
-  return pg_tma_ring_smem(stages, WG_3X_STAGE_BYTES, WG_STAGE_SYNC_BYTES);
+  return pg_tma_ring_smem(stages, WG_3X_STAGE_BYTES, WG_3X_SYNC_BYTES);
 }
 
 /* sm_90a code, any layout (A goes through the split, B where TMA cannot
