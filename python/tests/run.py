@@ -102,6 +102,8 @@ def main(argv):
             pytest_args.append(option)
     sys.dont_write_bytecode = True  # nothing written into the tree
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    # JAX: GPU memory as needed, not most of it at its start (conftest.py too).
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
     pytest = import_pytest()
     if pytest is None:
