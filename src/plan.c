@@ -188,8 +188,8 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
 
 /* auto's prediction for a candidate's plan (src/tuning.h): its speed at
  * full waves x the fill of its waves x the share of its tiles' area that is
- * the problem's x (with a fixed cost in K) a block's K over that K plus the
- * cost. */
+ * the problem's x (with a fixed cost in K) K over K plus the cost: a cost a
+ * call, not a block, since a split K's blocks pay it side by side. */
 static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
                               const pg_variant_info *info, const pg_gemm_args *args,
                               const pg_kernel_launch *kernel) {
@@ -204,10 +204,7 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
     useful = (double)args->m * args->n /
              ((double)tiles_m * info->tile_m * (double)tiles_n * info->tile_n);
   }
-  /* A block's K: a range of it where K is split. */
-  const double k = args->splits > 1 && info->tile_k > 0
-                       ? (double)args->k_tiles_per_split * info->tile_k
-                       : (args->k > 0 ? (double)args->k : 0.0);
+  const double k = args->k > 0 ? (double)args->k : 0.0;
   const double k_share = rule->k_overhead > 0 ? k / (k + rule->k_overhead) : 1.0;
   return rule->speed_percent * fill * useful * k_share;
 }

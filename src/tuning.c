@@ -4,6 +4,7 @@
  * their stable names: a name the registry lacks is skipped. */
 #include "tuning.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 /* auto's candidates on the H200, with their speed where they fill whole
@@ -48,9 +49,9 @@ static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile
      * beat the persistent grid; the group size moved nothing beyond noise. */
     {90, 132, "NVIDIA H200, bench/results/h200-tma.md, h200-shapes.md and h200-tensorcore.md",
-     8, 0, 2, 4, 4096, 4, 1, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
+     8, 0, 2, 4, 4096, 4, 512, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
     /* Untuned Hopper and anything else: the H200's choices. */
-    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 4, 4096, 4, 1, PG_H200_AUTO_RULES,
+    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 4, 4096, 4, 512, PG_H200_AUTO_RULES,
      PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
 };
 
@@ -90,6 +91,7 @@ pg_tuning pg_tuning_with_env(const pg_tuning *row) {
   }
   t.emulated_split_min_k_tiles =
       env_int("PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES", t.emulated_split_min_k_tiles);
-  t.emulated_fused_split = env_int("PIPEGEMM_EMULATED_FUSED_SPLIT", t.emulated_fused_split) != 0;
+  const int fused = env_int("PIPEGEMM_EMULATED_FUSED_SPLIT", -1);
+  if (fused >= 0) t.emulated_fused_max_n = fused ? INT_MAX : 0;
   return t;
 }

@@ -47,11 +47,11 @@ typedef struct {
   /* The emulated entries' split K (where their tiles leave SMs idle): the
    * fewest K steps (of 32) a split may have. */
   int emulated_split_min_k_tiles;
-  /* 1: where TMA reads A and B where they are, the emulated kernel's
-   * consumers split A's stages in shared memory; 0: a first kernel of the
-   * call writes A's parts into the workspace (as it does for any other
-   * layout). */
-  int emulated_fused_split;
+  /* Where TMA reads A and B where they are and N <= emulated_fused_max_n,
+   * the emulated kernel splits A's stages in shared memory (its producer
+   * warpgroup); elsewhere a first kernel of the call writes A's parts into
+   * the workspace. */
+  int emulated_fused_max_n;
   /* auto's candidates, ending at a NULL variant: of those this GPU runs
    * (architecture, shared memory, a loadable kernel image) and that accept
    * the layout, the best predicted; the first on a tie. */
@@ -71,8 +71,9 @@ pg_tuning pg_tuning_row(int cc, int sm_count);
  * runs): PIPEGEMM_TMA_WS_GROUP_M and PIPEGEMM_TMA_WS_BLOCKS_PER_SM, when set
  * to a number, of emulated_sum_steps (PIPEGEMM_EMULATED_SUM_STEPS, then at
  * every K: emulated_sum_min_k 0), of emulated_split_min_k_tiles
- * (PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES) and of emulated_fused_split
- * (PIPEGEMM_EMULATED_FUSED_SPLIT, 0 or 1). The planners read them when a call is
+ * (PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES) and of emulated_fused_max_n
+ * (PIPEGEMM_EMULATED_FUSED_SPLIT: 1 fuses at every N, 0 at none). The
+ * planners read them when a call is
  * planned. */
 pg_tuning pg_tuning_with_env(const pg_tuning *row);
 

@@ -1,6 +1,7 @@
 /* The host half of the TMA variants, without a GPU: the layout rules that
  * decide PG_ERR_UNSUPPORTED and their reasons, the tuning table, and the
  * registry facts of tma, tma_ws and auto. */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -209,6 +210,12 @@ static void test_tuning_table(void **state) {
   assert_int_equal(setenv("PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES", "3", 1), 0);
   assert_int_equal(pg_tuning_for(90, 132).emulated_split_min_k_tiles, 3);
   assert_int_equal(unsetenv("PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES"), 0);
+  assert_true(h200.emulated_fused_max_n > 0);
+  assert_int_equal(setenv("PIPEGEMM_EMULATED_FUSED_SPLIT", "0", 1), 0);
+  assert_int_equal(pg_tuning_for(90, 132).emulated_fused_max_n, 0);
+  assert_int_equal(setenv("PIPEGEMM_EMULATED_FUSED_SPLIT", "1", 1), 0);
+  assert_int_equal(pg_tuning_for(90, 132).emulated_fused_max_n, INT_MAX);
+  assert_int_equal(unsetenv("PIPEGEMM_EMULATED_FUSED_SPLIT"), 0);
 
   /* Any other GPU gets a row too, with its way out. */
   pg_tuning other = pg_tuning_for(80, 108);
