@@ -46,6 +46,8 @@
  */
 #include "kernels/wgmma_rs.cuh"
 
+#include <type_traits>
+
 PG_KERNELS_BEGIN
 
 #define WG_3X_TILE 128 /* M and N */
@@ -244,54 +246,63 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   float sum[64], part[64];
 #pragma unroll
   for (int i = 0; i < 64; ++i) sum[i] = part[i] = 0.f;
-  unsigned big[4][4], small[4][4];
+  /* Two sets of fragments, the steps alternating between them, so that a
+   * step's fragments load and split while the step before's products run
+   * (wgmma reads its register operands until it completes): a step waits
+   * for the products of the step before last only, whose set and slot it
+   * then reuses. Where the partial sum goes into FP32 (every sum_steps
+   * steps) it waits for all. */
+  unsigned big[2][4][4], small[2][4][4];
   const int sum_steps = g.sum_steps > 0 ? g.sum_steps : INT_MAX;
-  int held = -1; /* the slot whose products may still run */
-  int fresh = 1; /* the step's products start the tensor cores' sum afresh */
-  for (int kt = kt_begin; kt < kt_end; ++kt) {
+  int held[2] = {-1, -1}; /* the slot each set's products may still read */
+  auto step = [&](auto set_constant, int kt) {
+    constexpr int set = decltype(set_constant)::value;
     float *const stage = smem + slot * (WG_3X_STAGE_BYTES / 4);
     pg_mbar_wait_parity(FUSED ? &ready[slot] : &full[slot], parity); /* FUSED: split */
-    /* The step before's products are done: their fragments may be
-     * overwritten, their slot is free, and (every sum_steps steps) their
-     * sum goes into the FP32 registers. */
-    wg_wait<0>();
-    if (held >= 0) {
-      pg_mbar_arrive(&empty[held]);
-      fresh = (kt - kt_begin) % sum_steps == 0;
-      if (fresh) {
-        wg_fence_acc<128>(part);
+    /* fresh: the step's products start the tensor cores' sum afresh, the
+     * sum so far into FP32. */
+    const int fresh = (kt - kt_begin) % sum_steps == 0;
+    if (fresh && kt != kt_begin) {
+      wg_wait<0>();
+      wg_fence_acc<128>(part);
 #pragma unroll
-        for (int i = 0; i < 64; ++i) sum[i] += part[i];
-      }
+      for (int i = 0; i < 64; ++i) sum[i] += part[i];
+    } else {
+      wg_wait<1>();
     }
-    wg_rs_load(stage, base, big);
+    if (held[set] >= 0) pg_mbar_arrive(&empty[held[set]]);
+    wg_rs_load(stage, base, big[set]);
 #pragma unroll
     for (int kk = 0; kk < WG_TILE_K / 8; ++kk)
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const float x = __uint_as_float(big[kk][i]);
-        big[kk][i] = wg_3x_tf32(x);
-        small[kk][i] = wg_3x_small(x, big[kk][i]);
+        const float x = __uint_as_float(big[set][kk][i]);
+        big[set][kk][i] = wg_3x_tf32(x);
+        small[set][kk][i] = wg_3x_small(x, big[set][kk][i]);
       }
     wg_fence();
     const uint64_t a_big = wg_desc(stage), a_small = wg_desc(stage + WG_3X_PART_BYTES / 4);
     /* The small products first, the step's first starting the sum afresh. */
 #pragma unroll
     for (int kk = 0; kk < WG_TILE_K / 8; ++kk)
-      wg_mma_rs_m64n128k8(part, small[kk], a_big + 2 * kk, kk != 0 || !fresh);
+      wg_mma_rs_m64n128k8(part, small[set][kk], a_big + 2 * kk, kk != 0 || !fresh);
 #pragma unroll
     for (int kk = 0; kk < WG_TILE_K / 8; ++kk)
-      wg_mma_rs_m64n128k8(part, big[kk], a_small + 2 * kk, 1);
+      wg_mma_rs_m64n128k8(part, big[set][kk], a_small + 2 * kk, 1);
 #pragma unroll
     for (int kk = 0; kk < WG_TILE_K / 8; ++kk)
-      wg_mma_rs_m64n128k8(part, big[kk], a_big + 2 * kk, 1);
+      wg_mma_rs_m64n128k8(part, big[set][kk], a_big + 2 * kk, 1);
     wg_commit();
-    held = slot;
+    held[set] = slot;
     parity ^= t128_ring_next(&slot, stages);
+  };
+  for (int kt = kt_begin; kt < kt_end; kt += 2) {
+    step(std::integral_constant<int, 0>{}, kt);
+    if (kt + 1 < kt_end) step(std::integral_constant<int, 1>{}, kt + 1);
   }
   wg_wait<0>();
   wg_fence_acc<128>(part);
-  if (held >= 0)
+  if (kt_end > kt_begin)
 #pragma unroll
     for (int i = 0; i < 64; ++i) sum[i] += part[i];
   /* The staged epilogue over the stages: both warpgroups are done with
