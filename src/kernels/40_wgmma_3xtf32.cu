@@ -258,9 +258,9 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   auto step = [&](auto set_constant, int kt) {
     constexpr int set = decltype(set_constant)::value;
     float *const stage = smem + slot * (WG_3X_STAGE_BYTES / 4);
-    pg_mbar_wait_parity(FUSED ? &ready[slot] : &full[slot], parity); /* FUSED: split */
     /* fresh: the step's products start the tensor cores' sum afresh, the
-     * sum so far into FP32. */
+     * sum so far into FP32. The step before last's slot goes back before
+     * this step waits for its own (with two stages, that is the slot). */
     const int fresh = (kt - kt_begin) % sum_steps == 0;
     if (fresh && kt != kt_begin) {
       wg_wait<0>();
@@ -271,6 +271,7 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
       wg_wait<1>();
     }
     if (held[set] >= 0) pg_mbar_arrive(&empty[held[set]]);
+    pg_mbar_wait_parity(FUSED ? &ready[slot] : &full[slot], parity); /* FUSED: split */
     wg_rs_load(stage, base, big[set]);
 #pragma unroll
     for (int kk = 0; kk < WG_TILE_K / 8; ++kk)
