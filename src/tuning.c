@@ -34,14 +34,14 @@
    {"wgmma_cp_async", 3, 52, 2, 0}, {"mma_cp_async", 2, 34, 2, 0}}
 
 /* auto_emulated's candidates on the H200: the emulated entry, then auto's
- * own, so that it never predicts slower than auto. wgmma_3xtf32 measured
- * there on 2026-12-01 in one process with cuBLAS (bench/results/
- * h200-emulated.md): 2.03-2.16 x cuBLAS strict at 4096^3-8192^3 and the
- * large rectangles, so 215 in tma_ws's unit; its fixed cost a tile (A's
- * split, the pipeline's fill) fits 390 of K at M = N = 1024, K = 64 to
- * 131072 (speed ~ K / (K + 390) within 4 %). */
+ * own, so that it never predicts slower than auto. wgmma_3xtf32 at 4
+ * stages measured there on 2026-12-01 in one process with cuBLAS
+ * (bench/results/h200-emulated.md): 2.12-2.39 x cuBLAS strict at
+ * 4096^3-8192^3 and the large rectangles, so 230 in tma_ws's unit (0.98 x
+ * cuBLAS); its fixed cost a call (the first kernel, the pipeline's fill)
+ * fits 390 of K at M = N = 1024, K = 64 to 131072 (speed ~ K / (K + 390)). */
 #define PG_H200_AUTO_EMULATED_RULES                                                     \
-  {{"wgmma_3xtf32", 3, 215, 1, 390}, {"tma_ws", 3, 100, 2, 0}, {"tma_ws_splitk", 3, 100, 2, 0},   \
+  {{"wgmma_3xtf32", 4, 230, 1, 390}, {"tma_ws", 3, 100, 2, 0}, {"tma_ws_splitk", 3, 100, 2, 0},   \
    {"tma_ws_m256", 3, 101, 1, 0},  {"tma_ws_n64", 3, 92, 3, 0}, {"tma", 4, 82, 2, 0},           \
    {"mbarrier", 2, 78, 2, 0},      {"tiled32_db", 2, 13, 2, 0}}
 

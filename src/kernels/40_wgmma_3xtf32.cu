@@ -417,7 +417,7 @@ PG_ENTRY(wgmma_3xtf32) = {
                           "in a first kernel, B's in registers), K steps summed in FP32 "
                           "registers; wgmma_tma_rs's pipeline",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
-             .default_stages = 3, .tile_m = WG_3X_TILE, .tile_n = WG_3X_TILE,
+             .default_stages = 4, .tile_m = WG_3X_TILE, .tile_n = WG_3X_TILE,
              .tile_k = WG_TILE_K, .threads = WG_RS_THREADS},
     .smem_bytes = smem_bytes,
     .configure = configure,
