@@ -188,8 +188,8 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
 
 /* auto's prediction for a candidate's plan (src/tuning.h): its speed at
  * full waves x the fill of its waves x the share of its tiles' area that is
- * the problem's x (with a fixed cost in K) K over K plus the cost: a cost a
- * call, not a block, since a split K's blocks pay it side by side. */
+ * the problem's x (with fixed costs in K) K over K plus a call's cost and a
+ * block's K over itself plus a block's cost (src/tuning.h). */
 static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
                               const pg_variant_info *info, const pg_gemm_args *args,
                               const pg_kernel_launch *kernel) {
@@ -205,8 +205,12 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
              ((double)tiles_m * info->tile_m * (double)tiles_n * info->tile_n);
   }
   const double k = args->k > 0 ? (double)args->k : 0.0;
+  const double kb = args->splits > 1 && info->tile_k > 0
+                        ? (double)args->k_tiles_per_split * info->tile_k
+                        : k;
   const double k_share = rule->k_overhead > 0 ? k / (k + rule->k_overhead) : 1.0;
-  return rule->speed_percent * fill * useful * k_share;
+  const double kb_share = rule->k_block_overhead > 0 ? kb / (kb + rule->k_block_overhead) : 1.0;
+  return rule->speed_percent * fill * useful * k_share * kb_share;
 }
 
 /* The entry a tuning rule names, if a selector of `precision` may run it: a

@@ -19,9 +19,10 @@
  * layout rules or tma_ws's image rule the others out; tiled32_db, the way
  * out below sm_80. */
 #define PG_H200_AUTO_RULES                                                              \
-  {{"tma_ws", 3, 100, 2, 0}, {"tma_ws_splitk", 3, 100, 2, 0}, {"tma_ws_m256", 3, 101, 1, 0},   \
-   {"tma_ws_n64", 3, 92, 3, 0}, {"tma", 4, 82, 2, 0},         {"mbarrier", 2, 78, 2, 0},       \
-   {"tiled32_db", 2, 13, 2, 0}}
+  {{"tma_ws", 3, 100, 2, 0, 0},    {"tma_ws_splitk", 3, 100, 2, 0, 0},                           \
+   {"tma_ws_m256", 3, 101, 1, 0, 0}, {"tma_ws_n64", 3, 92, 3, 0, 0},                             \
+   {"tma", 4, 82, 2, 0, 0},          {"mbarrier", 2, 78, 2, 0, 0},                               \
+   {"tiled32_db", 2, 13, 2, 0, 0}}
 
 /* auto_tf32's candidates on the H200, measured there on 2026-12-01 in one
  * process with cublas_tf32 (bench/results/h200-tensorcore.md):
@@ -30,20 +31,25 @@
  * its workspace); wgmma_cp_async 0.52 at 4096^3 and mma_cp_async 0.34, for
  * any layout (the second below sm_90). */
 #define PG_H200_AUTO_TF32_RULES                                                      \
-  {{"wgmma_tma_rs", 3, 95, 1, 0}, {"wgmma_tma_coop_n256", 3, 86, 1, 0},                    \
-   {"wgmma_cp_async", 3, 52, 2, 0}, {"mma_cp_async", 2, 34, 2, 0}}
+  {{"wgmma_tma_rs", 3, 95, 1, 0, 0},   {"wgmma_tma_coop_n256", 3, 86, 1, 0, 0},                  \
+   {"wgmma_cp_async", 3, 52, 2, 0, 0}, {"mma_cp_async", 2, 34, 2, 0, 0}}
 
 /* auto_emulated's candidates on the H200: the emulated entry, then auto's
  * own, so that it never predicts slower than auto. wgmma_3xtf32 at 4
  * stages measured there on 2026-12-01 in one process with cuBLAS
  * (bench/results/h200-emulated.md): 2.12-2.39 x cuBLAS strict at
  * 4096^3-8192^3 and the large rectangles, so 230 in tma_ws's unit (0.98 x
- * cuBLAS); its fixed cost a call (the first kernel, the pipeline's fill)
- * fits 390 of K at M = N = 1024, K = 64 to 131072 (speed ~ K / (K + 390)). */
+ * cuBLAS); its fixed cost a call (the first kernel, launches) fits 390 of K
+ * at M = N = 1024, K = 64 to 131072 (speed ~ K / (K + 390)), and a block's
+ * (the pipeline's fill of a range of a split K) 64: 32 to 96 make the same
+ * choices over the 44 shapes measured beside auto (the committed set, the
+ * split shapes, the K sweep), 0 runs it at 512^3 (0.71 x cuBLAS against
+ * auto's 0.89). */
 #define PG_H200_AUTO_EMULATED_RULES                                                     \
-  {{"wgmma_3xtf32", 4, 230, 1, 390}, {"tma_ws", 3, 100, 2, 0}, {"tma_ws_splitk", 3, 100, 2, 0},   \
-   {"tma_ws_m256", 3, 101, 1, 0},  {"tma_ws_n64", 3, 92, 3, 0}, {"tma", 4, 82, 2, 0},           \
-   {"mbarrier", 2, 78, 2, 0},      {"tiled32_db", 2, 13, 2, 0}}
+  {{"wgmma_3xtf32", 4, 230, 1, 390, 64}, {"tma_ws", 3, 100, 2, 0, 0},                          \
+   {"tma_ws_splitk", 3, 100, 2, 0, 0},    {"tma_ws_m256", 3, 101, 1, 0, 0},                      \
+   {"tma_ws_n64", 3, 92, 3, 0, 0},        {"tma", 4, 82, 2, 0, 0},                               \
+   {"mbarrier", 2, 78, 2, 0, 0},          {"tiled32_db", 2, 13, 2, 0, 0}}
 
 static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile

@@ -20,9 +20,11 @@ typedef struct {
   int stages;        /* 0: the entry's default */
   int speed_percent; /* at full waves, relative to tma_ws's (100: 0.98 x cuBLAS on an H200) */
   int blocks_per_sm;
-  /* A tile's fixed cost in units of K (a first kernel, the pipeline's fill):
-   * the predicted speed is speed_percent x K / (K + k_overhead); 0: none. */
-  int k_overhead;
+  /* Fixed costs in units of K: a call's (a first kernel, launches), and a
+   * block's (its pipeline's fill, paid again by each range of a split K):
+   * the predicted speed is speed_percent x K / (K + k_overhead) x
+   * Kb / (Kb + k_block_overhead), Kb a block's K; 0: none. */
+  int k_overhead, k_block_overhead;
 } pg_auto_rule;
 
 #define PG_AUTO_MAX_RULES 10
