@@ -142,10 +142,13 @@ typedef enum {
    * smallest normal and the term keeps little more than TF32's accuracy
    * (measured: 5-16x strict FP32's error with A near 2^-126); a finite
    * |x| >= 2^128 (1 - 2^-12) rounds to an infinite TF32 part; an output
- * that comes out NaN is computed again with FFMA (K a NaN output: slow
- * where many rows of A or columns of B hold NaN or Inf). The
-   * auto_emulated selector (the fastest FP32-accurate entry: emulated or
-   * strict) takes these entries. bench/results/h200-emulated.md. */
+   * that comes out NaN is computed again with FFMA (K a NaN output: slow
+   * where many rows of A or columns of B hold NaN or Inf). A call may use
+   * workspace from the library's pool (A's split parts where N > 512 or a
+   * layout TMA cannot read, and a split K's partial sums), stream-ordered
+   * as every workspace is. The auto_emulated selector (the fastest
+   * FP32-accurate entry: emulated or strict) takes these entries.
+   * bench/results/h200-emulated.md. */
   PG_PRECISION_EMULATED = 1,
   /* One TF32 product per term on the tensor cores (10-bit mantissas in,
    * FP32 sums): error within (2^-9 + 2^-20 + (8 + sqrt(K)) * 2^-24) times

@@ -638,7 +638,7 @@ def stage_table(rows):
                     right=range(1, len(depths) + 1))
 
 
-def section_sizes(out, name, rows, source, plt):
+def section_sizes(out, name, rows, source, plt, ratio_rows=None):
     md = ["## Size sweep", ""]
     shapes = sorted({r["shape"] for r in rows}, key=shape_key)
     if len(shapes) < 2:
@@ -667,10 +667,11 @@ def section_sizes(out, name, rows, source, plt):
     md += [f"![TFLOP/s against shape]({png})", "",
            f"TFLOP/s, {source}; shapes in order of M·N·K:", "",
            md_table(header, table, right=set(range(1, len(header)))), ""]
-    # The same runs as a ratio to cuBLAS timed beside them (a row's own run).
+    # As a ratio to cuBLAS timed beside them (a row's own run; ratio_rows:
+    # the latest run of each shape that timed cuBLAS too).
     ratios = []
     for variant, _ in series:
-        points = [(r["shape"], number(r.get("x_cublas"))) for r in rows
+        points = [(r["shape"], number(r.get("x_cublas"))) for r in (ratio_rows or rows)
                   if r["variant"] == variant and r["variant"] != CUBLAS]
         points = sorted([p for p in points if p[1] is not None], key=lambda p: shape_key(p[0]))
         if points:
@@ -681,8 +682,9 @@ def section_sizes(out, name, rows, source, plt):
                    "× cuBLAS against GEMM shape" + (", " + ", ".join(gpus) if gpus else ""),
                    ratios, shapes, plt, ylabel="× cuBLAS (cuBLAS's median over this one's)")
         md += [f"![× cuBLAS against shape]({ratio_png})", "",
-               "× cuBLAS, from the same runs: cuBLAS timed in the same process, "
-               "above 1 where the variant is faster.", ""]
+               "× cuBLAS, each point from a run that timed cuBLAS in the same process "
+               "(of a shape's runs, the latest such), above 1 where the variant is "
+               "faster.", ""]
     return md
 
 
@@ -910,10 +912,15 @@ def write_report(args, plt):
                for kind, path, reports in inputs if kind in ("bench", "sweep")]
     by_shape = bar_sources(sources)
     bar_rows = [r for _, _, _, rows in by_shape for r in rows]
-    bench_all = representative([r for path, reports in benches
-                                for r in bench_rows(reports, path)])
+    bench_every = [r for path, reports in benches for r in bench_rows(reports, path)]
+    bench_all = representative(bench_every)
+    # The ratio chart's rows: the latest run of a shape that timed cuBLAS
+    # beside the variant (a later run of the variant alone has no ratio).
+    ratio_rows = None
     if len({r["shape"] for r in bench_all}) > 1:
         size_rows = bench_all
+        ratio_rows = representative([r for r in bench_every
+                                     if number(r.get("x_cublas")) is not None])
         size_source = "the --bench rows (" + ", ".join(
             f"`{shown_path(path)}`" for path, _ in benches) + ")"
     else:
@@ -927,7 +934,7 @@ def write_report(args, plt):
           provenance(inputs), ""]
     md += section_bars(args.out, args.name, by_shape, plt)
     md += section_stages(args.out, args.name, sweeps, plt)
-    md += section_sizes(args.out, args.name, size_rows, size_source, plt)
+    md += section_sizes(args.out, args.name, size_rows, size_source, plt, ratio_rows)
     md += section_profile(args.out, args.name, profiles, plt)
     md += section_inspect(inspects)
     page = os.path.join(args.out, f"{args.name}.md")
