@@ -9,16 +9,22 @@
  *
  * The split. B is split in registers: a consumer loads its fragments (LDS,
  * as 36) and rounds each to TF32 (cvt.rna.tf32.f32), the rest rounded
- * again to TF32. A, which wgmma reads from shared memory, is split by a
- * first kernel of the same call into the workspace (the library's pool):
- * its big parts, rounded to TF32, in rows 0 .. Mp - 1, its small parts in
- * rows Mp .. 2 Mp - 1 (Mp = M rounded up to the tile), K rounded up to 4 a
- * row, zeros in the padding; where B's layout is not TMA's (misaligned, or
- * ldb not a multiple of 4) the same kernel copies B after them, so any
- * layout runs. Its time is the call's. Inf and NaN have no
- * small part (0), so they reach C as in FP32 arithmetic; a finite |x| at
- * or past 2^128 (1 - 2^-12) rounds to an infinite big part (the entry's
- * stated limit).
+ * again to TF32. A, which wgmma reads from shared memory, is split in one
+ * of two places (configure decides: the tuning row's emulated_fused_max_n):
+ *   FUSED (N <= 512, A and B where TMA reads them): in shared memory, each
+ *     stage as it lands, by the producer warpgroup's three idle warps
+ *     (wg_3x_split_stage; a ready barrier a stage). Where N is small a
+ *     pass over A costs more than the products it feeds;
+ *   else: by a first kernel of the same call into the workspace (the
+ *     library's pool): its big parts, rounded to TF32, in rows 0 .. Mp - 1,
+ *     its small parts in rows Mp .. 2 Mp - 1 (Mp = M rounded up to the
+ *     tile), K rounded up to 4 a row, zeros in the padding; where B's
+ *     layout is not TMA's (misaligned, or ldb not a multiple of 4) the
+ *     same kernel copies B after them, so any layout runs. Its time is
+ *     the call's.
+ * Inf and NaN have no small part (0), so they reach C as in FP32
+ * arithmetic; a finite |x| at or past 2^128 (1 - 2^-12) rounds to an
+ * infinite big part (the entry's stated limit).
  *
  * The accumulation. A K step of 32 is 12 products per warpgroup
  * (m64n128k8: 4 steps of 8 for each of the three), the small ones first,
@@ -29,18 +35,27 @@
  * K steps their partial sum is added into FP32 registers of the thread's
  * own (FADD, round to nearest): the tensor cores' error is that of a few
  * hundred terms, and the sum over K is an FP32 sum of the partial sums.
- * (g.k_tiles_per_split K steps at a time, from the tuning row: on the
- * H200 4 from K = 4096 on, every step below, where the sums' own error
- * weighs more; 0 leaves all of K to the tensor cores, which
- * PIPEGEMM_EMULATED_SUM_STEPS=0 asks for, to measure what that costs.)
+ * (g.sum_steps K steps at a time, from the tuning row: on the H200 4 from
+ * K = 4096 on, every step below, where the sums' own error weighs more; 0
+ * leaves all of K to the tensor cores, which PIPEGEMM_EMULATED_SUM_STEPS=0
+ * asks for, to measure what that costs.) The consumers' fragments come in
+ * two sets, the steps alternating, so that a step loads and splits its own
+ * while the step before's products run; it waits for all of them only
+ * where the partial sum goes into FP32.
+ *
+ * Split K. Where the tiles leave SMs idle (fewer than one an SM), K is cut
+ * into ranges (pg_configure_split_k): block b takes tile b % tiles and
+ * range b / tiles, writes its sums as they are to the range's plane, and
+ * the reduction (reduce_splits.cu) adds the planes in split order and
+ * applies alpha and beta.
  *
  * Tile: 128 x 128 of C (warpgroup w: its 64 columns at 64 w, all 128
  * rows, 64 accumulators and 64 FP32 sums a thread), 32 along K. A stage is
  * 48 KB: A's big [128][32] and small [128][32] parts in the 128-byte
- * swizzle, then B as in 36 (4 boxes [32][32]). Per K step a block moves
- * the same 48 KB as 36 for 1.5x 36's products (three of each term on half
- * the tile). One block per SM, grouped tile order, the epilogue staged
- * through shared memory (36's).
+ * swizzle, then B as in 36 (4 boxes [32][32]); 4 stages by default. Per K
+ * step a block moves the same 48 KB as 36 for 1.5x 36's products (three of
+ * each term on half the tile). One block per SM, grouped tile order, the
+ * epilogue staged through shared memory (36's).
  *
  *   pipegemm bench --variant cublas,cublas_tf32,wgmma_3xtf32 --stages 2-4
  */
@@ -413,9 +428,11 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(wgmma_3xtf32) = {
     .info = {.name = "wgmma_3xtf32", .kind = PG_KIND_KERNEL, .precision = PG_PRECISION_EMULATED,
-             .technique = "FP32-accurate: 3 TF32 wgmma products a term (big/small split; A's "
-                          "in a first kernel, B's in registers), K steps summed in FP32 "
-                          "registers; wgmma_tma_rs's pipeline",
+             .technique = "FP32-accurate: 3 TF32 wgmma products a term (big/small split: A's "
+                          "in shared memory by the producer warps where N <= 512, else in a "
+                          "first kernel; B's in registers, two fragment sets), K steps summed "
+                          "in FP32 registers, K split where the tiles leave SMs idle; "
+                          "wgmma_tma_rs's pipeline",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
              .default_stages = 4, .tile_m = WG_3X_TILE, .tile_n = WG_3X_TILE,
              .tile_k = WG_TILE_K, .threads = WG_RS_THREADS},
