@@ -244,7 +244,10 @@ static const char usage_bench[] =
     "Environment: PIPEGEMM_TMA_WS_GROUP_M and PIPEGEMM_TMA_WS_BLOCKS_PER_SM\n"
     "override tma_ws's tuning table (src/tuning.c; scripts/tune-tma-ws.sh);\n"
     "PIPEGEMM_EMULATED_SUM_STEPS the emulated entries' K steps summed on the\n"
-    "tensor cores before FP32 (0: all of K).\n"
+    "tensor cores before FP32 (0: all of K), PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES\n"
+    "the fewest K steps of a range where they split K, PIPEGEMM_EMULATED_FUSED_SPLIT\n"
+    "0 or 1: A split by a first kernel at every N, or in shared memory wherever\n"
+    "TMA reads A and B (default: the latter where N <= 512).\n"
     "exit codes: 0 ok, 1 a check failed, a run returned an error or the report\n"
     "            could not be written, 2 bad usage, 3 no usable CUDA GPU\n";
 
