@@ -32,9 +32,9 @@ build: configure
 run: build
 	$(BUILD)/pipegemm bench --variant all
 
-# What the tests need beyond the build (cmocka, cuobjdump, nvdisasm, and
-# matplotlib for the plots), fetched into .deps/ where missing
-# (scripts/deps.sh).
+# What the tests need beyond the build (cmocka, cuobjdump, nvdisasm,
+# matplotlib for the plots, pytest for the Python package's tests), fetched
+# into .deps/ where missing (scripts/deps.sh).
 deps:
 	@scripts/deps.sh
 
@@ -106,7 +106,7 @@ clean:
 help:
 	@echo "make          build the library, the pipegemm tool and the tests"
 	@echo "make run      pipegemm bench --variant all (needs a GPU)"
-	@echo "make deps     fetch what the tests need into .deps/ (cmocka, cuobjdump, nvdisasm, matplotlib)"
+	@echo "make deps     fetch what the tests need into .deps/ (cmocka, cuobjdump, nvdisasm, matplotlib, pytest)"
 	@echo "make test     make deps, then every test (GPU tests skip without a GPU)"
 	@echo "make test-gpu run only the GPU tests"
 	@echo "make ptx      PTX of every kernel, per architecture, in $(BUILD)/artifacts/"
