@@ -166,37 +166,48 @@ have_matplotlib() {
   python3 "$root/scripts/drawing.py" 2>>"$log"
 }
 
-# pip: python3's, else PyPI's wheel of it unpacked into .deps/pip-tool (a
-# python3 without pip, such as Debian's, runs it from there).
-fetch_matplotlib() {
-  local pip=(python3 -m pip)
+# pip_into DIR PACKAGE [ARGS]: PACKAGE from PyPI into DIR with pip:
+# python3's, else PyPI's wheel of it unpacked into .deps/pip-tool (a python3
+# without pip, such as Debian's, runs it from there). Wheels only: building
+# matplotlib or numpy from source takes a compiler and many minutes.
+# --target leaves an externally managed python3 alone.
+pip_into() {
+  local target=$1 package=$2 pip=(python3 -m pip)
+  shift 2
   if [ -n "${PG_DEPS_NO_PIP:-}" ] || ! python3 -m pip --version >/dev/null 2>&1; then
-    echo "deps: scripts/fetch-wheel.py pip" >>"$log"
+    echo "deps: scripts/fetch-wheel.py pip (for $package)" >>"$log"
     rm -rf "$deps/pip-tool"
     python3 "$root/scripts/fetch-wheel.py" --target "$deps/pip-tool" pip >>"$log" 2>&1 || return 1
     pip=(env "PYTHONPATH=$deps/pip-tool" python3 -m pip)
   fi
-  # Wheels only: building matplotlib or numpy from source takes a compiler
-  # and many minutes. --target leaves an externally managed python3 alone.
-  echo "deps: pip install --target $deps/python matplotlib" >>"$log"
-  rm -rf "$deps/python.new"
+  echo "deps: pip install --target $target $package" >>"$log"
+  rm -rf "$target.new"
   "${pip[@]}" install --quiet --disable-pip-version-check --only-binary=:all: \
-    --retries 1 --timeout 30 --target "$deps/python.new" matplotlib >>"$log" 2>&1 || return 1
-  rm -rf "$deps/python" "$deps/pip-tool"
-  mv "$deps/python.new" "$deps/python"
+    --retries 1 --timeout 30 --target "$target.new" "$@" "$package" >>"$log" 2>&1 || return 1
+  rm -rf "$target" "$deps/pip-tool"
+  mv "$target.new" "$target"
 }
 
-if ! command -v python3 >/dev/null 2>&1; then
-  missing+=("matplotlib (the plots; no python3)")
-  howto+=("python3 and matplotlib")
-elif where=$(have_matplotlib); then
-  found+=("matplotlib $where")
-elif fetch_matplotlib && where=$(have_matplotlib); then
-  found+=("matplotlib $where")
-else
-  missing+=("matplotlib (the plots)")
-  howto+=("matplotlib (pip install matplotlib, or apt-get install python3-matplotlib)")
-fi
+# python_module NAME PURPOSE HAVE DIR HOWTO [PIP ARGS]: NAME as HAVE finds it
+# (it prints where), else fetched into DIR and found there, else missing.
+python_module() {
+  local name=$1 purpose=$2 have=$3 target=$4 advice=$5 where
+  shift 5
+  if ! command -v python3 >/dev/null 2>&1; then
+    missing+=("$name ($purpose; no python3)")
+    howto+=("python3 and $name")
+  elif where=$($have); then
+    found+=("$name $where")
+  elif pip_into "$target" "$name" "$@" && where=$($have); then
+    found+=("$name $where")
+  else
+    missing+=("$name ($purpose)")
+    howto+=("$advice")
+  fi
+}
+
+python_module matplotlib "the plots" have_matplotlib "$deps/python" \
+  "matplotlib (pip install matplotlib, or apt-get install python3-matplotlib)"
 
 # ---- pytest ---------------------------------------------------------------------
 # Asked as python/tests/run.py asks: python3's own, else .deps/pytest's.
@@ -211,34 +222,8 @@ have_pytest() {
   fi
 }
 
-fetch_pytest() {
-  local pip=(python3 -m pip)
-  if [ -n "${PG_DEPS_NO_PIP:-}" ] || ! python3 -m pip --version >/dev/null 2>&1; then
-    echo "deps: scripts/fetch-wheel.py pip (for pytest)" >>"$log"
-    rm -rf "$deps/pip-tool"
-    python3 "$root/scripts/fetch-wheel.py" --target "$deps/pip-tool" pip >>"$log" 2>&1 || return 1
-    pip=(env "PYTHONPATH=$deps/pip-tool" python3 -m pip)
-  fi
-  echo "deps: pip install --target $deps/pytest pytest" >>"$log"
-  rm -rf "$deps/pytest.new"
-  "${pip[@]}" install --quiet --disable-pip-version-check --only-binary=:all: \
-    --no-compile --retries 1 --timeout 30 --target "$deps/pytest.new" pytest >>"$log" 2>&1 ||
-    return 1
-  rm -rf "$deps/pytest" "$deps/pip-tool"
-  mv "$deps/pytest.new" "$deps/pytest"
-}
-
-if ! command -v python3 >/dev/null 2>&1; then
-  missing+=("pytest (the Python package's tests; no python3)")
-  howto+=("python3 and pytest")
-elif where=$(have_pytest); then
-  found+=("pytest $where")
-elif fetch_pytest && where=$(have_pytest); then
-  found+=("pytest $where")
-else
-  missing+=("pytest (the Python package's tests)")
-  howto+=("pytest (pip install pytest, or apt-get install python3-pytest)")
-fi
+python_module pytest "the Python package's tests" have_pytest "$deps/pytest" \
+  "pytest (pip install pytest, or apt-get install python3-pytest)" --no-compile
 
 # The Makefile configures again when this is newer than its last configure
 # (CMake looks for cmocka and the disassemblers, not for matplotlib).
