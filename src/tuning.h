@@ -41,10 +41,10 @@ typedef struct {
   /* tma_ws_splitk: the fewest K steps (of TWS_TILE_K) a split may have. */
   int tma_ws_split_min_k_tiles;
   /* The emulated entries: K steps (of 32) summed on the tensor cores before
-   * their sum is added into FP32 registers, where K >= emulated_sum_min_k
-   * (below it, every step: there the tensor cores' sums weigh more in the
-   * error); 0: all of K on the tensor cores (for measuring what that does
-   * to the error). */
+   * their sum is added into FP32 registers, where a block's K (its range,
+   * where K is split) >= emulated_sum_min_k (below it, every step: there
+   * the tensor cores' sums weigh more in the error); 0: all of K on the
+   * tensor cores (for measuring what that does to the error). */
   int emulated_sum_steps, emulated_sum_min_k;
   /* The emulated entries' split K (where their tiles leave SMs idle): the
    * fewest K steps (of 32) a split may have. */

@@ -35,8 +35,9 @@
  * K steps their partial sum is added into FP32 registers of the thread's
  * own (FADD, round to nearest): the tensor cores' error is that of a few
  * hundred terms, and the sum over K is an FP32 sum of the partial sums.
- * (g.sum_steps K steps at a time, from the tuning row: on the H200 4 from
- * K = 4096 on, every step below, where the sums' own error weighs more; 0
+ * (g.sum_steps K steps at a time, from the tuning row: on the H200 4 where
+ * a block's K is 4096 or more, every step below, where the sums' own error
+ * weighs more; 0
  * leaves all of K to the tensor cores, which PIPEGEMM_EMULATED_SUM_STEPS=0
  * asks for, to measure what that costs.) The consumers' fragments come in
  * two sets, the steps alternating, so that a step loads and splits its own
@@ -355,12 +356,21 @@ static long long padded_rows(const pg_gemm_args *args) {
   return ((long long)args->m + WG_3X_TILE - 1) / WG_3X_TILE * WG_3X_TILE;
 }
 
+/* The K steps summed on the tensor cores before FP32: the tuning row's
+ * where a block's K (a range of it, where K is split) reaches
+ * emulated_sum_min_k, every step below, where the tensor cores' partial
+ * sums weigh most in the error (a short sum is short however long K is). */
+static void set_sum_steps(pg_gemm_args *args, const pg_tuning *own) {
+  const long long block_k =
+      args->splits > 1 ? (long long)args->k_tiles_per_split * WG_TILE_K : args->k;
+  args->sum_steps = block_k >= own->emulated_sum_min_k ? own->emulated_sum_steps : 1;
+}
+
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   const long long ldp = WG_LDT(args->k), rows = 2 * padded_rows(args);
   const pg_tuning own = pg_tuning_with_env(tuning);
   const long long k_tiles = ((long long)args->k + WG_TILE_K - 1) / WG_TILE_K;
-  args->sum_steps = args->k >= own.emulated_sum_min_k ? own.emulated_sum_steps : 1;
   launch->grid_x = (((long long)args->n + WG_3X_TILE - 1) / WG_3X_TILE) * (rows / 2 / WG_3X_TILE);
   launch->grid_y = 1;
   args->group_m = WG_3X_GROUP_M;
@@ -375,6 +385,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
     if (pg_configure_split_k(args, launch, device->sm_count, k_tiles,
                              own.emulated_split_min_k_tiles) > 1)
       args->ldp = (int)PG_PLANES_LD(args->n);
+    set_sum_steps(args, &own);
     return;
   }
   /* Else A's parts first, into the workspace, and a copy of B where TMA
@@ -396,6 +407,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   /* The planes of a split K after A's parts and B's copy. */
   (void)pg_configure_split_k(args, launch, device->sm_count, k_tiles,
                              own.emulated_split_min_k_tiles);
+  set_sum_steps(args, &own);
 }
 
 static size_t smem_bytes(int stages) {
