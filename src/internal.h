@@ -9,8 +9,9 @@
  *   configure  (src/kernels/)  each entry's configure function says which
  *                              kernel, grid and dynamic shared memory; it
  *                              calls no CUDA function;
- *   launch     (src/plan.c)    one cudaLaunchKernel (with a workspace between
- *                              two for the split forms), or cuBLAS. */
+ *   launch     (src/plan.c)    one cudaLaunchKernel, or up to three with a
+ *                              workspace (a first kernel, the entry's, a
+ *                              reduction), or cuBLAS. */
 #ifndef PG_INTERNAL_H
 #define PG_INTERNAL_H
 
@@ -43,10 +44,10 @@ typedef struct {
   /* The launch's device workspace, by what the plan launches: the split and
    * stream-K forms' partial sums, or a traced kernel's buffer (src/trace_records.h;
    * `pipegemm trace` takes no plan that splits its work). One pointer for
-   * both because the struct must not grow: the TMA kernels' second
-   * parameter starts at the next 128-byte boundary of the parameter space,
-   * so 8 more bytes here would move it, and every timed TMA kernel's code
-   * with it. */
+   * both because the struct must stay within 128 bytes (the assertion
+   * after it): the TMA kernels' second parameter starts at the next
+   * 128-byte boundary of the parameter space, so a struct past 128 bytes
+   * would move it, and every timed TMA kernel's code with it. */
   union {
     float *partials;
     struct pg_trace_header *trace;
@@ -165,8 +166,9 @@ typedef struct {
   int cluster_x;
   /* Non-zero: device memory the launch needs for partial sums (the core
    * takes it from its pool, stream-ordered, and sets args->partials), and
-   * the kernel that reduces them, launched after the first with the same
-   * parameter. */
+   * the kernel that reduces them, launched after the entry's with the
+   * entry kernel's parameter (partials and ldp at the planes: see
+   * pg_configure_split_k). */
   size_t workspace_bytes;
   const void *reduce_kernel;
   long long reduce_grid_x, reduce_grid_y;
@@ -293,7 +295,8 @@ void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *launch);
  * shorter) of at least min_steps of the k_tiles steps; where it splits
  * (the value returned, 1 where it does not), args->splits and
  * k_tiles_per_split say how, the grid has a block a (tile, range), the
- * workspace grows by the planes and the launch's reduction is set:
+ * workspace grows by the planes (with no first kernel, args->ldp becomes
+ * theirs) and the launch's reduction is set:
  * C = alpha (P_0 + ... + P_{S-1}) + beta C, in split order. */
 #define PG_PLANES_LD(n) ((((long long)(n)) + 3) / 4 * 4)
 int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch, long long slots,

@@ -337,8 +337,9 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
     plan->reduce_grid_y = (unsigned)kernel->reduce_grid_y;
     plan->reduce_threads = (unsigned)kernel->reduce_threads;
     if (kernel->reduce_kernel != NULL) {
-      st = load_kernel(plan->device, &entry->info, kernel->reduce_kernel, "reduction",
-                       entry->info.min_cc);
+      /* The reduction of split K is plain CUDA (reduce_splits.cu, built for
+       * every architecture): no floor on its code's architecture. */
+      st = load_kernel(plan->device, &entry->info, kernel->reduce_kernel, "reduction", 0);
       if (st != PG_OK) return st;
     }
     plan->prepare_kernel = kernel->prepare_kernel;

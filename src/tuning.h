@@ -11,10 +11,11 @@ extern "C" {
  * with what was measured of it: its speed where its blocks fill whole waves
  * of the GPU (relative to tma_ws's there), and the blocks of it an SM holds. For a
  * call, auto runs the candidate with the best predicted speed:
- *   speed x wave fill x useful share,
+ *   speed x wave fill x useful share x K share x block K share,
  * where wave fill is the plan's blocks over the block slots of the waves
- * they take (blocks_per_sm x SMs each), and useful share is M x N over the
- * tiles' area (a 128-wide tile on N = 64 computes half zeros). */
+ * they take (blocks_per_sm x SMs each), useful share is M x N over the
+ * tiles' area (a 128-wide tile on N = 64 computes half zeros), and the K
+ * shares charge the fixed costs below (1 where they are 0). */
 typedef struct {
   const char *variant;
   int stages;        /* 0: the entry's default */

@@ -1,6 +1,7 @@
 /* The host half of the TMA variants, without a GPU: the layout rules that
- * decide PG_ERR_UNSUPPORTED and their reasons, the tuning table, and the
- * registry facts of tma, tma_ws and auto. */
+ * decide PG_ERR_UNSUPPORTED and their reasons, the tuning table and its
+ * overrides, split K's rule (pg_configure_split_k), and the registry facts
+ * of tma, tma_ws and auto. */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -304,6 +305,7 @@ static void test_split_k_rule(void **state) {
   assert_int_equal(pg_configure_split_k(&g, &launch, 132, 129, 8), 15);
   assert_int_equal(g.splits, 15);
   assert_int_equal(g.k_tiles_per_split, 9);
+  assert_int_equal(g.ldp, 204); /* no first kernel: the planes' */
   assert_int_equal(launch.grid_x, 60);
   assert_int_equal(launch.workspace_bytes, 1000 + (size_t)15 * 130 * 204 * sizeof(float));
   assert_non_null(launch.reduce_kernel);
@@ -322,6 +324,15 @@ static void test_split_k_rule(void **state) {
   assert_null(launch.reduce_kernel);
   /* A fewest of 0 counts as 1. */
   assert_int_equal(pg_configure_split_k(&h, &launch, 132, 2, 0), 2);
+  /* After a first kernel, ldp stays its own (the plan points the kernel at
+   * the planes at launch). */
+  pg_gemm_args p = aligned_args();
+  p.ldp = 40;
+  memset(&launch, 0, sizeof launch);
+  launch.grid_x = 4;
+  launch.prepare_kernel = &p;
+  assert_int_equal(pg_configure_split_k(&p, &launch, 132, 129, 8), 15);
+  assert_int_equal(p.ldp, 40);
 }
 
 int main(void) {

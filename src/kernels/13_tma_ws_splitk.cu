@@ -55,10 +55,8 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
   launch->persistent_blocks_per_sm = 0;
   const long long slots = (long long)form->blocks_per_sm * device->sm_count;
   if (pg_configure_split_k(args, launch, slots, tws_k_tiles(args),
-                           tuning->tma_ws_split_min_k_tiles) <= 1)
-    return;
-  launch->kernel = form->split_kernel;
-  args->ldp = (int)PG_PLANES_LD(args->n);
+                           tuning->tma_ws_split_min_k_tiles) > 1)
+    launch->kernel = form->split_kernel;
 }
 
 static const tws_shape small = TWS_SHAPE_SMALL;

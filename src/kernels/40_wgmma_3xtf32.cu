@@ -133,8 +133,9 @@ __global__ void __launch_bounds__(WG_3X_SPLIT_THREADS) pg_split_a_kernel(const p
  * FP32 has +-Inf. A NaN output therefore means a non-finite input on its
  * row of A or column of B, and FP32 tells which: the epilogue computes such
  * an output again, one FFMA a term over A's parts (their sum: the special
- * values as they are) and B. The result then has FP32's NaN or Inf; the cost
- * is K FMAs for each NaN output, nothing where there is none. */
+ * values as they are; FUSED: A as it is) and B, over the block's range of
+ * K. The result then has FP32's NaN or Inf; the cost is K FMAs for each
+ * NaN output, nothing where there is none. */
 template <int FUSED> struct wg_3x_strict_if_nan {
   const pg_gemm_args &g;
   int mp, k0, k1; /* the block's range of K */
@@ -265,29 +266,23 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   /* Two sets of fragments, the steps alternating between them, so that a
    * step's fragments load and split while the step before's products run
    * (wgmma reads its register operands until it completes): a step waits
-   * for the products of the step before last only, whose set and slot it
-   * then reuses. Where the partial sum goes into FP32 (every sum_steps
-   * steps) it waits for all. */
+   * for the products of the step before last, whose set and slot it then
+   * reuses; where the partial sum goes into FP32 (every sum_steps steps)
+   * it waits for the rest once its fragments are ready. */
   unsigned big[2][4][4], small[2][4][4];
   const int sum_steps = g.sum_steps > 0 ? g.sum_steps : INT_MAX;
   int held[2] = {-1, -1}; /* the slot each set's products may still read */
   auto step = [&](auto set_constant, int kt) {
     constexpr int set = decltype(set_constant)::value;
     float *const stage = smem + slot * (WG_3X_STAGE_BYTES / 4);
-    /* fresh: the step's products start the tensor cores' sum afresh, the
-     * sum so far into FP32. The step before last's slot goes back before
-     * this step waits for its own (with two stages, that is the slot). */
-    const int fresh = (kt - kt_begin) % sum_steps == 0;
-    if (fresh && kt != kt_begin) {
-      wg_wait<0>();
-      wg_fence_acc<128>(part);
-#pragma unroll
-      for (int i = 0; i < 64; ++i) sum[i] += part[i];
-    } else {
-      wg_wait<1>();
-    }
+    /* The step before last's products are done: its set of fragments and
+     * its slot are free, the slot going back before this step waits for
+     * its own (with two stages, that is the slot). FUSED: B as TMA wrote
+     * it (its barrier), A as the split warps left it (theirs). */
+    wg_wait<1>();
     if (held[set] >= 0) pg_mbar_arrive(&empty[held[set]]);
-    pg_mbar_wait_parity(FUSED ? &ready[slot] : &full[slot], parity); /* FUSED: split */
+    if (FUSED) pg_mbar_wait_parity(&full[slot], parity);
+    pg_mbar_wait_parity(FUSED ? &ready[slot] : &full[slot], parity);
     wg_rs_load(stage, base, big[set]);
 #pragma unroll
     for (int kk = 0; kk < WG_TILE_K / 8; ++kk)
@@ -297,6 +292,16 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
         big[set][kk][i] = wg_3x_tf32(x);
         small[set][kk][i] = wg_3x_small(x, big[set][kk][i]);
       }
+    /* fresh: the step's products start the tensor cores' sum afresh, the
+     * sum so far into FP32 once the step before's products are done (the
+     * fragments above loaded and split meanwhile). */
+    const int fresh = (kt - kt_begin) % sum_steps == 0;
+    if (fresh && kt != kt_begin) {
+      wg_wait<0>();
+      wg_fence_acc<128>(part);
+#pragma unroll
+      for (int i = 0; i < 64; ++i) sum[i] += part[i];
+    }
     wg_fence();
     const uint64_t a_big = wg_desc(stage), a_small = wg_desc(stage + WG_3X_PART_BYTES / 4);
     /* The small products first, the step's first starting the sum afresh. */
@@ -382,9 +387,8 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
    * workspace. */
   if (args->vec_a && args->vec_b && args->n <= own.emulated_fused_max_n) {
     launch->kernel = (const void *)pg_wgmma_3xtf32_kernel<1>;
-    if (pg_configure_split_k(args, launch, device->sm_count, k_tiles,
-                             own.emulated_split_min_k_tiles) > 1)
-      args->ldp = (int)PG_PLANES_LD(args->n);
+    (void)pg_configure_split_k(args, launch, device->sm_count, k_tiles,
+                               own.emulated_split_min_k_tiles);
     set_sum_steps(args, &own);
     return;
   }
@@ -451,7 +455,7 @@ PG_ENTRY(wgmma_3xtf32) = {
     .smem_bytes = smem_bytes,
     .configure = configure,
     .check = check,
-    .kernel = {.symbol = "pg_wgmma_3xtf32_kernel", .launched = "pg_wgmma_3xtf32_kernel<1>",
+    .kernel = {.symbol = "pg_wgmma_3xtf32_kernel", .launched = "pg_wgmma_3xtf32_kernel<0>",
                .dynamic_smem = 1, PG_RULES(rules)},
 };
 

@@ -37,6 +37,10 @@ extern "C" int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch
   if (splits <= 1) return 1;
   args->splits = (int)splits;
   args->k_tiles_per_split = (int)per_split;
+  /* The planes are the workspace: theirs is ldp. After a first kernel the
+   * plan points partials and ldp at them at launch (ldp is the first
+   * kernel's own until then). */
+  if (launch->prepare_kernel == NULL) args->ldp = (int)PG_PLANES_LD(args->n);
   launch->grid_x = tiles * splits;
   launch->workspace_bytes +=
       (size_t)splits * (size_t)args->m * (size_t)PG_PLANES_LD(args->n) * sizeof(float);
