@@ -1,0 +1,217 @@
+/* 15 skinny_ffma — strict FP32 GEMM where one side of C is short (M or N
+ * of a few): the problem is then a few matrix-vector products, bound by
+ * reading the large operand, which tiles of 64 or 128 rows would mostly
+ * spend on padding. The large operand is streamed once, straight from
+ * global memory (16-byte loads where the layout allows), the small one
+ * staged in shared memory, FFMA in a fixed order; K is split into ranges
+ * where the blocks alone would leave the GPU's memory system idle, the
+ * ranges' sums added in split order by reduce_splits.cu (deterministic).
+ *
+ * Two forms, by which side is short (any shape runs, a long side is only
+ * slow: each chunk of the short side reads the large operand again):
+ *   ROWS (M <= N): a block takes SK_ROWS rows of A (in shared memory, a K
+ *     tile at a time) and SK_COLS columns of B, each thread 4 columns of
+ *     B's rows, SK_ROWS x 4 sums a thread;
+ *   COLS (M > N): a warp takes one row of A, a block SK_WARPS rows and
+ *     SK_ROWS columns of B (in shared memory, a K tile at a time), each lane
+ *     4 consecutive K of the row at a time; the lanes' sums are added in a
+ *     fixed butterfly order at the end.
+ * Block b of the grid: tile b % tiles (column block fastest, then the
+ * chunk of rows), K range b / tiles.
+ *
+ * Not yet measured: its blocks per SM (SK_BLOCKS_PER_SM) and its place in
+ * auto's rules wait for a GPU run.
+ *
+ *   pipegemm bench --variant skinny_ffma,cublas --m 8 --n 16384 --k 4096
+ */
+#include "internal.h"
+#include "kernels/entry.h"
+
+PG_KERNELS_BEGIN
+
+#define SK_THREADS 256
+#define SK_ROWS 8                /* the short side's chunk: rows of A (ROWS), columns of B (COLS) */
+#define SK_COLS (SK_THREADS * 4) /* ROWS: columns of B a block */
+#define SK_WARPS (SK_THREADS / 32) /* COLS: rows of A a block */
+#define SK_ROWS_TILE_K 128       /* ROWS: K of A's tile in shared memory */
+#define SK_COLS_TILE_K 256       /* COLS: K of B's tile in shared memory */
+#define SK_BLOCKS_PER_SM 4       /* the K split fills this many blocks an SM */
+#define SK_MIN_RANGE_TILES 2     /* a K range is at least 2 tiles long */
+
+/* Where block b works: its tile (column block, chunk of rows) and K range. */
+struct sk_work {
+  long long first; /* ROWS: B's first column; COLS: A's first row */
+  long long chunk; /* the short side's first index (row of A, column of B) */
+  long long k0, k1;
+  int split;
+};
+
+static __device__ __forceinline__ sk_work sk_where(const pg_gemm_args &g, long long blocks_x,
+                                                   long long width, int tile_k) {
+  const long long chunks = (((g.m <= g.n) ? g.m : g.n) + SK_ROWS - 1) / SK_ROWS;
+  const long long tiles = blocks_x * chunks;
+  const long long b = blockIdx.x;
+  sk_work w;
+  w.split = (int)(b / tiles);
+  const long long tile = b % tiles;
+  w.first = (tile % blocks_x) * width;
+  w.chunk = (tile / blocks_x) * SK_ROWS;
+  const long long k_tiles = ((long long)g.k + tile_k - 1) / tile_k;
+  const long long per = g.splits > 1 ? g.k_tiles_per_split : k_tiles;
+  w.k0 = w.split * per * tile_k;
+  w.k1 = w.k0 + per * tile_k < g.k ? w.k0 + per * tile_k : g.k;
+  return w;
+}
+
+/* One sum of C[m][n] out: to the range's plane where K is split (alpha and
+ * beta are the reduction's), else alpha, and beta times C where beta != 0. */
+static __device__ __forceinline__ void sk_store(const pg_gemm_args &g, int split, long long m,
+                                                long long n, float v) {
+  if (g.splits > 1) {
+    g.partials[((size_t)split * g.m + m) * g.ldp + n] = v;
+    return;
+  }
+  float *const c = g.c + (size_t)m * g.ldc + n;
+  *c = g.beta == 0.f ? g.alpha * v : fmaf(g.beta, *c, g.alpha * v);
+}
+
+template <int ROWS> __global__ void __launch_bounds__(SK_THREADS) pg_skinny_kernel(const pg_gemm_args g);
+
+/* ROWS: C[m0 + i][n..n+3] for i < SK_ROWS. */
+template <> __global__ void __launch_bounds__(SK_THREADS) pg_skinny_kernel<1>(const pg_gemm_args g) {
+  __shared__ float a_tile[SK_ROWS][SK_ROWS_TILE_K];
+  const long long blocks_x = ((long long)g.n + SK_COLS - 1) / SK_COLS;
+  const sk_work w = sk_where(g, blocks_x, SK_COLS, SK_ROWS_TILE_K);
+  const long long n = w.first + 4 * threadIdx.x, m0 = w.chunk;
+  const bool vec = g.vec_b && n + 3 < g.n;
+  float acc[SK_ROWS][4];
+#pragma unroll
+  for (int i = 0; i < SK_ROWS; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) acc[i][j] = 0.f;
+  for (long long k = w.k0; k < w.k1; k += SK_ROWS_TILE_K) {
+    const int len = (int)(w.k1 - k < SK_ROWS_TILE_K ? w.k1 - k : SK_ROWS_TILE_K);
+    __syncthreads(); /* the tile before is read */
+    for (int e = threadIdx.x; e < SK_ROWS * SK_ROWS_TILE_K; e += SK_THREADS) {
+      const int i = e / SK_ROWS_TILE_K, kk = e % SK_ROWS_TILE_K;
+      a_tile[i][kk] = m0 + i < g.m && kk < len ? g.a[(size_t)(m0 + i) * g.lda + k + kk] : 0.f;
+    }
+    __syncthreads();
+#pragma unroll 4
+    for (int kk = 0; kk < len; ++kk) {
+      const float *const row = g.b + (size_t)(k + kk) * g.ldb + n;
+      float b[4];
+      if (vec) {
+        const float4 v = __ldg((const float4 *)row);
+        b[0] = v.x, b[1] = v.y, b[2] = v.z, b[3] = v.w;
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) b[j] = n + j < g.n ? __ldg(row + j) : 0.f;
+      }
+#pragma unroll
+      for (int i = 0; i < SK_ROWS; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(a_tile[i][kk], b[j], acc[i][j]);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < SK_ROWS; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      if (m0 + i < g.m && n + j < g.n) sk_store(g, w.split, m0 + i, n + j, acc[i][j]);
+}
+
+/* COLS: C[m][n0 + c] for c < SK_ROWS, m this warp's row. */
+template <> __global__ void __launch_bounds__(SK_THREADS) pg_skinny_kernel<0>(const pg_gemm_args g) {
+  __shared__ float b_tile[SK_COLS_TILE_K][SK_ROWS];
+  const long long blocks_x = ((long long)g.m + SK_WARPS - 1) / SK_WARPS;
+  const sk_work w = sk_where(g, blocks_x, SK_WARPS, SK_COLS_TILE_K);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const long long m = w.first + warp, n0 = w.chunk;
+  const float *const a_row = g.a + (size_t)(m < g.m ? m : 0) * g.lda;
+  float acc[SK_ROWS];
+#pragma unroll
+  for (int c = 0; c < SK_ROWS; ++c) acc[c] = 0.f;
+  for (long long k = w.k0; k < w.k1; k += SK_COLS_TILE_K) {
+    const int len = (int)(w.k1 - k < SK_COLS_TILE_K ? w.k1 - k : SK_COLS_TILE_K);
+    __syncthreads(); /* the tile before is read */
+    for (int e = threadIdx.x; e < SK_COLS_TILE_K * SK_ROWS; e += SK_THREADS) {
+      const int kk = e / SK_ROWS, c = e % SK_ROWS;
+      b_tile[kk][c] = kk < len && n0 + c < g.n ? g.b[(size_t)(k + kk) * g.ldb + n0 + c] : 0.f;
+    }
+    __syncthreads();
+    if (m >= g.m) continue; /* past the last row: it still takes part in the syncs */
+    for (int kk = 4 * lane; kk < len; kk += 128) {
+      float a[4];
+      if (g.vec_a && kk + 3 < len) {
+        const float4 v = __ldg((const float4 *)(a_row + k + kk));
+        a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w;
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) a[q] = kk + q < len ? __ldg(a_row + k + kk + q) : 0.f;
+      }
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+#pragma unroll
+        for (int c = 0; c < SK_ROWS; ++c) acc[c] = fmaf(a[q], b_tile[kk + q][c], acc[c]);
+    }
+  }
+  /* The lanes' sums, in the same butterfly order on every run. */
+#pragma unroll
+  for (int c = 0; c < SK_ROWS; ++c)
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) acc[c] += __shfl_xor_sync(0xffffffffu, acc[c], off);
+  if (m < g.m && lane < SK_ROWS && n0 + lane < g.n) {
+    float v = acc[0];
+#pragma unroll
+    for (int c = 1; c < SK_ROWS; ++c)
+      if (lane == c) v = acc[c];
+    sk_store(g, w.split, m, n0 + lane, v);
+  }
+}
+
+/* The short side picks the form; K split so that the blocks fill
+ * SK_BLOCKS_PER_SM an SM, each range at least SK_MIN_RANGE_TILES tiles. */
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
+  (void)tuning;
+  const int rows = args->m <= args->n;
+  const long long short_side = rows ? args->m : args->n;
+  const long long chunks = (short_side + SK_ROWS - 1) / SK_ROWS;
+  const long long blocks_x = rows ? ((long long)args->n + SK_COLS - 1) / SK_COLS
+                                  : ((long long)args->m + SK_WARPS - 1) / SK_WARPS;
+  const int tile_k = rows ? SK_ROWS_TILE_K : SK_COLS_TILE_K;
+  launch->kernel = rows ? (const void *)pg_skinny_kernel<1> : (const void *)pg_skinny_kernel<0>;
+  launch->grid_x = blocks_x * chunks;
+  launch->grid_y = 1;
+  args->splits = 1;
+  (void)pg_configure_split_k(args, launch, (long long)SK_BLOCKS_PER_SM * device->sm_count,
+                             ((long long)args->k + tile_k - 1) / tile_k, SK_MIN_RANGE_TILES);
+}
+
+/* Static shared memory, the larger of the two forms' tiles. */
+static size_t smem_bytes(int stages) {
+  (void)stages;
+  const size_t rows = sizeof(float) * SK_ROWS * SK_ROWS_TILE_K;
+  const size_t cols = sizeof(float) * SK_COLS_TILE_K * SK_ROWS;
+  return rows > cols ? rows : cols;
+}
+
+static const pg_sass_rule rules[] = {
+    {PG_ANY_SM, PG_MUST, "FFMA", "the products are no longer FP32 FMAs"},
+    {PG_ANY_SM, PG_MUST, "LDS", "the short operand no longer comes from shared memory"},
+    {PG_ANY_SM, PG_NEVER, "HMMA", "tensor-core products in a strict FP32 entry"},
+};
+
+PG_ENTRY(skinny_ffma) = {
+    .info = {.name = "skinny_ffma", .kind = PG_KIND_KERNEL,
+             .technique = "a short side (M or N of a few): the long operand streamed once from global memory, the short one in shared memory, FFMA, K split to fill the GPU",
+             .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
+             .default_stages = 1, .tile_m = SK_ROWS, .tile_n = SK_COLS,
+             .tile_k = SK_ROWS_TILE_K, .threads = SK_THREADS},
+    .smem_bytes = smem_bytes,
+    .configure = configure,
+    .kernel = {.symbol = "pg_skinny_kernel", .launched = "pg_skinny_kernel<1>", PG_RULES(rules)},
+};
+
+PG_KERNELS_END
