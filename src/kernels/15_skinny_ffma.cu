@@ -22,7 +22,7 @@
  * Not yet measured: its blocks per SM (SK_BLOCKS_PER_SM) and its place in
  * auto's rules wait for a GPU run.
  *
- *   pipegemm bench --variant skinny_ffma,cublas --m 8 --n 16384 --k 4096
+ *   pipegemm bench --shapes bench/shapes/skinny.txt --variant cublas,auto,skinny_ffma
  */
 #include "internal.h"
 #include "kernels/entry.h"
