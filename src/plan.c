@@ -351,7 +351,9 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
     plan->prepare_b_ld = kernel->prepare_b_ld;
     if (kernel->prepare_kernel != NULL) {
       st = load_kernel(plan->device, &entry->info, kernel->prepare_kernel,
-                       kernel->prepare_a_rows > 0 ? "A's split kernel" : "B^T kernel", 0);
+                       kernel->prepare_a_rows > 0 ? "first kernel (A into the workspace)"
+                                                  : "B^T kernel",
+                       0);
       if (st != PG_OK) return st;
     }
   }

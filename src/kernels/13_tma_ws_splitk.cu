@@ -12,6 +12,8 @@
  */
 #include "kernels/tma_ws.cuh"
 
+#include <stdio.h>
+
 /* Where K is not split, tma_ws_splitk is tma_ws. */
 extern "C" const pg_variant_entry pg_entry_tma_ws;
 
@@ -49,10 +51,14 @@ typedef struct {
  * the tiles alone leave idle, each split at least
  * tuning->tma_ws_split_min_k_tiles steps long; one unit per block. With
  * enough tiles it does not split at all. */
-static void configure_split(const split_form *form, pg_gemm_args *args, const pg_device *device,
-                            const pg_tuning *tuning, pg_kernel_launch *launch) {
+static void configure_split(const split_form *form, int any_layout, pg_gemm_args *args,
+                            const pg_device *device, const pg_tuning *tuning,
+                            pg_kernel_launch *launch) {
   form->whole_tiles(args, device, tuning, launch);
   launch->persistent_blocks_per_sm = 0;
+  /* tma_ws_any: operands TMA cannot read are copied first, the planes of
+   * a split K after the copies. */
+  if (any_layout) (void)pg_configure_operand_copies(args, launch);
   const long long slots = (long long)form->blocks_per_sm * device->sm_count;
   if (pg_configure_split_k(args, launch, slots, tws_k_tiles(args),
                            tuning->tma_ws_split_min_k_tiles) > 1)
@@ -95,17 +101,22 @@ static const split_form tall_form = {
 
 static void configure_splitk(pg_gemm_args *args, const pg_device *device,
                              const pg_tuning *tuning, pg_kernel_launch *launch) {
-  configure_split(&large_form, args, device, tuning, launch);
+  configure_split(&large_form, 0, args, device, tuning, launch);
+}
+
+static void configure_any(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                          pg_kernel_launch *launch) {
+  configure_split(&large_form, 1, args, device, tuning, launch);
 }
 
 static void configure_n64(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                           pg_kernel_launch *launch) {
-  configure_split(&small_form, args, device, tuning, launch);
+  configure_split(&small_form, 0, args, device, tuning, launch);
 }
 
 static void configure_m256(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                            pg_kernel_launch *launch) {
-  configure_split(&tall_form, args, device, tuning, launch);
+  configure_split(&tall_form, 0, args, device, tuning, launch);
 }
 
 /* tma_ws's kernel in each form, judged by the same rules. */
@@ -147,6 +158,29 @@ PG_ENTRY(tma_ws_m256) = {
     .kernel = {.symbol = "pg_tma_ws_kernel",
                .launched = TWS_INSTANCE(TWS_TALL_TILE_M, TWS_TILE_N, 1), .dynamic_smem = 1,
                PG_RULES(rules)},
+};
+
+/* Any layout: where a copy is made, its rows (K and N rounded up to 4)
+ * must stay ints. */
+static pg_status check_any(const pg_gemm_args *g, char *why, size_t why_size) {
+  if (PG_PLANES_LD(g->k) > INT_MAX || PG_PLANES_LD(g->n) > INT_MAX) {
+    snprintf(why, why_size, "K = %d, N = %d: a copy's rows (rounded up to 4 floats) would pass "
+                            "INT_MAX", g->k, g->n);
+    return PG_ERR_UNSUPPORTED;
+  }
+  return PG_OK;
+}
+
+PG_ENTRY(tma_ws_any) = {
+    .info = {.name = "tma_ws_any", .kind = PG_KIND_KERNEL,
+             .technique = "tma_ws_splitk for any layout: an operand TMA cannot read (off 16 bytes, or a leading dimension no multiple of 4) is copied with 16-byte rows into the workspace by a first kernel",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N, TWS_THREADS)},
+    .smem_bytes = tws_smem,
+    .configure = configure_any,
+    .check = check_any,
+    .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 1),
+               .dynamic_smem = 1, PG_RULES(rules)},
 };
 
 PG_KERNELS_END
