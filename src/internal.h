@@ -300,6 +300,9 @@ void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *launch);
  * C = alpha (P_0 + ... + P_{S-1}) + beta C, in split order. */
 #define PG_PLANES_LD(n) ((((long long)(n)) + 3) / 4 * 4)
 
+int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch, long long slots,
+                         long long k_tiles, int min_steps);
+
 /* ---- operands TMA cannot read (src/kernels/copy_operands.cu) ------------------
  * Where A or B is not 16-byte aligned with a leading dimension of a multiple
  * of 4, sets the launch's first kernel to copy A (M rows of args->ldp = K
@@ -307,8 +310,6 @@ void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *launch);
  * N rounded up to 4) into the workspace, where the kernel then reads them;
  * returns 1, or 0 (nothing set) where TMA reads both where they are. Call
  * it before pg_configure_split_k, whose planes go after the copies. */
-int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch, long long slots,
-                         long long k_tiles, int min_steps);
 int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch *launch);
 
 #ifdef __cplusplus

@@ -525,7 +525,8 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     const dim3 prepare_grid = {plan->prepare_grid_x, plan->prepare_grid_y, 1};
     const dim3 prepare_block = {plan->prepare_threads, 1, 1};
     const int splits_a = plan->prepare_a_rows > 0;
-    step = splits_a ? "launching its split of A" : "launching its B^T kernel";
+    step = splits_a ? "launching its first kernel (A into the workspace)"
+                    : "launching its B^T kernel";
     err = cudaLaunchKernel(plan->prepare_kernel, prepare_grid, prepare_block, params, 0, stream);
     if (splits_a) {
       main_args.a = args.partials;

@@ -12,15 +12,16 @@
  *   ROWS (M <= N): a block takes SK_ROWS rows of A (in shared memory, a K
  *     tile at a time) and SK_COLS columns of B, each thread 4 columns of
  *     B's rows, SK_ROWS x 4 sums a thread;
- *   COLS (M > N): a warp takes one row of A, a block SK_WARPS rows and
- *     SK_ROWS columns of B (in shared memory, a K tile at a time), each lane
- *     4 consecutive K of the row at a time; the lanes' sums are added in a
- *     fixed butterfly order at the end.
+ *   COLS (M > N): a warp takes SK_WARP_ROWS rows of A, a block
+ *     SK_BLOCK_ROWS rows and SK_ROWS columns of B (in shared memory, a K
+ *     tile at a time, column by column), each lane 4 consecutive K of its
+ *     rows at a time; the lanes' sums are added in a fixed butterfly order
+ *     at the end.
  * Block b of the grid: tile b % tiles (column block fastest, then the
  * chunk of rows), K range b / tiles.
  *
- * Not yet measured: its blocks per SM (SK_BLOCKS_PER_SM) and its place in
- * auto's rules wait for a GPU run.
+ * Not yet measured: its split's blocks per SM and its place in auto's
+ * rules wait for a GPU run. (The registry's tile is the ROWS form's.)
  *
  *   pipegemm bench --shapes bench/shapes/skinny.txt --variant cublas,auto,skinny_ffma
  */
@@ -32,10 +33,14 @@ PG_KERNELS_BEGIN
 #define SK_THREADS 256
 #define SK_ROWS 8                /* the short side's chunk: rows of A (ROWS), columns of B (COLS) */
 #define SK_COLS (SK_THREADS * 4) /* ROWS: columns of B a block */
-#define SK_WARPS (SK_THREADS / 32) /* COLS: rows of A a block */
+#define SK_WARP_ROWS 2           /* COLS: rows of A a warp */
+#define SK_BLOCK_ROWS (SK_THREADS / 32 * SK_WARP_ROWS) /* COLS: rows of A a block */
 #define SK_ROWS_TILE_K 128       /* ROWS: K of A's tile in shared memory */
 #define SK_COLS_TILE_K 256       /* COLS: K of B's tile in shared memory */
-#define SK_BLOCKS_PER_SM 4       /* the K split fills this many blocks an SM */
+/* The K split fills this many blocks an SM: what fits (ROWS: 128
+ * registers a thread, COLS: 80 on sm_90). */
+#define SK_ROWS_BLOCKS_PER_SM 2
+#define SK_COLS_BLOCKS_PER_SM 3
 #define SK_MIN_RANGE_TILES 2     /* a K range is at least 2 tiles long */
 
 /* Where block b works: its tile (column block, chunk of rows) and K range. */
@@ -121,57 +126,81 @@ template <> __global__ void __launch_bounds__(SK_THREADS) pg_skinny_kernel<1>(co
       if (m0 + i < g.m && n + j < g.n) sk_store(g, w.split, m0 + i, n + j, acc[i][j]);
 }
 
-/* COLS: C[m][n0 + c] for c < SK_ROWS, m this warp's row. */
+/* COLS: C[m][n0 + c] for c < SK_ROWS, m this warp's SK_WARP_ROWS rows.
+ * B's tile is stored column by column (b_tile[c][k]), so that a warp's
+ * float4 reads of one column, 4 consecutive K a lane, are 512 contiguous
+ * bytes (no bank conflict); a warp's rows share each read. The columns are
+ * 4 floats more than the tile apart, so that the stores of 8 columns by 4
+ * K fall in 32 banks too. */
+#define SK_COLS_TILE_PITCH (SK_COLS_TILE_K + 4)
 template <> __global__ void __launch_bounds__(SK_THREADS) pg_skinny_kernel<0>(const pg_gemm_args g) {
-  __shared__ float b_tile[SK_COLS_TILE_K][SK_ROWS];
-  const long long blocks_x = ((long long)g.m + SK_WARPS - 1) / SK_WARPS;
-  const sk_work w = sk_where(g, blocks_x, SK_WARPS, SK_COLS_TILE_K);
+  __shared__ __align__(16) float b_tile[SK_ROWS][SK_COLS_TILE_PITCH];
+  const long long blocks_x = ((long long)g.m + SK_BLOCK_ROWS - 1) / SK_BLOCK_ROWS;
+  const sk_work w = sk_where(g, blocks_x, SK_BLOCK_ROWS, SK_COLS_TILE_K);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const long long m = w.first + warp, n0 = w.chunk;
-  const float *const a_row = g.a + (size_t)(m < g.m ? m : 0) * g.lda;
-  float acc[SK_ROWS];
+  const long long m0 = w.first + (long long)warp * SK_WARP_ROWS, n0 = w.chunk;
+  float acc[SK_WARP_ROWS][SK_ROWS];
 #pragma unroll
-  for (int c = 0; c < SK_ROWS; ++c) acc[c] = 0.f;
+  for (int r = 0; r < SK_WARP_ROWS; ++r)
+#pragma unroll
+    for (int c = 0; c < SK_ROWS; ++c) acc[r][c] = 0.f;
   for (long long k = w.k0; k < w.k1; k += SK_COLS_TILE_K) {
     const int len = (int)(w.k1 - k < SK_COLS_TILE_K ? w.k1 - k : SK_COLS_TILE_K);
     __syncthreads(); /* the tile before is read */
     for (int e = threadIdx.x; e < SK_COLS_TILE_K * SK_ROWS; e += SK_THREADS) {
       const int kk = e / SK_ROWS, c = e % SK_ROWS;
-      b_tile[kk][c] = kk < len && n0 + c < g.n ? g.b[(size_t)(k + kk) * g.ldb + n0 + c] : 0.f;
+      b_tile[c][kk] = kk < len && n0 + c < g.n ? g.b[(size_t)(k + kk) * g.ldb + n0 + c] : 0.f;
     }
     __syncthreads();
-    if (m >= g.m) continue; /* past the last row: it still takes part in the syncs */
+    if (m0 >= g.m) continue; /* past the last row: it still takes part in the syncs */
     for (int kk = 4 * lane; kk < len; kk += 128) {
-      float a[4];
-      if (g.vec_a && kk + 3 < len) {
-        const float4 v = __ldg((const float4 *)(a_row + k + kk));
-        a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w;
-      } else {
+      float a[SK_WARP_ROWS][4];
 #pragma unroll
-        for (int q = 0; q < 4; ++q) a[q] = kk + q < len ? __ldg(a_row + k + kk + q) : 0.f;
+      for (int r = 0; r < SK_WARP_ROWS; ++r) {
+        const long long m = m0 + r < g.m ? m0 + r : m0; /* a row past M reads row m0 */
+        const float *const src = g.a + (size_t)m * g.lda + k + kk;
+        if (g.vec_a && kk + 3 < len) {
+          const float4 v = __ldg((const float4 *)src);
+          a[r][0] = v.x, a[r][1] = v.y, a[r][2] = v.z, a[r][3] = v.w;
+        } else {
+#pragma unroll
+          for (int q = 0; q < 4; ++q) a[r][q] = kk + q < len ? __ldg(src + q) : 0.f;
+        }
       }
 #pragma unroll
-      for (int q = 0; q < 4; ++q)
+      for (int c = 0; c < SK_ROWS; ++c) {
+        const float4 b = *(const float4 *)&b_tile[c][kk];
 #pragma unroll
-        for (int c = 0; c < SK_ROWS; ++c) acc[c] = fmaf(a[q], b_tile[kk + q][c], acc[c]);
+        for (int r = 0; r < SK_WARP_ROWS; ++r) {
+          acc[r][c] = fmaf(a[r][0], b.x, acc[r][c]);
+          acc[r][c] = fmaf(a[r][1], b.y, acc[r][c]);
+          acc[r][c] = fmaf(a[r][2], b.z, acc[r][c]);
+          acc[r][c] = fmaf(a[r][3], b.w, acc[r][c]);
+        }
+      }
     }
   }
   /* The lanes' sums, in the same butterfly order on every run. */
 #pragma unroll
-  for (int c = 0; c < SK_ROWS; ++c)
+  for (int r = 0; r < SK_WARP_ROWS; ++r)
 #pragma unroll
-    for (int off = 16; off > 0; off /= 2) acc[c] += __shfl_xor_sync(0xffffffffu, acc[c], off);
-  if (m < g.m && lane < SK_ROWS && n0 + lane < g.n) {
-    float v = acc[0];
+    for (int c = 0; c < SK_ROWS; ++c)
 #pragma unroll
-    for (int c = 1; c < SK_ROWS; ++c)
-      if (lane == c) v = acc[c];
-    sk_store(g, w.split, m, n0 + lane, v);
-  }
+      for (int off = 16; off > 0; off /= 2)
+        acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
+  if (lane < SK_ROWS && n0 + lane < g.n)
+#pragma unroll
+    for (int r = 0; r < SK_WARP_ROWS; ++r) {
+      float v = acc[r][0];
+#pragma unroll
+      for (int c = 1; c < SK_ROWS; ++c)
+        if (lane == c) v = acc[r][c];
+      if (m0 + r < g.m) sk_store(g, w.split, m0 + r, n0 + lane, v);
+    }
 }
 
-/* The short side picks the form; K split so that the blocks fill
- * SK_BLOCKS_PER_SM an SM, each range at least SK_MIN_RANGE_TILES tiles. */
+/* The short side picks the form; K split so that the blocks fill the
+ * form's blocks an SM, each range at least SK_MIN_RANGE_TILES tiles. */
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)tuning;
@@ -179,13 +208,14 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   const long long short_side = rows ? args->m : args->n;
   const long long chunks = (short_side + SK_ROWS - 1) / SK_ROWS;
   const long long blocks_x = rows ? ((long long)args->n + SK_COLS - 1) / SK_COLS
-                                  : ((long long)args->m + SK_WARPS - 1) / SK_WARPS;
+                                  : ((long long)args->m + SK_BLOCK_ROWS - 1) / SK_BLOCK_ROWS;
   const int tile_k = rows ? SK_ROWS_TILE_K : SK_COLS_TILE_K;
   launch->kernel = rows ? (const void *)pg_skinny_kernel<1> : (const void *)pg_skinny_kernel<0>;
   launch->grid_x = blocks_x * chunks;
   launch->grid_y = 1;
   args->splits = 1;
-  (void)pg_configure_split_k(args, launch, (long long)SK_BLOCKS_PER_SM * device->sm_count,
+  const int per_sm = rows ? SK_ROWS_BLOCKS_PER_SM : SK_COLS_BLOCKS_PER_SM;
+  (void)pg_configure_split_k(args, launch, (long long)per_sm * device->sm_count,
                              ((long long)args->k + tile_k - 1) / tile_k, SK_MIN_RANGE_TILES);
 }
 
@@ -193,7 +223,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
 static size_t smem_bytes(int stages) {
   (void)stages;
   const size_t rows = sizeof(float) * SK_ROWS * SK_ROWS_TILE_K;
-  const size_t cols = sizeof(float) * SK_COLS_TILE_K * SK_ROWS;
+  const size_t cols = sizeof(float) * SK_COLS_TILE_PITCH * SK_ROWS;
   return rows > cols ? rows : cols;
 }
 
