@@ -303,6 +303,12 @@ void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *launch);
 int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch, long long slots,
                          long long k_tiles, int min_steps);
 
+/* A block's K: its range (k_tiles_per_split steps of tile_k) where K is
+ * split, else all of K. */
+static inline long long pg_block_k(const pg_gemm_args *args, int tile_k) {
+  return args->splits > 1 ? (long long)args->k_tiles_per_split * tile_k : args->k;
+}
+
 /* ---- operands TMA cannot read (src/kernels/copy_operands.cu) ------------------
  * Where A or B is not 16-byte aligned with a leading dimension of a multiple
  * of 4, sets the launch's first kernel to copy A (M rows of args->ldp = K
@@ -311,6 +317,17 @@ int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch, long long
  * returns 1, or 0 (nothing set) where TMA reads both where they are. Call
  * it before pg_configure_split_k, whose planes go after the copies. */
 int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch *launch);
+
+/* A first kernel that writes operands into the workspace, a thread 4
+ * consecutive floats of a row, PG_FIRST_THREADS a block
+ * (kernels/first_kernel.cuh): its launch over `grid_rows` rows (strided
+ * past 65535), the workspace for a_rows rows of a_ld floats (args->ldp
+ * becomes a_ld) then b_rows rows of b_ld, and the plan's first-kernel
+ * fields (prepare_a_rows, prepare_b_rows, prepare_b_ld). */
+#define PG_FIRST_THREADS 256
+void pg_configure_first_kernel(pg_gemm_args *args, pg_kernel_launch *launch, const void *kernel,
+                               long long grid_rows, long long a_rows, long long a_ld,
+                               long long b_rows, long long b_ld);
 
 #ifdef __cplusplus
 }

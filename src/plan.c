@@ -205,9 +205,7 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
              ((double)tiles_m * info->tile_m * (double)tiles_n * info->tile_n);
   }
   const double k = args->k > 0 ? (double)args->k : 0.0;
-  const double kb = args->splits > 1 && info->tile_k > 0
-                        ? (double)args->k_tiles_per_split * info->tile_k
-                        : k;
+  const double kb = info->tile_k > 0 ? (double)pg_block_k(args, info->tile_k) : k;
   const double k_share = rule->k_overhead > 0 ? k / (k + rule->k_overhead) : 1.0;
   const double kb_share = rule->k_block_overhead > 0 ? kb / (kb + rule->k_block_overhead) : 1.0;
   return rule->speed_percent * fill * useful * k_share * kb_share;

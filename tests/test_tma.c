@@ -335,6 +335,41 @@ static void test_split_k_rule(void **state) {
   assert_int_equal(p.ldp, 40);
 }
 
+/* tma_ws_any's first kernel (pg_configure_operand_copies): none where TMA
+ * reads both; else A's copy (M rows of K rounded up to 4) and, where B's
+ * layout asks, B's after it (K rows of N rounded up to 4). */
+static void test_operand_copies(void **state) {
+  (void)state;
+  pg_gemm_args g = aligned_args(); /* 100 x 60 x 36 */
+  pg_kernel_launch launch;
+  memset(&launch, 0, sizeof launch);
+  g.vec_a = g.vec_b = 1;
+  assert_int_equal(pg_configure_operand_copies(&g, &launch), 0);
+  assert_null(launch.prepare_kernel);
+  assert_int_equal(launch.workspace_bytes, 0);
+  g.k = 35;
+  g.n = 61;
+  g.vec_b = 0;
+  assert_int_equal(pg_configure_operand_copies(&g, &launch), 1);
+  assert_non_null(launch.prepare_kernel);
+  assert_int_equal(g.ldp, 36);
+  assert_int_equal(launch.prepare_a_rows, 100);
+  assert_int_equal(launch.prepare_b_rows, 35);
+  assert_int_equal(launch.prepare_b_ld, 64);
+  assert_int_equal(launch.workspace_bytes, (size_t)(100 * 36 + 35 * 64) * sizeof(float));
+  assert_int_equal(launch.prepare_threads, PG_FIRST_THREADS);
+  assert_int_equal(launch.prepare_grid_x, 1);
+  assert_int_equal(launch.prepare_grid_y, 135);
+  /* A alone: no B rows. */
+  pg_gemm_args h = aligned_args();
+  memset(&launch, 0, sizeof launch);
+  h.vec_a = 0;
+  h.vec_b = 1;
+  assert_int_equal(pg_configure_operand_copies(&h, &launch), 1);
+  assert_int_equal(launch.prepare_b_rows, 0);
+  assert_int_equal(launch.workspace_bytes, (size_t)100 * 36 * sizeof(float));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_aligned_layout_passes),
@@ -344,6 +379,7 @@ int main(void) {
       cmocka_unit_test(test_k_zero_needs_no_maps),
       cmocka_unit_test(test_tuning_table),
       cmocka_unit_test(test_split_k_rule),
+      cmocka_unit_test(test_operand_copies),
       cmocka_unit_test(test_registry_facts),
       cmocka_unit_test(test_auto_without_gpu),
   };

@@ -60,6 +60,7 @@
  *
  *   pipegemm bench --variant cublas,cublas_tf32,wgmma_3xtf32 --stages 2-4
  */
+#include "kernels/first_kernel.cuh"
 #include "kernels/wgmma_rs.cuh"
 
 #include <type_traits>
@@ -93,22 +94,16 @@ static __device__ __forceinline__ unsigned wg_3x_small(float x, unsigned big) {
  * Where B's layout is not TMA's (g.vec_b = 0: the plan's test of the same
  * rules), its K rows are copied after them, N rounded up to 4 a row (zeros
  * in the padding). A thread writes 4 consecutive floats of a row; grid: x
- * along a row's groups of 4, y over the rows (strided). */
-#define WG_3X_SPLIT_THREADS 256
-#define WG_3X_MAX_GRID_Y 65535
-__global__ void __launch_bounds__(WG_3X_SPLIT_THREADS) pg_split_a_kernel(const pg_gemm_args g) {
+ * along a row's groups of 4, y over the rows (strided; first_kernel.cuh). */
+__global__ void __launch_bounds__(PG_FIRST_THREADS) pg_split_a_kernel(const pg_gemm_args g) {
   const long long mp = ((long long)g.m + WG_3X_TILE - 1) / WG_3X_TILE * WG_3X_TILE;
-  const long long c = ((long long)blockIdx.x * WG_3X_SPLIT_THREADS + threadIdx.x) * 4;
+  const long long c = ((long long)blockIdx.x * PG_FIRST_THREADS + threadIdx.x) * 4;
   const long long rows = mp + (g.vec_b ? 0 : g.k), ldb_copy = WG_LDT(g.n);
   for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
     if (r >= mp) { /* B's row r - mp */
-      if (c >= ldb_copy) continue;
-      const float *const src = g.b + (r - mp) * g.ldb;
-      float v[4];
-#pragma unroll
-      for (int i = 0; i < 4; ++i) v[i] = c + i < g.n ? __ldg(src + c + i) : 0.f;
-      *(float4 *)(g.partials + 2 * mp * g.ldp + (r - mp) * ldb_copy + c) =
-          make_float4(v[0], v[1], v[2], v[3]);
+      if (c < ldb_copy)
+        pg_copy4(g.partials + 2 * mp * g.ldp + (r - mp) * ldb_copy, g.b + (r - mp) * g.ldb, c,
+                 g.n);
       continue;
     }
     if (c >= g.ldp) continue;
@@ -366,9 +361,8 @@ static long long padded_rows(const pg_gemm_args *args) {
  * emulated_sum_min_k, every step below, where the tensor cores' partial
  * sums weigh most in the error (a short sum is short however long K is). */
 static void set_sum_steps(pg_gemm_args *args, const pg_tuning *own) {
-  const long long block_k =
-      args->splits > 1 ? (long long)args->k_tiles_per_split * WG_TILE_K : args->k;
-  args->sum_steps = block_k >= own->emulated_sum_min_k ? own->emulated_sum_steps : 1;
+  args->sum_steps =
+      pg_block_k(args, WG_TILE_K) >= own->emulated_sum_min_k ? own->emulated_sum_steps : 1;
 }
 
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
@@ -397,17 +391,9 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   launch->kernel = (const void *)pg_wgmma_3xtf32_kernel<0>;
   const int copy_b = !args->vec_b;
   const long long ldb_copy = copy_b ? WG_LDT(args->n) : 0, b_rows = copy_b ? args->k : 0;
-  args->ldp = (int)ldp;
-  launch->workspace_bytes = ((size_t)rows * (size_t)ldp + (size_t)b_rows * (size_t)ldb_copy) *
-                            sizeof(float);
-  launch->prepare_kernel = (const void *)pg_split_a_kernel;
-  const long long widest = ldp > ldb_copy ? ldp : ldb_copy, split_rows = rows / 2 + b_rows;
-  launch->prepare_grid_x = (widest / 4 + WG_3X_SPLIT_THREADS - 1) / WG_3X_SPLIT_THREADS;
-  launch->prepare_grid_y = split_rows < WG_3X_MAX_GRID_Y ? split_rows : WG_3X_MAX_GRID_Y;
-  launch->prepare_threads = WG_3X_SPLIT_THREADS;
-  launch->prepare_a_rows = rows;
-  launch->prepare_b_rows = b_rows;
-  launch->prepare_b_ld = (int)ldb_copy;
+  /* A thread row splits one row of A into both parts. */
+  pg_configure_first_kernel(args, launch, (const void *)pg_split_a_kernel, rows / 2 + b_rows,
+                            rows, ldp, b_rows, ldb_copy);
   /* The planes of a split K after A's parts and B's copy. */
   (void)pg_configure_split_k(args, launch, device->sm_count, k_tiles,
                              own.emulated_split_min_k_tiles);

@@ -8,45 +8,46 @@
  * prepare_b_rows). A is copied whenever a copy is made at all, so that the
  * plan's one first-kernel layout serves (A's copy costs M x K floats read and
  * written; B's is what the layout asks for). Memory-bound: a thread moves 4
- * consecutive floats of a row; rows on y (strided past the grid's 65535). */
-#include "internal.h"
+ * consecutive floats of a row (kernels/first_kernel.cuh); rows on y. */
+#include "kernels/first_kernel.cuh"
 
-#define CO_THREADS 256
 #define CO_MAX_GRID_Y 65535
 
-__global__ void __launch_bounds__(CO_THREADS) pg_copy_operands_kernel(const pg_gemm_args g) {
-  const long long c = ((long long)blockIdx.x * CO_THREADS + threadIdx.x) * 4;
+__global__ void __launch_bounds__(PG_FIRST_THREADS) pg_copy_operands_kernel(const pg_gemm_args g) {
+  const long long c = ((long long)blockIdx.x * PG_FIRST_THREADS + threadIdx.x) * 4;
   const long long ldb_copy = PG_PLANES_LD(g.n), rows = (long long)g.m + (g.vec_b ? 0 : g.k);
   for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
-    const bool is_a = r < g.m;
-    const long long width = is_a ? g.k : g.n, pitch = is_a ? g.ldp : ldb_copy;
-    if (c >= pitch) continue;
-    const float *const src = is_a ? g.a + r * g.lda : g.b + (r - g.m) * g.ldb;
-    float v[4];
-#pragma unroll
-    for (int i = 0; i < 4; ++i) v[i] = c + i < width ? __ldg(src + c + i) : 0.f;
-    float *const dst = is_a ? g.partials + r * pitch
-                            : g.partials + (long long)g.m * g.ldp + (r - g.m) * pitch;
-    *(float4 *)(dst + c) = make_float4(v[0], v[1], v[2], v[3]);
+    if (r < g.m) {
+      if (c < g.ldp) pg_copy4(g.partials + r * g.ldp, g.a + r * g.lda, c, g.k);
+    } else if (c < ldb_copy) {
+      pg_copy4(g.partials + (long long)g.m * g.ldp + (r - g.m) * ldb_copy,
+               g.b + (r - g.m) * g.ldb, c, g.n);
+    }
   }
+}
+
+extern "C" void pg_configure_first_kernel(pg_gemm_args *args, pg_kernel_launch *launch,
+                                          const void *kernel, long long grid_rows,
+                                          long long a_rows, long long a_ld, long long b_rows,
+                                          long long b_ld) {
+  args->ldp = (int)a_ld;
+  launch->workspace_bytes +=
+      ((size_t)a_rows * (size_t)a_ld + (size_t)b_rows * (size_t)b_ld) * sizeof(float);
+  launch->prepare_kernel = kernel;
+  const long long widest = a_ld > b_ld ? a_ld : b_ld;
+  launch->prepare_grid_x = (widest / 4 + PG_FIRST_THREADS - 1) / PG_FIRST_THREADS;
+  launch->prepare_grid_y = grid_rows < CO_MAX_GRID_Y ? grid_rows : CO_MAX_GRID_Y;
+  launch->prepare_threads = PG_FIRST_THREADS;
+  launch->prepare_a_rows = a_rows;
+  launch->prepare_b_rows = b_rows;
+  launch->prepare_b_ld = (int)b_ld;
 }
 
 extern "C" int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch *launch) {
   if (args->vec_a && args->vec_b) return 0;
-  const long long lda_copy = PG_PLANES_LD(args->k);
-  const long long ldb_copy = args->vec_b ? 0 : PG_PLANES_LD(args->n);
   const long long b_rows = args->vec_b ? 0 : args->k;
-  args->ldp = (int)lda_copy;
-  launch->workspace_bytes += ((size_t)args->m * (size_t)lda_copy +
-                              (size_t)b_rows * (size_t)ldb_copy) * sizeof(float);
-  launch->prepare_kernel = (const void *)pg_copy_operands_kernel;
-  const long long widest = lda_copy > ldb_copy ? lda_copy : ldb_copy;
-  const long long rows = (long long)args->m + b_rows;
-  launch->prepare_grid_x = (widest / 4 + CO_THREADS - 1) / CO_THREADS;
-  launch->prepare_grid_y = rows < CO_MAX_GRID_Y ? rows : CO_MAX_GRID_Y;
-  launch->prepare_threads = CO_THREADS;
-  launch->prepare_a_rows = args->m;
-  launch->prepare_b_rows = b_rows;
-  launch->prepare_b_ld = (int)ldb_copy;
+  pg_configure_first_kernel(args, launch, (const void *)pg_copy_operands_kernel,
+                            (long long)args->m + b_rows, args->m, PG_PLANES_LD(args->k), b_rows,
+                            args->vec_b ? 0 : PG_PLANES_LD(args->n));
   return 1;
 }
