@@ -177,10 +177,11 @@ typedef struct {
    * parameter (args->partials: the workspace), that writes B^T there; the
    * entry's kernel then reads B^T where B was (args->b the workspace,
    * args->ldb its ldp, and B's tensor map on it). With prepare_a_rows > 0
-   * it writes A's parts instead, prepare_a_rows rows of ldp one part under
-   * the other, and the kernel reads them where A was (args->a, args->lda,
-   * A's tensor map over all those rows); with prepare_b_rows > 0 also a
-   * copy of B after them (K rows of prepare_b_ld floats), read where B was. */
+   * or prepare_b_rows > 0 it writes operands instead: A's parts or copy,
+   * prepare_a_rows rows of ldp one part under the other, read where A was
+   * (args->a, args->lda, A's tensor map over all those rows), then a copy
+   * of B (prepare_b_rows rows of prepare_b_ld floats), read where B was;
+   * either may be 0 rows (that operand read where it is). */
   const void *prepare_kernel;
   long long prepare_grid_x, prepare_grid_y;
   int prepare_threads;

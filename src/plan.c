@@ -349,8 +349,9 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
     plan->prepare_b_ld = kernel->prepare_b_ld;
     if (kernel->prepare_kernel != NULL) {
       st = load_kernel(plan->device, &entry->info, kernel->prepare_kernel,
-                       kernel->prepare_a_rows > 0 ? "first kernel (A into the workspace)"
-                                                  : "B^T kernel",
+                       kernel->prepare_a_rows > 0 || kernel->prepare_b_rows > 0
+                           ? "first kernel (operands into the workspace)"
+                           : "B^T kernel",
                        0);
       if (st != PG_OK) return st;
     }
@@ -522,15 +523,18 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
   if (plan->prepare_kernel != NULL) {
     const dim3 prepare_grid = {plan->prepare_grid_x, plan->prepare_grid_y, 1};
     const dim3 prepare_block = {plan->prepare_threads, 1, 1};
-    const int splits_a = plan->prepare_a_rows > 0;
-    step = splits_a ? "launching its first kernel (A into the workspace)"
+    /* Operands (A's parts or copy, B's copy after it) or B^T. */
+    const int operands = plan->prepare_a_rows > 0 || plan->prepare_b_rows > 0;
+    step = operands ? "launching its first kernel (operands into the workspace)"
                     : "launching its B^T kernel";
     err = cudaLaunchKernel(plan->prepare_kernel, prepare_grid, prepare_block, params, 0, stream);
-    if (splits_a) {
-      main_args.a = args.partials;
-      main_args.lda = args.ldp;
-      main_args.vec_a = 1;
-      if (plan->prepare_b_rows > 0) { /* B's copy after A's parts */
+    if (operands) {
+      if (plan->prepare_a_rows > 0) {
+        main_args.a = args.partials;
+        main_args.lda = args.ldp;
+        main_args.vec_a = 1;
+      }
+      if (plan->prepare_b_rows > 0) { /* B's copy after A's rows */
         main_args.b = args.partials + plan->prepare_a_rows * (size_t)args.ldp;
         main_args.ldb = plan->prepare_b_ld;
         main_args.vec_b = 1;
@@ -541,15 +545,17 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
       main_args.vec_b = 1;
     }
     main_args.partials = plan->args.partials; /* the kernel's own: a traced one's buffer */
-    if (splits_a && plan->reduce_kernel != NULL) { /* K split: its planes after A's parts */
+    if (operands && plan->reduce_kernel != NULL) { /* K split: its planes after the operands */
       main_args.partials = args.partials + plan->prepare_a_rows * (size_t)args.ldp +
                            plan->prepare_b_rows * (size_t)plan->prepare_b_ld;
       main_args.ldp = (int)PG_PLANES_LD(args.n);
     }
     main_maps = plan->maps;
-    if (err == cudaSuccess && plan->tma != NULL && splits_a) {
-      step = "encoding the tensor map of A's parts";
-      err = pg_tma_encode_a_parts(&main_args, plan->tma, plan->prepare_a_rows, &main_maps);
+    if (err == cudaSuccess && plan->tma != NULL && operands) {
+      if (plan->prepare_a_rows > 0) {
+        step = "encoding the tensor map of A's parts";
+        err = pg_tma_encode_a_parts(&main_args, plan->tma, plan->prepare_a_rows, &main_maps);
+      }
       if (err == cudaSuccess && plan->prepare_b_rows > 0) {
         step = "encoding the tensor map of B's copy";
         err = pg_tma_encode_b(&main_args, plan->tma, &main_maps);

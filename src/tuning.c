@@ -17,11 +17,19 @@
  * the SMs where the tiles alone do not, at tma_ws's speed; tma 0.80 and
  * mbarrier 0.76 at 4096^3 (h200-plan-before-after.txt), for where TMA's
  * layout rules or tma_ws's image rule the others out; tiled32_db, the way
- * out below sm_80. */
+ * out below sm_80. tma_ws_any is tma_ws_splitk where TMA reads both
+ * operands (after it in the list, so the tie goes to tma_ws_splitk) and the
+ * only TMA entry where it cannot (its copies' cost is no K cost: there its
+ * rival is tiled32_db). skinny_ffma is bound by reading the long operand:
+ * 15 is its FLOP rate at a full chunk of the short side (8 rows or
+ * columns), 0.10-0.18 x tma_ws's (bench/results/h200-skinny.md), so that it
+ * wins at a short side of 8 or fewer, and at 16 where the short side is M
+ * (against tma_ws_splitk's 16/128 useful share, not tma_ws_n64's 16/64). */
 #define PG_H200_AUTO_RULES                                                              \
-  {{"tma_ws", 3, 100, 2, 0, 0},    {"tma_ws_splitk", 3, 100, 2, 0, 0},                           \
-   {"tma_ws_m256", 3, 101, 1, 0, 0}, {"tma_ws_n64", 3, 92, 3, 0, 0},                             \
-   {"tma", 4, 82, 2, 0, 0},          {"mbarrier", 2, 78, 2, 0, 0},                               \
+  {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
+   {"tma_ws_any", 3, 100, 2, 0, 0}, {"tma_ws_m256", 3, 101, 1, 0, 0},                            \
+   {"tma_ws_n64", 3, 92, 3, 0, 0},  {"skinny_ffma", 1, 15, 2, 0, 0},                             \
+   {"tma", 4, 82, 2, 0, 0},         {"mbarrier", 2, 78, 2, 0, 0},                                \
    {"tiled32_db", 2, 13, 2, 0, 0}}
 
 /* auto_tf32's candidates on the H200, measured there on 2026-12-01 in one
@@ -47,8 +55,9 @@
  * auto's 0.89), and 64 also leaves it at 640^3 (0.96 against 0.93). */
 #define PG_H200_AUTO_EMULATED_RULES                                                     \
   {{"wgmma_3xtf32", 4, 230, 1, 390, 64}, {"tma_ws", 3, 100, 2, 0, 0},                          \
-   {"tma_ws_splitk", 3, 100, 2, 0, 0},    {"tma_ws_m256", 3, 101, 1, 0, 0},                      \
-   {"tma_ws_n64", 3, 92, 3, 0, 0},        {"tma", 4, 82, 2, 0, 0},                               \
+   {"tma_ws_splitk", 3, 100, 2, 0, 0},    {"tma_ws_any", 3, 100, 2, 0, 0},                       \
+   {"tma_ws_m256", 3, 101, 1, 0, 0},      {"tma_ws_n64", 3, 92, 3, 0, 0},                        \
+   {"skinny_ffma", 1, 15, 2, 0, 0},       {"tma", 4, 82, 2, 0, 0},                               \
    {"mbarrier", 2, 78, 2, 0, 0},          {"tiled32_db", 2, 13, 2, 0, 0}}
 
 static const pg_tuning rows[] = {

@@ -336,8 +336,9 @@ static void test_split_k_rule(void **state) {
 }
 
 /* tma_ws_any's first kernel (pg_configure_operand_copies): none where TMA
- * reads both; else A's copy (M rows of K rounded up to 4) and, where B's
- * layout asks, B's after it (K rows of N rounded up to 4). */
+ * reads both; else, where A's layout asks, A's copy (M rows of K rounded up
+ * to 4) and, where B's layout asks, B's after it (K rows of N rounded up to
+ * 4). */
 static void test_operand_copies(void **state) {
   (void)state;
   pg_gemm_args g = aligned_args(); /* 100 x 60 x 36 */
@@ -349,7 +350,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(launch.workspace_bytes, 0);
   g.k = 35;
   g.n = 61;
-  g.vec_b = 0;
+  g.vec_a = g.vec_b = 0;
   assert_int_equal(pg_configure_operand_copies(&g, &launch), 1);
   assert_non_null(launch.prepare_kernel);
   assert_int_equal(g.ldp, 36);
@@ -368,6 +369,18 @@ static void test_operand_copies(void **state) {
   assert_int_equal(pg_configure_operand_copies(&h, &launch), 1);
   assert_int_equal(launch.prepare_b_rows, 0);
   assert_int_equal(launch.workspace_bytes, (size_t)100 * 36 * sizeof(float));
+  /* B alone: A read where it is, B's copy at the workspace's start. */
+  pg_gemm_args b = aligned_args();
+  memset(&launch, 0, sizeof launch);
+  b.n = 61;
+  b.vec_a = 1;
+  b.vec_b = 0;
+  assert_int_equal(pg_configure_operand_copies(&b, &launch), 1);
+  assert_int_equal(launch.prepare_a_rows, 0);
+  assert_int_equal(launch.prepare_b_rows, 36);
+  assert_int_equal(launch.prepare_b_ld, 64);
+  assert_int_equal(launch.prepare_grid_y, 36);
+  assert_int_equal(launch.workspace_bytes, (size_t)36 * 64 * sizeof(float));
 }
 
 int main(void) {

@@ -20,8 +20,11 @@
  * Block b of the grid: tile b % tiles (column block fastest, then the
  * chunk of rows), K range b / tiles.
  *
- * Not yet measured: its split's blocks per SM and its place in auto's
- * rules wait for a GPU run. (The registry's tile is the ROWS form's.)
+ * The registry's tile is the short side's chunk both ways (SK_ROWS x
+ * SK_ROWS) and K's split unit, which is what auto's model of the padding
+ * needs: the long side is streamed, its padding a row of 16 bytes at most.
+ * Measured on the H200 (bench/results/h200-skinny.md): auto's candidate for
+ * a short side of 16 or fewer.
  *
  *   pipegemm bench --shapes bench/shapes/skinny.txt --variant cublas,auto,skinny_ffma
  */
@@ -36,12 +39,17 @@ PG_KERNELS_BEGIN
 #define SK_WARP_ROWS 2           /* COLS: rows of A a warp */
 #define SK_BLOCK_ROWS (SK_THREADS / 32 * SK_WARP_ROWS) /* COLS: rows of A a block */
 #define SK_ROWS_TILE_K 128       /* ROWS: K of A's tile in shared memory */
-#define SK_COLS_TILE_K 256       /* COLS: K of B's tile in shared memory */
-/* The K split fills this many blocks an SM: what fits (ROWS: 128
- * registers a thread, COLS: 80 on sm_90). */
-#define SK_ROWS_BLOCKS_PER_SM 2
-#define SK_COLS_BLOCKS_PER_SM 3
-#define SK_MIN_RANGE_TILES 2     /* a K range is at least 2 tiles long */
+#define SK_COLS_TILE_K 512       /* COLS: K of B's tile in shared memory */
+#define SK_COLS_STEPS (SK_COLS_TILE_K / 128) /* COLS: a lane's 4 K, 128 a warp, a tile's steps */
+/* K is split in units of SK_SPLIT_K (a range need not be whole tiles: a
+ * narrow grid, a row of 4 blocks at N = 4096, splits finely enough to fill
+ * the GPU), each range at least SK_MIN_RANGE units. */
+#define SK_SPLIT_K 32
+/* The K split fills this many blocks an SM: what fits with no spill
+ * (ROWS: 128 registers a thread, COLS: 106 on sm_90; at 3 blocks an SM,
+ * 80 registers, COLS spills). */
+#define SK_BLOCKS_PER_SM 2
+#define SK_MIN_RANGE 2           /* 64 K */
 
 /* Where block b works: its tile (column block, chunk of rows) and K range. */
 struct sk_work {
@@ -52,7 +60,7 @@ struct sk_work {
 };
 
 static __device__ __forceinline__ sk_work sk_where(const pg_gemm_args &g, long long blocks_x,
-                                                   long long width, int tile_k) {
+                                                   long long width) {
   const long long chunks = (((g.m <= g.n) ? g.m : g.n) + SK_ROWS - 1) / SK_ROWS;
   const long long tiles = blocks_x * chunks;
   const long long b = blockIdx.x;
@@ -61,10 +69,9 @@ static __device__ __forceinline__ sk_work sk_where(const pg_gemm_args &g, long l
   const long long tile = b % tiles;
   w.first = (tile % blocks_x) * width;
   w.chunk = (tile / blocks_x) * SK_ROWS;
-  const long long k_tiles = ((long long)g.k + tile_k - 1) / tile_k;
-  const long long per = g.splits > 1 ? g.k_tiles_per_split : k_tiles;
-  w.k0 = w.split * per * tile_k;
-  w.k1 = w.k0 + per * tile_k < g.k ? w.k0 + per * tile_k : g.k;
+  const long long per = g.splits > 1 ? (long long)g.k_tiles_per_split * SK_SPLIT_K : g.k;
+  w.k0 = w.split * per;
+  w.k1 = w.k0 + per < g.k ? w.k0 + per : g.k;
   return w;
 }
 
@@ -80,13 +87,13 @@ static __device__ __forceinline__ void sk_store(const pg_gemm_args &g, int split
   *c = g.beta == 0.f ? g.alpha * v : fmaf(g.beta, *c, g.alpha * v);
 }
 
-template <int ROWS> __global__ void __launch_bounds__(SK_THREADS) pg_skinny_kernel(const pg_gemm_args g);
+template <int ROWS> __global__ void pg_skinny_kernel(const pg_gemm_args g);
 
 /* ROWS: C[m0 + i][n..n+3] for i < SK_ROWS. */
-template <> __global__ void __launch_bounds__(SK_THREADS) pg_skinny_kernel<1>(const pg_gemm_args g) {
+template <> __global__ void __launch_bounds__(SK_THREADS, SK_BLOCKS_PER_SM) pg_skinny_kernel<1>(const pg_gemm_args g) {
   __shared__ float a_tile[SK_ROWS][SK_ROWS_TILE_K];
   const long long blocks_x = ((long long)g.n + SK_COLS - 1) / SK_COLS;
-  const sk_work w = sk_where(g, blocks_x, SK_COLS, SK_ROWS_TILE_K);
+  const sk_work w = sk_where(g, blocks_x, SK_COLS);
   const long long n = w.first + 4 * threadIdx.x, m0 = w.chunk;
   const bool vec = g.vec_b && n + 3 < g.n;
   float acc[SK_ROWS][4];
@@ -102,7 +109,7 @@ template <> __global__ void __launch_bounds__(SK_THREADS) pg_skinny_kernel<1>(co
       a_tile[i][kk] = m0 + i < g.m && kk < len ? g.a[(size_t)(m0 + i) * g.lda + k + kk] : 0.f;
     }
     __syncthreads();
-#pragma unroll 4
+#pragma unroll 6
     for (int kk = 0; kk < len; ++kk) {
       const float *const row = g.b + (size_t)(k + kk) * g.ldb + n;
       float b[4];
@@ -133,10 +140,10 @@ template <> __global__ void __launch_bounds__(SK_THREADS) pg_skinny_kernel<1>(co
  * 4 floats more than the tile apart, so that the stores of 8 columns by 4
  * K fall in 32 banks too. */
 #define SK_COLS_TILE_PITCH (SK_COLS_TILE_K + 4)
-template <> __global__ void __launch_bounds__(SK_THREADS) pg_skinny_kernel<0>(const pg_gemm_args g) {
+template <> __global__ void __launch_bounds__(SK_THREADS, SK_BLOCKS_PER_SM) pg_skinny_kernel<0>(const pg_gemm_args g) {
   __shared__ __align__(16) float b_tile[SK_ROWS][SK_COLS_TILE_PITCH];
   const long long blocks_x = ((long long)g.m + SK_BLOCK_ROWS - 1) / SK_BLOCK_ROWS;
-  const sk_work w = sk_where(g, blocks_x, SK_BLOCK_ROWS, SK_COLS_TILE_K);
+  const sk_work w = sk_where(g, blocks_x, SK_BLOCK_ROWS);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const long long m0 = w.first + (long long)warp * SK_WARP_ROWS, n0 = w.chunk;
   float acc[SK_WARP_ROWS][SK_ROWS];
@@ -153,7 +160,12 @@ template <> __global__ void __launch_bounds__(SK_THREADS) pg_skinny_kernel<0>(co
     }
     __syncthreads();
     if (m0 >= g.m) continue; /* past the last row: it still takes part in the syncs */
-    for (int kk = 4 * lane; kk < len; kk += 128) {
+    /* A tile's steps unrolled, so that a lane's loads of all of them are in
+     * flight together. */
+#pragma unroll
+    for (int step = 0; step < SK_COLS_STEPS; ++step) {
+      const int kk = 128 * step + 4 * lane;
+      if (kk >= len) break;
       float a[SK_WARP_ROWS][4];
 #pragma unroll
       for (int r = 0; r < SK_WARP_ROWS; ++r) {
@@ -200,7 +212,7 @@ template <> __global__ void __launch_bounds__(SK_THREADS) pg_skinny_kernel<0>(co
 }
 
 /* The short side picks the form; K split so that the blocks fill the
- * form's blocks an SM, each range at least SK_MIN_RANGE_TILES tiles. */
+ * form's blocks an SM, each range at least SK_MIN_RANGE units of K. */
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)tuning;
@@ -209,14 +221,12 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   const long long chunks = (short_side + SK_ROWS - 1) / SK_ROWS;
   const long long blocks_x = rows ? ((long long)args->n + SK_COLS - 1) / SK_COLS
                                   : ((long long)args->m + SK_BLOCK_ROWS - 1) / SK_BLOCK_ROWS;
-  const int tile_k = rows ? SK_ROWS_TILE_K : SK_COLS_TILE_K;
   launch->kernel = rows ? (const void *)pg_skinny_kernel<1> : (const void *)pg_skinny_kernel<0>;
   launch->grid_x = blocks_x * chunks;
   launch->grid_y = 1;
   args->splits = 1;
-  const int per_sm = rows ? SK_ROWS_BLOCKS_PER_SM : SK_COLS_BLOCKS_PER_SM;
-  (void)pg_configure_split_k(args, launch, (long long)per_sm * device->sm_count,
-                             ((long long)args->k + tile_k - 1) / tile_k, SK_MIN_RANGE_TILES);
+  (void)pg_configure_split_k(args, launch, (long long)SK_BLOCKS_PER_SM * device->sm_count,
+                             ((long long)args->k + SK_SPLIT_K - 1) / SK_SPLIT_K, SK_MIN_RANGE);
 }
 
 /* Static shared memory, the larger of the two forms' tiles. */
@@ -237,8 +247,8 @@ PG_ENTRY(skinny_ffma) = {
     .info = {.name = "skinny_ffma", .kind = PG_KIND_KERNEL,
              .technique = "a short side (M or N of a few): the long operand streamed once from global memory, the short one in shared memory, FFMA, K split to fill the GPU",
              .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
-             .default_stages = 1, .tile_m = SK_ROWS, .tile_n = SK_COLS,
-             .tile_k = SK_ROWS_TILE_K, .threads = SK_THREADS},
+             .default_stages = 1, .tile_m = SK_ROWS, .tile_n = SK_ROWS,
+             .tile_k = SK_SPLIT_K, .threads = SK_THREADS},
     .smem_bytes = smem_bytes,
     .configure = configure,
     .kernel = {.symbol = "pg_skinny_kernel", .launched = "pg_skinny_kernel<1>", PG_RULES(rules)},

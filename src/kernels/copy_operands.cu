@@ -1,27 +1,27 @@
 /* A first kernel for the TMA entries that take any layout (tma_ws_any):
- * where A or B is not where TMA reads it (a base address off 16 bytes, or
- * a leading dimension that is no multiple of 4 floats), A and B are copied
- * into the call's workspace with 16-byte rows, as the plan's first-kernel
- * fields describe: A's M rows of ldp = K rounded up to 4 floats, then, where
- * B's layout is not TMA's, B's K rows of N rounded up to 4 (zeros in the
- * padding). The kernel then reads them there (pg_kernel_launch.prepare_a_rows,
- * prepare_b_rows). A is copied whenever a copy is made at all, so that the
- * plan's one first-kernel layout serves (A's copy costs M x K floats read and
- * written; B's is what the layout asks for). Memory-bound: a thread moves 4
- * consecutive floats of a row (kernels/first_kernel.cuh); rows on y. */
+ * an operand that is not where TMA reads it (a base address off 16 bytes,
+ * or a leading dimension that is no multiple of 4 floats) is copied into
+ * the call's workspace with 16-byte rows, as the plan's first-kernel fields
+ * describe: where A's layout asks, A's M rows of ldp = K rounded up to 4
+ * floats, then, where B's layout asks, B's K rows of N rounded up to 4
+ * (zeros in the padding). The kernel then reads them there
+ * (pg_kernel_launch.prepare_a_rows, prepare_b_rows); an operand TMA reads
+ * is not copied. Memory-bound: a thread moves 4 consecutive floats of a row
+ * (kernels/first_kernel.cuh); rows on y. */
 #include "kernels/first_kernel.cuh"
 
 #define CO_MAX_GRID_Y 65535
 
 __global__ void __launch_bounds__(PG_FIRST_THREADS) pg_copy_operands_kernel(const pg_gemm_args g) {
   const long long c = ((long long)blockIdx.x * PG_FIRST_THREADS + threadIdx.x) * 4;
-  const long long ldb_copy = PG_PLANES_LD(g.n), rows = (long long)g.m + (g.vec_b ? 0 : g.k);
+  const long long ldb_copy = PG_PLANES_LD(g.n), a_rows = g.vec_a ? 0 : g.m;
+  const long long rows = a_rows + (g.vec_b ? 0 : g.k);
   for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
-    if (r < g.m) {
+    if (r < a_rows) {
       if (c < g.ldp) pg_copy4(g.partials + r * g.ldp, g.a + r * g.lda, c, g.k);
     } else if (c < ldb_copy) {
-      pg_copy4(g.partials + (long long)g.m * g.ldp + (r - g.m) * ldb_copy,
-               g.b + (r - g.m) * g.ldb, c, g.n);
+      pg_copy4(g.partials + a_rows * g.ldp + (r - a_rows) * ldb_copy, g.b + (r - a_rows) * g.ldb,
+               c, g.n);
     }
   }
 }
@@ -45,9 +45,9 @@ extern "C" void pg_configure_first_kernel(pg_gemm_args *args, pg_kernel_launch *
 
 extern "C" int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch *launch) {
   if (args->vec_a && args->vec_b) return 0;
-  const long long b_rows = args->vec_b ? 0 : args->k;
-  pg_configure_first_kernel(args, launch, (const void *)pg_copy_operands_kernel,
-                            (long long)args->m + b_rows, args->m, PG_PLANES_LD(args->k), b_rows,
+  const long long a_rows = args->vec_a ? 0 : args->m, b_rows = args->vec_b ? 0 : args->k;
+  pg_configure_first_kernel(args, launch, (const void *)pg_copy_operands_kernel, a_rows + b_rows,
+                            a_rows, PG_PLANES_LD(args->k), b_rows,
                             args->vec_b ? 0 : PG_PLANES_LD(args->n));
   return 1;
 }
