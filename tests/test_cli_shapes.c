@@ -269,11 +269,11 @@ static void test_shapes_committed_set(void **state) {
   int rc = pgc_shapes_read(PG_SHAPE_SET_PATH, &set, err, sizeof err);
   if (rc != PGC_EXIT_OK) print_error("%s\n", err);
   assert_int_equal(rc, PGC_EXIT_OK);
-  assert_int_equal(set.count, 21);
+  assert_int_equal(set.count, 42);
   assert_int_equal(set.shapes[0].m, 512);
-  assert_int_equal(set.shapes[set.count - 1].m, 4096);
-  assert_int_equal(set.shapes[set.count - 1].n, 12288);
-  assert_int_equal(set.shapes[set.count - 1].k, 4096);
+  assert_int_equal(set.shapes[set.count - 1].m, 8192);
+  assert_int_equal(set.shapes[set.count - 1].n, 8192);
+  assert_int_equal(set.shapes[set.count - 1].k, 256);
   pgc_shape_set_free(&set);
 }
 
