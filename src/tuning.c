@@ -24,11 +24,14 @@
  * 15 is its FLOP rate at a full chunk of the short side (8 rows or
  * columns), 0.10-0.18 x tma_ws's (bench/results/h200-skinny.md), so that it
  * wins at a short side of 8 or fewer, and at 16 where the short side is M
- * (against tma_ws_splitk's 16/128 useful share, not tma_ws_n64's 16/64). */
+ * (against tma_ws_splitk's 16/128 useful share, not tma_ws_n64's 16/64);
+ * its blocks an SM are given as 1, as bound by memory a last wave's idle
+ * slots cost it little (6144x4x6144: 384 blocks, 0.74 x cuBLAS against
+ * tma_ws_n64's 0.64, bench/results/h200-held-out-sizes.csv). */
 #define PG_H200_AUTO_RULES                                                              \
   {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
    {"tma_ws_any", 3, 100, 2, 0, 0}, {"tma_ws_m256", 3, 101, 1, 0, 0},                            \
-   {"tma_ws_n64", 3, 92, 3, 0, 0},  {"skinny_ffma", 1, 15, 2, 0, 0},                             \
+   {"tma_ws_n64", 3, 92, 3, 0, 0},  {"skinny_ffma", 1, 15, 1, 0, 0},                             \
    {"tma", 4, 82, 2, 0, 0},         {"mbarrier", 2, 78, 2, 0, 0},                                \
    {"tiled32_db", 2, 13, 2, 0, 0}}
 
@@ -57,7 +60,7 @@
   {{"wgmma_3xtf32", 4, 230, 1, 390, 64}, {"tma_ws", 3, 100, 2, 0, 0},                          \
    {"tma_ws_splitk", 3, 100, 2, 0, 0},    {"tma_ws_any", 3, 100, 2, 0, 0},                       \
    {"tma_ws_m256", 3, 101, 1, 0, 0},      {"tma_ws_n64", 3, 92, 3, 0, 0},                        \
-   {"skinny_ffma", 1, 15, 2, 0, 0},       {"tma", 4, 82, 2, 0, 0},                               \
+   {"skinny_ffma", 1, 15, 1, 0, 0},       {"tma", 4, 82, 2, 0, 0},                               \
    {"mbarrier", 2, 78, 2, 0, 0},          {"tiled32_db", 2, 13, 2, 0, 0}}
 
 static const pg_tuning rows[] = {
