@@ -34,24 +34,21 @@
 PG_KERNELS_BEGIN
 
 #define SK_THREADS 256
-#define SK_ROWS 8                /* the short side's chunk: rows of A (ROWS), columns of B (COLS) */
-#define SK_COLS (SK_THREADS * 4) /* ROWS: columns of B a block */
 #define SK_WARP_ROWS 2           /* COLS: rows of A a warp */
 #define SK_BLOCK_ROWS (SK_THREADS / 32 * SK_WARP_ROWS) /* COLS: rows of A a block */
 #define SK_ROWS_TILE_K 128       /* ROWS: K of A's tile in shared memory */
-#define SK_COLS_TILE_K 512       /* COLS: K of B's tile in shared memory */
-#define SK_COLS_STEPS (SK_COLS_TILE_K / 128) /* COLS: a lane's 4 K, 128 a warp, a tile's steps */
+#define SK_MAX_CHUNK 32          /* the widest chunk of the short side, either form */
 /* K is split in units of SK_SPLIT_K (a range need not be whole tiles: a
  * narrow grid, a row of 4 blocks at N = 4096, splits finely enough to fill
  * the GPU), each range at least SK_MIN_RANGE units. */
 #define SK_SPLIT_K 32
 /* The K split fills this many blocks an SM: what fits with no spill
- * (ROWS: 128 registers a thread, COLS: 106 on sm_90; at 3 blocks an SM,
- * 80 registers, COLS spills). */
+ * (128 registers a thread at most; at 3 blocks an SM, 80, COLS spills). */
 #define SK_BLOCKS_PER_SM 2
 #define SK_MIN_RANGE 2           /* 64 K */
 
-/* Where block b works: its tile (column block, chunk of rows) and K range. */
+/* Where block b works: its tile (block of the long side, chunk of the
+ * short side) and K range. */
 struct sk_work {
   long long first; /* ROWS: B's first column; COLS: A's first row */
   long long chunk; /* the short side's first index (row of A, column of B) */
@@ -60,15 +57,15 @@ struct sk_work {
 };
 
 static __device__ __forceinline__ sk_work sk_where(const pg_gemm_args &g, long long blocks_x,
-                                                   long long width) {
-  const long long chunks = (((g.m <= g.n) ? g.m : g.n) + SK_ROWS - 1) / SK_ROWS;
+                                                   long long width, int chunk) {
+  const long long chunks = (((g.m <= g.n) ? g.m : g.n) + chunk - 1) / chunk;
   const long long tiles = blocks_x * chunks;
   const long long b = blockIdx.x;
   sk_work w;
   w.split = (int)(b / tiles);
   const long long tile = b % tiles;
   w.first = (tile % blocks_x) * width;
-  w.chunk = (tile / blocks_x) * SK_ROWS;
+  w.chunk = (tile / blocks_x) * chunk;
   const long long per = g.splits > 1 ? (long long)g.k_tiles_per_split * SK_SPLIT_K : g.k;
   w.k0 = w.split * per;
   w.k1 = w.k0 + per < g.k ? w.k0 + per : g.k;
@@ -87,83 +84,101 @@ static __device__ __forceinline__ void sk_store(const pg_gemm_args &g, int split
   *c = g.beta == 0.f ? g.alpha * v : fmaf(g.beta, *c, g.alpha * v);
 }
 
-template <int ROWS> __global__ void pg_skinny_kernel(const pg_gemm_args g);
-
-/* ROWS: C[m0 + i][n..n+3] for i < SK_ROWS. */
-template <> __global__ void __launch_bounds__(SK_THREADS, SK_BLOCKS_PER_SM) pg_skinny_kernel<1>(const pg_gemm_args g) {
-  __shared__ float a_tile[SK_ROWS][SK_ROWS_TILE_K];
-  const long long blocks_x = ((long long)g.n + SK_COLS - 1) / SK_COLS;
-  const sk_work w = sk_where(g, blocks_x, SK_COLS);
-  const long long n = w.first + 4 * threadIdx.x, m0 = w.chunk;
-  const bool vec = g.vec_b && n + 3 < g.n;
-  float acc[SK_ROWS][4];
+/* ROWS: R rows of A (a chunk) x C columns of B a thread, SK_THREADS * C
+ * columns a block. A's tile is stored K-major (a_tile[k][row], rows 4
+ * floats past R apart so that the transposing stores spread over 8 banks),
+ * so that a thread reads 4 rows at one K with one broadcast LDS.128: R / 4
+ * reads for R x C FFMA a K. */
+template <int R, int C>
+__global__ void __launch_bounds__(SK_THREADS, SK_BLOCKS_PER_SM) pg_skinny_rows_kernel(const pg_gemm_args g) {
+  static_assert(R % 4 == 0 && (C == 2 || C == 4), "4 rows a read, 8 or 16 bytes of B a load");
+  enum { PITCH = R + 4, WIDTH = SK_THREADS * C, UNROLL = R >= 32 ? 2 : 4 };
+  __shared__ __align__(16) float a_tile[SK_ROWS_TILE_K][PITCH];
+  const long long blocks_x = ((long long)g.n + WIDTH - 1) / WIDTH;
+  const sk_work w = sk_where(g, blocks_x, WIDTH, R);
+  const long long n = w.first + C * threadIdx.x, m0 = w.chunk;
+  const bool vec = g.vec_b && n + C - 1 < g.n;
+  float acc[R][C];
 #pragma unroll
-  for (int i = 0; i < SK_ROWS; ++i)
+  for (int i = 0; i < R; ++i)
 #pragma unroll
-    for (int j = 0; j < 4; ++j) acc[i][j] = 0.f;
+    for (int j = 0; j < C; ++j) acc[i][j] = 0.f;
   for (long long k = w.k0; k < w.k1; k += SK_ROWS_TILE_K) {
     const int len = (int)(w.k1 - k < SK_ROWS_TILE_K ? w.k1 - k : SK_ROWS_TILE_K);
     __syncthreads(); /* the tile before is read */
-    for (int e = threadIdx.x; e < SK_ROWS * SK_ROWS_TILE_K; e += SK_THREADS) {
+    for (int e = threadIdx.x; e < R * SK_ROWS_TILE_K; e += SK_THREADS) {
       const int i = e / SK_ROWS_TILE_K, kk = e % SK_ROWS_TILE_K;
-      a_tile[i][kk] = m0 + i < g.m && kk < len ? g.a[(size_t)(m0 + i) * g.lda + k + kk] : 0.f;
+      a_tile[kk][i] = m0 + i < g.m && kk < len ? g.a[(size_t)(m0 + i) * g.lda + k + kk] : 0.f;
     }
     __syncthreads();
-#pragma unroll 6
+#pragma unroll UNROLL
     for (int kk = 0; kk < len; ++kk) {
       const float *const row = g.b + (size_t)(k + kk) * g.ldb + n;
-      float b[4];
+      float b[C];
       if (vec) {
-        const float4 v = __ldg((const float4 *)row);
-        b[0] = v.x, b[1] = v.y, b[2] = v.z, b[3] = v.w;
+        if constexpr (C == 4) {
+          const float4 v = __ldg((const float4 *)row);
+          b[0] = v.x, b[1] = v.y, b[2] = v.z, b[3] = v.w;
+        } else {
+          const float2 v = __ldg((const float2 *)row);
+          b[0] = v.x, b[1] = v.y;
+        }
       } else {
 #pragma unroll
-        for (int j = 0; j < 4; ++j) b[j] = n + j < g.n ? __ldg(row + j) : 0.f;
+        for (int j = 0; j < C; ++j) b[j] = n + j < g.n ? __ldg(row + j) : 0.f;
       }
 #pragma unroll
-      for (int i = 0; i < SK_ROWS; ++i)
+      for (int q = 0; q < R / 4; ++q) {
+        const float4 a = *(const float4 *)&a_tile[kk][4 * q];
 #pragma unroll
-        for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(a_tile[i][kk], b[j], acc[i][j]);
+        for (int j = 0; j < C; ++j) {
+          acc[4 * q + 0][j] = fmaf(a.x, b[j], acc[4 * q + 0][j]);
+          acc[4 * q + 1][j] = fmaf(a.y, b[j], acc[4 * q + 1][j]);
+          acc[4 * q + 2][j] = fmaf(a.z, b[j], acc[4 * q + 2][j]);
+          acc[4 * q + 3][j] = fmaf(a.w, b[j], acc[4 * q + 3][j]);
+        }
+      }
     }
   }
 #pragma unroll
-  for (int i = 0; i < SK_ROWS; ++i)
+  for (int i = 0; i < R; ++i)
 #pragma unroll
-    for (int j = 0; j < 4; ++j)
+    for (int j = 0; j < C; ++j)
       if (m0 + i < g.m && n + j < g.n) sk_store(g, w.split, m0 + i, n + j, acc[i][j]);
 }
 
-/* COLS: C[m][n0 + c] for c < SK_ROWS, m this warp's SK_WARP_ROWS rows.
- * B's tile is stored column by column (b_tile[c][k]), so that a warp's
- * float4 reads of one column, 4 consecutive K a lane, are 512 contiguous
- * bytes (no bank conflict); a warp's rows share each read. The columns are
- * 4 floats more than the tile apart, so that the stores of 8 columns by 4
- * K fall in 32 banks too. */
-#define SK_COLS_TILE_PITCH (SK_COLS_TILE_K + 4)
-template <> __global__ void __launch_bounds__(SK_THREADS, SK_BLOCKS_PER_SM) pg_skinny_kernel<0>(const pg_gemm_args g) {
-  __shared__ __align__(16) float b_tile[SK_ROWS][SK_COLS_TILE_PITCH];
+/* COLS: C[m][n0 + c] for c < CN (a chunk of B's columns), m this warp's
+ * SK_WARP_ROWS rows. B's tile is stored column by column (b_tile[c][k]),
+ * so that a warp's float4 reads of one column, 4 consecutive K a lane, are
+ * 512 contiguous bytes (no bank conflict); a warp's rows share each read.
+ * The columns are 4 floats more than the tile apart, so that the
+ * transposing stores spread over 8 banks. A tile's steps (128 K a warp) are
+ * unrolled, so that a lane's loads of all of them are in flight together. */
+template <int CN>
+__global__ void __launch_bounds__(SK_THREADS, SK_BLOCKS_PER_SM) pg_skinny_cols_kernel(const pg_gemm_args g) {
+  enum { TILE_K = CN <= 8 ? 512 : 128, PITCH = TILE_K + 4, STEPS = TILE_K / 128 };
+  static_assert(CN <= 32, "a lane writes one column out");
+  __shared__ __align__(16) float b_tile[CN][PITCH];
   const long long blocks_x = ((long long)g.m + SK_BLOCK_ROWS - 1) / SK_BLOCK_ROWS;
-  const sk_work w = sk_where(g, blocks_x, SK_BLOCK_ROWS);
+  const sk_work w = sk_where(g, blocks_x, SK_BLOCK_ROWS, CN);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const long long m0 = w.first + (long long)warp * SK_WARP_ROWS, n0 = w.chunk;
-  float acc[SK_WARP_ROWS][SK_ROWS];
+  float acc[SK_WARP_ROWS][CN];
 #pragma unroll
   for (int r = 0; r < SK_WARP_ROWS; ++r)
 #pragma unroll
-    for (int c = 0; c < SK_ROWS; ++c) acc[r][c] = 0.f;
-  for (long long k = w.k0; k < w.k1; k += SK_COLS_TILE_K) {
-    const int len = (int)(w.k1 - k < SK_COLS_TILE_K ? w.k1 - k : SK_COLS_TILE_K);
+    for (int c = 0; c < CN; ++c) acc[r][c] = 0.f;
+  for (long long k = w.k0; k < w.k1; k += TILE_K) {
+    const int len = (int)(w.k1 - k < TILE_K ? w.k1 - k : TILE_K);
     __syncthreads(); /* the tile before is read */
-    for (int e = threadIdx.x; e < SK_COLS_TILE_K * SK_ROWS; e += SK_THREADS) {
-      const int kk = e / SK_ROWS, c = e % SK_ROWS;
+    for (int e = threadIdx.x; e < TILE_K * CN; e += SK_THREADS) {
+      const int kk = e / CN, c = e % CN;
       b_tile[c][kk] = kk < len && n0 + c < g.n ? g.b[(size_t)(k + kk) * g.ldb + n0 + c] : 0.f;
     }
     __syncthreads();
     if (m0 >= g.m) continue; /* past the last row: it still takes part in the syncs */
-    /* A tile's steps unrolled, so that a lane's loads of all of them are in
-     * flight together. */
 #pragma unroll
-    for (int step = 0; step < SK_COLS_STEPS; ++step) {
+    for (int step = 0; step < STEPS; ++step) {
       const int kk = 128 * step + 4 * lane;
       if (kk >= len) break;
       float a[SK_WARP_ROWS][4];
@@ -180,7 +195,7 @@ template <> __global__ void __launch_bounds__(SK_THREADS, SK_BLOCKS_PER_SM) pg_s
         }
       }
 #pragma unroll
-      for (int c = 0; c < SK_ROWS; ++c) {
+      for (int c = 0; c < CN; ++c) {
         const float4 b = *(const float4 *)&b_tile[c][kk];
 #pragma unroll
         for (int r = 0; r < SK_WARP_ROWS; ++r) {
@@ -196,44 +211,57 @@ template <> __global__ void __launch_bounds__(SK_THREADS, SK_BLOCKS_PER_SM) pg_s
 #pragma unroll
   for (int r = 0; r < SK_WARP_ROWS; ++r)
 #pragma unroll
-    for (int c = 0; c < SK_ROWS; ++c)
+    for (int c = 0; c < CN; ++c)
 #pragma unroll
       for (int off = 16; off > 0; off /= 2)
         acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
-  if (lane < SK_ROWS && n0 + lane < g.n)
+  if (lane < CN && n0 + lane < g.n)
 #pragma unroll
     for (int r = 0; r < SK_WARP_ROWS; ++r) {
       float v = acc[r][0];
 #pragma unroll
-      for (int c = 1; c < SK_ROWS; ++c)
+      for (int c = 1; c < CN; ++c)
         if (lane == c) v = acc[r][c];
       if (m0 + r < g.m) sk_store(g, w.split, m0 + r, n0 + lane, v);
     }
 }
 
-/* The short side picks the form; K split so that the blocks fill the
- * form's blocks an SM, each range at least SK_MIN_RANGE units of K. */
+/* The short side picks the form and its chunk (the narrowest of 8, 16, 32
+ * rows, or 8, 32 columns, that holds it: a short side past 32 takes chunks
+ * of 32, each reading the long operand again); K split so that the blocks
+ * fill SK_BLOCKS_PER_SM an SM, each range at least SK_MIN_RANGE units. */
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)tuning;
-  const int rows = args->m <= args->n;
-  const long long short_side = rows ? args->m : args->n;
-  const long long chunks = (short_side + SK_ROWS - 1) / SK_ROWS;
-  const long long blocks_x = rows ? ((long long)args->n + SK_COLS - 1) / SK_COLS
-                                  : ((long long)args->m + SK_BLOCK_ROWS - 1) / SK_BLOCK_ROWS;
-  launch->kernel = rows ? (const void *)pg_skinny_kernel<1> : (const void *)pg_skinny_kernel<0>;
-  launch->grid_x = blocks_x * chunks;
+  int chunk;
+  long long blocks_x;
+  if (args->m <= args->n) {
+    const long long width = (args->m <= 16 ? 4 : 2) * SK_THREADS;
+    chunk = args->m <= 8 ? 8 : args->m <= 16 ? 16 : 32;
+    launch->kernel = chunk == 8    ? (const void *)pg_skinny_rows_kernel<8, 4>
+                     : chunk == 16 ? (const void *)pg_skinny_rows_kernel<16, 4>
+                                   : (const void *)pg_skinny_rows_kernel<32, 2>;
+    blocks_x = ((long long)args->n + width - 1) / width;
+  } else {
+    chunk = args->n <= 8 ? 8 : 32;
+    launch->kernel = chunk == 8 ? (const void *)pg_skinny_cols_kernel<8>
+                                : (const void *)pg_skinny_cols_kernel<32>;
+    blocks_x = ((long long)args->m + SK_BLOCK_ROWS - 1) / SK_BLOCK_ROWS;
+  }
+  const long long short_side = args->m <= args->n ? args->m : args->n;
+  launch->grid_x = blocks_x * ((short_side + chunk - 1) / chunk);
   launch->grid_y = 1;
   args->splits = 1;
   (void)pg_configure_split_k(args, launch, (long long)SK_BLOCKS_PER_SM * device->sm_count,
                              ((long long)args->k + SK_SPLIT_K - 1) / SK_SPLIT_K, SK_MIN_RANGE);
 }
 
-/* Static shared memory, the larger of the two forms' tiles. */
+/* Static shared memory, the largest of the forms' tiles (COLS at 32
+ * columns). */
 static size_t smem_bytes(int stages) {
   (void)stages;
-  const size_t rows = sizeof(float) * SK_ROWS * SK_ROWS_TILE_K;
-  const size_t cols = sizeof(float) * SK_COLS_TILE_PITCH * SK_ROWS;
+  const size_t rows = sizeof(float) * SK_ROWS_TILE_K * (SK_MAX_CHUNK + 4);
+  const size_t cols = sizeof(float) * SK_MAX_CHUNK * (128 + 4);
   return rows > cols ? rows : cols;
 }
 
@@ -247,11 +275,12 @@ PG_ENTRY(skinny_ffma) = {
     .info = {.name = "skinny_ffma", .kind = PG_KIND_KERNEL,
              .technique = "a short side (M or N of a few): the long operand streamed once from global memory, the short one in shared memory, FFMA, K split to fill the GPU",
              .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
-             .default_stages = 1, .tile_m = SK_ROWS, .tile_n = SK_ROWS,
+             .default_stages = 1, .tile_m = SK_MAX_CHUNK, .tile_n = SK_MAX_CHUNK,
              .tile_k = SK_SPLIT_K, .threads = SK_THREADS},
     .smem_bytes = smem_bytes,
     .configure = configure,
-    .kernel = {.symbol = "pg_skinny_kernel", .launched = "pg_skinny_kernel<1>", PG_RULES(rules)},
+    .kernel = {.symbol = "pg_skinny_rows_kernel", .launched = "pg_skinny_rows_kernel<8, 4>",
+               PG_RULES(rules)},
 };
 
 PG_KERNELS_END
