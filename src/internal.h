@@ -155,6 +155,10 @@ typedef struct {
 typedef struct {
   const void *kernel;
   long long grid_x, grid_y; /* the core refuses a grid past CUDA's limits */
+  /* > 0: the share of the entry's full speed this launch reaches, for
+   * auto's model in place of the registry tile's useful share (an entry
+   * whose form and tile follow the shape: skinny_ffma). */
+  double speed_share;
   /* TMA kernels: the copies' boxes; the core encodes A's and B's tensor maps
    * as the kernel's second parameter. NULL: the kernel has one parameter. */
   const pg_tma_boxes *tma;

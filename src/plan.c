@@ -198,7 +198,9 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
   const long long slots = (long long)(rule->blocks_per_sm > 0 ? rule->blocks_per_sm : 1) *
                           dev->sm_count;
   if (blocks > 0) fill = (double)blocks / (double)(((blocks + slots - 1) / slots) * slots);
-  if (info->tile_m > 0 && info->tile_n > 0) {
+  if (kernel->speed_share > 0.0) {
+    useful = kernel->speed_share;
+  } else if (info->tile_m > 0 && info->tile_n > 0) {
     const long long tiles_m = ((long long)args->m + info->tile_m - 1) / info->tile_m;
     const long long tiles_n = ((long long)args->n + info->tile_n - 1) / info->tile_n;
     useful = (double)args->m * args->n /

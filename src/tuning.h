@@ -14,7 +14,8 @@ extern "C" {
  *   speed x wave fill x useful share x K share x block K share,
  * where wave fill is the plan's blocks over the block slots of the waves
  * they take (blocks_per_sm x SMs each), useful share is M x N over the
- * tiles' area (a 128-wide tile on N = 64 computes half zeros), and the K
+ * tiles' area (a 128-wide tile on N = 64 computes half zeros; or the
+ * launch's speed_share where its configure sets one), and the K
  * shares charge the fixed costs below (1 where they are 0). */
 typedef struct {
   const char *variant;
@@ -55,6 +56,10 @@ typedef struct {
    * warpgroup); elsewhere a first kernel of the call writes A's parts into
    * the workspace. */
   int emulated_fused_max_n;
+  /* skinny_ffma: its form for a short N (a warp 2 rows of A, 8 columns of
+   * B) runs at this percentage of its form for a short M at a full chunk
+   * (32 rows of A): auto's model of it (src/kernels/15_skinny_ffma.cu). */
+  int skinny_cols_rate_percent;
   /* auto's candidates, ending at a NULL variant: of those this GPU runs
    * (architecture, shared memory, a loadable kernel image) and that accept
    * the layout, the best predicted; the first on a tie. */

@@ -37,8 +37,9 @@ typedef struct {
  * blocks per SM on a 132-SM GPU, so in the persistent pass below (main) the
  * blocks of tma_ws take several tiles and their stage rings run on across
  * tiles. */
-/* 12x300x70, 300x5x70 and 77x20x300 take skinny_ffma's chunks of 16 rows,
- * 8 columns and 32 columns (1x1x1 and 35x79x19 those of 8 and 32 rows).
+/* 12x300x70 takes skinny_ffma's chunk of 16 rows (1x1x1 and 35x79x19 those
+ * of 8 and 32 rows, the latter twice), 300x5x70 and 77x20x300 one and three
+ * chunks of 8 columns.
  * 64x96x1000 and 130x200x4100 have a tile or four and K long enough for
  * tma_ws_splitk to split it: into ranges K is no multiple of, the last one
  * short and ending in a partial step. 3000x2900x40 has 552 tiles of 128x128:

@@ -1,30 +1,32 @@
 /* 15 skinny_ffma — strict FP32 GEMM where one side of C is short (M or N
  * of a few): the problem is then a few matrix-vector products, bound by
  * reading the large operand, which tiles of 64 or 128 rows would mostly
- * spend on padding. The large operand is streamed once, straight from
- * global memory (16-byte loads where the layout allows), the small one
- * staged in shared memory, FFMA in a fixed order; K is split into ranges
- * where the blocks alone would leave the GPU's memory system idle, the
- * ranges' sums added in split order by reduce_splits.cu (deterministic).
+ * spend on padding. The large operand is streamed once a chunk of the
+ * short side, straight from global memory (16-byte loads where the layout
+ * allows), the small one staged in shared memory, FFMA in a fixed order; K
+ * is split into ranges where the blocks alone would leave the GPU's memory
+ * system idle, the ranges' sums added in split order by reduce_splits.cu
+ * (deterministic).
  *
  * Two forms, by which side is short (any shape runs, a long side is only
  * slow: each chunk of the short side reads the large operand again):
- *   ROWS (M <= N): a block takes SK_ROWS rows of A (in shared memory, a K
- *     tile at a time) and SK_COLS columns of B, each thread 4 columns of
- *     B's rows, SK_ROWS x 4 sums a thread;
+ *   ROWS (M <= N): a block takes a chunk of R = 8, 16 or 32 rows of A (the
+ *     narrowest that holds M; in shared memory a K tile at a time, K-major)
+ *     and 256 x C columns of B, each thread C (4, or 2 at R = 32) columns
+ *     of B's rows, R x C sums a thread;
  *   COLS (M > N): a warp takes SK_WARP_ROWS rows of A, a block
- *     SK_BLOCK_ROWS rows and SK_ROWS columns of B (in shared memory, a K
- *     tile at a time, column by column), each lane 4 consecutive K of its
+ *     SK_BLOCK_ROWS rows and a chunk of 8 columns of B (in shared memory, a
+ *     K tile at a time, column by column), each lane 4 consecutive K of its
  *     rows at a time; the lanes' sums are added in a fixed butterfly order
  *     at the end.
- * Block b of the grid: tile b % tiles (column block fastest, then the
- * chunk of rows), K range b / tiles.
+ * Block b of the grid: tile b % tiles (block of the long side fastest, then
+ * the chunk), K range b / tiles.
  *
- * The registry's tile is the short side's chunk both ways (SK_ROWS x
- * SK_ROWS) and K's split unit, which is what auto's model of the padding
- * needs: the long side is streamed, its padding a row of 16 bytes at most.
- * Measured on the H200 (bench/results/h200-skinny.md): auto's candidate for
- * a short side of 16 or fewer.
+ * auto's model of it (the launch's speed_share): the speed at a full chunk
+ * of 32 rows, times the short side over its chunks' width (32 rows, or 8
+ * columns at the tuning's skinny_cols_rate_percent). The registry's tile is
+ * the two forms' widest chunks (32 rows, 8 columns) and K's split unit.
+ * Measured on the H200: bench/results/h200-skinny.md.
  *
  *   pipegemm bench --shapes bench/shapes/skinny.txt --variant cublas,auto,skinny_ffma
  */
@@ -37,7 +39,8 @@ PG_KERNELS_BEGIN
 #define SK_WARP_ROWS 2           /* COLS: rows of A a warp */
 #define SK_BLOCK_ROWS (SK_THREADS / 32 * SK_WARP_ROWS) /* COLS: rows of A a block */
 #define SK_ROWS_TILE_K 128       /* ROWS: K of A's tile in shared memory */
-#define SK_MAX_CHUNK 32          /* the widest chunk of the short side, either form */
+#define SK_ROWS_MAX_CHUNK 32     /* ROWS: the widest chunk of the short side */
+#define SK_COLS_CHUNK 8          /* COLS: the chunk of B's columns */
 /* K is split in units of SK_SPLIT_K (a range need not be whole tiles: a
  * narrow grid, a row of 4 blocks at N = 4096, splits finely enough to fill
  * the GPU), each range at least SK_MIN_RANGE units. */
@@ -156,7 +159,7 @@ __global__ void __launch_bounds__(SK_THREADS, SK_BLOCKS_PER_SM) pg_skinny_rows_k
  * unrolled, so that a lane's loads of all of them are in flight together. */
 template <int CN>
 __global__ void __launch_bounds__(SK_THREADS, SK_BLOCKS_PER_SM) pg_skinny_cols_kernel(const pg_gemm_args g) {
-  enum { TILE_K = CN <= 8 ? 512 : 128, PITCH = TILE_K + 4, STEPS = TILE_K / 128 };
+  enum { TILE_K = 512, PITCH = TILE_K + 4, STEPS = TILE_K / 128 };
   static_assert(CN <= 32, "a lane writes one column out");
   __shared__ __align__(16) float b_tile[CN][PITCH];
   const long long blocks_x = ((long long)g.m + SK_BLOCK_ROWS - 1) / SK_BLOCK_ROWS;
@@ -227,12 +230,12 @@ __global__ void __launch_bounds__(SK_THREADS, SK_BLOCKS_PER_SM) pg_skinny_cols_k
 }
 
 /* The short side picks the form and its chunk (the narrowest of 8, 16, 32
- * rows, or 8, 32 columns, that holds it: a short side past 32 takes chunks
- * of 32, each reading the long operand again); K split so that the blocks
+ * rows that holds it: a short M past 32 takes chunks of 32, each reading B
+ * again; 8 columns: a chunk of 32 columns, measured, ran at half the speed
+ * of four of 8, bench/results/h200-skinny.md); K split so that the blocks
  * fill SK_BLOCKS_PER_SM an SM, each range at least SK_MIN_RANGE units. */
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
-  (void)tuning;
   int chunk;
   long long blocks_x;
   if (args->m <= args->n) {
@@ -243,25 +246,32 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
                                    : (const void *)pg_skinny_rows_kernel<32, 2>;
     blocks_x = ((long long)args->n + width - 1) / width;
   } else {
-    chunk = args->n <= 8 ? 8 : 32;
-    launch->kernel = chunk == 8 ? (const void *)pg_skinny_cols_kernel<8>
-                                : (const void *)pg_skinny_cols_kernel<32>;
+    chunk = SK_COLS_CHUNK;
+    launch->kernel = (const void *)pg_skinny_cols_kernel<SK_COLS_CHUNK>;
     blocks_x = ((long long)args->m + SK_BLOCK_ROWS - 1) / SK_BLOCK_ROWS;
   }
   const long long short_side = args->m <= args->n ? args->m : args->n;
-  launch->grid_x = blocks_x * ((short_side + chunk - 1) / chunk);
+  const long long chunks = (short_side + chunk - 1) / chunk;
+  launch->grid_x = blocks_x * chunks;
+  /* auto's model: bound by reading the long operand once a chunk, the
+   * speed grows with the rows (columns) a read serves, up to the widest
+   * chunk's; the short-N form at the tuning's share of the short-M one. */
+  if (args->m <= args->n)
+    launch->speed_share = (double)short_side / ((double)chunks * SK_ROWS_MAX_CHUNK);
+  else
+    launch->speed_share = (double)short_side / ((double)chunks * SK_COLS_CHUNK) *
+                          tuning->skinny_cols_rate_percent / 100.0;
   launch->grid_y = 1;
   args->splits = 1;
   (void)pg_configure_split_k(args, launch, (long long)SK_BLOCKS_PER_SM * device->sm_count,
                              ((long long)args->k + SK_SPLIT_K - 1) / SK_SPLIT_K, SK_MIN_RANGE);
 }
 
-/* Static shared memory, the largest of the forms' tiles (COLS at 32
- * columns). */
+/* Static shared memory, the larger of the forms' widest tiles. */
 static size_t smem_bytes(int stages) {
   (void)stages;
-  const size_t rows = sizeof(float) * SK_ROWS_TILE_K * (SK_MAX_CHUNK + 4);
-  const size_t cols = sizeof(float) * SK_MAX_CHUNK * (128 + 4);
+  const size_t rows = sizeof(float) * SK_ROWS_TILE_K * (SK_ROWS_MAX_CHUNK + 4);
+  const size_t cols = sizeof(float) * SK_COLS_CHUNK * (512 + 4);
   return rows > cols ? rows : cols;
 }
 
@@ -275,7 +285,7 @@ PG_ENTRY(skinny_ffma) = {
     .info = {.name = "skinny_ffma", .kind = PG_KIND_KERNEL,
              .technique = "a short side (M or N of a few): the long operand streamed once from global memory, the short one in shared memory, FFMA, K split to fill the GPU",
              .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
-             .default_stages = 1, .tile_m = SK_MAX_CHUNK, .tile_n = SK_MAX_CHUNK,
+             .default_stages = 1, .tile_m = SK_ROWS_MAX_CHUNK, .tile_n = SK_COLS_CHUNK,
              .tile_k = SK_SPLIT_K, .threads = SK_THREADS},
     .smem_bytes = smem_bytes,
     .configure = configure,
