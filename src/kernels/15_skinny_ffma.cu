@@ -283,7 +283,7 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(skinny_ffma) = {
     .info = {.name = "skinny_ffma", .kind = PG_KIND_KERNEL,
-             .technique = "a short side (M or N of a few): the long operand streamed once from global memory, the short one in shared memory, FFMA, K split to fill the GPU",
+             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (8-32 rows, 8 columns), the short one in shared memory, FFMA, K split to fill the GPU",
              .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
              .default_stages = 1, .tile_m = SK_ROWS_MAX_CHUNK, .tile_n = SK_COLS_CHUNK,
              .tile_k = SK_SPLIT_K, .threads = SK_THREADS},
