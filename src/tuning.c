@@ -54,14 +54,19 @@
  * stages measured there on 2026-12-01 in one process with cuBLAS
  * (bench/results/h200-emulated.md): 2.12-2.39 x cuBLAS strict at
  * 4096^3-8192^3 and the large rectangles, so 230 in tma_ws's unit (0.98 x
- * cuBLAS); its fixed cost a call (the first kernel, launches) fits 390 of K
- * at M = N = 1024, K = 64 to 131072 (speed ~ K / (K + 390)), and a block's
- * (the pipeline's fill of a range of a split K) 64: 32 to 96 make the same
- * choices over the 32 shapes measured beside auto (the committed set, the
- * split shapes, the K sweep); 0 ran it at 512^3 (0.71 x cuBLAS against
- * auto's 0.89), and 64 also leaves it at 640^3 (0.96 against 0.93). */
+ * cuBLAS); its fixed cost a call (the first kernel, launches) 130 of K,
+ * and a block's (the pipeline's fill of a range of a split K) 64, fitted
+ * by replaying the selector's model over the shapes measured beside auto
+ * (the 42 of the committed set with both sides >= 64, the split shapes, the
+ * K sweep at M = N = 1024; bench/results/h200-emulated-*-sizes.csv, trees
+ * 40f3cd1 and b235858): 130 leaves one choice short of the faster entry
+ * (8192x8192x128: auto's 1.02 x cuBLAS where the emulated kernel ran
+ * 1.13); the 390 fitted before on the K sweep alone also sent 8192^2x256
+ * (1.07 against 1.60), 1024^2x256 (0.66 against 0.74) and 640^3 (0.95
+ * against 1.00) to auto's entry; 100 or less runs it at 512^3 (0.72 against
+ * 0.91), as a block cost of 0 did. */
 #define PG_H200_AUTO_EMULATED_RULES                                                     \
-  {{"wgmma_3xtf32", 4, 230, 1, 390, 64}, {"tma_ws", 3, 100, 2, 0, 0},                          \
+  {{"wgmma_3xtf32", 4, 230, 1, 130, 64}, {"tma_ws", 3, 100, 2, 0, 0},                          \
    {"tma_ws_splitk", 3, 100, 2, 0, 0},    {"tma_ws_any", 3, 100, 2, 0, 0},                       \
    {"tma_ws_m256", 3, 101, 1, 0, 0},      {"tma_ws_n64", 3, 92, 3, 0, 0},                        \
    {"skinny_ffma", 1, 40, 1, 0, 0},       {"tma", 4, 82, 2, 0, 0},                               \
