@@ -248,10 +248,10 @@ struct pg_plan {
   char label[64];          /* for messages: "tma_ws", or "auto (tma_ws)" */
   const void *reduce_kernel;
   unsigned reduce_grid_x, reduce_grid_y, reduce_threads;
-  const void *prepare_kernel; /* B^T or A's parts into the workspace first (pg_kernel_launch) */
+  const void *prepare_kernel; /* B^T, or operands, into the workspace first (pg_kernel_launch) */
   unsigned prepare_grid_x, prepare_grid_y, prepare_threads;
-  long long prepare_a_rows;   /* > 0: A's parts, so many rows */
-  long long prepare_b_rows;   /* > 0: and B's copy after them, so many rows */
+  long long prepare_a_rows;   /* > 0: A's parts or copy, so many rows */
+  long long prepare_b_rows;   /* > 0: B's copy after A's rows (or at the start), so many rows */
   int prepare_b_ld;
   const pg_tma_boxes *tma;    /* B^T's map is encoded at launch (b_k_major) */
 };
@@ -316,9 +316,10 @@ static inline long long pg_block_k(const pg_gemm_args *args, int tile_k) {
 
 /* ---- operands TMA cannot read (src/kernels/copy_operands.cu) ------------------
  * Where A or B is not 16-byte aligned with a leading dimension of a multiple
- * of 4, sets the launch's first kernel to copy A (M rows of args->ldp = K
- * rounded up to 4) and, where B's layout is not TMA's, B after it (K rows of
- * N rounded up to 4) into the workspace, where the kernel then reads them;
+ * of 4, sets the launch's first kernel to copy that operand into the
+ * workspace, where the kernel then reads it: A where its layout asks (M rows
+ * of args->ldp = K rounded up to 4), then B where its layout asks (K rows of
+ * N rounded up to 4; at the workspace's start where A is not copied);
  * returns 1, or 0 (nothing set) where TMA reads both where they are. Call
  * it before pg_configure_split_k, whose planes go after the copies. */
 int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch *launch);

@@ -515,9 +515,9 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     return st;
   }
   const char *step = "launching its kernel";
-  /* B^T first (the wgmma members), or A's parts (the emulated ones): the
-   * kernel then reads them where B or A was, through a map encoded now that
-   * the workspace is there. */
+  /* B^T first (the wgmma members), or operands (the emulated entry's parts
+   * of A, tma_ws_any's copies of A or B): the kernel then reads them where B
+   * or A was, through a map encoded now that the workspace is there. */
   pg_gemm_args main_args = args;
   pg_tma_maps main_maps;
   void *main_params[] = {(void *)&main_args, (void *)&main_maps};

@@ -20,10 +20,10 @@
  * out below sm_80. tma_ws_any is tma_ws_splitk where TMA reads both
  * operands (after it in the list, so the tie goes to tma_ws_splitk) and the
  * only TMA entry where it cannot (its copies' cost is no K cost: there its
- * rival is tiled32_db). skinny_ffma is bound by reading the long operand
- * (its launch's speed share: the short side over its chunks' width, 32
- * rows or 8 columns, the latter at skinny_cols_rate_percent = 40 of the
- * former). Both fitted to the H200's measurements of the committed set and
+ * rivals are the entries without TMA, mbarrier, skinny_ffma, tiled32_db).
+ * skinny_ffma is bound by reading the long operand (its launch's speed
+ * share: the short side over its chunks' width, 32 rows or 8 columns, the
+ * latter at skinny_cols_rate_percent = 40 of the former). Both fitted to the H200's measurements of the committed set and
  * bench/shapes/held-out.txt (bench/results/h200-skinny.md): 40 wins over
  * tma_ws_splitk's M/128 useful share for a short M up to 32 (a chunk of 32
  * at 0.70 x cuBLAS against 0.48) and loses at 48-96 (chunks of 32 read B

@@ -29,7 +29,7 @@ typedef struct {
   int k_overhead, k_block_overhead;
 } pg_auto_rule;
 
-#define PG_AUTO_MAX_RULES 10
+#define PG_AUTO_MAX_RULES 12 /* a list holds at most 11 and its NULL end */
 
 typedef struct {
   int cc;        /* compute capability major*10 + minor this row is for; 0: any */

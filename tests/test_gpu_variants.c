@@ -39,7 +39,8 @@ typedef struct {
  * tiles. */
 /* 12x300x70 takes skinny_ffma's chunk of 16 rows (1x1x1 and 35x79x19 those
  * of 8 and 32 rows, the latter twice), 300x5x70 and 77x20x300 one and three
- * chunks of 8 columns.
+ * chunks of 8 columns. 130x203x4100 and 130x200x4101, dense, split K
+ * after tma_ws_any's copy of B alone and of A alone.
  * 64x96x1000 and 130x200x4100 have a tile or four and K long enough for
  * tma_ws_splitk to split it: into ranges K is no multiple of, the last one
  * short and ending in a partial step. 3000x2900x40 has 552 tiles of 128x128:
@@ -49,7 +50,7 @@ static const shape shapes[] = {
     {1, 1, 1},       {7, 13, 5},       {35, 79, 19},  {128, 128, 8}, {129, 257, 17},
     {300, 200, 9},   {256, 384, 40},   {64, 96, 0},   {2100, 2100, 8}, {1000, 1000, 1000},
     {64, 96, 1000},  {130, 200, 4100}, {3000, 2900, 40}, {12, 300, 70}, {300, 5, 70},
-    {77, 20, 300},
+    {77, 20, 300},   {130, 203, 4100}, {130, 200, 4101},
 };
 #define BIG_WORK 1e8 /* shapes with M*N*K this large are dropped by PG_TEST_QUICK */
 

@@ -143,6 +143,7 @@ static void test_tuning_table(void **state) {
     if (strcmp(r->variant, "tma_ws") == 0) flagship = rules;
   }
   assert_true(rules >= 2);
+  assert_true(rules < PG_AUTO_MAX_RULES); /* the list ends at a NULL variant */
   assert_true(flagship >= 0);
   assert_int_equal(h200.auto_rules[flagship].speed_percent, 100);
   const pg_variant_info *last = pg_variant_find(h200.auto_rules[rules - 1].variant);
@@ -165,6 +166,7 @@ static void test_tuning_table(void **state) {
     assert_true(r->blocks_per_sm >= 1);
   }
   assert_true(tf32_rules >= 2);
+  assert_true(tf32_rules < PG_AUTO_MAX_RULES);
   assert_true(pg_variant_find(h200.auto_tf32_rules[tf32_rules - 1].variant)->min_cc < 90);
   const pg_variant_info *auto_tf32 = pg_variant_find("auto_tf32");
   assert_non_null(auto_tf32);
@@ -187,6 +189,7 @@ static void test_tuning_table(void **state) {
     assert_true(r->k_overhead >= 0);
     if (v->precision == PG_PRECISION_STRICT) ++strict_rules;
   }
+  assert_true(emulated_rules < PG_AUTO_MAX_RULES);
   assert_int_equal(pg_variant_find(h200.auto_emulated_rules[0].variant)->precision,
                    PG_PRECISION_EMULATED);
   assert_int_equal(strict_rules, rules);
