@@ -4,9 +4,11 @@
  * a second kernel (reduce_splits.cu) adds the planes up in split order, so
  * a call gives the same bits on every run. Where the tiles fill the GPU,
  * nothing is split and the call is tma_ws's (12). The two other tile shapes of the flagship split
- * the same way: tma_ws_n64 (128 x 64, three blocks per SM) and tma_ws_m256
+ * the same way: tma_ws_n64 (128 x 64, three blocks per SM), tma_ws_m256
  * (256 x 128, two consumer warpgroups sharing each stage's B, one block per
- * SM). sm_90 only.
+ * SM) and tma_ws_m64 (64 x 128 for a short M, three blocks per SM; written
+ * without a GPU: not run, not measured, not among auto's candidates).
+ * sm_90 only.
  *
  *   pipegemm bench --variant tma_ws,tma_ws_splitk,cublas --m 256 --n 256 --k 65536
  */
@@ -67,6 +69,7 @@ static void configure_split(const split_form *form, int any_layout, pg_gemm_args
 
 static const tws_shape small = TWS_SHAPE_SMALL;
 static const tws_shape tall = TWS_SHAPE_TALL;
+static const tws_shape short_shape = TWS_SHAPE_SHORT;
 
 static void tma_ws_whole_tiles(pg_gemm_args *args, const pg_device *device,
                                const pg_tuning *tuning, pg_kernel_launch *launch) {
@@ -89,6 +92,15 @@ static void tall_whole_tiles(pg_gemm_args *args, const pg_device *device,
       tuning, launch);
 }
 
+static void short_whole_tiles(pg_gemm_args *args, const pg_device *device,
+                              const pg_tuning *tuning, pg_kernel_launch *launch) {
+  (void)device;
+  tws_configure_whole_tiles(
+      &short_shape,
+      (const void *)pg_tma_ws_kernel<TWS_SHORT_TILE_M, TWS_TILE_N, TWS_WHOLE_TILES>, args,
+      tuning, launch);
+}
+
 static const split_form large_form = {
     TWS_TILE_M, TWS_TILE_N, TWS_MIN_BLOCKS_PER_SM, tma_ws_whole_tiles,
     (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
@@ -98,6 +110,9 @@ static const split_form small_form = {
 static const split_form tall_form = {
     TWS_TALL_TILE_M, TWS_TILE_N, TWS_TALL_MIN_BLOCKS_PER_SM, tall_whole_tiles,
     (const void *)pg_tma_ws_kernel<TWS_TALL_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
+static const split_form short_form = {
+    TWS_SHORT_TILE_M, TWS_TILE_N, TWS_SMALL_MIN_BLOCKS_PER_SM, short_whole_tiles,
+    (const void *)pg_tma_ws_kernel<TWS_SHORT_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
 
 static void configure_splitk(pg_gemm_args *args, const pg_device *device,
                              const pg_tuning *tuning, pg_kernel_launch *launch) {
@@ -117,6 +132,11 @@ static void configure_n64(pg_gemm_args *args, const pg_device *device, const pg_
 static void configure_m256(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                            pg_kernel_launch *launch) {
   configure_split(&tall_form, 0, args, device, tuning, launch);
+}
+
+static void configure_m64(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                          pg_kernel_launch *launch) {
+  configure_split(&short_form, 0, args, device, tuning, launch);
 }
 
 /* tma_ws's kernel in each form, judged by the same rules. */
@@ -157,6 +177,19 @@ PG_ENTRY(tma_ws_m256) = {
     .check = pg_tma_check,
     .kernel = {.symbol = "pg_tma_ws_kernel",
                .launched = TWS_INSTANCE(TWS_TALL_TILE_M, TWS_TILE_N, 1), .dynamic_smem = 1,
+               PG_RULES(rules)},
+};
+
+PG_ENTRY(tma_ws_m64) = {
+    .info = {.name = "tma_ws_m64", .kind = PG_KIND_KERNEL,
+             .technique = "tma_ws on a 64x128 tile for a short M (each consumer warp pair 64 rows by 64 columns, 8x8 outputs a thread), three blocks per SM; K split as tma_ws_splitk does",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
+             .default_stages = 3, TWS_TILE_INFO(TWS_SHORT_TILE_M, TWS_TILE_N, TWS_THREADS)},
+    .smem_bytes = tws_smem_short,
+    .configure = configure_m64,
+    .check = pg_tma_check,
+    .kernel = {.symbol = "pg_tma_ws_kernel",
+               .launched = TWS_INSTANCE(TWS_SHORT_TILE_M, TWS_TILE_N, 1), .dynamic_smem = 1,
                PG_RULES(rules)},
 };
 

@@ -64,10 +64,19 @@ template <> struct tws_tile<TWS_TALL_TILE_M, TWS_TILE_N> {
   enum { MIN_BLOCKS = TWS_TALL_MIN_BLOCKS_PER_SM };
   enum { STAGE_A_BYTES = TWS_TALL_STAGE_A_BYTES, STAGE_BYTES = TWS_TALL_STAGE_BYTES };
 };
+template <> struct tws_tile<TWS_SHORT_TILE_M, TWS_TILE_N> {
+  enum { THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS, THREADS = TWS_THREADS };
+  enum { MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
+  enum { STAGE_A_BYTES = TWS_SHORT_STAGE_A_BYTES, STAGE_BYTES = TWS_SHORT_STAGE_BYTES };
+};
 static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_SMALL_THREAD_N == TWS_TILE_M * TWS_SMALL_TILE_N,
               "the warpgroup covers the small tile");
 static_assert(TWS_TALL_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TALL_TILE_M * TWS_TILE_N,
               "the two warpgroups cover the tall tile");
+static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_SMALL_THREAD_N == TWS_SHORT_TILE_M * TWS_TILE_N,
+              "the warpgroup covers the short tile");
+static_assert(TWS_SHORT_TILE_M == 8 * TWS_ROW_STEP && TWS_TILE_N == 2 * 64,
+              "the short tile: each warp pair 64 rows by 64 columns");
 static_assert(TWS_TALL_TILE_M <= 256, "a TMA box has at most 256 rows");
 /* setmaxnreg.inc waits until the registers are free: the tall block's
  * warps after setmaxnreg must fit in what its launch gives (65536 / 384
@@ -331,17 +340,21 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
   }
 
   /* ---- consumers ---- */
-  /* setmaxnreg takes a literal: one branch per tile. */
-  if constexpr (TN == TWS_TILE_N)
+  /* setmaxnreg takes a literal: one branch per register split (8x16 or 8x8
+   * outputs a thread, the latter three blocks an SM). */
+  if constexpr (THREAD_N == TWS_THREAD_N)
     pg_setmaxnreg_inc(TWS_CONSUMER_REGS);
   else
     pg_setmaxnreg_inc(TWS_SMALL_CONSUMER_REGS);
   /* Rows row0 + 8i: warps 2p and 2p+1 interleave in rows 64p .. 64p+63 (a
    * warpgroup per 128 rows); the 4 rows a warp reads at once (lane / 8) fall
-   * in 4 distinct swizzle positions, so A reads are free of bank conflicts. */
-  const int row0 = (warp >> 1) * 64 + (warp & 1) * 4 + (lane / 8);
+   * in 4 distinct swizzle positions, so A reads are free of bank conflicts.
+   * The short tile's 64 rows: warp pair p takes them all, at columns
+   * 64p .. 64p+63. */
+  constexpr bool short_tile = TM == TWS_SHORT_TILE_M;
+  const int row0 = (short_tile ? 0 : (warp >> 1) * 64) + (warp & 1) * 4 + (lane / 8);
   const unsigned swz = tws_swizzle_of_row(row0);
-  const int col0 = (lane % 8) * 4;
+  const int col0 = (lane % 8) * 4 + (short_tile ? (warp >> 1) * 64 : 0);
   PG_TRACE_OPEN(g, PG_TRACE_ROLE_CONSUMER, threadIdx.x == 0);
   tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
   tws_work w;
@@ -389,6 +402,9 @@ typedef struct {
 #define TWS_SHAPE_TALL \
   {TWS_TALL_TILE_M, TWS_TILE_N, TWS_TALL_MIN_BLOCKS_PER_SM, \
    {TWS_TILE_K, TWS_TALL_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N, TWS_TILE_K}}
+#define TWS_SHAPE_SHORT \
+  {TWS_SHORT_TILE_M, TWS_TILE_N, TWS_SMALL_MIN_BLOCKS_PER_SM, \
+   {TWS_TILE_K, TWS_SHORT_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N, TWS_TILE_K}}
 
 static inline long long tws_k_tiles(const pg_gemm_args *args) {
   return ((long long)args->k + TWS_TILE_K - 1) / TWS_TILE_K;
@@ -424,6 +440,9 @@ static inline size_t tws_smem_small(int stages) {
 }
 static inline size_t tws_smem_tall(int stages) {
   return pg_tma_ring_smem(stages, TWS_TALL_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
+}
+static inline size_t tws_smem_short(int stages) {
+  return pg_tma_ring_smem(stages, TWS_SHORT_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
 }
 
 #define TWS_TILE_INFO(tm, tn, block_threads) \

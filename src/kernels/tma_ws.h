@@ -54,5 +54,11 @@
 #define TWS_TALL_MIN_BLOCKS_PER_SM 1
 #define TWS_TALL_STAGE_A_BYTES (TWS_TALL_TILE_M * TWS_TILE_K * 4)
 #define TWS_TALL_STAGE_BYTES (TWS_TALL_STAGE_A_BYTES + TWS_STAGE_B_BYTES)
+/* The short tile, 64 x 128 (tma_ws_m64), for a short M: one consumer
+ * warpgroup, each warp pair 64 rows by 64 columns (8x8 outputs a thread, as
+ * the small tile), three blocks per SM with the small tile's register split. */
+#define TWS_SHORT_TILE_M 64
+#define TWS_SHORT_STAGE_A_BYTES (TWS_SHORT_TILE_M * TWS_TILE_K * 4)
+#define TWS_SHORT_STAGE_BYTES (TWS_SHORT_STAGE_A_BYTES + TWS_STAGE_B_BYTES)
 
 #endif
