@@ -246,16 +246,26 @@ __global__ void __launch_bounds__(SK_THREADS, SK_BLOCKS_PER_SM) pg_skinny_kernel
  * again; 8 columns: a chunk of 32 columns, measured, ran at half the speed
  * of four of 8, bench/results/h200-skinny.md); K split so that the blocks
  * fill SK_BLOCKS_PER_SM an SM, each range at least SK_MIN_RANGE units. */
+/* The short-M form's chunks, narrowest first: rows of A a chunk, columns of
+ * B a thread, and its kernel; the last one's rows are SK_ROWS_MAX_CHUNK. */
+static const struct {
+  int rows, cols;
+  const void *kernel;
+} sk_row_forms[] = {{8, 4, (const void *)pg_skinny_kernel<8, 4>},
+                    {16, 4, (const void *)pg_skinny_kernel<16, 4>},
+                    {SK_ROWS_MAX_CHUNK, 2, (const void *)pg_skinny_kernel<SK_ROWS_MAX_CHUNK, 2>}};
+
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   int chunk;
   long long blocks_x;
   if (args->m <= args->n) {
-    const long long width = (args->m <= 16 ? 4 : 2) * SK_THREADS;
-    chunk = args->m <= 8 ? 8 : args->m <= 16 ? 16 : 32;
-    launch->kernel = chunk == 8    ? (const void *)pg_skinny_kernel<8, 4>
-                     : chunk == 16 ? (const void *)pg_skinny_kernel<16, 4>
-                                   : (const void *)pg_skinny_kernel<32, 2>;
+    const int last = (int)(sizeof sk_row_forms / sizeof sk_row_forms[0]) - 1;
+    int f = 0;
+    while (f < last && args->m > sk_row_forms[f].rows) ++f;
+    const long long width = (long long)sk_row_forms[f].cols * SK_THREADS;
+    chunk = sk_row_forms[f].rows;
+    launch->kernel = sk_row_forms[f].kernel;
     blocks_x = ((long long)args->n + width - 1) / width;
   } else {
     chunk = SK_COLS_CHUNK;
