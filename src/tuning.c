@@ -21,23 +21,32 @@
  * operands (after it in the list, so the tie goes to tma_ws_splitk) and the
  * only TMA entry where it cannot (its copies' cost is no K cost: there its
  * rivals are the entries without TMA, mbarrier, skinny_ffma, tiled32_db).
- * skinny_ffma is bound by reading the long operand (its launch's speed
- * share: the short side over its chunks' width, 32 rows or 8 columns, the
- * latter at skinny_cols_rate_percent = 40 of the former). Both fitted to the H200's measurements of the committed set and
- * bench/shapes/held-out.txt (bench/results/h200-skinny.md): 40 wins over
- * tma_ws_splitk's M/128 useful share for a short M up to 32 (a chunk of 32
- * at 0.70 x cuBLAS against 0.48) and loses at 48-96 (chunks of 32 read B
- * again: 0.40 against 0.54 at M = 64); 16 for the short N wins over
- * tma_ws_n64's N/64 up to 8 (0.93 against 0.63) and loses from 16 (0.53
- * against 0.77). Its blocks an SM are given as 1: bound by memory, a last
- * wave's idle slots cost it little (6144x4x6144: 384 blocks, 0.74 x
- * cuBLAS against tma_ws_n64's 0.64). */
+ * skinny_ffma is bound by reading the long operand: its launch's speed
+ * share is its form's rate (PG_H200_SKINNY_RATES) times the short side over
+ * its chunks' width. tma_ws_m64 (64 x 128, three blocks an SM) at 90: as
+ * fast as tma_ws_n64 where both fill their waves (1536^3 0.81, 2560^3 0.84,
+ * 3584^3 0.86 / 0.87 x cuBLAS), and for a short M it pads half what the
+ * 128-row tiles pad. Fitted to a grid of short M on the H200 (M of 4 to 128
+ * at N x K of 4096^2, 8192^2 and 16384 x 4096; bench/results/h200-skinny.md,
+ * 2026-12-01): skinny_ffma's chunks of 8 and 16 rows beat tma_ws_m64 up to
+ * M = 16 (1.24-1.61 x its speed), its chunks of 32 lose to it from M = 20
+ * (0.81-0.85 x); tma_ws_m64 beats tma_ws_splitk up to M = 64 (0.81-0.85 x
+ * cuBLAS against 0.47-0.54) and loses to it from 80 (0.76-0.78 against
+ * 0.85-0.86 at N x K of 4096^2 and 8192^2). Its blocks an SM are given as 1:
+ * bound by memory, a last wave's idle slots cost it little (6144x4x6144:
+ * 384 blocks, 0.74 x cuBLAS against tma_ws_n64's 0.64). */
+/* skinny_ffma's rates, in percent of its rule's 40: chunks of 8, 16 and 32
+ * rows at a full chunk (from its speed against tma_ws_m64's at M = 8, 16
+ * and 32 in the grid above), the short-N form (fitted with the committed
+ * set: 16 for the short N wins over tma_ws_n64's N/64 up to 8, 0.93 against
+ * 0.63, and loses from 16, 0.53 against 0.77). */
+#define PG_H200_SKINNY_RATES {42, 79, 92, 40}
 #define PG_H200_AUTO_RULES                                                              \
   {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
    {"tma_ws_any", 3, 100, 2, 0, 0}, {"tma_ws_m256", 3, 101, 1, 0, 0},                            \
-   {"tma_ws_n64", 3, 92, 3, 0, 0},  {"skinny_ffma", 1, 40, 1, 0, 0},                             \
-   {"tma", 4, 82, 2, 0, 0},         {"mbarrier", 2, 78, 2, 0, 0},                                \
-   {"tiled32_db", 2, 13, 2, 0, 0}}
+   {"tma_ws_n64", 3, 92, 3, 0, 0},  {"tma_ws_m64", 3, 90, 3, 0, 0},                              \
+   {"skinny_ffma", 1, 40, 1, 0, 0}, {"tma", 4, 82, 2, 0, 0},                                     \
+   {"mbarrier", 2, 78, 2, 0, 0},    {"tiled32_db", 2, 13, 2, 0, 0}}
 
 /* auto_tf32's candidates on the H200, measured there on 2026-12-01 in one
  * process with cublas_tf32 (bench/results/h200-tensorcore.md):
@@ -69,17 +78,18 @@
   {{"wgmma_3xtf32", 4, 230, 1, 130, 64}, {"tma_ws", 3, 100, 2, 0, 0},                          \
    {"tma_ws_splitk", 3, 100, 2, 0, 0},    {"tma_ws_any", 3, 100, 2, 0, 0},                       \
    {"tma_ws_m256", 3, 101, 1, 0, 0},      {"tma_ws_n64", 3, 92, 3, 0, 0},                        \
-   {"skinny_ffma", 1, 40, 1, 0, 0},       {"tma", 4, 82, 2, 0, 0},                               \
-   {"mbarrier", 2, 78, 2, 0, 0},          {"tiled32_db", 2, 13, 2, 0, 0}}
+   {"tma_ws_m64", 3, 90, 3, 0, 0},        {"skinny_ffma", 1, 40, 1, 0, 0},                       \
+   {"tma", 4, 82, 2, 0, 0},               {"mbarrier", 2, 78, 2, 0, 0},                          \
+   {"tiled32_db", 2, 13, 2, 0, 0}}
 
 static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile
      * beat the persistent grid; the group size moved nothing beyond noise. */
     {90, 132, "NVIDIA H200, bench/results/h200-tma.md, h200-shapes.md and h200-tensorcore.md",
-     8, 0, 2, 4, 4096, 4, 512, 40, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES,
+     8, 0, 2, 4, 4096, 4, 512, PG_H200_SKINNY_RATES, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES,
      PG_H200_AUTO_EMULATED_RULES},
     /* Untuned Hopper and anything else: the H200's choices. */
-    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 4, 4096, 4, 512, 40, PG_H200_AUTO_RULES,
+    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 4, 4096, 4, 512, PG_H200_SKINNY_RATES, PG_H200_AUTO_RULES,
      PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
 };
 

@@ -29,7 +29,9 @@ typedef struct {
   int k_overhead, k_block_overhead;
 } pg_auto_rule;
 
-#define PG_AUTO_MAX_RULES 12 /* a list holds at most 11 and its NULL end */
+#define PG_SKINNY_FORMS 4 /* skinny_ffma: three short-M chunks, the short-N form */
+
+#define PG_AUTO_MAX_RULES 14 /* a list holds at most 13 and its NULL end */
 
 typedef struct {
   int cc;        /* compute capability major*10 + minor this row is for; 0: any */
@@ -56,10 +58,12 @@ typedef struct {
    * warpgroup); elsewhere a first kernel of the call writes A's parts into
    * the workspace. */
   int emulated_fused_max_n;
-  /* skinny_ffma: its form for a short N (a warp 2 rows of A, 8 columns of
-   * B) runs at this percentage of its form for a short M at a full chunk
-   * (32 rows of A): auto's model of it (src/kernels/15_skinny_ffma.cu). */
-  int skinny_cols_rate_percent;
+  /* skinny_ffma: each form's speed at a full chunk, in percent of the
+   * skinny rule's speed_percent: its short-M chunks of 8, 16 and 32 rows of
+   * A, then its short-N form (8 columns of B). auto's model of a call is
+   * the form's rate times the short side over its chunks' width
+   * (src/kernels/15_skinny_ffma.cu). */
+  int skinny_rate_percent[PG_SKINNY_FORMS];
   /* auto's candidates, ending at a NULL variant: of those this GPU runs
    * (architecture, shared memory, a loadable kernel image) and that accept
    * the layout, the best predicted; the first on a tie. */

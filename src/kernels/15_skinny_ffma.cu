@@ -22,9 +22,10 @@
  * Block b of the grid: tile b % tiles (block of the long side fastest, then
  * the chunk), K range b / tiles.
  *
- * auto's model of it (the launch's speed_share): the speed at a full chunk
- * of 32 rows, times the short side over its chunks' width (32 rows, or 8
- * columns at the tuning's skinny_cols_rate_percent). The registry's tile is
+ * auto's model of it (the launch's speed_share): its form's rate at a full
+ * chunk (the tuning's skinny_rate_percent: chunks of 8, 16, 32 rows, the
+ * short-N form), times the short side over its chunks' width. The
+ * registry's tile is
  * the two forms' widest chunks (32 rows, 8 columns) and K's split unit.
  * Measured on the H200: bench/results/h200-skinny.md.
  *
@@ -247,27 +248,31 @@ __global__ void __launch_bounds__(SK_THREADS, SK_BLOCKS_PER_SM) pg_skinny_kernel
  * of four of 8, bench/results/h200-skinny.md); K split so that the blocks
  * fill SK_BLOCKS_PER_SM an SM, each range at least SK_MIN_RANGE units. */
 /* The short-M form's chunks, narrowest first: rows of A a chunk, columns of
- * B a thread, and its kernel; the last one's rows are SK_ROWS_MAX_CHUNK. */
+ * B a thread, and its kernel; the last one's rows are SK_ROWS_MAX_CHUNK.
+ * Form f's rate is the tuning's skinny_rate_percent[f]; the short-N form's
+ * is the one after them. */
 static const struct {
   int rows, cols;
   const void *kernel;
 } sk_row_forms[] = {{8, 4, (const void *)pg_skinny_kernel<8, 4>},
                     {16, 4, (const void *)pg_skinny_kernel<16, 4>},
                     {SK_ROWS_MAX_CHUNK, 2, (const void *)pg_skinny_kernel<SK_ROWS_MAX_CHUNK, 2>}};
+#define SK_ROW_FORMS ((int)(sizeof sk_row_forms / sizeof sk_row_forms[0]))
+static_assert(SK_ROW_FORMS + 1 == PG_SKINNY_FORMS, "a rate for each form in the tuning");
 
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
-  int chunk;
+  int chunk, form;
   long long blocks_x;
   if (args->m <= args->n) {
-    const int last = (int)(sizeof sk_row_forms / sizeof sk_row_forms[0]) - 1;
-    int f = 0;
-    while (f < last && args->m > sk_row_forms[f].rows) ++f;
-    const long long width = (long long)sk_row_forms[f].cols * SK_THREADS;
-    chunk = sk_row_forms[f].rows;
-    launch->kernel = sk_row_forms[f].kernel;
+    form = 0;
+    while (form < SK_ROW_FORMS - 1 && args->m > sk_row_forms[form].rows) ++form;
+    const long long width = (long long)sk_row_forms[form].cols * SK_THREADS;
+    chunk = sk_row_forms[form].rows;
+    launch->kernel = sk_row_forms[form].kernel;
     blocks_x = ((long long)args->n + width - 1) / width;
   } else {
+    form = SK_ROW_FORMS;
     chunk = SK_COLS_CHUNK;
     launch->kernel = (const void *)pg_skinny_kernel<0, SK_COLS_CHUNK>;
     blocks_x = ((long long)args->m + SK_BLOCK_ROWS - 1) / SK_BLOCK_ROWS;
@@ -276,13 +281,10 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   const long long chunks = (short_side + chunk - 1) / chunk;
   launch->grid_x = blocks_x * chunks;
   /* auto's model: bound by reading the long operand once a chunk, the
-   * speed grows with the rows (columns) a read serves, up to the widest
-   * chunk's; the short-N form at the tuning's share of the short-M one. */
-  if (args->m <= args->n)
-    launch->speed_share = (double)short_side / ((double)chunks * SK_ROWS_MAX_CHUNK);
-  else
-    launch->speed_share = (double)short_side / ((double)chunks * SK_COLS_CHUNK) *
-                          tuning->skinny_cols_rate_percent / 100.0;
+   * speed grows with the rows (columns) a read serves, up to a full chunk
+   * at the form's measured rate. */
+  launch->speed_share = (double)short_side / ((double)chunks * chunk) *
+                        tuning->skinny_rate_percent[form] / 100.0;
   launch->grid_y = 1;
   args->splits = 1;
   (void)pg_configure_split_k(args, launch, (long long)SK_BLOCKS_PER_SM * device->sm_count,
