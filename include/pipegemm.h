@@ -252,9 +252,10 @@ PG_API pg_status pg_plan_create(pg_plan **plan, const pg_variant_info *variant, 
 
 /* Enqueues the planned GEMM on `stream`.
  *
- * Workspace: a plan that splits K (tma_ws_splitk and tma_ws_n64 where their
- * tiles leave SMs idle, and auto where it chooses them) needs splits x M x N
- * floats (N rounded up to a multiple of 4) for its partial sums; a stream-K
+ * Workspace: a plan that splits K (tma_ws_splitk and its forms where their
+ * tiles leave SMs idle, and auto where it chooses them) needs splits x R x N
+ * floats (N rounded up to a multiple of 4) for its partial sums, R the rows
+ * it splits (M, or those from pg_plan_info.split_from_row down); a stream-K
  * plan (tma_ws_streamk) needs 2 x 128 x 128 floats per block of its grid, for
  * the tiles cut between blocks. pg_plan_info gives the bytes. The caller
  * allocates nothing: each launch takes them from a memory pool of the
@@ -282,6 +283,8 @@ typedef struct {
   int splits;                     /* K split in this many ranges (1: not split) */
   int stream_k_blocks;            /* stream-K: blocks sharing the tiles' K steps (0: not stream-K) */
   size_t workspace_bytes;         /* device memory a launch takes for them (0: none) */
+  int split_from_row;             /* K split: only in rows from this one down, the rows
+                                     above over all of K (0: in all rows) */
 } pg_plan_info;
 PG_API pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info);
 

@@ -62,6 +62,11 @@ typedef struct {
    * registers at once (0: all of the block's K). Last, so that the fields
    * before keep their offsets; the struct stays within 128 bytes. */
   int sum_steps;
+  /* Split K below a row (pg_configure_split_tail): rows before split_row0
+   * (whole tile rows) go straight to C, each tile over all of K; the planes
+   * hold rows split_row0 .. m-1 only, and the reduction adds those up. 0:
+   * every row is split (or none is, splits <= 1). */
+  int split_row0;
 } pg_gemm_args;
 #ifdef __cplusplus
 static_assert(sizeof(pg_gemm_args) <= 128, "the TMA kernels' maps start at byte 128");
@@ -159,6 +164,10 @@ typedef struct {
    * auto's model in place of the registry tile's useful share (an entry
    * whose form and tile follow the shape: skinny_ffma). */
   double speed_share;
+  /* > 0: how full the launch keeps its block slots, for auto's model in
+   * place of its blocks over the slots of the waves they take (a plan whose
+   * blocks differ in length: pg_configure_split_tail). */
+  double fill;
   /* TMA kernels: the copies' boxes; the core encodes A's and B's tensor maps
    * as the kernel's second parameter. NULL: the kernel has one parameter. */
   const pg_tma_boxes *tma;
@@ -307,6 +316,24 @@ void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *launch);
 
 int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch, long long slots,
                          long long k_tiles, int min_steps);
+
+/* Split K where the last wave is partial, for a kernel whose split blocks
+ * take the layout of args->split_row0 (the tma_ws forms): the grid's first
+ * blocks are the tiles of the top R tile rows over all of K (to C), then
+ * the tiles below in S ranges of K each (to planes of the rows below, which
+ * the reduction adds up). R and S are chosen by a model of how the
+ * hardware hands blocks to `slots` slots in grid order (a block's time its
+ * K steps plus `unit_cost` steps), plus the reduction's memory traffic at
+ * `flops_per_byte` (the GPU's FP32 FLOP rate over its memory bandwidth):
+ * the plan with the least time. S = 1 (no split) unless splitting gains at
+ * least PG_SPLIT_TAIL_MIN_GAIN_PERCENT; R = 0 is a plain split. The grid is
+ * launch->grid_x tiles of tile_m x tile_n on entry, one a block. Returns
+ * S; sets launch->fill to the model's share of the slots kept busy where
+ * it splits. */
+#define PG_SPLIT_TAIL_MIN_GAIN_PERCENT 5
+int pg_configure_split_tail(pg_gemm_args *args, pg_kernel_launch *launch, long long slots,
+                            int tile_m, int tile_n, long long k_tiles, int min_steps,
+                            int unit_cost, int flops_per_byte);
 
 /* A block's K: its range (k_tiles_per_split steps of tile_k) where K is
  * split, else all of K. */

@@ -197,7 +197,10 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
   const long long blocks = kernel->grid_x * (kernel->grid_y > 0 ? kernel->grid_y : 1);
   const long long slots = (long long)(rule->blocks_per_sm > 0 ? rule->blocks_per_sm : 1) *
                           dev->sm_count;
-  if (blocks > 0) fill = (double)blocks / (double)(((blocks + slots - 1) / slots) * slots);
+  if (kernel->fill > 0.0)
+    fill = kernel->fill;
+  else if (blocks > 0)
+    fill = (double)blocks / (double)(((blocks + slots - 1) / slots) * slots);
   if (kernel->speed_share > 0.0) {
     useful = kernel->speed_share;
   } else if (info->tile_m > 0 && info->tile_n > 0) {
@@ -640,6 +643,7 @@ pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info) {
   info->launches = 1 + (plan->reduce_kernel != NULL) + (plan->prepare_kernel != NULL);
   info->splits = plan->args.splits > 1 ? plan->args.splits : 1;
   info->stream_k_blocks = plan->args.stream_k ? plan->args.sk_blocks : 0;
+  info->split_from_row = info->splits > 1 ? plan->args.split_row0 : 0;
   info->workspace_bytes = plan->workspace_bytes;
   if (plan->entry->info.kind != PG_KIND_KERNEL) return PG_OK;
   info->grid_x = plan->grid_x;

@@ -84,12 +84,17 @@
 
 static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile
-     * beat the persistent grid; the group size moved nothing beyond noise. */
+     * beat the persistent grid; the group size moved nothing beyond noise.
+     * The split model's constants are estimates, not fits: a split block's
+     * extra cost one K step (its pipeline's fill and its 64 KB of partial
+     * sums, against the ~5 us a K step of a whole wave takes), 16 FLOPs a
+     * byte (~60 TFLOP/s of FFMA over ~4 TB/s); what they choose is measured
+     * in bench/results/h200-skinny.md. */
     {90, 132, "NVIDIA H200, bench/results/h200-tma.md, h200-shapes.md and h200-tensorcore.md",
-     8, 0, 2, 4, 4096, 4, 512, PG_H200_SKINNY_RATES, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES,
+     8, 0, 2, 1, 16, 4, 4096, 4, 512, PG_H200_SKINNY_RATES, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES,
      PG_H200_AUTO_EMULATED_RULES},
     /* Untuned Hopper and anything else: the H200's choices. */
-    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 4, 4096, 4, 512, PG_H200_SKINNY_RATES, PG_H200_AUTO_RULES,
+    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 1, 16, 4, 4096, 4, 512, PG_H200_SKINNY_RATES, PG_H200_AUTO_RULES,
      PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
 };
 

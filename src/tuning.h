@@ -44,6 +44,14 @@ typedef struct {
   int tma_ws_blocks_per_sm;
   /* tma_ws_splitk: the fewest K steps (of TWS_TILE_K) a split may have. */
   int tma_ws_split_min_k_tiles;
+  /* tma_ws_splitk and its forms: what a block of a split K costs beyond
+   * its K steps (its pipeline's fill, its partial sums' stores), in K steps,
+   * for the model that chooses the split (pg_configure_split_tail). */
+  int tma_ws_split_unit_cost;
+  /* The GPU's FP32 FMA rate (FLOPs a second) over the bandwidth its memory
+   * keeps for a reduction's plain loads and stores (bytes a second), for
+   * the same model's cost of adding partial sums up. */
+  int flops_per_byte;
   /* The emulated entries: K steps (of 32) summed on the tensor cores before
    * their sum is added into FP32 registers, where a block's K (its range,
    * where K is split) >= emulated_sum_min_k (below it, every step: there

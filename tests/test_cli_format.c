@@ -589,6 +589,10 @@ static void test_work_column(void **state) {
   info.splits = 8;
   pgc_work_text(&info, row.work, sizeof row.work);
   assert_string_equal(row.work, "split-K 8");
+  info.split_from_row = 1664; /* only the rows below split */
+  pgc_work_text(&info, row.work, sizeof row.work);
+  assert_string_equal(row.work, "split-K 8 from row 1664");
+  info.split_from_row = 0;
   info.splits = 1;
   info.stream_k_blocks = 264;
   pgc_work_text(&info, row.work, sizeof row.work);
@@ -601,6 +605,10 @@ static void test_work_column(void **state) {
   info.splits = 2147483647;
   pgc_work_text(&info, row.work, sizeof row.work);
   assert_string_equal(row.work, "split-K 2147483647");
+  info.split_from_row = 2147483647;
+  pgc_work_text(&info, row.work, sizeof row.work);
+  assert_string_equal(row.work, "split-K 2147483647 from row 2147483647");
+  info.split_from_row = 0;
   info.stream_k_blocks = 2147483647;
   pgc_work_text(&info, row.work, sizeof row.work);
   assert_string_equal(row.work, "stream-K 2147483647");

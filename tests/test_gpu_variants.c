@@ -45,12 +45,15 @@ typedef struct {
  * tma_ws_splitk to split it: into ranges K is no multiple of, the last one
  * short and ending in a partial step. 3000x2900x40 has 552 tiles of 128x128:
  * on a 132-SM GPU tma_ws_streamk runs one data-parallel wave before its
- * stream-K part. */
+ * stream-K part. 2100x2100x256 (K in 8 steps) splits K only in its bottom
+ * tile rows in every tma_ws form (128x128: 4 ranges from row 1920; 128x64:
+ * 2 from 1536; 64x128: 2 from 1472; 256x128: 4 from 1792), the rows
+ * above whole: the partial last wave (pg_configure_split_tail). */
 static const shape shapes[] = {
     {1, 1, 1},       {7, 13, 5},       {35, 79, 19},  {128, 128, 8}, {129, 257, 17},
     {300, 200, 9},   {256, 384, 40},   {64, 96, 0},   {2100, 2100, 8}, {1000, 1000, 1000},
     {64, 96, 1000},  {130, 200, 4100}, {3000, 2900, 40}, {12, 300, 70}, {300, 5, 70},
-    {77, 20, 300},   {130, 203, 4100}, {130, 200, 4101},
+    {77, 20, 300},   {130, 203, 4100}, {130, 200, 4101}, {2100, 2100, 256},
 };
 #define BIG_WORK 1e8 /* shapes with M*N*K this large are dropped by PG_TEST_QUICK */
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -338,6 +339,74 @@ static void test_split_k_rule(void **state) {
   assert_int_equal(p.ldp, 40);
 }
 
+/* Split K in the partial last wave (pg_configure_split_tail), checked
+ * against the model worked by hand (its header's words): */
+static void test_split_tail_rule(void **state) {
+  (void)state;
+  pg_kernel_launch launch;
+  /* 2560^3 on 128x128 tiles and 264 slots: 400 tiles of 80 steps, whole
+   * they take two waves (162 steps with a block's cost of 1). The top 13
+   * tile rows whole (260 tiles, 4 slots left), the 7 below in 5 ranges of
+   * 16 steps: 700 blocks, 16 of them beside the whole tiles, the other 684
+   * in three rounds of 17 after them, and the reduction's 7 planes of 896
+   * rows (7 x 896 x 2560 x 4 bytes x 16 FLOPs a byte over a wave's step,
+   * 264 x 128 x 128 x 64 FLOPs: 3.7, so 4): 81 + 51 + 4 = 136 steps. */
+  pg_gemm_args g = aligned_args();
+  g.m = g.n = g.k = 2560;
+  memset(&launch, 0, sizeof launch);
+  launch.grid_x = 400;
+  launch.workspace_bytes = 100;
+  assert_int_equal(pg_configure_split_tail(&g, &launch, 264, 128, 128, 80, 2, 1, 16), 5);
+  assert_int_equal(g.splits, 5);
+  assert_int_equal(g.k_tiles_per_split, 16);
+  assert_int_equal(g.split_row0, 13 * 128);
+  assert_int_equal(g.ldp, 2560);
+  assert_int_equal(launch.grid_x, 260 + 140 * 5);
+  assert_int_equal(launch.workspace_bytes, 100 + (size_t)5 * (2560 - 1664) * 2560 * sizeof(float));
+  assert_non_null(launch.reduce_kernel);
+  assert_int_equal(launch.reduce_grid_y, 2560 - 1664);
+  assert_true(fabs(launch.fill - 400.0 * 80 / (264.0 * 136)) < 1e-12);
+  /* 1536^3: 144 tiles of 48 steps for 264 slots, none whole: 3 ranges of
+   * 16 (432 blocks, two rounds of 17, a reduction of 5 planes' worth, 3:
+   * 37 steps) beat 2 ranges (two rounds of 25: 53) and tie 5 (three of 11
+   * and 4: 37), where the fewer ranges win. */
+  pg_gemm_args h = aligned_args();
+  h.m = h.n = h.k = 1536;
+  memset(&launch, 0, sizeof launch);
+  launch.grid_x = 144;
+  assert_int_equal(pg_configure_split_tail(&h, &launch, 264, 128, 128, 48, 2, 1, 16), 3);
+  assert_int_equal(h.split_row0, 0);
+  assert_int_equal(h.k_tiles_per_split, 16);
+  assert_int_equal(launch.grid_x, 432);
+  /* 4096^3: 1024 tiles, 3.9 waves: no plan gains 5 %; nothing changed. A
+   * K of fewer than two ranges of the fewest steps: none either. */
+  pg_gemm_args q = aligned_args();
+  q.m = q.n = q.k = 4096;
+  memset(&launch, 0, sizeof launch);
+  launch.grid_x = 1024;
+  assert_int_equal(pg_configure_split_tail(&q, &launch, 264, 128, 128, 128, 2, 1, 16), 1);
+  assert_int_equal(q.splits, 0);
+  assert_int_equal(q.split_row0, 0);
+  assert_int_equal(launch.grid_x, 1024);
+  assert_int_equal(launch.workspace_bytes, 0);
+  assert_null(launch.reduce_kernel);
+  assert_true(launch.fill == 0.0);
+  launch.grid_x = 4;
+  assert_int_equal(pg_configure_split_tail(&q, &launch, 264, 128, 128, 3, 2, 1, 16), 1);
+  /* Few tiles, free blocks: as many ranges as fill the slots once, as
+   * pg_configure_split_k takes (132 slots, 4 tiles of 129 steps, at least
+   * 8 a range: 15 ranges of 9). */
+  pg_gemm_args f = aligned_args();
+  f.m = 130;
+  f.n = 201;
+  memset(&launch, 0, sizeof launch);
+  launch.grid_x = 4;
+  assert_int_equal(pg_configure_split_tail(&f, &launch, 132, 128, 128, 129, 8, 0, 0), 15);
+  assert_int_equal(f.k_tiles_per_split, 9);
+  assert_int_equal(f.split_row0, 0);
+  assert_int_equal(f.ldp, 204);
+}
+
 /* tma_ws_any's first kernel (pg_configure_operand_copies): none where TMA
  * reads both; else, where A's layout asks, A's copy (M rows of K rounded up
  * to 4) and, where B's layout asks, B's after it (K rows of N rounded up to
@@ -395,6 +464,7 @@ int main(void) {
       cmocka_unit_test(test_k_zero_needs_no_maps),
       cmocka_unit_test(test_tuning_table),
       cmocka_unit_test(test_split_k_rule),
+      cmocka_unit_test(test_split_tail_rule),
       cmocka_unit_test(test_operand_copies),
       cmocka_unit_test(test_registry_facts),
       cmocka_unit_test(test_auto_without_gpu),

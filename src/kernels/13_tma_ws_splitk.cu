@@ -28,7 +28,7 @@ template <> struct tws_schedule<TWS_SPLIT_K> {
     tws_cursor c;
     c.streaming = c.fresh = 0;
     c.next = blockIdx.x;
-    c.end = geo.tiles * g.splits;
+    c.end = geo.whole_tiles + (geo.tiles - geo.whole_tiles) * g.splits;
     return c;
   }
   static __device__ __forceinline__ bool next(const pg_gemm_args &g, const tws_geometry &geo,
@@ -50,10 +50,12 @@ typedef struct {
   const void *split_kernel;
 } split_form;
 
-/* K split so that the work units (tiles x splits) fill the block slots that
- * the tiles alone leave idle, each split at least
- * tuning->tma_ws_split_min_k_tiles steps long; one unit per block. With
- * enough tiles it does not split at all. */
+/* K split where the tiles leave block slots idle: all tiles split where
+ * they are few, only the bottom tile rows where the last wave is partial
+ * (the rows above whole, straight to C), as pg_configure_split_tail's
+ * model of the block scheduler finds fastest, each range at least
+ * tuning->tma_ws_split_min_k_tiles steps long, a block a unit. Where the
+ * tiles fill their waves it does not split at all. */
 static void configure_split(const split_form *form, int any_layout, pg_gemm_args *args,
                             const pg_device *device, const pg_tuning *tuning,
                             pg_kernel_launch *launch) {
@@ -63,8 +65,9 @@ static void configure_split(const split_form *form, int any_layout, pg_gemm_args
    * a split K after the copies. */
   if (any_layout) (void)pg_configure_operand_copies(args, launch);
   const long long slots = (long long)form->blocks_per_sm * device->sm_count;
-  if (pg_configure_split_k(args, launch, slots, tws_k_tiles(args),
-                           tuning->tma_ws_split_min_k_tiles) > 1)
+  if (pg_configure_split_tail(args, launch, slots, form->tile_m, form->tile_n, tws_k_tiles(args),
+                              tuning->tma_ws_split_min_k_tiles, tuning->tma_ws_split_unit_cost,
+                              tuning->flops_per_byte) > 1)
     launch->kernel = form->split_kernel;
 }
 

@@ -9,19 +9,37 @@
 
 #define RS_THREADS 256
 #define RS_MAX_ROWS 65535
+/* pg_configure_split_tail: the most ranges of K for rows below whole ones. */
+#define PG_SPLIT_TAIL_MAX_SPLITS 16
 
 __global__ void __launch_bounds__(RS_THREADS) pg_reduce_splits_kernel(const pg_gemm_args g) {
   const int col = blockIdx.x * RS_THREADS + threadIdx.x;
   if (col >= g.n) return;
-  const size_t plane = (size_t)g.m * g.ldp;
-  for (int row = blockIdx.y; row < g.m; row += gridDim.y) {
+  const int rows = g.m - g.split_row0; /* the planes' rows: those split */
+  const size_t plane = (size_t)rows * g.ldp;
+  for (int row = blockIdx.y; row < rows; row += gridDim.y) {
     const float *p = g.partials + (size_t)row * g.ldp + col;
     float sum = p[0];
     for (int s = 1; s < g.splits; ++s) sum += p[s * plane];
-    float *c = g.c + (size_t)row * g.ldc + col;
+    float *c = g.c + (size_t)(g.split_row0 + row) * g.ldc + col;
     const float v = g.alpha * sum;
     *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
   }
+}
+
+/* The planes of `splits` ranges over the rows from args->split_row0 down,
+ * and the reduction that adds them up. */
+static void set_planes(pg_gemm_args *args, pg_kernel_launch *launch, long long splits) {
+  const long long rows = (long long)args->m - args->split_row0;
+  /* After a first kernel the plan points partials and ldp at the planes at
+   * launch (ldp is the first kernel's own until then). */
+  if (launch->prepare_kernel == NULL) args->ldp = (int)PG_PLANES_LD(args->n);
+  launch->workspace_bytes +=
+      (size_t)splits * (size_t)rows * (size_t)PG_PLANES_LD(args->n) * sizeof(float);
+  launch->reduce_kernel = (const void *)pg_reduce_splits_kernel;
+  launch->reduce_threads = RS_THREADS;
+  launch->reduce_grid_x = (args->n + RS_THREADS - 1) / RS_THREADS;
+  launch->reduce_grid_y = rows < RS_MAX_ROWS ? rows : RS_MAX_ROWS;
 }
 
 extern "C" int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch,
@@ -37,16 +55,87 @@ extern "C" int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch
   if (splits <= 1) return 1;
   args->splits = (int)splits;
   args->k_tiles_per_split = (int)per_split;
-  /* The planes are the workspace: theirs is ldp. After a first kernel the
-   * plan points partials and ldp at them at launch (ldp is the first
-   * kernel's own until then). */
-  if (launch->prepare_kernel == NULL) args->ldp = (int)PG_PLANES_LD(args->n);
   launch->grid_x = tiles * splits;
-  launch->workspace_bytes +=
-      (size_t)splits * (size_t)args->m * (size_t)PG_PLANES_LD(args->n) * sizeof(float);
-  launch->reduce_kernel = (const void *)pg_reduce_splits_kernel;
-  launch->reduce_threads = RS_THREADS;
-  launch->reduce_grid_x = (args->n + RS_THREADS - 1) / RS_THREADS;
-  launch->reduce_grid_y = args->m < RS_MAX_ROWS ? args->m : RS_MAX_ROWS;
+  set_planes(args, launch, splits);
   return (int)splits;
+}
+
+/* The model's time, in K steps, of `whole` blocks of d steps, then `units`
+ * blocks of u <= d steps, handed in that order to `slots` slots each as it
+ * frees: whole waves of the first, then the last partial wave's r blocks
+ * beside the first units on the slots they leave free. */
+static long long split_time(long long whole, long long d, long long units, long long u,
+                            long long slots) {
+  const long long waves = whole / slots, r = whole % slots;
+  const long long t = waves * d;
+  if (units == 0) return r > 0 ? t + d : t;
+  if (r == 0) return t + (units + slots - 1) / slots * u;
+  const long long free_slots = slots - r;
+  const long long early = free_slots * (d / u); /* run while the r blocks finish */
+  if (units <= early) {
+    const long long beside = (units + free_slots - 1) / free_slots * u;
+    return t + (beside > d ? beside : d);
+  }
+  return t + d + (units - early + slots - 1) / slots * u;
+}
+
+/* The reduction's time in K steps of a wave: it reads `splits` planes of
+ * `rows` x N and reads and writes C (bytes x flops_per_byte), against one
+ * K step of every slot's tile (tile_m x tile_n x 32 x 2 FLOPs each). */
+static long long reduce_steps(long long splits, long long rows, long long n, long long slots,
+                              int tile_m, int tile_n, int flops_per_byte) {
+  const double bytes = (double)(splits + 2) * (double)rows * (double)n * sizeof(float);
+  const double step = (double)slots * tile_m * tile_n * 2.0 * 32.0;
+  const double q = bytes * flops_per_byte / step;
+  const long long whole = (long long)q;
+  return whole < q ? whole + 1 : whole; /* rounded up (no libm in the static library) */
+}
+
+extern "C" int pg_configure_split_tail(pg_gemm_args *args, pg_kernel_launch *launch,
+                                       long long slots, int tile_m, int tile_n,
+                                       long long k_tiles, int min_steps, int unit_cost,
+                                       int flops_per_byte) {
+  const long long tiles = launch->grid_x;
+  if (min_steps < 1) min_steps = 1;
+  if (unit_cost < 0) unit_cost = 0;
+  if (flops_per_byte < 0) flops_per_byte = 0;
+  if (tiles <= 0 || slots <= 0 || tile_m <= 0 || tile_n <= 0 || k_tiles / min_steps < 2)
+    return 1;
+  const long long tiles_n = ((long long)args->n + tile_n - 1) / tile_n;
+  const long long tiles_m = tiles / tiles_n;
+  const long long d = k_tiles + unit_cost;
+  const long long unsplit = split_time(tiles, d, 0, 0, slots);
+  long long best = unsplit, best_rows = tiles_m, best_splits = 1;
+  long long max_splits = k_tiles / min_steps;
+  if (max_splits > slots) max_splits = slots;
+  /* Whole rows on top: none (a plain split, any count), or so many that
+   * the rows split are at most one wave of tiles and a row (a partial last
+   * wave's), in at most PG_SPLIT_TAIL_MAX_SPLITS ranges. */
+  const long long tail_rows_max = slots / tiles_n + 1;
+  for (long long rows = tiles_m - 1; rows >= 0; --rows) { /* a tie: more rows whole */
+    if (rows > 0 && tiles_m - rows > tail_rows_max) continue;
+    const long long top = rows * tiles_n, below = tiles - top;
+    const long long most = rows > 0 && max_splits > PG_SPLIT_TAIL_MAX_SPLITS
+                               ? PG_SPLIT_TAIL_MAX_SPLITS
+                               : max_splits;
+    for (long long s = 2; s <= most; ++s) {
+      const long long per = (k_tiles + s - 1) / s;
+      const long long splits = (k_tiles + per - 1) / per;
+      if (splits != s) continue; /* the same ranges as a smaller count */
+      const long long t =
+          split_time(top, d, below * splits, per + unit_cost, slots) +
+          reduce_steps(splits, args->m - rows * tile_m, args->n, slots, tile_m, tile_n,
+                       flops_per_byte);
+      if (t < best) best = t, best_rows = rows, best_splits = splits;
+    }
+  }
+  if (best_splits <= 1 || best * 100 > unsplit * (100 - PG_SPLIT_TAIL_MIN_GAIN_PERCENT)) return 1;
+  const long long per = (k_tiles + best_splits - 1) / best_splits;
+  args->splits = (int)best_splits;
+  args->k_tiles_per_split = (int)per;
+  args->split_row0 = (int)(best_rows * tile_m);
+  launch->grid_x = best_rows * tiles_n + (tiles - best_rows * tiles_n) * best_splits;
+  launch->fill = (double)tiles * (double)k_tiles / ((double)slots * (double)best);
+  set_planes(args, launch, best_splits);
+  return (int)best_splits;
 }

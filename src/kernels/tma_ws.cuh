@@ -115,6 +115,7 @@ typedef struct {
 typedef struct {
   int tiles_m, tiles_n, tiles, k_tiles;
   int sk_iterations; /* stream-K's part: the K steps of the tiles from sk_first_tile on */
+  int whole_rows, whole_tiles; /* split-K: the tile rows above g.split_row0, whole */
 } tws_geometry;
 
 template <int TM, int TN>
@@ -126,6 +127,8 @@ static __device__ __forceinline__ tws_geometry tws_geometry_of(const pg_gemm_arg
   geo.k_tiles = (int)(((long long)g.k + TWS_TILE_K - 1) / TWS_TILE_K);
   /* Stream-K's planner keeps this below INT_MAX; the other modes leave it unused. */
   geo.sk_iterations = (int)((long long)(geo.tiles - g.sk_first_tile) * geo.k_tiles);
+  geo.whole_rows = g.split_row0 / TM; /* a multiple of TM (pg_configure_split_tail) */
+  geo.whole_tiles = geo.whole_rows * geo.tiles_n;
   return geo;
 }
 
@@ -170,20 +173,34 @@ template <> struct tws_schedule<TWS_WHOLE_TILES> {
   }
 };
 
-/* The next unit of tiles x splits, split-major (blocks running together
- * work on the same stretch of K): split-K's schedule (13), and stream-K's
- * data-parallel part (14), which has one split. */
+/* The next unit of work: first the whole tiles of the rows above
+ * g.split_row0 (none where it is 0), then the rows below's tiles x splits,
+ * split-major (blocks running together work on the same stretch of K), each
+ * part in grouped order: split-K's schedule (13), and stream-K's
+ * data-parallel part (14), which has one split and no whole rows. */
 static __device__ __forceinline__ void tws_take_split(const pg_gemm_args &g,
                                                       const tws_geometry &geo, tws_cursor *c,
                                                       tws_work *w) {
-  const int split = c->next / geo.tiles;
-  pg_grouped_tile(c->next - split * geo.tiles, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm,
-                  &w->tn);
+  int unit = c->next;
+  c->next += gridDim.x;
+  if (unit < geo.whole_tiles) {
+    pg_grouped_tile(unit, geo.whole_rows, geo.tiles_n, g.group_m, &w->tm, &w->tn);
+    w->kt_begin = 0;
+    w->kt_end = geo.k_tiles;
+    w->dest = TWS_TO_C;
+    w->index = 0;
+    return;
+  }
+  unit -= geo.whole_tiles;
+  const int below = geo.tiles - geo.whole_tiles;
+  const int split = unit / below;
+  pg_grouped_tile(unit - split * below, geo.tiles_m - geo.whole_rows, geo.tiles_n, g.group_m,
+                  &w->tm, &w->tn);
+  w->tm += geo.whole_rows;
   w->kt_begin = split * g.k_tiles_per_split;
   w->kt_end = min(geo.k_tiles, w->kt_begin + g.k_tiles_per_split);
   w->dest = g.splits == 1 ? TWS_TO_C : TWS_TO_SPLIT;
   w->index = split;
-  c->next += gridDim.x;
 }
 
 /* acc += the stage's A (TM x TILE_K) times B (TILE_K x TN), this thread's
@@ -274,8 +291,8 @@ static __device__ __forceinline__ void tws_store(const pg_gemm_args &g, const tw
   if (MODE == TWS_WHOLE_TILES || w.dest == TWS_TO_C)
     tws_epilogue(g.c, g.ldc, g.m, g.n, g.alpha, g.beta, m0, n0, row0, col0, acc);
   else if (w.dest == TWS_TO_SPLIT) /* added up in split order by the reduction */
-    tws_epilogue(g.partials + (size_t)w.index * g.m * g.ldp, g.ldp, g.m, g.n, 1.0f, 0.0f, m0, n0,
-                 row0, col0, acc);
+    tws_epilogue(g.partials + (size_t)w.index * (g.m - g.split_row0) * g.ldp, g.ldp,
+                 g.m - g.split_row0, g.n, 1.0f, 0.0f, m0 - g.split_row0, n0, row0, col0, acc);
   else /* a dense tile of its own, added up in block order by the fixup */
     tws_epilogue(g.partials + (size_t)w.index * TM * TN, TN, min(TM, g.m - m0),
                  min(TN, g.n - n0), 1.0f, 0.0f, 0, 0, row0, col0, acc);

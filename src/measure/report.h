@@ -120,8 +120,9 @@ typedef enum {
 
 #define PGC_SHAPE_TEXT_SIZE 40
 #define PGC_VERDICT_TEXT_SIZE 96
-/* "split-K 8", "stream-K 264": the longest work text with room to spare. */
-#define PGC_WORK_TEXT_SIZE 24
+/* "split-K 8", "split-K 5 from row 1664", "stream-K 264": the longest work
+ * text with room to spare. */
+#define PGC_WORK_TEXT_SIZE 48
 
 typedef struct {
   const char *variant; /* registry name, static */

@@ -450,6 +450,8 @@ void pgc_work_text(const pg_plan_info *info, char *buf, size_t size) {
   buf[0] = '\0';
   if (info->stream_k_blocks > 0)
     snprintf(buf, size, "stream-K %d", info->stream_k_blocks);
+  else if (info->splits > 1 && info->split_from_row > 0)
+    snprintf(buf, size, "split-K %d from row %d", info->splits, info->split_from_row);
   else if (info->splits > 1)
     snprintf(buf, size, "split-K %d", info->splits);
 }

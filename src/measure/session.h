@@ -184,7 +184,8 @@ size_t pgc_geomean_note(char *buf, size_t size, const pgc_run_spec *runs,
                         int cublas_shapes, const char *cublas_name);
 
 /* How a plan divides the work, for the row's `work` column: "split-K 8"
- * (K in 8 ranges), "stream-K 264" (264 blocks share the tiles' K steps), or
+ * (K in 8 ranges), "split-K 5 from row 1664" (only the rows from 1664
+ * down split, those above over all of K), "stream-K 264" (264 blocks share the tiles' K steps), or
  * "" when it runs one block per tile (cublas too). */
 void pgc_work_text(const pg_plan_info *info, char *buf, size_t size);
 
