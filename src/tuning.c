@@ -32,7 +32,12 @@
  * M = 16 (1.24-1.61 x its speed), its chunks of 32 lose to it from M = 20
  * (0.81-0.85 x); tma_ws_m64 beats tma_ws_splitk up to M = 64 (0.81-0.85 x
  * cuBLAS against 0.47-0.54) and loses to it from 80 (0.76-0.78 against
- * 0.85-0.86 at N x K of 4096^2 and 8192^2). Its blocks an SM are given as 1:
+ * 0.85-0.86 at N x K of 4096^2 and 8192^2). skinny_ffma's call costs 512
+ * of K: its speed falls where K is short (6.4 TFLOP/s at 512^3, 16-19 at
+ * a full chunk and long K), and without it auto ran it at 512^3 (0.39 x
+ * cuBLAS against tma_ws_n64's 0.90; tree 03517a2, 18:01 UTC; a replay of
+ * the model over that run, the held-out shapes and the short-M grid finds
+ * 256-1024 alike). Its blocks an SM are given as 1:
  * bound by memory, a last wave's idle slots cost it little (6144x4x6144:
  * 384 blocks, 0.74 x cuBLAS against tma_ws_n64's 0.64). */
 /* skinny_ffma's rates, in percent of its rule's 40: chunks of 8, 16 and 32
@@ -45,7 +50,7 @@
   {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
    {"tma_ws_any", 3, 100, 2, 0, 0}, {"tma_ws_m256", 3, 101, 1, 0, 0},                            \
    {"tma_ws_n64", 3, 92, 3, 0, 0},  {"tma_ws_m64", 3, 90, 3, 0, 0},                              \
-   {"skinny_ffma", 1, 40, 1, 0, 0}, {"tma", 4, 82, 2, 0, 0},                                     \
+   {"skinny_ffma", 1, 40, 1, 512, 0}, {"tma", 4, 82, 2, 0, 0},                                   \
    {"mbarrier", 2, 78, 2, 0, 0},    {"tiled32_db", 2, 13, 2, 0, 0}}
 
 /* auto_tf32's candidates on the H200, measured there on 2026-12-01 in one
@@ -78,7 +83,7 @@
   {{"wgmma_3xtf32", 4, 230, 1, 130, 64}, {"tma_ws", 3, 100, 2, 0, 0},                          \
    {"tma_ws_splitk", 3, 100, 2, 0, 0},    {"tma_ws_any", 3, 100, 2, 0, 0},                       \
    {"tma_ws_m256", 3, 101, 1, 0, 0},      {"tma_ws_n64", 3, 92, 3, 0, 0},                        \
-   {"tma_ws_m64", 3, 90, 3, 0, 0},        {"skinny_ffma", 1, 40, 1, 0, 0},                       \
+   {"tma_ws_m64", 3, 90, 3, 0, 0},        {"skinny_ffma", 1, 40, 1, 512, 0},                     \
    {"tma", 4, 82, 2, 0, 0},               {"mbarrier", 2, 78, 2, 0, 0},                          \
    {"tiled32_db", 2, 13, 2, 0, 0}}
 

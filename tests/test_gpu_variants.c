@@ -44,8 +44,8 @@ typedef struct {
  * 64x96x1000 and 130x200x4100 have a tile or four and K long enough for
  * tma_ws_splitk to split it: into ranges K is no multiple of, the last one
  * short and ending in a partial step. 3000x2900x40 has 552 tiles of 128x128:
- * on a 132-SM GPU tma_ws_streamk runs one data-parallel wave before its
- * stream-K part. 2100x2100x256 (K in 8 steps) splits K only in its bottom
+ * on a 132-SM GPU tma_ws_streamk runs two data-parallel waves before its
+ * stream-K part (the last 24 tiles). 2100x2100x256 (K in 8 steps) splits K only in its bottom
  * tile rows in every tma_ws form (128x128: 4 ranges from row 1920; 128x64:
  * 2 from 1536; 64x128: 2 from 1472; 256x128: 4 from 1792), the rows
  * above whole: the partial last wave (pg_configure_split_tail). */

@@ -132,9 +132,9 @@ __global__ void __launch_bounds__(TWS_REDUCE_THREADS)
 #endif
 }
 
-/* Stream-K, after data-parallel waves: as many blocks as fit at once. All
- * but the last full wave of tiles go data-parallel, tile by tile (blocks
- * running together share A and B in L2); the last wave and the remainder are
+/* Stream-K, after data-parallel waves: as many blocks as fit at once. The
+ * full waves of tiles go data-parallel, tile by tile (blocks running
+ * together share A and B in L2); the tiles of the partial last wave are
  * shared out evenly by K steps, in tile order. Whole tiles go straight to C;
  * a tile cut between blocks is finished by the fixup kernel. Where the tiles
  * fill whole waves, nothing is cut and the plan is data-parallel. */
@@ -147,8 +147,13 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   long long blocks = (long long)TWS_MIN_BLOCKS_PER_SM * device->sm_count;
   if (blocks > TWS_MAX_SK_BLOCKS) blocks = TWS_MAX_SK_BLOCKS;
   if (k_tiles == 0 || tiles % blocks == 0) return;
+  /* Only the partial wave streamed: streamed blocks run at different K at
+   * once, so the tiles sharing A's rows or B's columns no longer read them
+   * from L2 together (at 4096^3, streaming the last full wave too, the
+   * kernel read 4.5 x the DRAM bytes of tma_ws's and ran 1.37 x longer:
+   * pipegemm profile, bench/results/h200-skinny.md). */
   const long long whole_waves = tiles / blocks;
-  const long long first_streamed = whole_waves >= 2 ? (whole_waves - 1) * blocks : 0;
+  const long long first_streamed = whole_waves * blocks;
   const long long iterations = (tiles - first_streamed) * k_tiles;
   if (iterations > INT_MAX) return; /* the kernel counts them in int */
   if (blocks > iterations) blocks = iterations;
