@@ -8,7 +8,8 @@
  * (256 x 128, two consumer warpgroups sharing each stage's B, one block per
  * SM) and tma_ws_m64 (64 x 128 for a short M, three blocks per SM: 0.81-0.89
  * x cuBLAS at M of 20 to 64, where the 128-row tiles run 0.47-0.54;
- * bench/results/h200-skinny.md).
+ * bench/results/h200-skinny.md) and tma_ws_n32 (128 x 32 for a short N,
+ * three blocks per SM).
  * sm_90 only.
  *
  *   pipegemm bench --variant tma_ws,tma_ws_splitk,cublas --m 256 --n 256 --k 65536
@@ -74,6 +75,7 @@ static void configure_split(const split_form *form, int any_layout, pg_gemm_args
 static const tws_shape small = TWS_SHAPE_SMALL;
 static const tws_shape tall = TWS_SHAPE_TALL;
 static const tws_shape short_shape = TWS_SHAPE_SHORT;
+static const tws_shape narrow = TWS_SHAPE_NARROW;
 
 static void tma_ws_whole_tiles(pg_gemm_args *args, const pg_device *device,
                                const pg_tuning *tuning, pg_kernel_launch *launch) {
@@ -105,6 +107,14 @@ static void short_whole_tiles(pg_gemm_args *args, const pg_device *device,
       tuning, launch);
 }
 
+static void narrow_whole_tiles(pg_gemm_args *args, const pg_device *device,
+                               const pg_tuning *tuning, pg_kernel_launch *launch) {
+  (void)device;
+  tws_configure_whole_tiles(
+      &narrow, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_NARROW_TILE_N, TWS_WHOLE_TILES>,
+      args, tuning, launch);
+}
+
 static const split_form large_form = {
     TWS_TILE_M, TWS_TILE_N, TWS_MIN_BLOCKS_PER_SM, tma_ws_whole_tiles,
     (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
@@ -117,6 +127,10 @@ static const split_form tall_form = {
 static const split_form short_form = {
     TWS_SHORT_TILE_M, TWS_TILE_N, TWS_SMALL_MIN_BLOCKS_PER_SM, short_whole_tiles,
     (const void *)pg_tma_ws_kernel<TWS_SHORT_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
+
+static const split_form narrow_form = {
+    TWS_TILE_M, TWS_NARROW_TILE_N, TWS_SMALL_MIN_BLOCKS_PER_SM, narrow_whole_tiles,
+    (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_NARROW_TILE_N, TWS_SPLIT_K>};
 
 static void configure_splitk(pg_gemm_args *args, const pg_device *device,
                              const pg_tuning *tuning, pg_kernel_launch *launch) {
@@ -141,6 +155,11 @@ static void configure_m256(pg_gemm_args *args, const pg_device *device, const pg
 static void configure_m64(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                           pg_kernel_launch *launch) {
   configure_split(&short_form, 0, args, device, tuning, launch);
+}
+
+static void configure_n32(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                          pg_kernel_launch *launch) {
+  configure_split(&narrow_form, 0, args, device, tuning, launch);
 }
 
 /* tma_ws's kernel in each form, judged by the same rules. */
@@ -194,6 +213,19 @@ PG_ENTRY(tma_ws_m64) = {
     .check = pg_tma_check,
     .kernel = {.symbol = "pg_tma_ws_kernel",
                .launched = TWS_INSTANCE(TWS_SHORT_TILE_M, TWS_TILE_N, 1), .dynamic_smem = 1,
+               PG_RULES(rules)},
+};
+
+PG_ENTRY(tma_ws_n32) = {
+    .info = {.name = "tma_ws_n32", .kind = PG_KIND_KERNEL,
+             .technique = "tma_ws on a 128x32 tile for a short N (8x4 outputs a consumer thread), three blocks per SM; K split as tma_ws_splitk does",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_NARROW_TILE_N, TWS_THREADS)},
+    .smem_bytes = tws_smem_narrow,
+    .configure = configure_n32,
+    .check = pg_tma_check,
+    .kernel = {.symbol = "pg_tma_ws_kernel",
+               .launched = TWS_INSTANCE(TWS_TILE_M, TWS_NARROW_TILE_N, 1), .dynamic_smem = 1,
                PG_RULES(rules)},
 };
 

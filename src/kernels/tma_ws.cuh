@@ -44,7 +44,7 @@ static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TILE_M * TWS_TI
 #define TWS_ROW_STEP 8  /* rows of one thread are 8 apart */
 #define TWS_COL_STEP 32 /* its 4-column groups are 32 apart */
 
-/* The three tiles, TM x TN (tma_ws.h): outputs per consumer thread along
+/* The tiles, TM x TN (tma_ws.h): outputs per consumer thread along
  * N, consumer threads (a warpgroup per 128 rows) and the block's threads
  * with the producer warpgroup, blocks per SM the launch is built for, and
  * where a stage's B starts and it ends. */
@@ -59,6 +59,11 @@ template <> struct tws_tile<TWS_TILE_M, TWS_SMALL_TILE_N> {
   enum { MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
   enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_SMALL_STAGE_BYTES };
 };
+template <> struct tws_tile<TWS_TILE_M, TWS_NARROW_TILE_N> {
+  enum { THREAD_N = TWS_NARROW_THREAD_N, CONSUMERS = TWS_CONSUMERS, THREADS = TWS_THREADS };
+  enum { MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
+  enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_NARROW_STAGE_BYTES };
+};
 template <> struct tws_tile<TWS_TALL_TILE_M, TWS_TILE_N> {
   enum { THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_TALL_CONSUMERS, THREADS = TWS_TALL_THREADS };
   enum { MIN_BLOCKS = TWS_TALL_MIN_BLOCKS_PER_SM };
@@ -71,6 +76,11 @@ template <> struct tws_tile<TWS_SHORT_TILE_M, TWS_TILE_N> {
 };
 static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_SMALL_THREAD_N == TWS_TILE_M * TWS_SMALL_TILE_N,
               "the warpgroup covers the small tile");
+static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_NARROW_THREAD_N ==
+                  TWS_TILE_M * TWS_NARROW_TILE_N,
+              "the warpgroup covers the narrow tile");
+static_assert(TWS_NARROW_TILE_N == 8 * 4 && TWS_NARROW_THREAD_N == 4,
+              "the narrow tile: a warp's 8 column groups of 4, one a thread");
 static_assert(TWS_TALL_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TALL_TILE_M * TWS_TILE_N,
               "the two warpgroups cover the tall tile");
 static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_SMALL_THREAD_N == TWS_SHORT_TILE_M * TWS_TILE_N,
@@ -419,6 +429,9 @@ typedef struct {
 #define TWS_SHAPE_TALL \
   {TWS_TALL_TILE_M, TWS_TILE_N, TWS_TALL_MIN_BLOCKS_PER_SM, \
    {TWS_TILE_K, TWS_TALL_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N, TWS_TILE_K}}
+#define TWS_SHAPE_NARROW \
+  {TWS_TILE_M, TWS_NARROW_TILE_N, TWS_SMALL_MIN_BLOCKS_PER_SM, \
+   {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTES, TWS_NARROW_TILE_N, TWS_TILE_K}}
 #define TWS_SHAPE_SHORT \
   {TWS_SHORT_TILE_M, TWS_TILE_N, TWS_SMALL_MIN_BLOCKS_PER_SM, \
    {TWS_TILE_K, TWS_SHORT_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N, TWS_TILE_K}}
@@ -457,6 +470,9 @@ static inline size_t tws_smem_small(int stages) {
 }
 static inline size_t tws_smem_tall(int stages) {
   return pg_tma_ring_smem(stages, TWS_TALL_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
+}
+static inline size_t tws_smem_narrow(int stages) {
+  return pg_tma_ring_smem(stages, TWS_NARROW_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
 }
 static inline size_t tws_smem_short(int stages) {
   return pg_tma_ring_smem(stages, TWS_SHORT_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);

@@ -44,6 +44,12 @@
 #define TWS_SMALL_CONSUMER_REGS 136
 #define TWS_SMALL_MIN_BLOCKS_PER_SM 3
 #define TWS_SMALL_STAGE_BYTES (TWS_STAGE_A_BYTES + TWS_TILE_K * TWS_SMALL_TILE_N * 4)
+/* The narrow tile, 128 x 32 (tma_ws_n32), for a short N: 8x4 outputs per
+ * consumer thread (the warp's 8 column groups of 4 span the tile), three
+ * blocks per SM with the small tile's register split. */
+#define TWS_NARROW_TILE_N 32
+#define TWS_NARROW_THREAD_N 4
+#define TWS_NARROW_STAGE_BYTES (TWS_STAGE_A_BYTES + TWS_TILE_K * TWS_NARROW_TILE_N * 4)
 /* The tall tile, 256 x 128 (tma_ws_m256): two consumer warpgroups (8x16
  * outputs a thread, as the 128 x 128 tile) share each stage's B, one block
  * per SM. The launch gives 384 threads 168 registers each; setmaxnreg moves
