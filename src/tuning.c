@@ -37,9 +37,15 @@
  * a full chunk and long K), and without it auto ran it at 512^3 (0.39 x
  * cuBLAS against tma_ws_n64's 0.90; tree 03517a2, 18:01 UTC; a replay of
  * the model over that run, the held-out shapes and the short-M grid finds
- * 256-1024 alike). Its blocks an SM are given as 1:
+ * 256-1024 alike). skinny_ffma's blocks an SM are given as 1:
  * bound by memory, a last wave's idle slots cost it little (6144x4x6144:
- * 384 blocks, 0.74 x cuBLAS against tma_ws_n64's 0.64). */
+ * 384 blocks, 0.74 x cuBLAS against tma_ws_n64's 0.64). tma_ws_n32 (128 x
+ * 32, three blocks an SM) at 90, for a short N: on a grid of N of 4 to 64
+ * at M x K of 4096^2, 8192^2 and 16384 x 4096 (tree 0271eda, 18:14 UTC;
+ * bench/results/h200-skinny.md) it ran 1.08-1.53 x cuBLAS at N of 4 to 32,
+ * where skinny_ffma ran 0.21-1.32 and tma_ws_n64 0.63-0.87, and 0.93-0.98
+ * at N of 40 to 64 (tma_ws_n64 0.82-0.89); placed under tma_ws_n64's 92
+ * until measured where both fill their waves. */
 /* skinny_ffma's rates, in percent of its rule's 40: chunks of 8, 16 and 32
  * rows at a full chunk (from its speed against tma_ws_m64's at M = 8, 16
  * and 32 in the grid above), the short-N form (fitted with the committed
@@ -50,8 +56,9 @@
   {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
    {"tma_ws_any", 3, 100, 2, 0, 0}, {"tma_ws_m256", 3, 101, 1, 0, 0},                            \
    {"tma_ws_n64", 3, 92, 3, 0, 0},  {"tma_ws_m64", 3, 90, 3, 0, 0},                              \
-   {"skinny_ffma", 1, 40, 1, 512, 0}, {"tma", 4, 82, 2, 0, 0},                                   \
-   {"mbarrier", 2, 78, 2, 0, 0},    {"tiled32_db", 2, 13, 2, 0, 0}}
+   {"tma_ws_n32", 3, 90, 3, 0, 0},  {"skinny_ffma", 1, 40, 1, 512, 0},                           \
+   {"tma", 4, 82, 2, 0, 0},         {"mbarrier", 2, 78, 2, 0, 0},                                \
+   {"tiled32_db", 2, 13, 2, 0, 0}}
 
 /* auto_tf32's candidates on the H200, measured there on 2026-12-01 in one
  * process with cublas_tf32 (bench/results/h200-tensorcore.md):
@@ -83,9 +90,9 @@
   {{"wgmma_3xtf32", 4, 230, 1, 130, 64}, {"tma_ws", 3, 100, 2, 0, 0},                          \
    {"tma_ws_splitk", 3, 100, 2, 0, 0},    {"tma_ws_any", 3, 100, 2, 0, 0},                       \
    {"tma_ws_m256", 3, 101, 1, 0, 0},      {"tma_ws_n64", 3, 92, 3, 0, 0},                        \
-   {"tma_ws_m64", 3, 90, 3, 0, 0},        {"skinny_ffma", 1, 40, 1, 512, 0},                     \
-   {"tma", 4, 82, 2, 0, 0},               {"mbarrier", 2, 78, 2, 0, 0},                          \
-   {"tiled32_db", 2, 13, 2, 0, 0}}
+   {"tma_ws_m64", 3, 90, 3, 0, 0},        {"tma_ws_n32", 3, 90, 3, 0, 0},                        \
+   {"skinny_ffma", 1, 40, 1, 512, 0},     {"tma", 4, 82, 2, 0, 0},                               \
+   {"mbarrier", 2, 78, 2, 0, 0},          {"tiled32_db", 2, 13, 2, 0, 0}}
 
 static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile
