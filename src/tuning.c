@@ -40,12 +40,17 @@
  * 256-1024 alike). skinny_ffma's blocks an SM are given as 1:
  * bound by memory, a last wave's idle slots cost it little (6144x4x6144:
  * 384 blocks, 0.74 x cuBLAS against tma_ws_n64's 0.64). tma_ws_n32 (128 x
- * 32, three blocks an SM) at 90, for a short N: on a grid of N of 4 to 64
- * at M x K of 4096^2, 8192^2 and 16384 x 4096 (tree 0271eda, 18:14 UTC;
- * bench/results/h200-skinny.md) it ran 1.08-1.53 x cuBLAS at N of 4 to 32,
- * where skinny_ffma ran 0.21-1.32 and tma_ws_n64 0.63-0.87, and 0.93-0.98
- * at N of 40 to 64 (tma_ws_n64 0.82-0.89); placed under tma_ws_n64's 92
- * until measured where both fill their waves. */
+ * 32, three blocks an SM) at 93, for a short N and for filling waves: on a
+ * grid of N of 4 to 64 at M x K of 4096^2, 8192^2 and 16384 x 4096 (tree
+ * 0271eda, 18:14 UTC; bench/results/h200-skinny.md) it ran 1.08-1.53 x
+ * cuBLAS at N of 4 to 32, where skinny_ffma ran 0.21-1.32 and tma_ws_n64
+ * 0.63-0.87, and 0.93-0.98 at N of 40 to 64 (tma_ws_n64 0.82-0.89); over
+ * the committed set (95d2951, 18:19 UTC) it ran at least tma_ws_n64's speed
+ * but at 8192^3 (0.88 against 0.91) and 8192^2 x 128 (0.97 against 0.99),
+ * and 0.88-0.92 x cuBLAS at the large squares, where tma_ws runs 0.97-0.98:
+ * so above tma_ws_n64's 92, under tma_ws's 100. At 90, under tma_ws_n64, a
+ * replay of the model over those runs left it unchosen at N of 40-64 and at
+ * 1792^3 (0.85-0.95 where it ran 0.92-1.07). */
 /* skinny_ffma's rates, in percent of its rule's 40: chunks of 8, 16 and 32
  * rows at a full chunk (from its speed against tma_ws_m64's at M = 8, 16
  * and 32 in the grid above), the short-N form (fitted with the committed
@@ -56,7 +61,7 @@
   {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
    {"tma_ws_any", 3, 100, 2, 0, 0}, {"tma_ws_m256", 3, 101, 1, 0, 0},                            \
    {"tma_ws_n64", 3, 92, 3, 0, 0},  {"tma_ws_m64", 3, 90, 3, 0, 0},                              \
-   {"tma_ws_n32", 3, 90, 3, 0, 0},  {"skinny_ffma", 1, 40, 1, 512, 0},                           \
+   {"tma_ws_n32", 3, 93, 3, 0, 0},  {"skinny_ffma", 1, 40, 1, 512, 0},                           \
    {"tma", 4, 82, 2, 0, 0},         {"mbarrier", 2, 78, 2, 0, 0},                                \
    {"tiled32_db", 2, 13, 2, 0, 0}}
 
@@ -90,7 +95,7 @@
   {{"wgmma_3xtf32", 4, 230, 1, 130, 64}, {"tma_ws", 3, 100, 2, 0, 0},                          \
    {"tma_ws_splitk", 3, 100, 2, 0, 0},    {"tma_ws_any", 3, 100, 2, 0, 0},                       \
    {"tma_ws_m256", 3, 101, 1, 0, 0},      {"tma_ws_n64", 3, 92, 3, 0, 0},                        \
-   {"tma_ws_m64", 3, 90, 3, 0, 0},        {"tma_ws_n32", 3, 90, 3, 0, 0},                        \
+   {"tma_ws_m64", 3, 90, 3, 0, 0},        {"tma_ws_n32", 3, 93, 3, 0, 0},                        \
    {"skinny_ffma", 1, 40, 1, 512, 0},     {"tma", 4, 82, 2, 0, 0},                               \
    {"mbarrier", 2, 78, 2, 0, 0},          {"tiled32_db", 2, 13, 2, 0, 0}}
 
