@@ -43,12 +43,12 @@ template <> struct tws_schedule<TWS_SPLIT_K> {
 
 PG_KERNELS_BEGIN
 
-/* A form that splits K: its tile, how it runs whole tiles where K is not
- * split, and its split kernel. */
+/* A form that splits K: its tile, its kernel for whole tiles where K is not
+ * split (NULL: tma_ws's, through tma_ws's configure, its kernel in 12) and
+ * its split kernel. */
 typedef struct {
-  int tile_m, tile_n, blocks_per_sm;
-  pg_configure_fn whole_tiles;
-  const void *split_kernel;
+  const tws_shape *shape;
+  const void *whole_kernel, *split_kernel;
 } split_form;
 
 /* K split where the tiles leave block slots idle: all tiles split where
@@ -60,107 +60,52 @@ typedef struct {
 static void configure_split(const split_form *form, int any_layout, pg_gemm_args *args,
                             const pg_device *device, const pg_tuning *tuning,
                             pg_kernel_launch *launch) {
-  form->whole_tiles(args, device, tuning, launch);
+  if (form->whole_kernel == NULL)
+    pg_entry_tma_ws.configure(args, device, tuning, launch);
+  else
+    tws_configure_whole_tiles(form->shape, form->whole_kernel, args, tuning, launch);
   launch->persistent_blocks_per_sm = 0;
   /* tma_ws_any: operands TMA cannot read are copied first, the planes of
    * a split K after the copies. */
   if (any_layout) (void)pg_configure_operand_copies(args, launch);
-  const long long slots = (long long)form->blocks_per_sm * device->sm_count;
-  if (pg_configure_split_tail(args, launch, slots, form->tile_m, form->tile_n, tws_k_tiles(args),
-                              tuning->tma_ws_split_min_k_tiles, tuning->tma_ws_split_unit_cost,
-                              tuning->flops_per_byte) > 1)
+  const tws_shape *shape = form->shape;
+  const long long slots = (long long)shape->blocks_per_sm * device->sm_count;
+  if (pg_configure_split_tail(args, launch, slots, shape->tile_m, shape->tile_n,
+                              tws_k_tiles(args), tuning->tma_ws_split_min_k_tiles,
+                              tuning->tma_ws_split_unit_cost, tuning->flops_per_byte) > 1)
     launch->kernel = form->split_kernel;
 }
 
+static const tws_shape large = TWS_SHAPE_LARGE;
 static const tws_shape small = TWS_SHAPE_SMALL;
 static const tws_shape tall = TWS_SHAPE_TALL;
 static const tws_shape short_shape = TWS_SHAPE_SHORT;
 static const tws_shape narrow = TWS_SHAPE_NARROW;
 
-static void tma_ws_whole_tiles(pg_gemm_args *args, const pg_device *device,
-                               const pg_tuning *tuning, pg_kernel_launch *launch) {
-  pg_entry_tma_ws.configure(args, device, tuning, launch);
-}
-
-static void small_whole_tiles(pg_gemm_args *args, const pg_device *device,
-                              const pg_tuning *tuning, pg_kernel_launch *launch) {
-  (void)device;
-  tws_configure_whole_tiles(
-      &small, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_SMALL_TILE_N, TWS_WHOLE_TILES>,
-      args, tuning, launch);
-}
-
-static void tall_whole_tiles(pg_gemm_args *args, const pg_device *device,
-                             const pg_tuning *tuning, pg_kernel_launch *launch) {
-  (void)device;
-  tws_configure_whole_tiles(
-      &tall, (const void *)pg_tma_ws_kernel<TWS_TALL_TILE_M, TWS_TILE_N, TWS_WHOLE_TILES>, args,
-      tuning, launch);
-}
-
-static void short_whole_tiles(pg_gemm_args *args, const pg_device *device,
-                              const pg_tuning *tuning, pg_kernel_launch *launch) {
-  (void)device;
-  tws_configure_whole_tiles(
-      &short_shape,
-      (const void *)pg_tma_ws_kernel<TWS_SHORT_TILE_M, TWS_TILE_N, TWS_WHOLE_TILES>, args,
-      tuning, launch);
-}
-
-static void narrow_whole_tiles(pg_gemm_args *args, const pg_device *device,
-                               const pg_tuning *tuning, pg_kernel_launch *launch) {
-  (void)device;
-  tws_configure_whole_tiles(
-      &narrow, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_NARROW_TILE_N, TWS_WHOLE_TILES>,
-      args, tuning, launch);
-}
-
+/* A form's kernels: the instances of its tile in both modes. */
+#define TWS_FORM_KERNELS(tm, tn)                                 \
+  (const void *)pg_tma_ws_kernel<tm, tn, TWS_WHOLE_TILES>,       \
+      (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_K>
 static const split_form large_form = {
-    TWS_TILE_M, TWS_TILE_N, TWS_MIN_BLOCKS_PER_SM, tma_ws_whole_tiles,
-    (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
-static const split_form small_form = {
-    TWS_TILE_M, TWS_SMALL_TILE_N, TWS_SMALL_MIN_BLOCKS_PER_SM, small_whole_tiles,
-    (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_SMALL_TILE_N, TWS_SPLIT_K>};
-static const split_form tall_form = {
-    TWS_TALL_TILE_M, TWS_TILE_N, TWS_TALL_MIN_BLOCKS_PER_SM, tall_whole_tiles,
-    (const void *)pg_tma_ws_kernel<TWS_TALL_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
-static const split_form short_form = {
-    TWS_SHORT_TILE_M, TWS_TILE_N, TWS_SMALL_MIN_BLOCKS_PER_SM, short_whole_tiles,
-    (const void *)pg_tma_ws_kernel<TWS_SHORT_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
+    &large, NULL, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
+static const split_form small_form = {&small, TWS_FORM_KERNELS(TWS_TILE_M, TWS_SMALL_TILE_N)};
+static const split_form tall_form = {&tall, TWS_FORM_KERNELS(TWS_TALL_TILE_M, TWS_TILE_N)};
+static const split_form short_form = {&short_shape,
+                                      TWS_FORM_KERNELS(TWS_SHORT_TILE_M, TWS_TILE_N)};
+static const split_form narrow_form = {&narrow, TWS_FORM_KERNELS(TWS_TILE_M, TWS_NARROW_TILE_N)};
 
-static const split_form narrow_form = {
-    TWS_TILE_M, TWS_NARROW_TILE_N, TWS_SMALL_MIN_BLOCKS_PER_SM, narrow_whole_tiles,
-    (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_NARROW_TILE_N, TWS_SPLIT_K>};
-
-static void configure_splitk(pg_gemm_args *args, const pg_device *device,
-                             const pg_tuning *tuning, pg_kernel_launch *launch) {
-  configure_split(&large_form, 0, args, device, tuning, launch);
-}
-
-static void configure_any(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
-                          pg_kernel_launch *launch) {
-  configure_split(&large_form, 1, args, device, tuning, launch);
-}
-
-static void configure_n64(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
-                          pg_kernel_launch *launch) {
-  configure_split(&small_form, 0, args, device, tuning, launch);
-}
-
-static void configure_m256(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
-                           pg_kernel_launch *launch) {
-  configure_split(&tall_form, 0, args, device, tuning, launch);
-}
-
-static void configure_m64(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
-                          pg_kernel_launch *launch) {
-  configure_split(&short_form, 0, args, device, tuning, launch);
-}
-
-static void configure_n32(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
-                          pg_kernel_launch *launch) {
-  configure_split(&narrow_form, 0, args, device, tuning, launch);
-}
+/* Each entry's configure: its form, and whether it copies what TMA cannot read. */
+#define TWS_SPLIT_CONFIGURE(fn, form, any_layout)                                     \
+  static void fn(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, \
+                 pg_kernel_launch *launch) {                                          \
+    configure_split(&form, any_layout, args, device, tuning, launch);                 \
+  }
+TWS_SPLIT_CONFIGURE(configure_splitk, large_form, 0)
+TWS_SPLIT_CONFIGURE(configure_any, large_form, 1)
+TWS_SPLIT_CONFIGURE(configure_n64, small_form, 0)
+TWS_SPLIT_CONFIGURE(configure_m256, tall_form, 0)
+TWS_SPLIT_CONFIGURE(configure_m64, short_form, 0)
+TWS_SPLIT_CONFIGURE(configure_n32, narrow_form, 0)
 
 /* tma_ws's kernel in each form, judged by the same rules. */
 static const pg_sass_rule rules[] = {TWS_RULES};
