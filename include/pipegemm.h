@@ -54,7 +54,7 @@
 /* The version of this header; pg_version() gives the library's. The three
  * numbers are the only place it is written (CMake reads them too). */
 #define PIPEGEMM_VERSION_MAJOR 0
-#define PIPEGEMM_VERSION_MINOR 2
+#define PIPEGEMM_VERSION_MINOR 3
 #define PIPEGEMM_VERSION_PATCH 0
 #define PIPEGEMM_VERSION                                                          \
   (PIPEGEMM_VERSION_MAJOR * 10000 + PIPEGEMM_VERSION_MINOR * 100 + PIPEGEMM_VERSION_PATCH)
@@ -284,7 +284,8 @@ typedef struct {
   int stream_k_blocks;            /* stream-K: blocks sharing the tiles' K steps (0: not stream-K) */
   size_t workspace_bytes;         /* device memory a launch takes for them (0: none) */
   int split_from_row;             /* K split: only in rows from this one down, the rows
-                                     above over all of K (0: in all rows) */
+                                     above over all of K (0: in all rows); since 0.3.0,
+                                     which grew this struct */
 } pg_plan_info;
 PG_API pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info);
 

@@ -44,7 +44,7 @@
  * grid of N of 4 to 64 at M x K of 4096^2, 8192^2 and 16384 x 4096 (tree
  * 0271eda, 18:14 UTC; bench/results/h200-skinny.md) it ran 1.08-1.53 x
  * cuBLAS at N of 4 to 32, where skinny_ffma ran 0.21-1.32 and tma_ws_n64
- * 0.63-0.87, and 0.93-0.98 at N of 40 to 64 (tma_ws_n64 0.82-0.89); over
+ * 0.63-0.86, and 0.92-0.98 at N of 40 to 64 (tma_ws_n64 0.82-0.89); over
  * the committed set (95d2951, 18:19 UTC) it ran at least tma_ws_n64's speed
  * but at 8192^3 (0.88 against 0.91) and 8192^2 x 128 (0.97 against 0.99),
  * and 0.88-0.92 x cuBLAS at the large squares, where tma_ws runs 0.97-0.98:

@@ -44,16 +44,21 @@ typedef struct {
  * 64x96x1000 and 130x200x4100 have a tile or four and K long enough for
  * tma_ws_splitk to split it: into ranges K is no multiple of, the last one
  * short and ending in a partial step. 3000x2900x40 has 552 tiles of 128x128:
- * on a 132-SM GPU tma_ws_streamk runs two data-parallel waves before its
- * stream-K part (the last 24 tiles). 2100x2100x256 (K in 8 steps) splits K only in its bottom
- * tile rows in every tma_ws form (128x128: 4 ranges from row 1920; 128x64:
- * 2 from 1536; 64x128: 2 from 1472; 256x128: 4 from 1792), the rows
- * above whole: the partial last wave (pg_configure_split_tail). */
+ * on a 132-SM GPU tma_ws_streamk runs one data-parallel wave before its
+ * stream-K part (the partial wave's 24 tiles have 48 K steps, fewer than
+ * its 264 blocks: the last full wave is streamed too). 2100x2100x256 (K in
+ * 8 steps) splits K only in its bottom tile rows in the tma_ws forms
+ * (128x128: 4 ranges from row 1920; 128x64: 2 from 1536; 64x128: 2 from
+ * 1472; 256x128: 4 from 1792; 128x32 does not split), the rows above whole:
+ * the partial last wave (pg_configure_split_tail); 2100x2101x256 the same
+ * with planes wider than N (tma_ws_any: 4 ranges from row 1920), 1300x1300x256
+ * in the 128x32 form (from row 1152). */
 static const shape shapes[] = {
     {1, 1, 1},       {7, 13, 5},       {35, 79, 19},  {128, 128, 8}, {129, 257, 17},
     {300, 200, 9},   {256, 384, 40},   {64, 96, 0},   {2100, 2100, 8}, {1000, 1000, 1000},
     {64, 96, 1000},  {130, 200, 4100}, {3000, 2900, 40}, {12, 300, 70}, {300, 5, 70},
     {77, 20, 300},   {130, 203, 4100}, {130, 200, 4101}, {2100, 2100, 256},
+    {2100, 2101, 256}, {1300, 1300, 256},
 };
 #define BIG_WORK 1e8 /* shapes with M*N*K this large are dropped by PG_TEST_QUICK */
 

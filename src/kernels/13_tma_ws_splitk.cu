@@ -3,13 +3,13 @@
  * is a block's work, its sums go to a plane of partial sums of its own, and
  * a second kernel (reduce_splits.cu) adds the planes up in split order, so
  * a call gives the same bits on every run. Where the tiles fill the GPU,
- * nothing is split and the call is tma_ws's (12). The two other tile shapes of the flagship split
+ * nothing is split and the call is tma_ws's (12). The other tile shapes of the flagship split
  * the same way: tma_ws_n64 (128 x 64, three blocks per SM), tma_ws_m256
  * (256 x 128, two consumer warpgroups sharing each stage's B, one block per
- * SM) and tma_ws_m64 (64 x 128 for a short M, three blocks per SM: 0.81-0.89
- * x cuBLAS at M of 20 to 64, where the 128-row tiles run 0.47-0.54;
+ * SM), tma_ws_m64 (64 x 128 for a short M, three blocks per SM: 0.64-0.87
+ * x cuBLAS at M of 20 to 64 where the 128-row tiles run 0.35-0.55;
  * bench/results/h200-skinny.md) and tma_ws_n32 (128 x 32 for a short N,
- * three blocks per SM).
+ * three blocks per SM: 1.08-1.53 x at N of 4 to 32).
  * sm_90 only.
  *
  *   pipegemm bench --variant tma_ws,tma_ws_splitk,cublas --m 256 --n 256 --k 65536
@@ -48,6 +48,7 @@ PG_KERNELS_BEGIN
  * its split kernel. */
 typedef struct {
   const tws_shape *shape;
+  pg_smem_fn smem; /* a block's, by stages: fewer blocks an SM where it is large */
   const void *whole_kernel, *split_kernel;
 } split_form;
 
@@ -69,7 +70,14 @@ static void configure_split(const split_form *form, int any_layout, pg_gemm_args
    * a split K after the copies. */
   if (any_layout) (void)pg_configure_operand_copies(args, launch);
   const tws_shape *shape = form->shape;
-  const long long slots = (long long)shape->blocks_per_sm * device->sm_count;
+  /* The blocks an SM: the tile's, unless its stages' shared memory fits
+   * fewer (tma_ws_splitk at 4 stages: one). */
+  long long per_sm = shape->blocks_per_sm;
+  const size_t smem = form->smem(args->stages);
+  if (smem > 0 && (long long)(device->smem_optin / smem) < per_sm)
+    per_sm = (long long)(device->smem_optin / smem);
+  if (per_sm < 1) per_sm = 1;
+  const long long slots = per_sm * device->sm_count;
   if (pg_configure_split_tail(args, launch, slots, shape->tile_m, shape->tile_n,
                               tws_k_tiles(args), tuning->tma_ws_split_min_k_tiles,
                               tuning->tma_ws_split_unit_cost, tuning->flops_per_byte) > 1)
@@ -87,12 +95,15 @@ static const tws_shape narrow = TWS_SHAPE_NARROW;
   (const void *)pg_tma_ws_kernel<tm, tn, TWS_WHOLE_TILES>,       \
       (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_K>
 static const split_form large_form = {
-    &large, NULL, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
-static const split_form small_form = {&small, TWS_FORM_KERNELS(TWS_TILE_M, TWS_SMALL_TILE_N)};
-static const split_form tall_form = {&tall, TWS_FORM_KERNELS(TWS_TALL_TILE_M, TWS_TILE_N)};
-static const split_form short_form = {&short_shape,
+    &large, tws_smem, NULL, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
+static const split_form small_form = {&small, tws_smem_small,
+                                      TWS_FORM_KERNELS(TWS_TILE_M, TWS_SMALL_TILE_N)};
+static const split_form tall_form = {&tall, tws_smem_tall,
+                                     TWS_FORM_KERNELS(TWS_TALL_TILE_M, TWS_TILE_N)};
+static const split_form short_form = {&short_shape, tws_smem_short,
                                       TWS_FORM_KERNELS(TWS_SHORT_TILE_M, TWS_TILE_N)};
-static const split_form narrow_form = {&narrow, TWS_FORM_KERNELS(TWS_TILE_M, TWS_NARROW_TILE_N)};
+static const split_form narrow_form = {&narrow, tws_smem_narrow,
+                                       TWS_FORM_KERNELS(TWS_TILE_M, TWS_NARROW_TILE_N)};
 
 /* Each entry's configure: its form, and whether it copies what TMA cannot read. */
 #define TWS_SPLIT_CONFIGURE(fn, form, any_layout)                                     \

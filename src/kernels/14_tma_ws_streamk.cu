@@ -153,7 +153,11 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
    * kernel read 4.5 x the DRAM bytes of tma_ws's and ran 1.37 x longer:
    * pipegemm profile, bench/results/h200-skinny.md). */
   const long long whole_waves = tiles / blocks;
-  const long long first_streamed = whole_waves * blocks;
+  long long first_streamed = whole_waves * blocks;
+  /* Fewer K steps in the partial wave than blocks: the grid (which the
+   * data-parallel part walks too) would shrink to them; stream the last
+   * full wave as well. */
+  if ((tiles - first_streamed) * k_tiles < blocks && whole_waves >= 1) first_streamed -= blocks;
   const long long iterations = (tiles - first_streamed) * k_tiles;
   if (iterations > INT_MAX) return; /* the kernel counts them in int */
   if (blocks > iterations) blocks = iterations;

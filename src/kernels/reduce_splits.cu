@@ -2,10 +2,13 @@
  * sums go to planes of their own (13 tma_ws_splitk and its tile forms, 40
  * wgmma_3xtf32): C = alpha * (P_0 + P_1 + ... + P_{S-1}) + beta * C, each
  * element's partial sums added in split order, so a call gives the same
- * bits on every run. C is not read when beta == 0. The planes are M x N,
- * g.ldp (PG_PLANES_LD) floats a row, from g.partials. Rows on y (striding
+ * bits on every run. C is not read when beta == 0. The planes are the rows
+ * from g.split_row0 down (all M where it is 0) x N, g.ldp (PG_PLANES_LD)
+ * floats a row, from g.partials. Rows on y (striding
  * past the grid's 65535), columns on x. */
 #include "internal.h"
+
+#include <limits.h>
 
 #define RS_THREADS 256
 #define RS_MAX_ROWS 65535
@@ -46,6 +49,7 @@ extern "C" int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch
                                     long long slots, long long k_tiles, int min_steps) {
   const long long tiles = launch->grid_x;
   if (min_steps < 1) min_steps = 1;
+  if (tiles <= 0 || slots <= 0) return 1;
   long long splits = tiles < slots ? slots / tiles : 1;
   if (splits > k_tiles / min_steps) splits = k_tiles / min_steps;
   if (splits <= 1) return 1;
@@ -99,10 +103,14 @@ extern "C" int pg_configure_split_tail(pg_gemm_args *args, pg_kernel_launch *lau
   if (min_steps < 1) min_steps = 1;
   if (unit_cost < 0) unit_cost = 0;
   if (flops_per_byte < 0) flops_per_byte = 0;
-  if (tiles <= 0 || slots <= 0 || tile_m <= 0 || tile_n <= 0 || k_tiles / min_steps < 2)
+  /* Past a grid CUDA launches, the plan is refused anyway: no model (its
+   * step counts stay well inside 64 bits below). */
+  if (tiles <= 0 || tiles > INT_MAX || k_tiles > INT_MAX || slots <= 0 || tile_m <= 0 ||
+      tile_n <= 0 || args->m <= 0 || args->n <= 0 || k_tiles / min_steps < 2)
     return 1;
   const long long tiles_n = ((long long)args->n + tile_n - 1) / tile_n;
   const long long tiles_m = tiles / tiles_n;
+  if (tiles_m <= 0) return 1;
   const long long d = k_tiles + unit_cost;
   const long long unsplit = split_time(tiles, d, 0, 0, slots);
   long long best = unsplit, best_rows = tiles_m, best_splits = 1;
@@ -129,7 +137,9 @@ extern "C" int pg_configure_split_tail(pg_gemm_args *args, pg_kernel_launch *lau
       if (t < best) best = t, best_rows = rows, best_splits = splits;
     }
   }
-  if (best_splits <= 1 || best * 100 > unsplit * (100 - PG_SPLIT_TAIL_MIN_GAIN_PERCENT)) return 1;
+  if (best_splits <= 1 ||
+      (double)best * 100.0 > (double)unsplit * (100 - PG_SPLIT_TAIL_MIN_GAIN_PERCENT))
+    return 1;
   const long long per = (k_tiles + best_splits - 1) / best_splits;
   args->splits = (int)best_splits;
   args->k_tiles_per_split = (int)per;
