@@ -120,8 +120,9 @@ extern "C" int pg_configure_split_tail(pg_gemm_args *args, pg_kernel_launch *lau
    * the rows split are at most one wave of tiles and a row (a partial last
    * wave's), in at most PG_SPLIT_TAIL_MAX_SPLITS ranges. */
   const long long tail_rows_max = slots / tiles_n + 1;
+  const long long fewest_whole = tiles_m - tail_rows_max > 1 ? tiles_m - tail_rows_max : 1;
   for (long long rows = tiles_m - 1; rows >= 0; --rows) { /* a tie: more rows whole */
-    if (rows > 0 && tiles_m - rows > tail_rows_max) continue;
+    if (rows > 0 && rows < fewest_whole) rows = 0; /* past the last wave's rows: none whole */
     const long long top = rows * tiles_n, below = tiles - top;
     const long long most = rows > 0 && max_splits > PG_SPLIT_TAIL_MAX_SPLITS
                                ? PG_SPLIT_TAIL_MAX_SPLITS
