@@ -18,7 +18,7 @@
 
 PG_KERNELS_BEGIN
 
-static const tws_shape large = TWS_SHAPE_LARGE;
+static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
 
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
@@ -34,8 +34,8 @@ PG_ENTRY(tma_ws) = {
     .info = {.name = "tma_ws", .kind = PG_KIND_KERNEL,
              .technique = "TMA producer warp + consumer warpgroup (8x16 each, setmaxnreg), full/empty mbarriers, grouped tile order",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N, TWS_THREADS)},
-    .smem_bytes = tws_smem,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N)},
+    .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
     .configure = configure,
     .check = pg_tma_check,
     .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 0),

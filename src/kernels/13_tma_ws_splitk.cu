@@ -48,7 +48,6 @@ PG_KERNELS_BEGIN
  * its split kernel. */
 typedef struct {
   const tws_shape *shape;
-  pg_smem_fn smem; /* a block's, by stages: fewer blocks an SM where it is large */
   const void *whole_kernel, *split_kernel;
 } split_form;
 
@@ -73,7 +72,7 @@ static void configure_split(const split_form *form, int any_layout, pg_gemm_args
   /* The blocks an SM: the tile's, unless its stages' shared memory fits
    * fewer (tma_ws_splitk at 4 stages: one). */
   long long per_sm = shape->blocks_per_sm;
-  const size_t smem = form->smem(args->stages);
+  const size_t smem = tws_shape_smem(shape, args->stages);
   if (smem > 0 && (long long)(device->smem_optin / smem) < per_sm)
     per_sm = (long long)(device->smem_optin / smem);
   if (per_sm < 1) per_sm = 1;
@@ -84,26 +83,23 @@ static void configure_split(const split_form *form, int any_layout, pg_gemm_args
     launch->kernel = form->split_kernel;
 }
 
-static const tws_shape large = TWS_SHAPE_LARGE;
-static const tws_shape small = TWS_SHAPE_SMALL;
-static const tws_shape tall = TWS_SHAPE_TALL;
-static const tws_shape short_shape = TWS_SHAPE_SHORT;
-static const tws_shape narrow = TWS_SHAPE_NARROW;
+static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
+static const tws_shape small = TWS_SHAPE(TWS_TILE_M, TWS_SMALL_TILE_N);
+static const tws_shape tall = TWS_SHAPE(TWS_TALL_TILE_M, TWS_TILE_N);
+static const tws_shape short_shape = TWS_SHAPE(TWS_SHORT_TILE_M, TWS_TILE_N);
+static const tws_shape narrow = TWS_SHAPE(TWS_TILE_M, TWS_NARROW_TILE_N);
 
 /* A form's kernels: the instances of its tile in both modes. */
 #define TWS_FORM_KERNELS(tm, tn)                                 \
   (const void *)pg_tma_ws_kernel<tm, tn, TWS_WHOLE_TILES>,       \
       (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_K>
 static const split_form large_form = {
-    &large, tws_smem, NULL, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
-static const split_form small_form = {&small, tws_smem_small,
-                                      TWS_FORM_KERNELS(TWS_TILE_M, TWS_SMALL_TILE_N)};
-static const split_form tall_form = {&tall, tws_smem_tall,
-                                     TWS_FORM_KERNELS(TWS_TALL_TILE_M, TWS_TILE_N)};
-static const split_form short_form = {&short_shape, tws_smem_short,
+    &large, NULL, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
+static const split_form small_form = {&small, TWS_FORM_KERNELS(TWS_TILE_M, TWS_SMALL_TILE_N)};
+static const split_form tall_form = {&tall, TWS_FORM_KERNELS(TWS_TALL_TILE_M, TWS_TILE_N)};
+static const split_form short_form = {&short_shape,
                                       TWS_FORM_KERNELS(TWS_SHORT_TILE_M, TWS_TILE_N)};
-static const split_form narrow_form = {&narrow, tws_smem_narrow,
-                                       TWS_FORM_KERNELS(TWS_TILE_M, TWS_NARROW_TILE_N)};
+static const split_form narrow_form = {&narrow, TWS_FORM_KERNELS(TWS_TILE_M, TWS_NARROW_TILE_N)};
 
 /* Each entry's configure: its form, and whether it copies what TMA cannot read. */
 #define TWS_SPLIT_CONFIGURE(fn, form, any_layout)                                     \
@@ -125,8 +121,8 @@ PG_ENTRY(tma_ws_splitk) = {
     .info = {.name = "tma_ws_splitk", .kind = PG_KIND_KERNEL,
              .technique = "tma_ws with K split to fill the SMs a few tiles leave idle; partial sums added in split order by a second kernel",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N, TWS_THREADS)},
-    .smem_bytes = tws_smem,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N)},
+    .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
     .configure = configure_splitk,
     .check = pg_tma_check,
     .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 1),
@@ -137,8 +133,8 @@ PG_ENTRY(tma_ws_n64) = {
     .info = {.name = "tma_ws_n64", .kind = PG_KIND_KERNEL,
              .technique = "tma_ws on a 128x64 tile (8x8 outputs per consumer thread), three blocks per SM; K split as tma_ws_splitk does where the tiles leave block slots idle",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_SMALL_TILE_N, TWS_THREADS)},
-    .smem_bytes = tws_smem_small,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_SMALL_TILE_N)},
+    .smem_bytes = tws_smem<TWS_TILE_M, TWS_SMALL_TILE_N>,
     .configure = configure_n64,
     .check = pg_tma_check,
     .kernel = {.symbol = "pg_tma_ws_kernel",
@@ -150,8 +146,8 @@ PG_ENTRY(tma_ws_m256) = {
     .info = {.name = "tma_ws_m256", .kind = PG_KIND_KERNEL,
              .technique = "tma_ws on a 256x128 tile: two consumer warpgroups share each stage's B, one block per SM; K split as tma_ws_splitk does where the tiles leave SMs idle",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TALL_TILE_M, TWS_TILE_N, TWS_TALL_THREADS)},
-    .smem_bytes = tws_smem_tall,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TALL_TILE_M, TWS_TILE_N)},
+    .smem_bytes = tws_smem<TWS_TALL_TILE_M, TWS_TILE_N>,
     .configure = configure_m256,
     .check = pg_tma_check,
     .kernel = {.symbol = "pg_tma_ws_kernel",
@@ -163,8 +159,8 @@ PG_ENTRY(tma_ws_m64) = {
     .info = {.name = "tma_ws_m64", .kind = PG_KIND_KERNEL,
              .technique = "tma_ws on a 64x128 tile for a short M (each consumer warp pair 64 rows by 64 columns, 8x8 outputs a thread), three blocks per SM; K split as tma_ws_splitk does",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_SHORT_TILE_M, TWS_TILE_N, TWS_THREADS)},
-    .smem_bytes = tws_smem_short,
+             .default_stages = 3, TWS_TILE_INFO(TWS_SHORT_TILE_M, TWS_TILE_N)},
+    .smem_bytes = tws_smem<TWS_SHORT_TILE_M, TWS_TILE_N>,
     .configure = configure_m64,
     .check = pg_tma_check,
     .kernel = {.symbol = "pg_tma_ws_kernel",
@@ -176,8 +172,8 @@ PG_ENTRY(tma_ws_n32) = {
     .info = {.name = "tma_ws_n32", .kind = PG_KIND_KERNEL,
              .technique = "tma_ws on a 128x32 tile for a short N (8x4 outputs a consumer thread), three blocks per SM; K split as tma_ws_splitk does",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_NARROW_TILE_N, TWS_THREADS)},
-    .smem_bytes = tws_smem_narrow,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_NARROW_TILE_N)},
+    .smem_bytes = tws_smem<TWS_TILE_M, TWS_NARROW_TILE_N>,
     .configure = configure_n32,
     .check = pg_tma_check,
     .kernel = {.symbol = "pg_tma_ws_kernel",
@@ -200,8 +196,8 @@ PG_ENTRY(tma_ws_any) = {
     .info = {.name = "tma_ws_any", .kind = PG_KIND_KERNEL,
              .technique = "tma_ws_splitk for any layout: an operand TMA cannot read (off 16 bytes, or a leading dimension no multiple of 4) is copied with 16-byte rows into the workspace by a first kernel",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N, TWS_THREADS)},
-    .smem_bytes = tws_smem,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N)},
+    .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
     .configure = configure_any,
     .check = check_any,
     .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 1),

@@ -415,26 +415,22 @@ PG_KERNELS_END
 /* ---- the host's side ------------------------------------------------------------- */
 
 /* A tile shape as the configure functions need it: height, width, blocks
- * per SM and the boxes of its copies. */
+ * per SM, a stage's bytes and the boxes of its copies. */
 typedef struct {
   int tile_m, tile_n, blocks_per_sm;
+  size_t stage_bytes;
   pg_tma_boxes boxes;
 } tws_shape;
 
-#define TWS_SHAPE_LARGE \
-  {TWS_TILE_M, TWS_TILE_N, TWS_MIN_BLOCKS_PER_SM, {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N, TWS_TILE_K}}
-#define TWS_SHAPE_SMALL \
-  {TWS_TILE_M, TWS_SMALL_TILE_N, TWS_SMALL_MIN_BLOCKS_PER_SM, \
-   {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTES, TWS_SMALL_TILE_N, TWS_TILE_K}}
-#define TWS_SHAPE_TALL \
-  {TWS_TALL_TILE_M, TWS_TILE_N, TWS_TALL_MIN_BLOCKS_PER_SM, \
-   {TWS_TILE_K, TWS_TALL_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N, TWS_TILE_K}}
-#define TWS_SHAPE_NARROW \
-  {TWS_TILE_M, TWS_NARROW_TILE_N, TWS_SMALL_MIN_BLOCKS_PER_SM, \
-   {TWS_TILE_K, TWS_TILE_M, TWS_A_ROW_BYTES, TWS_NARROW_TILE_N, TWS_TILE_K}}
-#define TWS_SHAPE_SHORT \
-  {TWS_SHORT_TILE_M, TWS_TILE_N, TWS_SMALL_MIN_BLOCKS_PER_SM, \
-   {TWS_TILE_K, TWS_SHORT_TILE_M, TWS_A_ROW_BYTES, TWS_TILE_N, TWS_TILE_K}}
+/* The shape of the TM x TN tile, all of it from its tws_tile. */
+#define TWS_SHAPE(tm, tn)                                                       \
+  {tm, tn, tws_tile<tm, tn>::MIN_BLOCKS, tws_tile<tm, tn>::STAGE_BYTES,        \
+   {TWS_TILE_K, tm, TWS_A_ROW_BYTES, tn, TWS_TILE_K}}
+
+/* A block's shared memory at `stages`: its ring of the tile's stages. */
+static inline size_t tws_shape_smem(const tws_shape *shape, int stages) {
+  return pg_tma_ring_smem(stages, shape->stage_bytes, TWS_STAGE_SYNC_BYTES);
+}
 
 static inline long long tws_k_tiles(const pg_gemm_args *args) {
   return ((long long)args->k + TWS_TILE_K - 1) / TWS_TILE_K;
@@ -462,24 +458,13 @@ static inline void tws_configure_whole_tiles(const tws_shape *shape, const void 
 
 /* ---- what the registry says of the flagship's forms (src/kernels/entry.h) ---- */
 
-static inline size_t tws_smem(int stages) {
-  return pg_tma_ring_smem(stages, TWS_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
-}
-static inline size_t tws_smem_small(int stages) {
-  return pg_tma_ring_smem(stages, TWS_SMALL_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
-}
-static inline size_t tws_smem_tall(int stages) {
-  return pg_tma_ring_smem(stages, TWS_TALL_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
-}
-static inline size_t tws_smem_narrow(int stages) {
-  return pg_tma_ring_smem(stages, TWS_NARROW_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
-}
-static inline size_t tws_smem_short(int stages) {
-  return pg_tma_ring_smem(stages, TWS_SHORT_STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
+/* The TM x TN tile's shared memory a block, by stages (an entry's smem_bytes). */
+template <int TM, int TN> static inline size_t tws_smem(int stages) {
+  return pg_tma_ring_smem(stages, tws_tile<TM, TN>::STAGE_BYTES, TWS_STAGE_SYNC_BYTES);
 }
 
-#define TWS_TILE_INFO(tm, tn, block_threads) \
-  .tile_m = tm, .tile_n = tn, .tile_k = TWS_TILE_K, .threads = block_threads
+#define TWS_TILE_INFO(tm, tn) \
+  .tile_m = tm, .tile_n = tn, .tile_k = TWS_TILE_K, .threads = tws_tile<tm, tn>::THREADS
 
 /* The kernel's instance by tile and mode, as the SASS names it. */
 #define TWS_INSTANCE(tile_m, tile_n, mode) \
