@@ -56,7 +56,7 @@
  * and 32 in the grid above), the short-N form (fitted with the committed
  * set: 16 for the short N wins over tma_ws_n64's N/64 up to 8, 0.93 against
  * 0.63, and loses from 16, 0.53 against 0.77). */
-#define PG_H200_SKINNY_RATES {42, 79, 92, 40}
+#define PG_H200_SKINNY {9, 19, 36, 69, 114, 10, 20, 40, 53}, 40, 150
 #define PG_H200_AUTO_RULES                                                              \
   {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
    {"tma_ws_any", 3, 100, 2, 0, 0}, {"tma_ws_m256", 3, 101, 1, 0, 0},                            \
@@ -108,10 +108,10 @@ static const pg_tuning rows[] = {
      * byte (~60 TFLOP/s of FFMA over ~4 TB/s); what they choose is measured
      * in bench/results/h200-skinny.md. */
     {90, 132, "NVIDIA H200, bench/results/h200-tma.md, h200-shapes.md and h200-tensorcore.md",
-     8, 0, 2, 1, 16, 4, 4096, 4, 512, PG_H200_SKINNY_RATES, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES,
+     8, 0, 2, 1, 16, 4, 4096, 4, 512, PG_H200_SKINNY, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES,
      PG_H200_AUTO_EMULATED_RULES},
     /* Untuned Hopper and anything else: the H200's choices. */
-    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 1, 16, 4, 4096, 4, 512, PG_H200_SKINNY_RATES, PG_H200_AUTO_RULES,
+    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 1, 16, 4, 4096, 4, 512, PG_H200_SKINNY, PG_H200_AUTO_RULES,
      PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
 };
 

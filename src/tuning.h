@@ -29,7 +29,7 @@ typedef struct {
   int k_overhead, k_block_overhead;
 } pg_auto_rule;
 
-#define PG_SKINNY_FORMS 4 /* skinny_ffma: three short-M chunks, the short-N form */
+#define PG_SKINNY_FORMS 9 /* skinny_ffma: five short-M chunks, four short-N chunks */
 
 #define PG_AUTO_MAX_RULES 14 /* a list holds at most 13 and its NULL end */
 
@@ -67,11 +67,15 @@ typedef struct {
    * the workspace. */
   int emulated_fused_max_n;
   /* skinny_ffma: each form's speed at a full chunk, in percent of the
-   * skinny rule's speed_percent: its short-M chunks of 8, 16 and 32 rows of
-   * A, then its short-N form (8 columns of B). auto's model of a call is
-   * the form's rate times the short side over its chunks' width
-   * (src/kernels/15_skinny_ffma.cu). */
+   * skinny rule's speed_percent: its short-M chunks of 1, 2, 4, 8 and 16
+   * rows of A, then its short-N chunks of 1, 2, 4 and 8 columns of B.
+   * auto's model of a call (src/kernels/15_skinny_ffma.cu) is the form's
+   * rate times the short side over its chunks' width, where a chunk after
+   * the first costs skinny_chunk_percent of one (its blocks run beside the
+   * first's and find the long operand in L2), and at most
+   * skinny_cap_percent (where many chunks make it bound by its FFMA). */
   int skinny_rate_percent[PG_SKINNY_FORMS];
+  int skinny_chunk_percent, skinny_cap_percent;
   /* auto's candidates, ending at a NULL variant: of those this GPU runs
    * (architecture, shared memory, a loadable kernel image) and that accept
    * the layout, the best predicted; the first on a tie. */

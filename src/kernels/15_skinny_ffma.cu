@@ -3,30 +3,34 @@
  * reading the large operand, which tiles of 64 or 128 rows would mostly
  * spend on padding. The large operand is streamed once a chunk of the
  * short side, straight from global memory (16-byte loads where the layout
- * allows), the small one staged in shared memory, FFMA in a fixed order; K
- * is split into ranges where the blocks alone would leave the GPU's memory
- * system idle, the ranges' sums added in split order by reduce_splits.cu
+ * allows, many in flight a thread), the small one staged in shared memory,
+ * FFMA in a fixed order; K is split into short ranges so that the blocks
+ * fill SK_FILL_BLOCKS an SM (a block's loads in flight are what bounds the
+ * speed), the ranges' sums added in split order by reduce_splits.cu
  * (deterministic).
  *
  * Two forms, by which side is short (any shape runs, a long side is only
  * slow: each chunk of the short side reads the large operand again):
- *   ROWS (M <= N): a block takes a chunk of R = 8, 16 or 32 rows of A (the
- *     narrowest that holds M; in shared memory a K tile at a time, K-major)
- *     and 256 x C columns of B, each thread C (4, or 2 at R = 32) columns
- *     of B's rows, R x C sums a thread;
- *   COLS (M > N): a warp takes SK_WARP_ROWS rows of A, a block
- *     SK_BLOCK_ROWS rows and a chunk of 8 columns of B (in shared memory, a
- *     K tile at a time, column by column), each lane 4 consecutive K of its
- *     rows at a time; the lanes' sums are added in a fixed butterfly order
- *     at the end.
+ *   ROWS (M <= N): a block takes a chunk of R = 1, 2, 4, 8 or 16 rows of A
+ *     (the narrowest that holds M; in shared memory a K tile at a time,
+ *     K-major) and 128 columns of B, a thread 4 columns; its 8 warps take
+ *     the range's rows of B in turn, 8 at a time (eight 16-byte loads in
+ *     flight a thread), and their R x 4 sums a thread are added through
+ *     shared memory at the end, in warp order;
+ *   COLS (M > N): a warp takes SK_COLS_WARP_ROWS rows of A, a block
+ *     SK_COLS_BLOCK_ROWS rows and a chunk of C = 1, 2, 4 or 8 columns of B
+ *     (in shared memory, a K tile at a time, column by column); a lane
+ *     reads 4 consecutive K of its rows a step, all of a tile's steps in
+ *     flight before B's tile is staged; the lanes' sums are added in a
+ *     fixed butterfly order at the end.
  * Block b of the grid: tile b % tiles (block of the long side fastest, then
  * the chunk), K range b / tiles.
  *
  * auto's model of it (the launch's speed_share): its form's rate at a full
- * chunk (the tuning's skinny_rate_percent: chunks of 8, 16, 32 rows, the
- * short-N form), times the short side over its chunks' width. The
- * registry's tile is
- * the two forms' widest chunks (32 rows, 8 columns) and K's split unit.
+ * chunk (the tuning's skinny_rate_percent, one a form), times the short
+ * side over its chunks' width, a chunk after the first at a share of the
+ * first's cost, the whole under a cap (src/tuning.h). The registry's tile is the two forms'
+ * widest chunks (16 rows, 8 columns) and K's split unit.
  * Measured on the H200: bench/results/h200-skinny.md.
  *
  *   pipegemm bench --shapes bench/shapes/skinny.txt --variant cublas,auto,skinny_ffma
@@ -37,19 +41,40 @@
 PG_KERNELS_BEGIN
 
 #define SK_THREADS 256
-#define SK_WARP_ROWS 2           /* COLS: rows of A a warp */
-#define SK_BLOCK_ROWS (SK_THREADS / 32 * SK_WARP_ROWS) /* COLS: rows of A a block */
-#define SK_ROWS_TILE_K 128       /* ROWS: K of A's tile in shared memory */
-#define SK_ROWS_MAX_CHUNK 32     /* ROWS: the widest chunk of the short side */
-#define SK_COLS_CHUNK 8          /* COLS: the chunk of B's columns */
-/* K is split in units of SK_SPLIT_K (a range need not be whole tiles: a
- * narrow grid, a row of 4 blocks at N = 4096, splits finely enough to fill
- * the GPU), each range at least SK_MIN_RANGE units. */
-#define SK_SPLIT_K 32
-/* The K split fills this many blocks an SM: what fits with no spill
- * (128 registers a thread at most; at 3 blocks an SM, 80, COLS spills). */
-#define SK_BLOCKS_PER_SM 2
-#define SK_MIN_RANGE 2           /* 64 K */
+/* ROWS: warps along K (a block's rows of B are dealt out to them a batch at
+ * a time), rows of B a batch (a thread's 16-byte loads in flight
+ * together), B's columns a block (4 a thread), K of A's tile in shared
+ * memory, the widest chunk of the short side. */
+#define SK_ROWS_WARPS (SK_THREADS / 32)
+#define SK_ROWS_BATCH 8
+#define SK_ROWS_WIDTH 128
+#define SK_ROWS_TILE_K 512
+#define SK_ROWS_MAX_CHUNK 16
+/* COLS: rows of A a warp (a block SK_COLS_BLOCK_ROWS), K of B's tile in
+ * shared memory (a lane's 16-byte loads of A over all of it are in flight
+ * together), the widest chunk of B's columns. */
+#define SK_COLS_WARP_ROWS 4
+#define SK_COLS_BLOCK_ROWS (SK_THREADS / 32 * SK_COLS_WARP_ROWS)
+#define SK_COLS_TILE_K 512
+#define SK_COLS_MAX_CHUNK 8
+/* K is split in units of SK_SPLIT_K (a batch of every warp of the short-M
+ * form), so that the blocks fill SK_FILL_BLOCKS an SM: measured on the
+ * H200 (1024 blocks of short ranges ran 1.3-2.1 x 256 blocks of long ones
+ * at 1 x 4096 x 4096, 4096 x 1 x 4096), the split adds only a read of the
+ * planes, small beside the long operand. A range is at least
+ * SK_MIN_ROWS_RANGE of K (short M; times half the chunk's rows from 4 on:
+ * a wide chunk's block spends more on its sums, and 16 rows ran 1.07 x as
+ * fast in ranges of 1024 as of 512) or SK_COLS_TILE_K (short N). */
+#define SK_SPLIT_K (SK_ROWS_WARPS * SK_ROWS_BATCH)
+#define SK_FILL_BLOCKS 8
+#define SK_MIN_ROWS_RANGE 128
+/* Blocks an SM a form is compiled for: registers enough for a batch's
+ * loads to be issued before its first product (else ptxas interleaves
+ * them, one or two in flight): 64 registers a thread at 4, 80 at 3, 128 at
+ * 2 (the widest short-M chunks and every short-N form). */
+static constexpr int sk_blocks_per_sm(int rows, int cols) {
+  return rows > 0 && rows <= 2 ? 4 : rows == 4 ? 3 : 2 + 0 * cols;
+}
 
 /* Where block b works: its tile (block of the long side, chunk of the
  * short side) and K range. */
@@ -88,132 +113,181 @@ static __device__ __forceinline__ void sk_store(const pg_gemm_args &g, int split
   *c = g.beta == 0.f ? g.alpha * v : fmaf(g.beta, *c, g.alpha * v);
 }
 
-/* ROWS: R rows of A (a chunk) x C columns of B a thread, SK_THREADS * C
- * columns a block. A's tile is stored K-major (a_tile[k][row], rows 4
- * floats past R apart so that the transposing stores spread over 8 banks),
- * so that a thread reads 4 rows at one K with one broadcast LDS.128: R / 4
- * reads for R x C FFMA a K. */
-template <int R, int C>
+/* Four floats of a row from global memory, of which the first `len`
+ * (1 to 4) are the operand's: one 16-byte load where VEC (the kernel's
+ * layout allows one, and then len is 4), else four loads, those past len
+ * of the last that is. No load is conditional, so that a thread's loads of
+ * a batch are all issued before the first product waits on one; the
+ * caller zeroes what lies outside the operand. */
+template <bool VEC>
+static __device__ __forceinline__ float4 sk_load4(const float *src, int len) {
+  if constexpr (VEC) return __ldg((const float4 *)src);
+  float4 v;
+  v.x = __ldg(src);
+  v.y = __ldg(src + (len > 1 ? 1 : 0));
+  v.z = __ldg(src + (len > 2 ? 2 : len - 1));
+  v.w = __ldg(src + (len > 3 ? 3 : len - 1));
+  if (len < 2) v.y = 0.f;
+  if (len < 3) v.z = 0.f;
+  if (len < 4) v.w = 0.f;
+  return v;
+}
+
+/* ROWS: R rows of A (a chunk) x SK_ROWS_WIDTH columns of B a block: a
+ * thread 4 columns, its warp's batches of SK_ROWS_BATCH rows of B (every
+ * SK_ROWS_WARPS-th batch of the range), R x 4 sums a thread, added over the
+ * warps through shared memory at the end in warp order. A's tile is stored
+ * K-major (rows 4 floats past R apart where R >= 4, so that the
+ * transposing stores spread over the banks): one broadcast LDS.128 gives
+ * 4 rows at one K. */
+template <int R, bool VEC>
 static __device__ __forceinline__ void sk_rows(const pg_gemm_args g) {
-  static_assert(R % 4 == 0 && (C == 2 || C == 4), "4 rows a read, 8 or 16 bytes of B a load");
-  enum { PITCH = R + 4, WIDTH = SK_THREADS * C, UNROLL = R >= 32 ? 2 : 4 };
-  __shared__ __align__(16) float a_tile[SK_ROWS_TILE_K][PITCH];
-  const long long blocks_x = ((long long)g.n + WIDTH - 1) / WIDTH;
-  const sk_work w = sk_where(g, blocks_x, WIDTH, R);
-  const long long n = w.first + C * threadIdx.x, m0 = w.chunk;
-  const bool vec = g.vec_b && n + C - 1 < g.n;
-  float acc[R][C];
+  enum { PITCH = R >= 4 ? R + 4 : R, LANES = SK_ROWS_WIDTH / 4 };
+  static_assert(LANES == 32, "a warp's lanes are a block's columns");
+  static_assert(SK_ROWS_TILE_K % SK_SPLIT_K == 0, "a tile is whole batches of every warp");
+  /* A's tile, then (after the loop) the warps' sums, 4 rows at a time. */
+  enum { TILE_FLOATS = SK_ROWS_TILE_K * PITCH, SUM_FLOATS = SK_ROWS_WARPS * 4 * SK_ROWS_WIDTH };
+  __shared__ __align__(16) float smem[TILE_FLOATS > SUM_FLOATS ? TILE_FLOATS : SUM_FLOATS];
+  const long long blocks_x = ((long long)g.n + SK_ROWS_WIDTH - 1) / SK_ROWS_WIDTH;
+  const sk_work w = sk_where(g, blocks_x, SK_ROWS_WIDTH, R);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const long long n = w.first + 4 * lane, m0 = w.chunk;
+  /* This thread's columns in N; one past N reads B's first column and
+   * zeroes it. */
+  const int cols = g.n - n < 4 ? (int)(g.n - n) : 4;
+  const float *const b_col = g.b + (cols > 0 ? n : 0);
+  float acc[R][4];
 #pragma unroll
   for (int i = 0; i < R; ++i)
 #pragma unroll
-    for (int j = 0; j < C; ++j) acc[i][j] = 0.f;
+    for (int j = 0; j < 4; ++j) acc[i][j] = 0.f;
   for (long long k = w.k0; k < w.k1; k += SK_ROWS_TILE_K) {
     const int len = (int)(w.k1 - k < SK_ROWS_TILE_K ? w.k1 - k : SK_ROWS_TILE_K);
     __syncthreads(); /* the tile before is read */
     for (int e = threadIdx.x; e < R * SK_ROWS_TILE_K; e += SK_THREADS) {
       const int i = e / SK_ROWS_TILE_K, kk = e % SK_ROWS_TILE_K;
-      a_tile[kk][i] = m0 + i < g.m && kk < len ? g.a[(size_t)(m0 + i) * g.lda + k + kk] : 0.f;
+      smem[kk * PITCH + i] = m0 + i < g.m && kk < len ? __ldg(g.a + (size_t)(m0 + i) * g.lda + k + kk) : 0.f;
     }
     __syncthreads();
-#pragma unroll UNROLL
-    for (int kk = 0; kk < len; ++kk) {
-      const float *const row = g.b + (size_t)(k + kk) * g.ldb + n;
-      float b[C];
-      if (vec) {
-        if constexpr (C == 4) {
-          const float4 v = __ldg((const float4 *)row);
-          b[0] = v.x, b[1] = v.y, b[2] = v.z, b[3] = v.w;
-        } else {
-          const float2 v = __ldg((const float2 *)row);
-          b[0] = v.x, b[1] = v.y;
-        }
-      } else {
+    for (int kb = warp * SK_ROWS_BATCH; kb < len; kb += SK_ROWS_WARPS * SK_ROWS_BATCH) {
+      /* A row past the range reads the range's last and is zeroed. */
+      float4 b[SK_ROWS_BATCH];
 #pragma unroll
-        for (int j = 0; j < C; ++j) b[j] = n + j < g.n ? __ldg(row + j) : 0.f;
+      for (int j = 0; j < SK_ROWS_BATCH; ++j) {
+        const int kk = kb + j < len ? kb + j : len - 1;
+        b[j] = sk_load4<VEC>(b_col + (size_t)(k + kk) * g.ldb, cols > 0 ? cols : 1);
       }
 #pragma unroll
-      for (int q = 0; q < R / 4; ++q) {
-        const float4 a = *(const float4 *)&a_tile[kk][4 * q];
+      for (int j = 0; j < SK_ROWS_BATCH; ++j)
+        if (kb + j >= len || cols <= 0) b[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+      /* No read of A's tile (so no product) above the batch's loads. */
+      asm volatile("" ::: "memory");
 #pragma unroll
-        for (int j = 0; j < C; ++j) {
-          acc[4 * q + 0][j] = fmaf(a.x, b[j], acc[4 * q + 0][j]);
-          acc[4 * q + 1][j] = fmaf(a.y, b[j], acc[4 * q + 1][j]);
-          acc[4 * q + 2][j] = fmaf(a.z, b[j], acc[4 * q + 2][j]);
-          acc[4 * q + 3][j] = fmaf(a.w, b[j], acc[4 * q + 3][j]);
+      for (int j = 0; j < SK_ROWS_BATCH; ++j) {
+        const float *const a_k = smem + (kb + j) * PITCH;
+#pragma unroll
+        for (int q = 0; q < (R + 3) / 4; ++q) {
+          float a[4];
+          if constexpr (R >= 4) {
+            const float4 v = *(const float4 *)(a_k + 4 * q);
+            a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w;
+          } else {
+#pragma unroll
+            for (int t = 0; t < 4; ++t) a[t] = t < R ? a_k[t] : 0.f;
+          }
+#pragma unroll
+          for (int t = 0; t < 4 && 4 * q + t < R; ++t) {
+            acc[4 * q + t][0] = fmaf(a[t], b[j].x, acc[4 * q + t][0]);
+            acc[4 * q + t][1] = fmaf(a[t], b[j].y, acc[4 * q + t][1]);
+            acc[4 * q + t][2] = fmaf(a[t], b[j].z, acc[4 * q + t][2]);
+            acc[4 * q + t][3] = fmaf(a[t], b[j].w, acc[4 * q + t][3]);
+          }
         }
       }
     }
   }
+  /* The warps' sums, 4 rows at a time, added in warp order. */
+  float *const sums = smem;
 #pragma unroll
-  for (int i = 0; i < R; ++i)
+  for (int r0 = 0; r0 < R; r0 += 4) {
+    __syncthreads(); /* A's tile, or the rows before, are read */
 #pragma unroll
-    for (int j = 0; j < C; ++j)
-      if (m0 + i < g.m && n + j < g.n) sk_store(g, w.split, m0 + i, n + j, acc[i][j]);
+    for (int t = 0; t < 4 && r0 + t < R; ++t)
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        sums[(warp * 4 + t) * SK_ROWS_WIDTH + 4 * lane + j] = acc[r0 + t][j];
+    __syncthreads();
+    for (int e = threadIdx.x; e < 4 * SK_ROWS_WIDTH; e += SK_THREADS) {
+      const int t = e / SK_ROWS_WIDTH, c = e % SK_ROWS_WIDTH;
+      const long long m = m0 + r0 + t, col = w.first + c;
+      if (r0 + t >= R || m >= g.m || col >= g.n) continue;
+      float v = sums[t * SK_ROWS_WIDTH + c];
+      for (int u = 1; u < SK_ROWS_WARPS; ++u) v += sums[(u * 4 + t) * SK_ROWS_WIDTH + c];
+      sk_store(g, w.split, m, col, v);
+    }
+  }
 }
 
 /* COLS: C[m][n0 + c] for c < CN (a chunk of B's columns), m this warp's
- * SK_WARP_ROWS rows. B's tile is stored column by column (b_tile[c][k]),
- * so that a warp's float4 reads of one column, 4 consecutive K a lane, are
- * 512 contiguous bytes (no bank conflict); a warp's rows share each read.
- * The columns are 4 floats more than the tile apart, so that the
- * transposing stores spread over 8 banks. A tile's steps (128 K a warp) are
- * unrolled, so that a lane's loads of all of them are in flight together. */
-template <int CN>
+ * SK_COLS_WARP_ROWS rows. Each tile of K: a lane's loads of A (4
+ * consecutive K a step, a warp's step 512 contiguous bytes of a row) are
+ * issued before B's tile is staged, all in flight together; B's tile is
+ * stored column by column (b_tile[c][k], columns 4 floats more than the
+ * tile apart, so that the transposing stores spread over 8 banks), read
+ * with one conflict-free LDS.128 a column and step, shared by the warp's
+ * rows. The lanes' sums are added in a fixed butterfly order at the end. */
+template <int CN, bool VEC>
 static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
-  enum { TILE_K = 512, PITCH = TILE_K + 4, STEPS = TILE_K / 128 };
+  enum { TILE_K = SK_COLS_TILE_K, PITCH = TILE_K + 4, STEPS = TILE_K / 128, WR = SK_COLS_WARP_ROWS };
   static_assert(CN <= 32, "a lane writes one column out");
   __shared__ __align__(16) float b_tile[CN][PITCH];
-  const long long blocks_x = ((long long)g.m + SK_BLOCK_ROWS - 1) / SK_BLOCK_ROWS;
-  const sk_work w = sk_where(g, blocks_x, SK_BLOCK_ROWS, CN);
+  const long long blocks_x = ((long long)g.m + SK_COLS_BLOCK_ROWS - 1) / SK_COLS_BLOCK_ROWS;
+  const sk_work w = sk_where(g, blocks_x, SK_COLS_BLOCK_ROWS, CN);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const long long m0 = w.first + (long long)warp * SK_WARP_ROWS, n0 = w.chunk;
-  float acc[SK_WARP_ROWS][CN];
+  const long long m0 = w.first + (long long)warp * WR, n0 = w.chunk;
+  float acc[WR][CN];
 #pragma unroll
-  for (int r = 0; r < SK_WARP_ROWS; ++r)
+  for (int r = 0; r < WR; ++r)
 #pragma unroll
     for (int c = 0; c < CN; ++c) acc[r][c] = 0.f;
   for (long long k = w.k0; k < w.k1; k += TILE_K) {
     const int len = (int)(w.k1 - k < TILE_K ? w.k1 - k : TILE_K);
+    float4 a[WR][STEPS];
+#pragma unroll
+    for (int r = 0; r < WR; ++r) {
+      const long long m = m0 + r < g.m ? m0 + r : g.m - 1; /* a row past M reads the last */
+#pragma unroll
+      for (int st = 0; st < STEPS; ++st) {
+        /* A step past the tile reads its last 4 K (or those there are) and
+         * is zeroed. */
+        const int kk = 128 * st + 4 * lane, at = kk < len ? kk : (len >= 4 ? len - 4 : 0);
+        a[r][st] = sk_load4<VEC>(g.a + (size_t)m * g.lda + k + at, len - at < 4 ? len - at : 4);
+        if (kk >= len) a[r][st] = make_float4(0.f, 0.f, 0.f, 0.f);
+      }
+    }
     __syncthreads(); /* the tile before is read */
     for (int e = threadIdx.x; e < TILE_K * CN; e += SK_THREADS) {
       const int kk = e / CN, c = e % CN;
-      b_tile[c][kk] = kk < len && n0 + c < g.n ? g.b[(size_t)(k + kk) * g.ldb + n0 + c] : 0.f;
+      b_tile[c][kk] = kk < len && n0 + c < g.n ? __ldg(g.b + (size_t)(k + kk) * g.ldb + n0 + c) : 0.f;
     }
     __syncthreads();
-    if (m0 >= g.m) continue; /* past the last row: it still takes part in the syncs */
 #pragma unroll
-    for (int step = 0; step < STEPS; ++step) {
-      const int kk = 128 * step + 4 * lane;
-      if (kk >= len) break;
-      float a[SK_WARP_ROWS][4];
-#pragma unroll
-      for (int r = 0; r < SK_WARP_ROWS; ++r) {
-        const long long m = m0 + r < g.m ? m0 + r : m0; /* a row past M reads row m0 */
-        const float *const src = g.a + (size_t)m * g.lda + k + kk;
-        if (g.vec_a && kk + 3 < len) {
-          const float4 v = __ldg((const float4 *)src);
-          a[r][0] = v.x, a[r][1] = v.y, a[r][2] = v.z, a[r][3] = v.w;
-        } else {
-#pragma unroll
-          for (int q = 0; q < 4; ++q) a[r][q] = kk + q < len ? __ldg(src + q) : 0.f;
-        }
-      }
+    for (int st = 0; st < STEPS; ++st)
 #pragma unroll
       for (int c = 0; c < CN; ++c) {
-        const float4 b = *(const float4 *)&b_tile[c][kk];
+        const float4 b = *(const float4 *)&b_tile[c][128 * st + 4 * lane];
 #pragma unroll
-        for (int r = 0; r < SK_WARP_ROWS; ++r) {
-          acc[r][c] = fmaf(a[r][0], b.x, acc[r][c]);
-          acc[r][c] = fmaf(a[r][1], b.y, acc[r][c]);
-          acc[r][c] = fmaf(a[r][2], b.z, acc[r][c]);
-          acc[r][c] = fmaf(a[r][3], b.w, acc[r][c]);
+        for (int r = 0; r < WR; ++r) {
+          acc[r][c] = fmaf(a[r][st].x, b.x, acc[r][c]);
+          acc[r][c] = fmaf(a[r][st].y, b.y, acc[r][c]);
+          acc[r][c] = fmaf(a[r][st].z, b.z, acc[r][c]);
+          acc[r][c] = fmaf(a[r][st].w, b.w, acc[r][c]);
         }
       }
-    }
   }
   /* The lanes' sums, in the same butterfly order on every run. */
 #pragma unroll
-  for (int r = 0; r < SK_WARP_ROWS; ++r)
+  for (int r = 0; r < WR; ++r)
 #pragma unroll
     for (int c = 0; c < CN; ++c)
 #pragma unroll
@@ -221,7 +295,7 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
         acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
   if (lane < CN && n0 + lane < g.n)
 #pragma unroll
-    for (int r = 0; r < SK_WARP_ROWS; ++r) {
+    for (int r = 0; r < WR; ++r) {
       float v = acc[r][0];
 #pragma unroll
       for (int c = 1; c < CN; ++c)
@@ -232,70 +306,86 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
 
 /* The entry's one kernel, both forms under one name (inspect judges every
  * instance of it by the entry's SASS rules): R > 0 the short-M form, R rows
- * a chunk and C columns a thread; R = 0 the short-N form, chunks of C
- * columns. */
-template <int R, int C>
-__global__ void __launch_bounds__(SK_THREADS, SK_BLOCKS_PER_SM) pg_skinny_kernel(const pg_gemm_args g) {
+ * a chunk; R = 0 the short-N form, chunks of C columns. VEC: the long
+ * operand is read in 16-byte loads (its rows may be, and the side along
+ * them is a multiple of 4: a thread's 4 floats are all in it or none). */
+template <int R, int C, bool VEC>
+__global__ void __launch_bounds__(SK_THREADS, sk_blocks_per_sm(R, C)) pg_skinny_kernel(const pg_gemm_args g) {
   if constexpr (R > 0)
-    sk_rows<R, C>(g);
+    sk_rows<R, VEC>(g);
   else
-    sk_cols<C>(g);
+    sk_cols<C, VEC>(g);
 }
 
-/* The short side picks the form and its chunk (the narrowest of 8, 16, 32
- * rows that holds it: a short M past 32 takes chunks of 32, each reading B
- * again; 8 columns: a chunk of 32 columns, measured, ran at half the speed
- * of four of 8, bench/results/h200-skinny.md); K split so that the blocks
- * fill SK_BLOCKS_PER_SM an SM, each range at least SK_MIN_RANGE units. */
-/* The short-M form's chunks, narrowest first: rows of A a chunk, columns of
- * B a thread, and its kernel; the last one's rows are SK_ROWS_MAX_CHUNK.
- * Form f's rate is the tuning's skinny_rate_percent[f]; the short-N form's
- * is the one after them. */
-static const struct {
-  int rows, cols;
-  const void *kernel;
-} sk_row_forms[] = {{8, 4, (const void *)pg_skinny_kernel<8, 4>},
-                    {16, 4, (const void *)pg_skinny_kernel<16, 4>},
-                    {SK_ROWS_MAX_CHUNK, 2, (const void *)pg_skinny_kernel<SK_ROWS_MAX_CHUNK, 2>}};
+/* The forms, narrowest chunk first in each: the short side's chunk (rows
+ * of A, then columns of B) and its kernel. The short side takes the
+ * narrowest chunk that holds it; a longer one takes the widest, each chunk
+ * reading the long operand again. Form f's rate is the tuning's
+ * skinny_rate_percent[f]. */
+typedef struct {
+  int chunk;
+  const void *kernel[2]; /* scalar loads, 16-byte loads */
+} sk_form;
+#define SK_FORM(chunk, r, c)                                                                  \
+  {                                                                                          \
+    chunk, {(const void *)pg_skinny_kernel<r, c, false>, (const void *)pg_skinny_kernel<r, c, true>} \
+  }
+static const sk_form sk_row_forms[] = {SK_FORM(1, 1, 0), SK_FORM(2, 2, 0), SK_FORM(4, 4, 0),
+                                       SK_FORM(8, 8, 0),
+                                       SK_FORM(SK_ROWS_MAX_CHUNK, SK_ROWS_MAX_CHUNK, 0)};
+static const sk_form sk_col_forms[] = {SK_FORM(1, 0, 1), SK_FORM(2, 0, 2), SK_FORM(4, 0, 4),
+                                       SK_FORM(SK_COLS_MAX_CHUNK, 0, SK_COLS_MAX_CHUNK)};
 #define SK_ROW_FORMS ((int)(sizeof sk_row_forms / sizeof sk_row_forms[0]))
-static_assert(SK_ROW_FORMS + 1 == PG_SKINNY_FORMS, "a rate for each form in the tuning");
+#define SK_COL_FORMS ((int)(sizeof sk_col_forms / sizeof sk_col_forms[0]))
+static_assert(SK_ROW_FORMS + SK_COL_FORMS == PG_SKINNY_FORMS, "a rate for each form in the tuning");
+
+/* The form of a short side: the narrowest chunk that holds it, else the
+ * widest. */
+static int sk_pick(const sk_form *forms, int count, long long side) {
+  int f = 0;
+  while (f < count - 1 && side > forms[f].chunk) ++f;
+  return f;
+}
 
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
-  int chunk, form;
-  long long blocks_x;
-  if (args->m <= args->n) {
-    form = 0;
-    while (form < SK_ROW_FORMS - 1 && args->m > sk_row_forms[form].rows) ++form;
-    const long long width = (long long)sk_row_forms[form].cols * SK_THREADS;
-    chunk = sk_row_forms[form].rows;
-    launch->kernel = sk_row_forms[form].kernel;
-    blocks_x = ((long long)args->n + width - 1) / width;
-  } else {
-    form = SK_ROW_FORMS;
-    chunk = SK_COLS_CHUNK;
-    launch->kernel = (const void *)pg_skinny_kernel<0, SK_COLS_CHUNK>;
-    blocks_x = ((long long)args->m + SK_BLOCK_ROWS - 1) / SK_BLOCK_ROWS;
-  }
-  const long long short_side = args->m <= args->n ? args->m : args->n;
+  const bool rows = args->m <= args->n;
+  const long long short_side = rows ? args->m : args->n;
+  const sk_form *const forms = rows ? sk_row_forms : sk_col_forms;
+  const int f = sk_pick(forms, rows ? SK_ROW_FORMS : SK_COL_FORMS, short_side);
+  const int chunk = forms[f].chunk;
+  /* 16-byte loads of the long operand: its rows may be read so, and the
+   * side along them is whole vectors. */
+  const bool vec = rows ? args->vec_b && args->n % 4 == 0 : args->vec_a && args->k % 4 == 0;
+  launch->kernel = forms[f].kernel[vec];
+  const long long blocks_x =
+      rows ? ((long long)args->n + SK_ROWS_WIDTH - 1) / SK_ROWS_WIDTH
+           : ((long long)args->m + SK_COLS_BLOCK_ROWS - 1) / SK_COLS_BLOCK_ROWS;
   const long long chunks = (short_side + chunk - 1) / chunk;
   launch->grid_x = blocks_x * chunks;
-  /* auto's model: bound by reading the long operand once a chunk, the
-   * speed grows with the rows (columns) a read serves, up to a full chunk
-   * at the form's measured rate. */
-  launch->speed_share = (double)short_side / ((double)chunks * chunk) *
-                        tuning->skinny_rate_percent[form] / 100.0;
+  /* auto's model: bound by reading the long operand, the speed grows with
+   * the rows (columns) a read serves, up to a full chunk at the form's
+   * measured rate; a chunk after the first costs skinny_chunk_percent of
+   * one, and the whole at most skinny_cap_percent (src/tuning.h). */
+  const double chunk_cost = 1.0 + (double)(chunks - 1) * tuning->skinny_chunk_percent / 100.0;
+  const double share = (double)short_side / (chunk * chunk_cost) *
+                       tuning->skinny_rate_percent[rows ? f : SK_ROW_FORMS + f] / 100.0;
+  launch->speed_share = share < tuning->skinny_cap_percent / 100.0 ? share : tuning->skinny_cap_percent / 100.0;
   launch->grid_y = 1;
   args->splits = 1;
-  (void)pg_configure_split_k(args, launch, (long long)SK_BLOCKS_PER_SM * device->sm_count,
-                             ((long long)args->k + SK_SPLIT_K - 1) / SK_SPLIT_K, SK_MIN_RANGE);
+  const long long min_range = rows ? SK_MIN_ROWS_RANGE * (chunk > 2 ? chunk / 2 : 1) : SK_COLS_TILE_K;
+  (void)pg_configure_split_k(args, launch, (long long)SK_FILL_BLOCKS * device->sm_count,
+                             ((long long)args->k + SK_SPLIT_K - 1) / SK_SPLIT_K,
+                             (int)(min_range / SK_SPLIT_K));
 }
 
 /* Static shared memory, the larger of the forms' widest tiles. */
 static size_t smem_bytes(int stages) {
   (void)stages;
-  const size_t rows = sizeof(float) * SK_ROWS_TILE_K * (SK_ROWS_MAX_CHUNK + 4);
-  const size_t cols = sizeof(float) * SK_COLS_CHUNK * (512 + 4);
+  const size_t tile = sizeof(float) * SK_ROWS_TILE_K * (SK_ROWS_MAX_CHUNK + 4);
+  const size_t sums = sizeof(float) * SK_ROWS_WARPS * 4 * SK_ROWS_WIDTH;
+  const size_t rows = tile > sums ? tile : sums;
+  const size_t cols = sizeof(float) * SK_COLS_MAX_CHUNK * (SK_COLS_TILE_K + 4);
   return rows > cols ? rows : cols;
 }
 
@@ -307,13 +397,13 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(skinny_ffma) = {
     .info = {.name = "skinny_ffma", .kind = PG_KIND_KERNEL,
-             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (8-32 rows, 8 columns), the short one in shared memory, FFMA, K split to fill the GPU",
+             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU",
              .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
-             .default_stages = 1, .tile_m = SK_ROWS_MAX_CHUNK, .tile_n = SK_COLS_CHUNK,
+             .default_stages = 1, .tile_m = SK_ROWS_MAX_CHUNK, .tile_n = SK_COLS_MAX_CHUNK,
              .tile_k = SK_SPLIT_K, .threads = SK_THREADS},
     .smem_bytes = smem_bytes,
     .configure = configure,
-    .kernel = {.symbol = "pg_skinny_kernel", .launched = "pg_skinny_kernel<8, 4>",
+    .kernel = {.symbol = "pg_skinny_kernel", .launched = "pg_skinny_kernel<8, 0, 1>",
                PG_RULES(rules)},
 };
 
