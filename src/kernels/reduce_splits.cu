@@ -1,11 +1,13 @@
 /* Split-K's second kernel, for every entry that splits K into ranges whose
  * sums go to planes of their own (13 tma_ws_splitk and its tile forms, 40
  * wgmma_3xtf32): C = alpha * (P_0 + P_1 + ... + P_{S-1}) + beta * C, each
- * element's partial sums added in split order, so a call gives the same
- * bits on every run. C is not read when beta == 0. The planes are the rows
+ * element's partial sums added in a fixed order (split order, or split
+ * order within contiguous slices and then slice order: RS_FILL_THREADS),
+ * so a call gives the same bits on every run. C is not read when beta == 0. The planes are the rows
  * from g.split_row0 down (all M where it is 0) x N, g.ldp (PG_PLANES_LD)
  * floats a row, from g.partials. Rows on y (striding
- * past the grid's 65535), columns on x. */
+ * past the grid's 65535), columns on x; see RS_FILL_THREADS for few
+ * elements and many splits. */
 #include "internal.h"
 
 #include <limits.h>
@@ -15,18 +17,77 @@
 /* pg_configure_split_tail: the most ranges of K for rows below whole ones. */
 #define PG_SPLIT_TAIL_MAX_SPLITS 16
 
+/* Where the planes hold few elements (rows x N) and many splits, one
+ * thread an element would leave the memory system idle (each adds its
+ * splits one after another): each element's splits are then dealt out to
+ * S = 2, 4 or 8 threads of a block in contiguous slices, added in split
+ * order within a slice and the slices' sums in slice order (every run the
+ * same bits; S = 1 is plain split order), up to RS_FILL_THREADS threads in
+ * all. A narrow N packs RS_THREADS / S / N rows into a block's threads. */
+#define RS_FILL_THREADS (1 << 18)
+#define RS_MAX_SLICES 8
+/* Loads in flight a thread: its slice's planes are read this many at a
+ * time before they are added (in order). */
+#define RS_UNROLL 8
+
+static __host__ __device__ __forceinline__ int rs_slices(long long elements, int splits) {
+  int slices = 1;
+  while (slices < RS_MAX_SLICES && 2 * slices <= splits && elements * slices < RS_FILL_THREADS)
+    slices *= 2;
+  return slices;
+}
+
+/* A block's layout: W = RS_THREADS / S threads an element slice, rows_per
+ * rows of a narrow N in them (1 where N >= W, columns then on x). */
+static __host__ __device__ __forceinline__ int rs_rows_per_block(int n, int slices) {
+  const int width = RS_THREADS / slices;
+  return n < width ? width / n : 1;
+}
+
 __global__ void __launch_bounds__(RS_THREADS) pg_reduce_splits_kernel(const pg_gemm_args g) {
-  const int col = blockIdx.x * RS_THREADS + threadIdx.x;
-  if (col >= g.n) return;
+  __shared__ float slice_sums[RS_THREADS];
   const int rows = g.m - g.split_row0; /* the planes' rows: those split */
+  const int slices = rs_slices((long long)rows * g.n, g.splits);
+  const int width = RS_THREADS / slices, rows_per = rs_rows_per_block(g.n, slices);
+  const int t = threadIdx.x % width, q = threadIdx.x / width;
+  const int col = rows_per > 1 ? t % g.n : blockIdx.x * width + t;
+  const int row_in = rows_per > 1 ? t / g.n : 0;
+  const bool active = rows_per > 1 ? row_in < rows_per : col < g.n;
+  const int per = (g.splits + slices - 1) / slices;
+  const int s0 = q * per, s1 = s0 + per < g.splits ? s0 + per : g.splits;
   const size_t plane = (size_t)rows * g.ldp;
-  for (int row = blockIdx.y; row < rows; row += gridDim.y) {
-    const float *p = g.partials + (size_t)row * g.ldp + col;
-    float sum = p[0];
-    for (int s = 1; s < g.splits; ++s) sum += p[s * plane];
-    float *c = g.c + (size_t)(g.split_row0 + row) * g.ldc + col;
-    const float v = g.alpha * sum;
-    *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
+  /* Every thread of the block takes the same turns (slices meet in shared
+   * memory). */
+  for (int base = blockIdx.y * rows_per; base < rows; base += gridDim.y * rows_per) {
+    const int row = base + row_in;
+    const bool mine = active && row < rows;
+    float sum = 0.f;
+    if (mine && s0 < s1) {
+      const float *p = g.partials + (size_t)row * g.ldp + col + (size_t)s0 * plane;
+      sum = p[0];
+      int s = s0 + 1;
+      for (; s + RS_UNROLL <= s1; s += RS_UNROLL) {
+        float v[RS_UNROLL];
+#pragma unroll
+        for (int u = 0; u < RS_UNROLL; ++u) v[u] = p[(size_t)(s - s0 + u) * plane];
+#pragma unroll
+        for (int u = 0; u < RS_UNROLL; ++u) sum += v[u];
+      }
+      for (; s < s1; ++s) sum += p[(size_t)(s - s0) * plane];
+    }
+    if (slices > 1) {
+      slice_sums[threadIdx.x] = sum;
+      __syncthreads();
+      if (q == 0)
+        for (int u = 1; u < slices; ++u)
+          if (u * per < g.splits) sum += slice_sums[u * width + t];
+      __syncthreads(); /* the sums are read before the next turn's */
+    }
+    if (mine && q == 0) {
+      float *c = g.c + (size_t)(g.split_row0 + row) * g.ldc + col;
+      const float v = g.alpha * sum;
+      *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
+    }
   }
 }
 
@@ -41,8 +102,11 @@ static void set_planes(pg_gemm_args *args, pg_kernel_launch *launch, long long s
       (size_t)splits * (size_t)rows * (size_t)PG_PLANES_LD(args->n) * sizeof(float);
   launch->reduce_kernel = (const void *)pg_reduce_splits_kernel;
   launch->reduce_threads = RS_THREADS;
-  launch->reduce_grid_x = (args->n + RS_THREADS - 1) / RS_THREADS;
-  launch->reduce_grid_y = rows < RS_MAX_ROWS ? rows : RS_MAX_ROWS;
+  const int slices = rs_slices(rows * args->n, (int)splits);
+  const int width = RS_THREADS / slices, rows_per = rs_rows_per_block(args->n, slices);
+  const long long row_blocks = (rows + rows_per - 1) / rows_per;
+  launch->reduce_grid_x = rows_per > 1 ? 1 : (args->n + width - 1) / width;
+  launch->reduce_grid_y = row_blocks < RS_MAX_ROWS ? row_blocks : RS_MAX_ROWS;
 }
 
 extern "C" int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch,
