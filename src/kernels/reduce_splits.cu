@@ -26,9 +26,8 @@
  * all. A narrow N packs RS_THREADS / S / N rows into a block's threads. */
 #define RS_FILL_THREADS (1 << 18)
 #define RS_MAX_SLICES 8
-/* Loads in flight a thread: its slice's planes are read this many at a
- * time before they are added (in order; a loop that read them one at a
- * time, as a remainder loop does, cost 3-6 us at 1024^3 split 4 ways). */
+/* Loads in flight a thread of pg_reduce_slices_kernel: its slice's planes
+ * are read this many at a time before they are added (in order). */
 #define RS_UNROLL 8
 
 static __host__ __device__ __forceinline__ int rs_slices(long long elements, int splits) {
@@ -46,6 +45,25 @@ static __host__ __device__ __forceinline__ int rs_rows_per_block(int n, int slic
 }
 
 __global__ void __launch_bounds__(RS_THREADS) pg_reduce_splits_kernel(const pg_gemm_args g) {
+  const int col = blockIdx.x * RS_THREADS + threadIdx.x;
+  if (col >= g.n) return;
+  const int rows = g.m - g.split_row0; /* the planes' rows: those split */
+  const size_t plane = (size_t)rows * g.ldp;
+  for (int row = blockIdx.y; row < rows; row += gridDim.y) {
+    const float *p = g.partials + (size_t)row * g.ldp + col;
+    float sum = p[0];
+    for (int s = 1; s < g.splits; ++s) sum += p[s * plane];
+    float *c = g.c + (size_t)(g.split_row0 + row) * g.ldc + col;
+    const float v = g.alpha * sum;
+    *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
+  }
+}
+
+/* The same where few elements and many splits (or a narrow N) ask for
+ * slices or packed rows (RS_FILL_THREADS); elsewhere the kernel above, one
+ * thread an element (a thread of this one's layout ran 1024^3 split 4
+ * ways 6 us slower, and loads padded to whole groups of 8 slower still). */
+__global__ void __launch_bounds__(RS_THREADS) pg_reduce_slices_kernel(const pg_gemm_args g) {
   __shared__ float slice_sums[RS_THREADS];
   const int rows = g.m - g.split_row0; /* the planes' rows: those split */
   const int slices = rs_slices((long long)rows * g.n, g.splits);
@@ -62,21 +80,19 @@ __global__ void __launch_bounds__(RS_THREADS) pg_reduce_splits_kernel(const pg_g
   for (int base = blockIdx.y * rows_per; base < rows; base += gridDim.y * rows_per) {
     const int row = base + row_in;
     const bool mine = active && row < rows;
-    /* -0 + x is x for every x (and x + -0 is x): starting from -0 and
-     * padding a short group with it gives the bits of adding the planes
-     * alone, in order. A group's loads are unconditional (one past the
-     * slice reads its last plane again), so that all are issued before
-     * the first sum waits on one. */
-    float sum = -0.f;
-    if (mine) {
-      const float *const p = g.partials + (size_t)row * g.ldp + col;
-      for (int s = s0; s < s1; s += RS_UNROLL) {
+    float sum = 0.f;
+    if (mine && s0 < s1) {
+      const float *p = g.partials + (size_t)row * g.ldp + col + (size_t)s0 * plane;
+      sum = p[0];
+      int s = s0 + 1;
+      for (; s + RS_UNROLL <= s1; s += RS_UNROLL) {
         float v[RS_UNROLL];
 #pragma unroll
-        for (int u = 0; u < RS_UNROLL; ++u) v[u] = p[(size_t)(s + u < s1 ? s + u : s1 - 1) * plane];
+        for (int u = 0; u < RS_UNROLL; ++u) v[u] = p[(size_t)(s - s0 + u) * plane];
 #pragma unroll
-        for (int u = 0; u < RS_UNROLL; ++u) sum += s + u < s1 ? v[u] : -0.f;
+        for (int u = 0; u < RS_UNROLL; ++u) sum += v[u];
       }
+      for (; s < s1; ++s) sum += p[(size_t)(s - s0) * plane];
     }
     if (slices > 1) {
       slice_sums[threadIdx.x] = sum;
@@ -103,11 +119,12 @@ static void set_planes(pg_gemm_args *args, pg_kernel_launch *launch, long long s
   if (launch->prepare_kernel == NULL) args->ldp = (int)PG_PLANES_LD(args->n);
   launch->workspace_bytes +=
       (size_t)splits * (size_t)rows * (size_t)PG_PLANES_LD(args->n) * sizeof(float);
-  launch->reduce_kernel = (const void *)pg_reduce_splits_kernel;
   launch->reduce_threads = RS_THREADS;
   const int slices = rs_slices(rows * args->n, (int)splits);
   const int width = RS_THREADS / slices, rows_per = rs_rows_per_block(args->n, slices);
   const long long row_blocks = (rows + rows_per - 1) / rows_per;
+  launch->reduce_kernel = slices > 1 || rows_per > 1 ? (const void *)pg_reduce_slices_kernel
+                                                     : (const void *)pg_reduce_splits_kernel;
   launch->reduce_grid_x = rows_per > 1 ? 1 : (args->n + width - 1) / width;
   launch->reduce_grid_y = row_blocks < RS_MAX_ROWS ? row_blocks : RS_MAX_ROWS;
 }
