@@ -22,21 +22,20 @@
  * only TMA entry where it cannot (its copies' cost is no K cost: there its
  * rivals are the entries without TMA, mbarrier, skinny_ffma, tiled32_db).
  * skinny_ffma is bound by reading the long operand: its launch's speed
- * share is its form's rate (PG_H200_SKINNY_RATES) times the short side over
- * its chunks' width. tma_ws_m64 (64 x 128, three blocks an SM) at 90: as
+ * share is its form's rate (PG_H200_SKINNY) times the short side over its
+ * chunks' width, later chunks at a share of the first's cost, under a cap.
+ * tma_ws_m64 (64 x 128, three blocks an SM) at 90: as
  * fast as tma_ws_n64 where both fill their waves (1536^3 0.81, 2560^3 0.84,
  * 3584^3 0.86 / 0.87 x cuBLAS), and for a short M it pads half what the
- * 128-row tiles pad. Fitted to a grid of short M on the H200 (M of 4 to 128
- * at N x K of 4096^2, 8192^2 and 16384 x 4096; bench/results/h200-skinny.md,
- * 2026-12-01): skinny_ffma's chunks of 8 and 16 rows beat tma_ws_m64 up to
- * M = 16 (1.24-1.61 x its speed), its chunks of 32 lose to it from M = 20
- * (0.81-0.85 x); tma_ws_m64 beats tma_ws_splitk up to M = 64 (0.81-0.85 x
- * cuBLAS against 0.47-0.54) and loses to it from 80 (0.76-0.78 against
- * 0.85-0.86 at N x K of 4096^2 and 8192^2). skinny_ffma's call costs 512
- * of K: its speed falls where K is short (6.4 TFLOP/s at 512^3, 16-19 at
- * a full chunk and long K), and without it auto ran it at 512^3 (0.39 x
- * cuBLAS against tma_ws_n64's 0.90; tree 03517a2, 18:01 UTC; a replay of
- * the model over that run, the held-out shapes and the short-M grid finds
+ * 128-row tiles pad. On a grid of short M on the H200 (M of 4 to 128 at
+ * N x K of 4096^2, 8192^2 and 16384 x 4096; tree 9087454,
+ * bench/results/h200-skinny.md, 2026-12-01) tma_ws_m64 beat tma_ws_splitk
+ * up to M = 64 (0.81-0.85 x cuBLAS against 0.47-0.54) and lost to it from
+ * 80 (0.76-0.78 against 0.85-0.86 at N x K of 4096^2 and 8192^2).
+ * skinny_ffma's call costs 512 of K: its speed falls where K is short, and
+ * without it auto ran its earlier forms at 512^3 (0.39 x cuBLAS against
+ * tma_ws_n64's 0.90; tree 03517a2; a replay over that run, the held-out
+ * shapes and the short-M grid found
  * 256-1024 alike). skinny_ffma's blocks an SM are given as 1:
  * bound by memory, a last wave's idle slots cost it little (6144x4x6144:
  * 384 blocks, 0.74 x cuBLAS against tma_ws_n64's 0.64). tma_ws_n32 (128 x
@@ -51,11 +50,22 @@
  * so above tma_ws_n64's 92, under tma_ws's 100. At 90, under tma_ws_n64, a
  * replay of the model over those runs left it unchosen at N of 40-64 and at
  * 1792^3 (0.85-0.95 where it ran 0.92-1.07). */
-/* skinny_ffma's rates, in percent of its rule's 40: chunks of 8, 16 and 32
- * rows at a full chunk (from its speed against tma_ws_m64's at M = 8, 16
- * and 32 in the grid above), the short-N form (fitted with the committed
- * set: 16 for the short N wins over tma_ws_n64's N/64 up to 8, 0.93 against
- * 0.63, and loses from 16, 0.53 against 0.77). */
+/* skinny_ffma's rates, in percent of its rule's 40, at a full chunk:
+ * chunks of 1, 2, 4, 8 and 16 rows, then of 1, 2, 4 and 8 columns; a later
+ * chunk's cost in percent of the first's; the cap. Fitted to its speed
+ * against tma_ws_m64's and tma_ws_n32's on grids of M (N) of 1 to 32 at
+ * N x K (M x K) of 4096^2, 8192^2 and 16384 x 4096 (tree 92e9644's forms,
+ * 19:24 UTC; bench/results/h200-skinny.md): the model's ratio of the two
+ * set to the measured one averaged over the three sizes (M = 1: 2.45 x
+ * tma_ws_m64's speed; 2: 2.41; 3-4: 2.35; 6-8: 2.22-2.26; 12-16:
+ * 1.82-1.88; N = 4: 1.26 x tma_ws_n32's; 8: 0.83). Two chunks of 16 rows
+ * ran 1.31-1.44 x one's time, not 2 x (both chunks' blocks run together,
+ * the second finds B in L2): a later chunk 40 %. The cap, 150 % (60 in
+ * tma_ws's 100), keeps many chunks, bound by FFMA, below the tiles (2048^3:
+ * 0.59 x cuBLAS); at 64 x 4096 x 4096 it leaves tma_ws_m64 chosen (0.81
+ * against 0.63). The columns' 1 and 2 (no TMA entry reads those N) are
+ * 40's quarter and half. On 16d78cc auto ran the faster of the two at every
+ * shape of both grids. */
 #define PG_H200_SKINNY {9, 19, 36, 69, 114, 10, 20, 40, 53}, 40, 150
 #define PG_H200_AUTO_RULES                                                              \
   {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
