@@ -59,9 +59,10 @@ PG_KERNELS_BEGIN
 #define SK_COLS_MAX_CHUNK 8
 /* K is split in units of SK_SPLIT_K (a batch of every warp of the short-M
  * form), so that the blocks fill SK_FILL_BLOCKS an SM: measured on the
- * H200 (1024 blocks of short ranges ran 1.3-2.1 x 256 blocks of long ones
- * at 1 x 4096 x 4096, 4096 x 1 x 4096), the split adds only a read of the
- * planes, small beside the long operand. A range is at least
+ * H200 (a kernel of these forms' design timed apart: 1024 blocks of short
+ * ranges ran 1.44-1.55 x as fast as 256 blocks of long ones at
+ * 1 x 4096 x 4096, 1.14 x at 4096 x 1 x 4096), the split adds only a read
+ * of the planes, small beside the long operand. A range is at least
  * SK_MIN_ROWS_RANGE of K (short M; times half the chunk's rows from 4 on:
  * a wide chunk's block spends more on its sums, and 16 rows ran 1.07 x as
  * fast in ranges of 1024 as of 512) or SK_COLS_TILE_K (short N). */
@@ -71,9 +72,9 @@ PG_KERNELS_BEGIN
 /* Blocks an SM a form is compiled for: registers enough for a batch's
  * loads to be issued before its first product (else ptxas interleaves
  * them, one or two in flight): 64 registers a thread at 4, 80 at 3, 128 at
- * 2 (the widest short-M chunks and every short-N form). */
-static constexpr int sk_blocks_per_sm(int rows, int cols) {
-  return rows > 0 && rows <= 2 ? 4 : rows == 4 ? 3 : 2 + 0 * cols;
+ * 2 (the widest short-M chunks and every short-N form, rows 0). */
+static constexpr int sk_blocks_per_sm(int rows) {
+  return rows == 1 || rows == 2 ? 4 : rows == 4 ? 3 : 2;
 }
 
 /* Where block b works: its tile (block of the long side, chunk of the
@@ -180,8 +181,6 @@ static __device__ __forceinline__ void sk_rows(const pg_gemm_args g) {
 #pragma unroll
       for (int j = 0; j < SK_ROWS_BATCH; ++j)
         if (kb + j >= len || cols <= 0) b[j] = make_float4(0.f, 0.f, 0.f, 0.f);
-      /* No read of A's tile (so no product) above the batch's loads. */
-      asm volatile("" ::: "memory");
 #pragma unroll
       for (int j = 0; j < SK_ROWS_BATCH; ++j) {
         const float *const a_k = smem + (kb + j) * PITCH;
@@ -310,7 +309,7 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
  * operand is read in 16-byte loads (its rows may be, and the side along
  * them is a multiple of 4: a thread's 4 floats are all in it or none). */
 template <int R, int C, bool VEC>
-__global__ void __launch_bounds__(SK_THREADS, sk_blocks_per_sm(R, C)) pg_skinny_kernel(const pg_gemm_args g) {
+__global__ void __launch_bounds__(SK_THREADS, sk_blocks_per_sm(R)) pg_skinny_kernel(const pg_gemm_args g) {
   if constexpr (R > 0)
     sk_rows<R, VEC>(g);
   else
