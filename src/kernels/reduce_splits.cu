@@ -1,13 +1,14 @@
-/* Split-K's second kernel, for every entry that splits K into ranges whose
- * sums go to planes of their own (13 tma_ws_splitk and its tile forms, 40
- * wgmma_3xtf32): C = alpha * (P_0 + P_1 + ... + P_{S-1}) + beta * C, each
- * element's partial sums added in a fixed order (split order, or split
+/* Split-K's second kernel (in two layouts), for every entry that splits K
+ * into ranges whose sums go to planes of their own (13 tma_ws_splitk and
+ * its tile forms, 40 wgmma_3xtf32):
+ * C = alpha * (P_0 + P_1 + ... + P_{S-1}) + beta * C, each element's
+ * partial sums added in a fixed order (split order, or split
  * order within contiguous slices and then slice order: RS_FILL_THREADS),
- * so a call gives the same bits on every run. C is not read when beta == 0. The planes are the rows
- * from g.split_row0 down (all M where it is 0) x N, g.ldp (PG_PLANES_LD)
- * floats a row, from g.partials. Rows on y (striding
- * past the grid's 65535), columns on x; see RS_FILL_THREADS for few
- * elements and many splits. */
+ * so a call gives the same bits on every run. C is not read when beta ==
+ * 0. The planes are the rows from g.split_row0 down (all M where it is 0)
+ * x N, g.ldp (PG_PLANES_LD) floats a row, from g.partials. Rows on y
+ * (striding past the grid's 65535), columns on x; see RS_FILL_THREADS for
+ * few elements and many splits. */
 #include "internal.h"
 
 #include <limits.h>
@@ -44,6 +45,14 @@ static __host__ __device__ __forceinline__ int rs_rows_per_block(int n, int slic
   return n < width ? width / n : 1;
 }
 
+/* C[split_row0 + row][col] = alpha * sum + beta * C (C unread where beta
+ * is 0), for both kernels. */
+static __device__ __forceinline__ void rs_store(const pg_gemm_args &g, int row, int col, float sum) {
+  float *c = g.c + (size_t)(g.split_row0 + row) * g.ldc + col;
+  const float v = g.alpha * sum;
+  *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
+}
+
 __global__ void __launch_bounds__(RS_THREADS) pg_reduce_splits_kernel(const pg_gemm_args g) {
   const int col = blockIdx.x * RS_THREADS + threadIdx.x;
   if (col >= g.n) return;
@@ -53,9 +62,7 @@ __global__ void __launch_bounds__(RS_THREADS) pg_reduce_splits_kernel(const pg_g
     const float *p = g.partials + (size_t)row * g.ldp + col;
     float sum = p[0];
     for (int s = 1; s < g.splits; ++s) sum += p[s * plane];
-    float *c = g.c + (size_t)(g.split_row0 + row) * g.ldc + col;
-    const float v = g.alpha * sum;
-    *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
+    rs_store(g, row, col, sum);
   }
 }
 
@@ -102,11 +109,7 @@ __global__ void __launch_bounds__(RS_THREADS) pg_reduce_slices_kernel(const pg_g
           if (u * per < g.splits) sum += slice_sums[u * width + t];
       __syncthreads(); /* the sums are read before the next turn's */
     }
-    if (mine && q == 0) {
-      float *c = g.c + (size_t)(g.split_row0 + row) * g.ldc + col;
-      const float v = g.alpha * sum;
-      *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
-    }
+    if (mine && q == 0) rs_store(g, row, col, sum);
   }
 }
 
