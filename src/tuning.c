@@ -36,9 +36,9 @@
  * without it auto ran its earlier forms at 512^3 (0.39 x cuBLAS against
  * tma_ws_n64's 0.90; tree 03517a2; a replay over that run, the held-out
  * shapes and the short-M grid found
- * 256-1024 alike). skinny_ffma's blocks an SM are given as 1:
- * bound by memory, a last wave's idle slots cost it little (6144x4x6144:
- * 384 blocks, 0.74 x cuBLAS against tma_ws_n64's 0.64). tma_ws_n32 (128 x
+ * 256-1024 alike). skinny_ffma's blocks an SM are given as 1: bound by
+ * memory, a last wave's idle slots cost it little (its earlier forms at
+ * 6144x4x6144: 384 blocks, 0.74 x cuBLAS against tma_ws_n64's 0.64). tma_ws_n32 (128 x
  * 32, three blocks an SM) at 93, for a short N and for filling waves: on a
  * grid of N of 4 to 64 at M x K of 4096^2, 8192^2 and 16384 x 4096 (tree
  * 0271eda, 18:14 UTC; bench/results/h200-skinny.md) it ran 1.08-1.53 x
