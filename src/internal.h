@@ -171,10 +171,6 @@ typedef struct {
   /* TMA kernels: the copies' boxes; the core encodes A's and B's tensor maps
    * as the kernel's second parameter. NULL: the kernel has one parameter. */
   const pg_tma_boxes *tma;
-  /* 1: the kernel loads an operand TMA cannot read itself (tma_ws_any's
-   * TWS_LOADS_ANY instance): maps only for the operands whose layout TMA
-   * reads (args->vec_a, vec_b); 0: for both. */
-  int tma_maps_where_readable;
   /* > 0: a persistent grid of at most this many blocks per SM (no more than
    * fit), whose blocks loop over the tiles; grid_x is the tile count. */
   int persistent_blocks_per_sm;
@@ -346,7 +342,15 @@ static inline long long pg_block_k(const pg_gemm_args *args, int tile_k) {
   return args->splits > 1 ? (long long)args->k_tiles_per_split * tile_k : args->k;
 }
 
-/* ---- a first kernel (src/kernels/first_kernel.cu) ------------------------------ */
+/* ---- operands TMA cannot read (src/kernels/copy_operands.cu) ------------------
+ * Where A or B is not 16-byte aligned with a leading dimension of a multiple
+ * of 4, sets the launch's first kernel to copy that operand into the
+ * workspace, where the kernel then reads it: A where its layout asks (M rows
+ * of args->ldp = K rounded up to 4), then B where its layout asks (K rows of
+ * N rounded up to 4; at the workspace's start where A is not copied);
+ * returns 1, or 0 (nothing set) where TMA reads both where they are. Call
+ * it before pg_configure_split_k, whose planes go after the copies. */
+int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch *launch);
 
 /* A first kernel that writes operands into the workspace, a thread 4
  * consecutive floats of a row, PG_FIRST_THREADS a block

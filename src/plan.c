@@ -367,11 +367,8 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
      * map at launch, on the workspace. */
     const int a_at_launch = kernel->prepare_a_rows > 0;
     const int b_at_launch = kernel->tma->b_k_major || kernel->prepare_b_rows > 0;
-    /* A kernel that loads what TMA cannot read gets no map of it. */
-    const int own = kernel->tma_maps_where_readable;
-    cudaError_t err = pg_tma_encode(&plan->args, kernel->tma,
-                                    !a_at_launch && (!own || plan->args.vec_a),
-                                    !b_at_launch && (!own || plan->args.vec_b), &plan->maps);
+    cudaError_t err =
+        pg_tma_encode(&plan->args, kernel->tma, !a_at_launch, !b_at_launch, &plan->maps);
     if (err != cudaSuccess) {
       pg_set_error_detail("%s: encoding the tensor maps failed", entry->info.name);
       return pg_status_from_cuda(err);
@@ -522,8 +519,8 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
   }
   const char *step = "launching its kernel";
   /* B^T first (the wgmma members), or operands (the emulated entry's parts
-   * of A and copy of B): the kernel then reads them where B or A was,
-   * through a map encoded now that the workspace is there. */
+   * of A, tma_ws_any's copies of A or B): the kernel then reads them where B
+   * or A was, through a map encoded now that the workspace is there. */
   pg_gemm_args main_args = args;
   pg_tma_maps main_maps;
   void *main_params[] = {(void *)&main_args, (void *)&main_maps};

@@ -93,9 +93,8 @@ stages=$(printf '%s\n' "$args" | sed -n 's/.* --stages \([0-9]*\) .*/\1/p')
 [ -n "$variant" ] && [ -n "$stages" ] || fail "no --variant or --stages"
 
 # A variant's kernel, as the registry names it: the forms of tma_ws share
-# pg_tma_ws_kernel, but for tma_ws_any's own.
+# pg_tma_ws_kernel.
 case $variant in
-  tma_ws_any) symbol=pg_tma_ws_any_kernel ;;
   tma_ws*) symbol=pg_tma_ws_kernel ;;
   *) symbol=pg_${variant}_kernel ;;
 esac

@@ -407,70 +407,52 @@ static void test_split_tail_rule(void **state) {
   assert_int_equal(f.ldp, 204);
 }
 
-/* tma_ws_any's plan (its entry's configure on a 132-SM H200's facts): the
- * split and grid of tma_ws_splitk, whatever the layout, with its own kernel
- * (one for A, B, both or neither where TMA cannot read), whose producer
- * warpgroup loads what TMA cannot read itself: maps only for what TMA
- * reads, and nothing copied before it (no first kernel, a workspace for
- * split K's planes alone). */
-static pg_kernel_launch configure_as(const char *name, pg_gemm_args *g) {
-  pg_device device;
-  memset(&device, 0, sizeof device);
-  device.cc = 90;
-  device.sm_count = 132;
-  device.smem_optin = 227 * 1024;
-  device.tuning = pg_tuning_row(90, 132);
-  const pg_variant_info *v = pg_variant_find(name);
-  assert_non_null(v);
-  const pg_variant_entry *e = pg_entry_of(v);
-  g->stages = v->default_stages;
+/* tma_ws_any's first kernel (pg_configure_operand_copies): none where TMA
+ * reads both; else, where A's layout asks, A's copy (M rows of K rounded up
+ * to 4) and, where B's layout asks, B's after it (K rows of N rounded up to
+ * 4). */
+static void test_operand_copies(void **state) {
+  (void)state;
+  pg_gemm_args g = aligned_args(); /* 100 x 60 x 36 */
   pg_kernel_launch launch;
   memset(&launch, 0, sizeof launch);
-  e->configure(g, &device, &device.tuning, &launch);
-  return launch;
-}
-
-static void test_any_layout_loads(void **state) {
-  (void)state;
-  const int shapes[][3] = {{333, 777, 4444}, {1000, 1001, 1003}, {4095, 4095, 4095}, {7, 13, 5}};
-  const void *any_kernel = NULL;
-  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
-    pg_gemm_args g = aligned_args();
-    g.m = shapes[i][0];
-    g.n = shapes[i][1];
-    g.k = shapes[i][2];
-    g.vec_a = g.vec_b = 1;
-    pg_gemm_args s = g;
-    const pg_kernel_launch split = configure_as("tma_ws_splitk", &s);
-    for (int layout = 0; layout < 4; ++layout) { /* TMA reads both, A alone, B alone, neither */
-      pg_gemm_args h = g;
-      h.vec_a = layout < 2;
-      h.vec_b = layout % 2 == 0;
-      const pg_kernel_launch any = configure_as("tma_ws_any", &h);
-      assert_non_null(any.kernel);
-      assert_true(any.kernel != split.kernel);
-      if (any_kernel == NULL) any_kernel = any.kernel;
-      assert_ptr_equal(any.kernel, any_kernel);
-      assert_int_equal(any.tma_maps_where_readable, 1);
-      assert_non_null(any.tma);
-      assert_null(any.prepare_kernel);
-      assert_int_equal(any.workspace_bytes, split.workspace_bytes);
-      assert_ptr_equal(any.reduce_kernel, split.reduce_kernel);
-      assert_int_equal(any.grid_x, split.grid_x);
-      assert_int_equal(h.splits, s.splits);
-      assert_int_equal(h.k_tiles_per_split, s.k_tiles_per_split);
-      assert_int_equal(h.split_row0, s.split_row0);
-    }
-  }
-  /* Split where the tiles are few: 333 x 777 x 4444 has 21 tiles. */
-  pg_gemm_args few = aligned_args();
-  few.m = 333;
-  few.n = 777;
-  few.k = 4444;
-  few.vec_b = 0;
-  const pg_kernel_launch split_few = configure_as("tma_ws_any", &few);
-  assert_true(few.splits > 1);
-  assert_non_null(split_few.reduce_kernel);
+  g.vec_a = g.vec_b = 1;
+  assert_int_equal(pg_configure_operand_copies(&g, &launch), 0);
+  assert_null(launch.prepare_kernel);
+  assert_int_equal(launch.workspace_bytes, 0);
+  g.k = 35;
+  g.n = 61;
+  g.vec_a = g.vec_b = 0;
+  assert_int_equal(pg_configure_operand_copies(&g, &launch), 1);
+  assert_non_null(launch.prepare_kernel);
+  assert_int_equal(g.ldp, 36);
+  assert_int_equal(launch.prepare_a_rows, 100);
+  assert_int_equal(launch.prepare_b_rows, 35);
+  assert_int_equal(launch.prepare_b_ld, 64);
+  assert_int_equal(launch.workspace_bytes, (size_t)(100 * 36 + 35 * 64) * sizeof(float));
+  assert_int_equal(launch.prepare_threads, PG_FIRST_THREADS);
+  assert_int_equal(launch.prepare_grid_x, 1);
+  assert_int_equal(launch.prepare_grid_y, 135);
+  /* A alone: no B rows. */
+  pg_gemm_args h = aligned_args();
+  memset(&launch, 0, sizeof launch);
+  h.vec_a = 0;
+  h.vec_b = 1;
+  assert_int_equal(pg_configure_operand_copies(&h, &launch), 1);
+  assert_int_equal(launch.prepare_b_rows, 0);
+  assert_int_equal(launch.workspace_bytes, (size_t)100 * 36 * sizeof(float));
+  /* B alone: A read where it is, B's copy at the workspace's start. */
+  pg_gemm_args b = aligned_args();
+  memset(&launch, 0, sizeof launch);
+  b.n = 61;
+  b.vec_a = 1;
+  b.vec_b = 0;
+  assert_int_equal(pg_configure_operand_copies(&b, &launch), 1);
+  assert_int_equal(launch.prepare_a_rows, 0);
+  assert_int_equal(launch.prepare_b_rows, 36);
+  assert_int_equal(launch.prepare_b_ld, 64);
+  assert_int_equal(launch.prepare_grid_y, 36);
+  assert_int_equal(launch.workspace_bytes, (size_t)36 * 64 * sizeof(float));
 }
 
 int main(void) {
@@ -483,7 +465,7 @@ int main(void) {
       cmocka_unit_test(test_tuning_table),
       cmocka_unit_test(test_split_k_rule),
       cmocka_unit_test(test_split_tail_rule),
-      cmocka_unit_test(test_any_layout_loads),
+      cmocka_unit_test(test_operand_copies),
       cmocka_unit_test(test_registry_facts),
       cmocka_unit_test(test_auto_without_gpu),
   };

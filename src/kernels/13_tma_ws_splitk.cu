@@ -44,11 +44,11 @@ template <> struct tws_schedule<TWS_SPLIT_K> {
 PG_KERNELS_BEGIN
 
 /* A form that splits K: its tile, its kernel for whole tiles where K is not
- * split (NULL: tma_ws's, through tma_ws's configure, its kernel in 12), its
- * split kernel, and its kernel for any layout (split or not; NULL: none). */
+ * split (NULL: tma_ws's, through tma_ws's configure, its kernel in 12) and
+ * its split kernel. */
 typedef struct {
   const tws_shape *shape;
-  const void *whole_kernel, *split_kernel, *any_kernel;
+  const void *whole_kernel, *split_kernel;
 } split_form;
 
 /* K split where the tiles leave block slots idle: all tiles split where
@@ -65,6 +65,9 @@ static void configure_split(const split_form *form, int any_layout, pg_gemm_args
   else
     tws_configure_whole_tiles(form->shape, form->whole_kernel, args, tuning, launch);
   launch->persistent_blocks_per_sm = 0;
+  /* tma_ws_any: operands TMA cannot read are copied first, the planes of
+   * a split K after the copies. */
+  if (any_layout) (void)pg_configure_operand_copies(args, launch);
   const tws_shape *shape = form->shape;
   /* The blocks an SM: the tile's, unless its stages' shared memory fits
    * fewer (tma_ws_splitk at 4 stages: one). */
@@ -78,13 +81,6 @@ static void configure_split(const split_form *form, int any_layout, pg_gemm_args
                               tws_k_tiles(args), tuning->tma_ws_split_min_k_tiles,
                               tuning->tma_ws_split_unit_cost, tuning->flops_per_byte) > 1)
     launch->kernel = form->split_kernel;
-  /* tma_ws_any: the kernel whose producer warpgroup loads an operand TMA
-   * cannot read itself (4-byte cp.async), split or not, with maps for the
-   * operands TMA reads alone. */
-  if (any_layout) {
-    launch->kernel = form->any_kernel;
-    launch->tma_maps_where_readable = 1;
-  }
 }
 
 static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
@@ -94,13 +90,11 @@ static const tws_shape short_shape = TWS_SHAPE(TWS_SHORT_TILE_M, TWS_TILE_N);
 static const tws_shape narrow = TWS_SHAPE(TWS_TILE_M, TWS_NARROW_TILE_N);
 
 /* A form's kernels: the instances of its tile in both modes. */
-#define TWS_FORM_KERNELS(tm, tn)                                                \
+#define TWS_FORM_KERNELS(tm, tn)                                 \
   (const void *)pg_tma_ws_kernel<tm, tn, TWS_WHOLE_TILES>,       \
       (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_K>
 static const split_form large_form = {
-    &large, NULL,
-    (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>,
-    (const void *)pg_tma_ws_any_kernel<TWS_TILE_M, TWS_TILE_N>};
+    &large, NULL, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
 static const split_form small_form = {&small, TWS_FORM_KERNELS(TWS_TILE_M, TWS_SMALL_TILE_N)};
 static const split_form tall_form = {&tall, TWS_FORM_KERNELS(TWS_TALL_TILE_M, TWS_TILE_N)};
 static const split_form short_form = {&short_shape,
@@ -187,23 +181,12 @@ PG_ENTRY(tma_ws_n32) = {
                PG_RULES(rules)},
 };
 
-/* Its kernel's rules: the copy engine's for what TMA reads, the producer
- * warpgroup's 4-byte cp.async for the rest, arriving on the stages'
- * mbarriers when they land. */
-static const pg_sass_rule any_rules[] = {
-    {PG_SM90_UP, PG_MUST, "UTMALDG", "no operand arrives by bulk tensor copy (TMA) any more"},
-    {PG_SM90_UP, PG_MUST, "SYNCS.PHASECHK", "nobody waits on an mbarrier (try_wait) any more"},
-    {PG_SM90_UP, PG_MUST, "LDGSTS", "the producer warpgroup no longer copies what TMA cannot read (cp.async)"},
-    {PG_SM90_UP, PG_MUST, "ARRIVES", "the copies no longer arrive on the stage's mbarrier as they land (cp.async.mbarrier.arrive)"},
-    {PG_SM90_UP, PG_MUST, "USETMAXREG", "setmaxnreg is gone: the consumers keep the launch's registers (128)"},
-    {PG_SM8X, PG_MUST, "BPT.TRAP", "the sm_80 build no longer traps: it would silently do nothing"}};
-
-/* Any layout: the planes of a split K have rows of N rounded up to 4,
- * which must stay ints. */
+/* Any layout: where a copy is made, its rows (K and N rounded up to 4)
+ * must stay ints. */
 static pg_status check_any(const pg_gemm_args *g, char *why, size_t why_size) {
-  if (PG_PLANES_LD(g->n) > INT_MAX) {
-    snprintf(why, why_size, "N = %d: a split's planes (rows of N rounded up to 4 floats) would "
-                            "pass INT_MAX", g->n);
+  if (PG_PLANES_LD(g->k) > INT_MAX || PG_PLANES_LD(g->n) > INT_MAX) {
+    snprintf(why, why_size, "K = %d, N = %d: a copy's rows (rounded up to 4 floats) would pass "
+                            "INT_MAX", g->k, g->n);
     return PG_ERR_UNSUPPORTED;
   }
   return PG_OK;
@@ -211,14 +194,14 @@ static pg_status check_any(const pg_gemm_args *g, char *why, size_t why_size) {
 
 PG_ENTRY(tma_ws_any) = {
     .info = {.name = "tma_ws_any", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws_splitk for any layout: an operand TMA cannot read (off 16 bytes, or a leading dimension no multiple of 4) is loaded by the producer warpgroup with 4-byte cp.async into the same swizzled stage, arriving on its mbarrier",
+             .technique = "tma_ws_splitk for any layout: an operand TMA cannot read (off 16 bytes, or a leading dimension no multiple of 4) is copied with 16-byte rows into the workspace by a first kernel",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
              .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N)},
     .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
     .configure = configure_any,
     .check = check_any,
-    .kernel = {.symbol = "pg_tma_ws_any_kernel", .launched = "pg_tma_ws_any_kernel<128, 128>",
-               .dynamic_smem = 1, PG_RULES(any_rules)},
+    .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 1),
+               .dynamic_smem = 1, PG_RULES(rules)},
 };
 
 PG_KERNELS_END

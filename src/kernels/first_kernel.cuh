@@ -1,5 +1,5 @@
 /* What the first kernels that write operands into a call's workspace
- * share (40_wgmma_3xtf32.cu's split of A and copy of B): a
+ * share (copy_operands.cu's copies, 40_wgmma_3xtf32.cu's split of A): a
  * thread moves 4 consecutive floats of a row, a block PG_FIRST_THREADS
  * threads along a row (pg_configure_first_kernel, internal.h, sets their
  * grid). */

@@ -110,15 +110,6 @@ typedef struct {
   int dest, index; /* index: the split's plane, or the stream-K slot */
 } tws_work;
 
-/* How a kernel instance fills its stages: both operands by the copy engine
- * (the operands' layouts obey TMA's rules: a 16-byte aligned base, a
- * leading dimension a multiple of 4 floats), or any layout: an operand TMA
- * can read (g.vec_a, g.vec_b) still by the copy engine, the other by the
- * producer warpgroup's 4-byte cp.async into the same place and swizzle,
- * each thread's copies arriving on the stage's full barrier when they land
- * (cp.async.mbarrier.arrive.noinc). Nothing is copied before the kernel. */
-enum { TWS_LOADS_TMA, TWS_LOADS_ANY };
-
 /* A block's place in its list of work. Small: the producer keeps it in the
  * few registers setmaxnreg leaves it. */
 typedef struct {
@@ -317,127 +308,17 @@ static __device__ __forceinline__ void tws_store(const pg_gemm_args &g, const tw
                  min(TN, g.n - n0), 1.0f, 0.0f, 0, 0, row0, col0, acc);
 }
 
-/* ---- any layout: the producer warpgroup's own copies (TWS_LOADS_ANY) ---- */
-
-/* Producer thread t's 4-byte copies of A's TM x TWS_TILE_K box at (m0, k0):
- * lane -> the K column (a warp reads 128 contiguous bytes of a row), warp
- * -> rows warp, warp + 4, ...; each float lands where the copy engine puts
- * it, at its 16-byte piece's swizzled place in the row. The swizzle repeats
- * every 8 rows, so a thread's rows take two places, alternately. Past M or
- * K the copy reads nothing and writes a zero, as the copy engine pads; a
- * box inside the matrix takes no test (a copy a pointer step). */
-template <int TM>
-static __device__ __forceinline__ void tws_copy_a_any(const pg_gemm_args &g, char *stage, int m0,
-                                                      int k0, int t) {
-  enum { WARPS = 4, ROWS = TM / WARPS };
-  static_assert(2 * WARPS == 8, "a thread's rows alternate between two swizzle positions");
-  const int lane = t % 32, warp = t / 32;
-  const float *src = g.a + (size_t)(m0 + warp) * g.lda + k0 + lane;
-  const size_t step = (size_t)WARPS * g.lda;
-  char *const row0 = stage + warp * TWS_A_ROW_BYTES + (lane % 4) * 4;
-  const unsigned even = ((unsigned)(lane / 4) ^ tws_swizzle_of_row(warp)) << 4;
-  const unsigned odd = ((unsigned)(lane / 4) ^ tws_swizzle_of_row(warp + WARPS)) << 4;
-  if (g.m - m0 >= TM && g.k - k0 >= TWS_TILE_K) {
-#pragma unroll
-    for (int i = 0; i < ROWS; ++i, src += step)
-      pg_cp_async_4(row0 + WARPS * i * TWS_A_ROW_BYTES + (i % 2 ? odd : even), src, 4);
-    return;
-  }
-  const bool k_ok = k0 + lane < g.k;
-  const int rows_left = g.m - m0 - warp; /* rows of this thread in the matrix: 4i < rows_left */
-#pragma unroll 4
-  for (int i = 0; i < ROWS; ++i, src += step) {
-    const bool ok = k_ok && WARPS * i < rows_left;
-    pg_cp_async_4(row0 + WARPS * i * TWS_A_ROW_BYTES + (i % 2 ? odd : even), ok ? src : g.a,
-                  ok ? 4 : 0);
-  }
-}
-
-/* The same for B's TWS_TILE_K x TN box at (k0, n0), dense rows of TN floats:
- * thread t -> column t % TN (a warp reads 128 contiguous bytes of a row),
- * K rows t / TN, + 128 / TN, ... */
-template <int TN>
-static __device__ __forceinline__ void tws_copy_b_any(const pg_gemm_args &g, char *stage_b,
-                                                      int k0, int n0, int t) {
-  static_assert(128 % TN == 0 && TN % 32 == 0, "a warp reads 32 columns of one K row");
-  enum { STEP = 128 / TN, ROWS = TWS_TILE_K / STEP };
-  const int col = t % TN, kr = t / TN;
-  const float *src = g.b + (size_t)(k0 + kr) * g.ldb + n0 + col;
-  const size_t step = (size_t)STEP * g.ldb;
-  char *const dst = stage_b + (kr * TN + col) * 4;
-  if (g.n - n0 >= TN && g.k - k0 >= TWS_TILE_K) {
-#pragma unroll
-    for (int i = 0; i < ROWS; ++i, src += step) pg_cp_async_4(dst + STEP * i * TN * 4, src, 4);
-    return;
-  }
-  const bool n_ok = n0 + col < g.n;
-  const int rows_left = g.k - k0 - kr; /* K rows of this thread in the matrix */
-#pragma unroll 4
-  for (int i = 0; i < ROWS; ++i, src += step) {
-    const bool ok = n_ok && STEP * i < rows_left;
-    pg_cp_async_4(dst + STEP * i * TN * 4, ok ? src : g.b, ok ? 4 : 0);
-  }
-}
-
-/* The producer warpgroup of an any-layout kernel, all 128 threads (t): per
- * K step each waits until the slot is free; thread 0 announces the bytes
- * TMA brings (the operands it can read) on full[s] and issues those copies;
- * every thread issues its 4-byte copies of the others and arrives on
- * full[s] when they land. full[s] counts 129 arrivals a phase (thread 0's
- * and the 128 tracked ones). */
-template <int TM, int TN, int MODE>
-static __device__ __forceinline__ void tws_produce_any(const pg_gemm_args &g,
-                                                       const pg_tma_maps &maps,
-                                                       const tws_geometry &geo, char *smem,
-                                                       unsigned long long *full,
-                                                       unsigned long long *empty, int t) {
-  typedef tws_tile<TM, TN> tile;
-  enum { STAGE_BYTES = tile::STAGE_BYTES, STAGE_A_BYTES = tile::STAGE_A_BYTES };
-  const bool tma_a = g.vec_a, tma_b = g.vec_b;
-  const unsigned tma_bytes =
-      (tma_a ? STAGE_A_BYTES : 0) + (tma_b ? STAGE_BYTES - STAGE_A_BYTES : 0);
-  if (t == 0) {
-    if (tma_a) pg_tma_prefetch_map(&maps.a);
-    if (tma_b) pg_tma_prefetch_map(&maps.b);
-  }
-  int slot = 0, parity = 0;
-  tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
-  tws_work w;
-  while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
-    for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
-      pg_mbar_wait_parity(&empty[slot], parity ^ 1);
-      char *stage = smem + slot * STAGE_BYTES;
-      if (t == 0) {
-        if (tma_bytes == 0) {
-          pg_mbar_arrive(&full[slot]);
-        } else {
-          pg_mbar_arrive_expect_tx(&full[slot], tma_bytes);
-          if (tma_a) pg_tma_load_2d(stage, &maps.a, kt * TWS_TILE_K, w.tm * TM, &full[slot]);
-          if (tma_b)
-            pg_tma_load_2d(stage + STAGE_A_BYTES, &maps.b, w.tn * TN, kt * TWS_TILE_K,
-                           &full[slot]);
-        }
-      }
-      if (!tma_a) tws_copy_a_any<TM>(g, stage, w.tm * TM, kt * TWS_TILE_K, t);
-      if (!tma_b) tws_copy_b_any<TN>(g, stage + STAGE_A_BYTES, kt * TWS_TILE_K, w.tn * TN, t);
-      pg_cp_async_mbar_arrive_noinc(&full[slot]);
-      parity ^= t128_ring_next(&slot, g.stages);
-    }
-  }
-  pg_cp_async_wait_all(); /* nothing of this thread's still in flight as it leaves */
-}
-
 #endif
 
+PG_KERNELS_BEGIN
+
+template <int TM, int TN, int MODE>
+__global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::MIN_BLOCKS)
+    pg_tma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
 #ifdef PG_HAVE_TMA
-/* The kernel of both ways of loading (pg_tma_ws_kernel, pg_tma_ws_any_kernel
- * below): maps is the kernel's own grid-constant parameter. */
-template <int TM, int TN, int MODE, int LOADS>
-static __device__ __forceinline__ void tws_run(const pg_gemm_args &g, const pg_tma_maps &maps) {
   typedef tws_tile<TM, TN> tile;
   /* Stream-K's slots and fixup kernel are laid out for the 128-row tile. */
   static_assert(MODE != TWS_STREAM_K || TM == TWS_TILE_M, "stream-K is built for 128 rows");
-  static_assert(LOADS == TWS_LOADS_TMA || MODE == TWS_SPLIT_K, "any layout: the split schedule");
   enum { THREAD_N = tile::THREAD_N, STAGE_BYTES = tile::STAGE_BYTES };
   enum { CONSUMERS = tile::CONSUMERS, STAGE_A_BYTES = tile::STAGE_A_BYTES };
   extern __shared__ float4 smem_raw[];
@@ -450,7 +331,7 @@ static __device__ __forceinline__ void tws_run(const pg_gemm_args &g, const pg_t
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
-      pg_mbar_init(&full[s], LOADS == TWS_LOADS_ANY ? 1 + 128 : 1);
+      pg_mbar_init(&full[s], 1);
       pg_mbar_init(&empty[s], CONSUMERS);
     }
     pg_fence_barrier_init();
@@ -461,11 +342,6 @@ static __device__ __forceinline__ void tws_run(const pg_gemm_args &g, const pg_t
   if (warp >= CONSUMERS / 32) {
     /* ---- producer: one lane; the others have nothing to do ---- */
     pg_setmaxnreg_dec(TWS_PRODUCER_REGS);
-    if constexpr (LOADS == TWS_LOADS_ANY) {
-      if (geo.k_tiles > 0)
-        tws_produce_any<TM, TN, MODE>(g, maps, geo, smem, full, empty, threadIdx.x - CONSUMERS);
-      return;
-    }
     if (warp != CONSUMERS / 32 || lane != 0 || geo.k_tiles == 0) return;
     PG_TRACE_OPEN(g, PG_TRACE_ROLE_PRODUCER, true); /* the one lane left */
     pg_tma_prefetch_map(&maps.a);
@@ -526,30 +402,6 @@ static __device__ __forceinline__ void tws_run(const pg_gemm_args &g, const pg_t
     PG_TRACE_TILE_DONE();
   }
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_CONSUMER);
-}
-#endif
-
-PG_KERNELS_BEGIN
-
-/* The flagship's kernel: both operands by the copy engine. */
-template <int TM, int TN, int MODE>
-__global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::MIN_BLOCKS)
-    pg_tma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
-#ifdef PG_HAVE_TMA
-  tws_run<TM, TN, MODE, TWS_LOADS_TMA>(g, maps);
-#else
-  pg_tma_unavailable();
-#endif
-}
-
-/* Any layout (tma_ws_any): an operand TMA cannot read loaded by the
- * producer warpgroup, K split or not (the split schedule). A kernel of its
- * own name, so that the SASS rules of the copy engine's kernels stay theirs. */
-template <int TM, int TN>
-__global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::MIN_BLOCKS)
-    pg_tma_ws_any_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
-#ifdef PG_HAVE_TMA
-  tws_run<TM, TN, TWS_SPLIT_K, TWS_LOADS_ANY>(g, maps);
 #else
   pg_tma_unavailable();
 #endif
