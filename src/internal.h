@@ -200,6 +200,10 @@ typedef struct {
   int prepare_threads;
   long long prepare_a_rows, prepare_b_rows;
   int prepare_b_ld;
+  /* Floats the first kernel copies (read once, written once) where it
+   * copies operands TMA cannot read (pg_configure_operand_copies): auto's
+   * model charges them as memory traffic (src/plan.c); 0: none. */
+  long long copied_floats;
 } pg_kernel_launch;
 
 /* An entry's configure function. It may set the fields of args that are its

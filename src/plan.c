@@ -189,7 +189,10 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
 /* auto's prediction for a candidate's plan (src/tuning.h): its speed at
  * full waves x the fill of its waves x the share of its tiles' area that is
  * the problem's x (with fixed costs in K) K over K plus a call's cost and a
- * block's K over itself plus a block's cost (src/tuning.h). */
+ * block's K over itself plus a block's cost (src/tuning.h) x, where a first
+ * kernel copies operands TMA cannot read, K over K plus the copies' cost:
+ * their bytes (read and written) at the tuning row's FLOPs a byte, over the
+ * 2 M N FLOPs a unit of K is. */
 static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
                               const pg_variant_info *info, const pg_gemm_args *args,
                               const pg_kernel_launch *kernel) {
@@ -213,7 +216,13 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
   const double kb = info->tile_k > 0 ? (double)pg_block_k(args, info->tile_k) : k;
   const double k_share = rule->k_overhead > 0 ? k / (k + rule->k_overhead) : 1.0;
   const double kb_share = rule->k_block_overhead > 0 ? kb / (kb + rule->k_block_overhead) : 1.0;
-  return rule->speed_percent * fill * useful * k_share * kb_share;
+  double copy_share = 1.0;
+  if (kernel->copied_floats > 0 && k > 0.0) {
+    const double copy_k = (double)dev->tuning.flops_per_byte * 2.0 * sizeof(float) *
+                          (double)kernel->copied_floats / (2.0 * (double)args->m * args->n);
+    copy_share = k / (k + copy_k);
+  }
+  return rule->speed_percent * fill * useful * k_share * kb_share * copy_share;
 }
 
 /* The entry a tuning rule names, if a selector of `precision` may run it: a

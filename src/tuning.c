@@ -17,10 +17,11 @@
  * the SMs where the tiles alone do not, at tma_ws's speed; tma 0.80 and
  * mbarrier 0.76 at 4096^3 (h200-plan-before-after.txt), for where TMA's
  * layout rules or tma_ws's image rule the others out; tiled32_db, the way
- * out below sm_80. tma_ws_any is tma_ws_splitk where TMA reads both
- * operands (after it in the list, so the tie goes to tma_ws_splitk) and the
- * only TMA entry where it cannot (its copies' cost is no K cost: there its
- * rivals are the entries without TMA, mbarrier, skinny_ffma, tiled32_db).
+ * out below sm_80. The split forms take any layout, an operand TMA cannot
+ * read copied first (charged by its bytes at flops_per_byte, src/plan.c):
+ * there their rivals are each other and the entries without TMA (mbarrier,
+ * skinny_ffma, tiled32_db); tma_ws_any, the same as tma_ws_splitk, is no
+ * candidate.
  * skinny_ffma is bound by reading the long operand: its launch's speed
  * share is its form's rate (PG_H200_SKINNY) times the short side over its
  * chunks' width, later chunks at a share of the first's cost, under a cap.
@@ -69,7 +70,7 @@
 #define PG_H200_SKINNY {9, 19, 36, 69, 114, 10, 20, 40, 53}, 40, 150
 #define PG_H200_AUTO_RULES                                                              \
   {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
-   {"tma_ws_any", 3, 100, 2, 0, 0}, {"tma_ws_m256", 3, 101, 1, 0, 0},                            \
+   {"tma_ws_m256", 3, 101, 1, 0, 0},                                                             \
    {"tma_ws_n64", 3, 92, 3, 0, 0},  {"tma_ws_m64", 3, 90, 3, 0, 0},                              \
    {"tma_ws_n32", 3, 93, 3, 0, 0},  {"skinny_ffma", 1, 40, 1, 512, 0},                           \
    {"tma", 4, 82, 2, 0, 0},         {"mbarrier", 2, 78, 2, 0, 0},                                \
@@ -103,7 +104,7 @@
  * 0.91), as a block cost of 0 did. */
 #define PG_H200_AUTO_EMULATED_RULES                                                     \
   {{"wgmma_3xtf32", 4, 230, 1, 130, 64}, {"tma_ws", 3, 100, 2, 0, 0},                          \
-   {"tma_ws_splitk", 3, 100, 2, 0, 0},    {"tma_ws_any", 3, 100, 2, 0, 0},                       \
+   {"tma_ws_splitk", 3, 100, 2, 0, 0},                                                           \
    {"tma_ws_m256", 3, 101, 1, 0, 0},      {"tma_ws_n64", 3, 92, 3, 0, 0},                        \
    {"tma_ws_m64", 3, 90, 3, 0, 0},        {"tma_ws_n32", 3, 93, 3, 0, 0},                        \
    {"skinny_ffma", 1, 40, 1, 512, 0},     {"tma", 4, 82, 2, 0, 0},                               \

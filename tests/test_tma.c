@@ -407,10 +407,11 @@ static void test_split_tail_rule(void **state) {
   assert_int_equal(f.ldp, 204);
 }
 
-/* tma_ws_any's first kernel (pg_configure_operand_copies): none where TMA
- * reads both; else, where A's layout asks, A's copy (M rows of K rounded up
- * to 4) and, where B's layout asks, B's after it (K rows of N rounded up to
- * 4). */
+/* The split forms' first kernel (pg_configure_operand_copies): none where
+ * TMA reads both; else, where A's layout asks, A's copy (M rows of K
+ * rounded up to 4) and, where B's layout asks, B's after it (K rows of N
+ * rounded up to 4), a block 4 rows of 1024 columns of one of them at a
+ * time (no block for columns past an operand's rows). */
 static void test_operand_copies(void **state) {
   (void)state;
   pg_gemm_args g = aligned_args(); /* 100 x 60 x 36 */
@@ -431,8 +432,9 @@ static void test_operand_copies(void **state) {
   assert_int_equal(launch.prepare_b_ld, 64);
   assert_int_equal(launch.workspace_bytes, (size_t)(100 * 36 + 35 * 64) * sizeof(float));
   assert_int_equal(launch.prepare_threads, PG_FIRST_THREADS);
-  assert_int_equal(launch.prepare_grid_x, 1);
-  assert_int_equal(launch.prepare_grid_y, 135);
+  assert_int_equal(launch.prepare_grid_x, 25 + 9); /* A's 100 rows, B's 35, 4 a block */
+  assert_int_equal(launch.prepare_grid_y, 1);
+  assert_int_equal(launch.copied_floats, 100 * 36 + 35 * 64);
   /* A alone: no B rows. */
   pg_gemm_args h = aligned_args();
   memset(&launch, 0, sizeof launch);
@@ -451,7 +453,8 @@ static void test_operand_copies(void **state) {
   assert_int_equal(launch.prepare_a_rows, 0);
   assert_int_equal(launch.prepare_b_rows, 36);
   assert_int_equal(launch.prepare_b_ld, 64);
-  assert_int_equal(launch.prepare_grid_y, 36);
+  assert_int_equal(launch.prepare_grid_x, 9);
+  assert_int_equal(launch.copied_floats, 36 * 64);
   assert_int_equal(launch.workspace_bytes, (size_t)36 * 64 * sizeof(float));
 }
 

@@ -10,7 +10,11 @@
  * x cuBLAS at M of 20 to 64 where the 128-row tiles run 0.35-0.55;
  * bench/results/h200-skinny.md) and tma_ws_n32 (128 x 32 for a short N,
  * three blocks per SM: 1.08-1.53 x at N of 4 to 32).
- * sm_90 only.
+ * Every form takes any layout: an operand TMA cannot read (a base off 16
+ * bytes, a leading dimension no multiple of 4 floats) is copied first into
+ * the call's workspace with 16-byte rows (copy_operands.cu), in the call's
+ * stream and time; tma_ws_any is tma_ws_splitk under the name it had when
+ * it alone did this. sm_90 only.
  *
  *   pipegemm bench --variant tma_ws,tma_ws_splitk,cublas --m 256 --n 256 --k 65536
  */
@@ -57,17 +61,16 @@ typedef struct {
  * model of the block scheduler finds fastest, each range at least
  * tuning->tma_ws_split_min_k_tiles steps long, a block a unit. Where the
  * tiles fill their waves it does not split at all. */
-static void configure_split(const split_form *form, int any_layout, pg_gemm_args *args,
-                            const pg_device *device, const pg_tuning *tuning,
-                            pg_kernel_launch *launch) {
+static void configure_split(const split_form *form, pg_gemm_args *args, const pg_device *device,
+                            const pg_tuning *tuning, pg_kernel_launch *launch) {
   if (form->whole_kernel == NULL)
     pg_entry_tma_ws.configure(args, device, tuning, launch);
   else
     tws_configure_whole_tiles(form->shape, form->whole_kernel, args, tuning, launch);
   launch->persistent_blocks_per_sm = 0;
-  /* tma_ws_any: operands TMA cannot read are copied first, the planes of
+  /* Any layout: an operand TMA cannot read is copied first, the planes of
    * a split K after the copies. */
-  if (any_layout) (void)pg_configure_operand_copies(args, launch);
+  (void)pg_configure_operand_copies(args, launch);
   const tws_shape *shape = form->shape;
   /* The blocks an SM: the tile's, unless its stages' shared memory fits
    * fewer (tma_ws_splitk at 4 stages: one). */
@@ -101,30 +104,41 @@ static const split_form short_form = {&short_shape,
                                       TWS_FORM_KERNELS(TWS_SHORT_TILE_M, TWS_TILE_N)};
 static const split_form narrow_form = {&narrow, TWS_FORM_KERNELS(TWS_TILE_M, TWS_NARROW_TILE_N)};
 
-/* Each entry's configure: its form, and whether it copies what TMA cannot read. */
-#define TWS_SPLIT_CONFIGURE(fn, form, any_layout)                                     \
+/* Each entry's configure: its form. */
+#define TWS_SPLIT_CONFIGURE(fn, form)                                                  \
   static void fn(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, \
                  pg_kernel_launch *launch) {                                          \
-    configure_split(&form, any_layout, args, device, tuning, launch);                 \
+    configure_split(&form, args, device, tuning, launch);                             \
   }
-TWS_SPLIT_CONFIGURE(configure_splitk, large_form, 0)
-TWS_SPLIT_CONFIGURE(configure_any, large_form, 1)
-TWS_SPLIT_CONFIGURE(configure_n64, small_form, 0)
-TWS_SPLIT_CONFIGURE(configure_m256, tall_form, 0)
-TWS_SPLIT_CONFIGURE(configure_m64, short_form, 0)
-TWS_SPLIT_CONFIGURE(configure_n32, narrow_form, 0)
+TWS_SPLIT_CONFIGURE(configure_splitk, large_form)
+TWS_SPLIT_CONFIGURE(configure_n64, small_form)
+TWS_SPLIT_CONFIGURE(configure_m256, tall_form)
+TWS_SPLIT_CONFIGURE(configure_m64, short_form)
+TWS_SPLIT_CONFIGURE(configure_n32, narrow_form)
+
+/* Any layout: where a copy is made (an operand TMA cannot read, copied
+ * first: pg_configure_operand_copies), its rows (K and N rounded up to 4)
+ * must stay ints. */
+static pg_status check_any(const pg_gemm_args *g, char *why, size_t why_size) {
+  if (PG_PLANES_LD(g->k) > INT_MAX || PG_PLANES_LD(g->n) > INT_MAX) {
+    snprintf(why, why_size, "K = %d, N = %d: a copy's rows (rounded up to 4 floats) would pass "
+                            "INT_MAX", g->k, g->n);
+    return PG_ERR_UNSUPPORTED;
+  }
+  return PG_OK;
+}
 
 /* tma_ws's kernel in each form, judged by the same rules. */
 static const pg_sass_rule rules[] = {TWS_RULES};
 
 PG_ENTRY(tma_ws_splitk) = {
     .info = {.name = "tma_ws_splitk", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws with K split to fill the SMs a few tiles leave idle; partial sums added in split order by a second kernel",
+             .technique = "tma_ws with K split to fill the SMs a few tiles leave idle; partial sums added in split order by a second kernel; any layout: an operand TMA cannot read is copied first",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
              .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N)},
     .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
     .configure = configure_splitk,
-    .check = pg_tma_check,
+    .check = check_any,
     .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 1),
                .dynamic_smem = 1, PG_RULES(rules)},
 };
@@ -136,7 +150,7 @@ PG_ENTRY(tma_ws_n64) = {
              .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_SMALL_TILE_N)},
     .smem_bytes = tws_smem<TWS_TILE_M, TWS_SMALL_TILE_N>,
     .configure = configure_n64,
-    .check = pg_tma_check,
+    .check = check_any,
     .kernel = {.symbol = "pg_tma_ws_kernel",
                .launched = TWS_INSTANCE(TWS_TILE_M, TWS_SMALL_TILE_N, 1), .dynamic_smem = 1,
                PG_RULES(rules)},
@@ -149,7 +163,7 @@ PG_ENTRY(tma_ws_m256) = {
              .default_stages = 3, TWS_TILE_INFO(TWS_TALL_TILE_M, TWS_TILE_N)},
     .smem_bytes = tws_smem<TWS_TALL_TILE_M, TWS_TILE_N>,
     .configure = configure_m256,
-    .check = pg_tma_check,
+    .check = check_any,
     .kernel = {.symbol = "pg_tma_ws_kernel",
                .launched = TWS_INSTANCE(TWS_TALL_TILE_M, TWS_TILE_N, 1), .dynamic_smem = 1,
                PG_RULES(rules)},
@@ -162,7 +176,7 @@ PG_ENTRY(tma_ws_m64) = {
              .default_stages = 3, TWS_TILE_INFO(TWS_SHORT_TILE_M, TWS_TILE_N)},
     .smem_bytes = tws_smem<TWS_SHORT_TILE_M, TWS_TILE_N>,
     .configure = configure_m64,
-    .check = pg_tma_check,
+    .check = check_any,
     .kernel = {.symbol = "pg_tma_ws_kernel",
                .launched = TWS_INSTANCE(TWS_SHORT_TILE_M, TWS_TILE_N, 1), .dynamic_smem = 1,
                PG_RULES(rules)},
@@ -175,30 +189,19 @@ PG_ENTRY(tma_ws_n32) = {
              .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_NARROW_TILE_N)},
     .smem_bytes = tws_smem<TWS_TILE_M, TWS_NARROW_TILE_N>,
     .configure = configure_n32,
-    .check = pg_tma_check,
+    .check = check_any,
     .kernel = {.symbol = "pg_tma_ws_kernel",
                .launched = TWS_INSTANCE(TWS_TILE_M, TWS_NARROW_TILE_N, 1), .dynamic_smem = 1,
                PG_RULES(rules)},
 };
 
-/* Any layout: where a copy is made, its rows (K and N rounded up to 4)
- * must stay ints. */
-static pg_status check_any(const pg_gemm_args *g, char *why, size_t why_size) {
-  if (PG_PLANES_LD(g->k) > INT_MAX || PG_PLANES_LD(g->n) > INT_MAX) {
-    snprintf(why, why_size, "K = %d, N = %d: a copy's rows (rounded up to 4 floats) would pass "
-                            "INT_MAX", g->k, g->n);
-    return PG_ERR_UNSUPPORTED;
-  }
-  return PG_OK;
-}
-
 PG_ENTRY(tma_ws_any) = {
     .info = {.name = "tma_ws_any", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws_splitk for any layout: an operand TMA cannot read (off 16 bytes, or a leading dimension no multiple of 4) is copied with 16-byte rows into the workspace by a first kernel",
+             .technique = "tma_ws_splitk under the name it had when it alone took any layout: an operand TMA cannot read (off 16 bytes, or a leading dimension no multiple of 4) is copied with 16-byte rows into the workspace by a first kernel",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
              .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N)},
     .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
-    .configure = configure_any,
+    .configure = configure_splitk,
     .check = check_any,
     .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 1),
                .dynamic_smem = 1, PG_RULES(rules)},
