@@ -251,60 +251,15 @@ static __device__ __forceinline__ void tws_compute(const char *stage, int row0, 
   }
 }
 
-/* The epilogue where rows are not 16-byte aligned (C with a leading
- * dimension no multiple of 4, or a base off 16 bytes): a warp's 4 rows x 32
- * columns of each (i, j) (lane l: row +l/8, columns 4(l%8)..+3) written a
- * row at a time, lane l column l, so that each store instruction is 128
- * contiguous bytes whatever the row's alignment (a lane's 4 columns stored
- * in turn left each instruction 32 four-byte pieces 16 bytes apart). Each
- * value comes from its owner by shuffles (4 a value: the owner's float4
- * component is the reader's lane % 4). Every lane of the warp takes part;
- * rows past m and columns past n are not stored. */
-template <int THREAD_N>
-static __device__ __forceinline__ void tws_epilogue_rows(float *out, int ld, int m, int n,
-                                                         float alpha, float beta, int m0,
-                                                         int n0, int row0, int col0,
-                                                         float acc[TWS_THREAD_M][THREAD_N]) {
-  const int lane = threadIdx.x % 32;
-  const int first_row = m0 + row0 - lane / 8;      /* the warp's row of lanes 0-7 */
-  const int col = n0 + col0 - 4 * (lane % 8) + lane; /* this lane's column in a row */
-#pragma unroll
-  for (int i = 0; i < TWS_THREAD_M; ++i) {
-#pragma unroll
-    for (int j = 0; j < THREAD_N / 4; ++j) {
-#pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int owner = 8 * q + lane / 4;
-        const float v0 = __shfl_sync(0xffffffffu, acc[i][4 * j], owner);
-        const float v1 = __shfl_sync(0xffffffffu, acc[i][4 * j + 1], owner);
-        const float v2 = __shfl_sync(0xffffffffu, acc[i][4 * j + 2], owner);
-        const float v3 = __shfl_sync(0xffffffffu, acc[i][4 * j + 3], owner);
-        const int e = lane % 4;
-        const float v = e == 0 ? v0 : e == 1 ? v1 : e == 2 ? v2 : v3;
-        const int row = first_row + TWS_ROW_STEP * i + q, c = col + TWS_COL_STEP * j;
-        if (row < m && c < n) {
-          float *p = out + (size_t)row * ld + c;
-          *p = beta == 0.f ? alpha * v : fmaf(beta, *p, alpha * v);
-        }
-      }
-    }
-  }
-}
-
 /* out = alpha*acc + beta*out for this thread's part of an m x n matrix
  * (C, or a split's partial sums with alpha 1 and beta 0), guarded; 16-byte
- * stores where the rows allow them, else a row at a time across the warp
- * (tws_epilogue_rows). out is not read when beta == 0. */
+ * stores where the rows allow them. out is not read when beta == 0. */
 template <int THREAD_N>
 static __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, int n,
                                                     float alpha, float beta, int m0, int n0,
                                                     int row0, int col0,
                                                     float acc[TWS_THREAD_M][THREAD_N]) {
   const int vec = ((uintptr_t)out % 16 == 0) && ld % 4 == 0;
-  if (!vec) {
-    tws_epilogue_rows<THREAD_N>(out, ld, m, n, alpha, beta, m0, n0, row0, col0, acc);
-    return;
-  }
 #pragma unroll
   for (int i = 0; i < TWS_THREAD_M; ++i) {
     const int row = m0 + row0 + TWS_ROW_STEP * i;
@@ -314,7 +269,7 @@ static __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, i
     for (int j = 0; j < THREAD_N / 4; ++j) {
       const int col = n0 + col0 + TWS_COL_STEP * j;
       float *p = out_row + col;
-      if (col + 3 < n) {
+      if (vec && col + 3 < n) {
         float4 v = make_float4(alpha * acc[i][4 * j], alpha * acc[i][4 * j + 1],
                                alpha * acc[i][4 * j + 2], alpha * acc[i][4 * j + 3]);
         if (beta != 0.f) {
