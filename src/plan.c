@@ -528,7 +528,7 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
   }
   const char *step = "launching its kernel";
   /* B^T first (the wgmma members), or operands (the emulated entry's parts
-   * of A, tma_ws_any's copies of A or B): the kernel then reads them where B
+   * of A, the split forms' copies of A or B): the kernel then reads them where B
    * or A was, through a map encoded now that the workspace is there. */
   pg_gemm_args main_args = args;
   pg_tma_maps main_maps;

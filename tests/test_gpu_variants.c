@@ -43,7 +43,7 @@ typedef struct {
  * of 16; 1000x1x3000 (16-byte loads, K split) its chunk of 1 column,
  * 600x2x777 of 2, 517x3x1100 of 4, 300x5x70 of 8 and 77x20x300 three of
  * 8. 130x203x4100 and 130x200x4101, dense, split K
- * after tma_ws_any's copy of B alone and of A alone.
+ * after the copy of B alone and of A alone (every split form).
  * 64x96x1000 and 130x200x4100 have a tile or four and K long enough for
  * tma_ws_splitk to split it: into ranges K is no multiple of, the last one
  * short and ending in a partial step. 3000x2900x40 has 552 tiles of 128x128:
