@@ -177,8 +177,9 @@ typedef struct {
   /* > 1: the blocks are launched in clusters of this many along x (grid_x a
    * multiple of it; not with a persistent grid). */
   int cluster_x;
-  /* Non-zero: device memory the launch needs for partial sums (the core
-   * takes it from its pool, stream-ordered, and sets args->partials), and
+  /* Non-zero: device memory the launch needs for a first kernel's output
+   * and partial sums (the core takes it from its pool, stream-ordered, and
+   * sets args->partials), and
    * the kernel that reduces them, launched after the entry's with the
    * entry kernel's parameter (partials and ldp at the planes: see
    * pg_configure_split_k). */

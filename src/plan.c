@@ -217,7 +217,7 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
   const double k_share = rule->k_overhead > 0 ? k / (k + rule->k_overhead) : 1.0;
   const double kb_share = rule->k_block_overhead > 0 ? kb / (kb + rule->k_block_overhead) : 1.0;
   double copy_share = 1.0;
-  if (kernel->copied_floats > 0 && k > 0.0) {
+  if (kernel->copied_floats > 0 && k > 0.0 && args->m > 0 && args->n > 0) {
     const double copy_k = (double)dev->tuning.flops_per_byte * 2.0 * sizeof(float) *
                           (double)kernel->copied_floats / (2.0 * (double)args->m * args->n);
     copy_share = k / (k + copy_k);
@@ -501,9 +501,10 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
   }
   /* A workspace in stream-ordered memory of the library's pool: split-K's
    * partial sums (the kernel, then the reduction), the wgmma members' B^T
-   * (the B^T kernel, then the kernel) or the emulated ones' parts of A (the
-   * split, the kernel, and where K is split the reduction of the planes
-   * after them, with the kernel's arguments), and the memory back to the
+   * (the B^T kernel, then the kernel), the emulated ones' parts of A or the
+   * split forms' copies of an operand TMA cannot read (the first kernel,
+   * the kernel, and where K is split the reduction of the planes after
+   * them, with the kernel's arguments), and the memory back to the
    * pool; all in `stream`, so concurrent launches never share a workspace.
    * The pool is made to hold the bytes first, off this thread, so that a
    * device out of memory fails there and leaves this thread's CUDA error as

@@ -442,7 +442,22 @@ static void test_operand_copies(void **state) {
   h.vec_b = 1;
   assert_int_equal(pg_configure_operand_copies(&h, &launch), 1);
   assert_int_equal(launch.prepare_b_rows, 0);
+  assert_int_equal(h.ldp, 36);
+  assert_int_equal(launch.prepare_grid_x, 25);
+  assert_int_equal(launch.copied_floats, 100 * 36);
   assert_int_equal(launch.workspace_bytes, (size_t)100 * 36 * sizeof(float));
+  /* Rows wider than a block's 1024 columns: a unit a stretch of each group
+   * of 4 rows (K = 2050: rows of 2052, 3 stretches). */
+  pg_gemm_args w = aligned_args();
+  memset(&launch, 0, sizeof launch);
+  w.k = 2050;
+  w.lda = 2051;
+  w.vec_a = 0;
+  w.vec_b = 1;
+  assert_int_equal(pg_configure_operand_copies(&w, &launch), 1);
+  assert_int_equal(w.ldp, 2052);
+  assert_int_equal(launch.prepare_grid_x, 25 * 3);
+  assert_int_equal(launch.copied_floats, 100 * 2052);
   /* B alone: A read where it is, B's copy at the workspace's start. */
   pg_gemm_args b = aligned_args();
   memset(&launch, 0, sizeof launch);
@@ -458,6 +473,33 @@ static void test_operand_copies(void **state) {
   assert_int_equal(launch.workspace_bytes, (size_t)36 * 64 * sizeof(float));
 }
 
+/* Which entries take a layout TMA cannot read: the split forms (they copy
+ * it first), not tma_ws, tma_ws_streamk or tma, which read A and B where
+ * they are. */
+static void test_split_forms_take_any_layout(void **state) {
+  (void)state;
+  pg_gemm_args g = aligned_args();
+  g.lda = 37; /* A's rows 148 bytes apart */
+  g.b = storage + 1; /* B off 16 bytes */
+  char why[200];
+  const char *any[] = {"tma_ws_splitk", "tma_ws_n64", "tma_ws_m256", "tma_ws_m64", "tma_ws_n32",
+                       "tma_ws_any"};
+  for (size_t i = 0; i < sizeof any / sizeof any[0]; ++i) {
+    const pg_variant_entry *e = pg_entry_find(any[i]);
+    assert_non_null(e);
+    assert_non_null(e->check);
+    assert_int_equal(e->check(&g, why, sizeof why), PG_OK);
+  }
+  const char *in_place[] = {"tma_ws", "tma_ws_streamk", "tma"};
+  for (size_t i = 0; i < sizeof in_place / sizeof in_place[0]; ++i) {
+    const pg_variant_entry *e = pg_entry_find(in_place[i]);
+    assert_non_null(e);
+    why[0] = '\0';
+    assert_int_equal(e->check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
+    assert_non_null(strstr(why, "TMA needs"));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_aligned_layout_passes),
@@ -469,6 +511,7 @@ int main(void) {
       cmocka_unit_test(test_split_k_rule),
       cmocka_unit_test(test_split_tail_rule),
       cmocka_unit_test(test_operand_copies),
+      cmocka_unit_test(test_split_forms_take_any_layout),
       cmocka_unit_test(test_registry_facts),
       cmocka_unit_test(test_auto_without_gpu),
   };

@@ -197,9 +197,10 @@ def test_views_with_a_leading_dimension(xp, variant):
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_views_tma_cannot_read(xp, variant):
-    # One float into the row, odd leading dimensions: TMA's variants refuse
-    # it (PG_ERR_UNSUPPORTED, saying why, out untouched); the others, the
-    # selectors and cuBLAS among them, compute it.
+    # One float into the row, odd leading dimensions: the TMA variants that
+    # read the operands where they are refuse it (PG_ERR_UNSUPPORTED, saying
+    # why, out untouched); the others, the split forms (which copy them
+    # first), the selectors and cuBLAS among them, compute it.
     m, n, k = 130, 67, 99
     a, b, c, c_all, c_all_host = views(xp, m, n, k, offset=1, pad=4)
     try:

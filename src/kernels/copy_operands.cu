@@ -87,9 +87,7 @@ extern "C" void pg_configure_first_kernel(pg_gemm_args *args, pg_kernel_launch *
   launch->workspace_bytes +=
       ((size_t)a_rows * (size_t)a_ld + (size_t)b_rows * (size_t)b_ld) * sizeof(float);
   launch->prepare_kernel = kernel;
-  /* The widest row copied: an operand not copied (0 rows) adds no blocks. */
-  const long long a_width = a_rows > 0 ? a_ld : 0, b_width = b_rows > 0 ? b_ld : 0;
-  const long long widest = a_width > b_width ? a_width : b_width;
+  const long long widest = a_ld > b_ld ? a_ld : b_ld;
   launch->prepare_grid_x = (widest / 4 + PG_FIRST_THREADS - 1) / PG_FIRST_THREADS;
   launch->prepare_grid_y = grid_rows < CO_MAX_GRID_Y ? grid_rows : CO_MAX_GRID_Y;
   launch->prepare_threads = PG_FIRST_THREADS;
@@ -103,7 +101,11 @@ extern "C" int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch 
   const co_units u = co_units_of(*args);
   pg_configure_first_kernel(args, launch, (const void *)pg_copy_operands_kernel, 1, u.a_rows,
                             u.a_ld, u.b_rows, u.b_rows > 0 ? u.b_ld : 0);
-  /* Its own grid: one block a unit, A's then B's (co_units). */
+  /* Its own grid, in place of the one-row-a-block grid above: one block a
+   * unit, A's then B's (co_units). The kernel takes A's rows to be ldp =
+   * PG_PLANES_LD(K) wide, as pg_configure_first_kernel has just set it and
+   * the plan reads them (the split planner leaves ldp alone after a first
+   * kernel: reduce_splits.cu). */
   launch->prepare_grid_x = u.units < CO_MAX_BLOCKS ? u.units : CO_MAX_BLOCKS;
   launch->prepare_grid_y = 1;
   launch->copied_floats = u.a_rows * u.a_ld + u.b_rows * u.b_ld;

@@ -1,8 +1,9 @@
-/* What the first kernels that write operands into a call's workspace
- * share (copy_operands.cu's copies, 40_wgmma_3xtf32.cu's split of A): a
- * thread moves 4 consecutive floats of a row, a block PG_FIRST_THREADS
- * threads along a row (pg_configure_first_kernel, internal.h, sets their
- * grid). */
+/* The first kernel of the emulated entry (40_wgmma_3xtf32.cu's split of A
+ * and copy of B): a thread moves 4 consecutive floats of a row, a block
+ * PG_FIRST_THREADS threads along a row (pg_configure_first_kernel,
+ * internal.h, sets their grid). The split forms' copies
+ * (copy_operands.cu) share only PG_FIRST_THREADS and the workspace's
+ * layout, with a grid of their own. */
 #ifndef PG_FIRST_KERNEL_CUH
 #define PG_FIRST_KERNEL_CUH
 
