@@ -87,6 +87,9 @@ typedef struct {
   int sm_count;
   size_t smem_optin;      /* shared memory a block may opt in to */
   pg_tuning tuning;       /* its row of src/tuning.c (no environment overrides) */
+  /* 1: facts of a GPU that is not here, for auto's model alone
+   * (pg_auto_model): no kernel's image is looked at. */
+  int model_only;
 } pg_device;
 
 /* The current device's facts, cached per device. PG_ERR_NO_DEVICE with
@@ -98,6 +101,24 @@ pg_status pg_device_current(const pg_device **device);
  * the thread runs in the relaxed stream-capture mode, so it may make what a
  * capture on the caller's thread forbids (a cuBLAS handle, a memory pool). */
 pg_status pg_on_probe_thread(void (*work)(void *ctx), void *ctx);
+
+/* auto's model alone, on the facts of a device (model_only: no GPU is
+ * asked, no kernel's image looked at): each of `selector`'s candidates on
+ * an M x N x K problem, row-major and dense (lda = K, ldb = N, ldc = N; A
+ * and B 16-byte aligned, so that a leading dimension no multiple of 4 is
+ * what TMA cannot read), planned as a call would plan it. A row a
+ * candidate: its entry, stage count, predicted speed (0 where it refuses)
+ * and status. Returns the rows written (at most max_rows); *chosen is the
+ * row the selector would run (the first of the best), -1 if none runs. For
+ * replaying the model over measured shapes (bench/auto_replay.c). */
+typedef struct {
+  const pg_variant_info *variant;
+  int stages;
+  double speed;
+  pg_status status;
+} pg_model_row;
+int pg_auto_model(const pg_device *dev, const pg_variant_info *selector, int m, int n, int k,
+                  pg_model_row *rows, int max_rows, int *chosen);
 
 /* Gives back the memory the split-K pools keep (pg_shutdown). */
 void pg_device_release(void);

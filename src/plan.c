@@ -164,8 +164,10 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
       pg_set_error_detail("%s has no kernel for %d stages", info->name, stages);
       return PG_ERR_STAGES;
     }
-    pg_status st = load_kernel(dev, info, kernel->kernel, "kernel", info->min_cc);
-    if (st != PG_OK) return st;
+    if (!dev->model_only) {
+      pg_status st = load_kernel(dev, info, kernel->kernel, "kernel", info->min_cc);
+      if (st != PG_OK) return st;
+    }
   }
   if (!layout) return PG_OK;
   if (kernel->grid_x > PG_MAX_GRID_X || kernel->grid_y > PG_MAX_GRID_Y) {
@@ -249,6 +251,25 @@ static const pg_auto_rule *selector_rules(const pg_device *dev, const pg_variant
   }
 }
 
+/* A rule's stage count for its candidate: the rule's, or the entry's
+ * default; 0 where it is past the entry's range (the rule is skipped). */
+static int rule_stages(const pg_auto_rule *rule, const pg_variant_info *info) {
+  const int s = rule->stages != 0 ? rule->stages : info->default_stages;
+  return s < info->min_stages || s > info->max_stages ? 0 : s;
+}
+
+/* One rule's candidate on the problem at `stages`: plans it (plan->args
+ * from `problem`) and, where the device runs it, its predicted speed. */
+static pg_status rule_speed(const pg_device *dev, const pg_auto_rule *rule,
+                            const pg_variant_entry *candidate, int stages,
+                            const pg_gemm_args *problem, pg_plan *plan, pg_kernel_launch *kernel,
+                            double *speed) {
+  plan->args = *problem;
+  const pg_status st = decide_entry(dev, candidate, stages, plan, kernel, 1);
+  if (st == PG_OK) *speed = predicted_speed(dev, rule, &candidate->info, &plan->args, kernel);
+  return st;
+}
+
 /* auto: of the tuning table's candidates that the device runs on this
  * problem, the best predicted. Their refusals are no error of the call: the
  * detail is cleared once one runs. */
@@ -262,14 +283,12 @@ static pg_status choose(const pg_device *dev, const pg_variant_info *selector, p
   double best_speed = -1.0;
   pg_status refusal = PG_ERR_ARCH;
   for (int i = 0; i < PG_AUTO_MAX_RULES && rules[i].variant != NULL; ++i) {
-    const pg_auto_rule *rule = &rules[i];
-    const pg_variant_entry *candidate = auto_rule_entry(rule, selector->precision);
+    const pg_variant_entry *candidate = auto_rule_entry(&rules[i], selector->precision);
     if (candidate == NULL) continue;
-    const pg_variant_info *info = &candidate->info;
-    const int s = rule->stages != 0 ? rule->stages : info->default_stages;
-    if (s < info->min_stages || s > info->max_stages) continue;
-    plan->args = problem;
-    const pg_status st = decide_entry(dev, candidate, s, plan, kernel, 1);
+    const int s = rule_stages(&rules[i], &candidate->info);
+    if (s == 0) continue;
+    double speed = 0.0;
+    const pg_status st = rule_speed(dev, &rules[i], candidate, s, &problem, plan, kernel, &speed);
     /* Out of memory is no answer about the candidate: choosing past it
      * would make the choice depend on the moment. */
     if (st == PG_ERR_NO_MEMORY) return st;
@@ -277,7 +296,6 @@ static pg_status choose(const pg_device *dev, const pg_variant_info *selector, p
       refusal = st; /* the last refusal's status and detail, should all refuse */
       continue;
     }
-    const double speed = predicted_speed(dev, rule, info, &plan->args, kernel);
     if (speed > best_speed) {
       best = candidate;
       best_stages = s;
@@ -774,6 +792,41 @@ pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const flo
   st = choose(dev, &pg_entry_auto.info, &plan, &entry, stages, &kernel);
   if (st == PG_OK) *variant = &entry->info;
   return st;
+}
+
+int pg_auto_model(const pg_device *dev, const pg_variant_info *selector, int m, int n, int k,
+                  pg_model_row *rows, int max_rows, int *chosen) {
+  /* Stand-ins for A and B: the plans look at their addresses' alignment
+   * alone. */
+  static const float operand[4] __attribute__((aligned(16))) = {0};
+  *chosen = -1;
+  if (dev == NULL || selector == NULL || selector->kind != PG_KIND_SELECTOR) return 0;
+  pg_plan plan;
+  memset(&plan, 0, sizeof plan);
+  set_problem(&plan.args, m, n, k, 1.0f, operand, k, operand, n, 0.0f, NULL, n);
+  const pg_gemm_args problem = plan.args;
+  const pg_auto_rule *rules = selector_rules(dev, selector);
+  int count = 0;
+  double best = -1.0;
+  for (int i = 0; i < PG_AUTO_MAX_RULES && rules[i].variant != NULL && count < max_rows; ++i) {
+    const pg_variant_entry *candidate = auto_rule_entry(&rules[i], selector->precision);
+    if (candidate == NULL) continue;
+    const int s = rule_stages(&rules[i], &candidate->info);
+    if (s == 0) continue;
+    pg_kernel_launch kernel;
+    pg_model_row *row = &rows[count];
+    row->variant = &candidate->info;
+    row->stages = s;
+    row->speed = 0.0;
+    row->status = rule_speed(dev, &rules[i], candidate, s, &problem, &plan, &kernel, &row->speed);
+    if (row->status == PG_OK && row->speed > best) {
+      best = row->speed;
+      *chosen = count;
+    }
+    ++count;
+  }
+  pg_clear_error_detail();
+  return count;
 }
 
 pg_status pg_auto_candidate(const pg_variant_info *selector, int index,

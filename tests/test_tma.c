@@ -500,6 +500,49 @@ static void test_split_forms_take_any_layout(void **state) {
   }
 }
 
+/* auto's model alone on an H200's facts (pg_auto_model, no GPU asked):
+ * every candidate a row, the chosen one the first of the best predicted,
+ * refusals with no speed; the layout rules as a call applies them. */
+static void test_auto_model(void **state) {
+  (void)state;
+  pg_device h200;
+  memset(&h200, 0, sizeof h200);
+  h200.cc = 90;
+  h200.sm_count = 132;
+  h200.smem_optin = 227 * 1024;
+  h200.tuning = pg_tuning_row(90, 132);
+  h200.model_only = 1;
+  const pg_variant_info *selector = pg_variant_find("auto");
+  const int shapes[][3] = {{8192, 8192, 8192}, {333, 777, 4444}, {1, 4096, 4096}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+    pg_model_row rows[PG_AUTO_MAX_RULES];
+    int chosen = -2;
+    const int count = pg_auto_model(&h200, selector, shapes[i][0], shapes[i][1], shapes[i][2],
+                                    rows, PG_AUTO_MAX_RULES, &chosen);
+    assert_true(count >= 2);
+    assert_true(chosen >= 0 && chosen < count);
+    assert_int_equal(rows[chosen].status, PG_OK);
+    for (int r = 0; r < count; ++r) {
+      assert_non_null(pg_variant_find(rows[r].variant->name));
+      if (rows[r].status != PG_OK) {
+        assert_true(rows[r].speed == 0.0);
+        continue;
+      }
+      assert_true(rows[r].speed > 0.0);
+      if (r < chosen) assert_true(rows[r].speed < rows[chosen].speed);
+      if (r > chosen) assert_true(rows[r].speed <= rows[chosen].speed);
+      /* 333 x 777 x 4444: ldb = 777 floats, which TMA cannot read. */
+      if (i == 1) assert_true(strcmp(rows[r].variant->name, "tma_ws") != 0);
+    }
+  }
+  /* No selector, no rows. */
+  pg_model_row row;
+  int chosen = 7;
+  assert_int_equal(pg_auto_model(&h200, pg_variant_find("tma_ws"), 64, 64, 64, &row, 1, &chosen),
+                   0);
+  assert_int_equal(chosen, -1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_aligned_layout_passes),
@@ -514,6 +557,7 @@ int main(void) {
       cmocka_unit_test(test_split_forms_take_any_layout),
       cmocka_unit_test(test_registry_facts),
       cmocka_unit_test(test_auto_without_gpu),
+      cmocka_unit_test(test_auto_model),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
