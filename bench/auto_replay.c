@@ -18,7 +18,6 @@
 
 #include "cli/shapes.h"
 #include "internal.h"
-#include "tuning.h"
 
 #define MAX_ROWS PG_AUTO_MAX_RULES
 
@@ -58,13 +57,7 @@ int main(int argc, char **argv) {
   if (files == 0) return usage("no shape file");
   const pg_variant_info *selector = pg_variant_find(selector_name);
   if (selector == NULL || selector->kind != PG_KIND_SELECTOR) return usage("no such selector");
-  pg_device device;
-  memset(&device, 0, sizeof device);
-  device.cc = cc;
-  device.sm_count = sms;
-  device.smem_optin = (size_t)smem_kib * 1024;
-  device.tuning = pg_tuning_row(cc, sms);
-  device.model_only = 1;
+  const pg_device device = pg_device_model(cc, sms, (size_t)smem_kib * 1024);
   printf("# pg_auto_replay: %s on cc %d, %d SMs, %d KiB of shared memory a block; tuning row: "
          "%s\n", selector_name, cc, sms, smem_kib, device.tuning.measured_on);
   printf("shape,m,n,k,candidate,stages,predicted,status,chosen\n");

@@ -119,6 +119,10 @@ typedef struct {
 } pg_model_row;
 int pg_auto_model(const pg_device *dev, const pg_variant_info *selector, int m, int n, int k,
                   pg_model_row *rows, int max_rows, int *chosen);
+/* The facts of a GPU that is not here, for pg_auto_model: its compute
+ * capability, SMs and the shared memory a block may opt in to, its row of
+ * src/tuning.c, model_only set. */
+pg_device pg_device_model(int cc, int sm_count, size_t smem_optin);
 
 /* Gives back the memory the split-K pools keep (pg_shutdown). */
 void pg_device_release(void);

@@ -270,45 +270,60 @@ static pg_status rule_speed(const pg_device *dev, const pg_auto_rule *rule,
   return st;
 }
 
+/* A selector's candidates on `problem`, in its rules' order, a row each
+ * (rule_stages, rule_speed); *chosen the first of the best predicted, -1
+ * if none runs. It stops after a candidate that found the device out of
+ * memory, whose row is then the last. plan->args and *kernel are left as
+ * the last candidate planned them. */
+static int rank_candidates(const pg_device *dev, const pg_variant_info *selector,
+                           const pg_gemm_args *problem, pg_plan *plan, pg_kernel_launch *kernel,
+                           pg_model_row *rows, int max_rows, int *chosen) {
+  const pg_auto_rule *rules = selector_rules(dev, selector);
+  int count = 0;
+  double best = -1.0;
+  *chosen = -1;
+  for (int i = 0; i < PG_AUTO_MAX_RULES && rules[i].variant != NULL && count < max_rows; ++i) {
+    const pg_variant_entry *candidate = auto_rule_entry(&rules[i], selector->precision);
+    if (candidate == NULL) continue;
+    const int s = rule_stages(&rules[i], &candidate->info);
+    if (s == 0) continue;
+    pg_model_row *row = &rows[count++];
+    row->variant = &candidate->info;
+    row->stages = s;
+    row->speed = 0.0;
+    row->status = rule_speed(dev, &rules[i], candidate, s, problem, plan, kernel, &row->speed);
+    if (row->status == PG_ERR_NO_MEMORY) break;
+    if (row->status == PG_OK && row->speed > best) {
+      best = row->speed;
+      *chosen = count - 1;
+    }
+  }
+  return count;
+}
+
 /* auto: of the tuning table's candidates that the device runs on this
  * problem, the best predicted. Their refusals are no error of the call: the
  * detail is cleared once one runs. */
 static pg_status choose(const pg_device *dev, const pg_variant_info *selector, pg_plan *plan,
                         const pg_variant_entry **entry, int *stages, pg_kernel_launch *kernel) {
-  const pg_auto_rule *rules = selector_rules(dev, selector);
   const pg_gemm_args problem = plan->args; /* each candidate's configure starts from it */
   const cudaError_t cuda_error_before = pg_last_cuda_error();
-  const pg_variant_entry *best = NULL;
-  int best_stages = 0;
-  double best_speed = -1.0;
-  pg_status refusal = PG_ERR_ARCH;
-  for (int i = 0; i < PG_AUTO_MAX_RULES && rules[i].variant != NULL; ++i) {
-    const pg_variant_entry *candidate = auto_rule_entry(&rules[i], selector->precision);
-    if (candidate == NULL) continue;
-    const int s = rule_stages(&rules[i], &candidate->info);
-    if (s == 0) continue;
-    double speed = 0.0;
-    const pg_status st = rule_speed(dev, &rules[i], candidate, s, &problem, plan, kernel, &speed);
-    /* Out of memory is no answer about the candidate: choosing past it
-     * would make the choice depend on the moment. */
-    if (st == PG_ERR_NO_MEMORY) return st;
-    if (st != PG_OK) {
-      refusal = st; /* the last refusal's status and detail, should all refuse */
-      continue;
-    }
-    if (speed > best_speed) {
-      best = candidate;
-      best_stages = s;
-      best_speed = speed;
-    }
-  }
+  pg_model_row rows[PG_AUTO_MAX_RULES];
+  int chosen = -1;
+  const int count =
+      rank_candidates(dev, selector, &problem, plan, kernel, rows, PG_AUTO_MAX_RULES, &chosen);
+  /* Out of memory is no answer about the candidate: choosing past it
+   * would make the choice depend on the moment. */
+  if (count > 0 && rows[count - 1].status == PG_ERR_NO_MEMORY) return PG_ERR_NO_MEMORY;
   plan->args = problem;
-  if (best == NULL) return refusal;
+  /* None runs: the last refusal's status and detail. */
+  if (chosen < 0) return count > 0 ? rows[count - 1].status : PG_ERR_ARCH;
+  const pg_variant_entry *best = pg_entry_of(rows[chosen].variant);
   /* The winner's plan again: the candidates after it wrote theirs. */
-  pg_status st = decide_entry(dev, best, best_stages, plan, kernel, 1);
+  pg_status st = decide_entry(dev, best, rows[chosen].stages, plan, kernel, 1);
   if (st != PG_OK) return st;
   *entry = best;
-  *stages = best_stages;
+  *stages = rows[chosen].stages;
   pg_clear_error_detail();
   pg_restore_last_cuda_error(cuda_error_before);
   return PG_OK;
@@ -805,28 +820,22 @@ int pg_auto_model(const pg_device *dev, const pg_variant_info *selector, int m, 
   memset(&plan, 0, sizeof plan);
   set_problem(&plan.args, m, n, k, 1.0f, operand, k, operand, n, 0.0f, NULL, n);
   const pg_gemm_args problem = plan.args;
-  const pg_auto_rule *rules = selector_rules(dev, selector);
-  int count = 0;
-  double best = -1.0;
-  for (int i = 0; i < PG_AUTO_MAX_RULES && rules[i].variant != NULL && count < max_rows; ++i) {
-    const pg_variant_entry *candidate = auto_rule_entry(&rules[i], selector->precision);
-    if (candidate == NULL) continue;
-    const int s = rule_stages(&rules[i], &candidate->info);
-    if (s == 0) continue;
-    pg_kernel_launch kernel;
-    pg_model_row *row = &rows[count];
-    row->variant = &candidate->info;
-    row->stages = s;
-    row->speed = 0.0;
-    row->status = rule_speed(dev, &rules[i], candidate, s, &problem, &plan, &kernel, &row->speed);
-    if (row->status == PG_OK && row->speed > best) {
-      best = row->speed;
-      *chosen = count;
-    }
-    ++count;
-  }
+  pg_kernel_launch kernel;
+  const int count =
+      rank_candidates(dev, selector, &problem, &plan, &kernel, rows, max_rows, chosen);
   pg_clear_error_detail();
   return count;
+}
+
+pg_device pg_device_model(int cc, int sm_count, size_t smem_optin) {
+  pg_device device;
+  memset(&device, 0, sizeof device);
+  device.cc = cc;
+  device.sm_count = sm_count;
+  device.smem_optin = smem_optin;
+  device.tuning = pg_tuning_row(cc, sm_count);
+  device.model_only = 1;
+  return device;
 }
 
 pg_status pg_auto_candidate(const pg_variant_info *selector, int index,

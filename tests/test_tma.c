@@ -505,13 +505,9 @@ static void test_split_forms_take_any_layout(void **state) {
  * refusals with no speed; the layout rules as a call applies them. */
 static void test_auto_model(void **state) {
   (void)state;
-  pg_device h200;
-  memset(&h200, 0, sizeof h200);
-  h200.cc = 90;
-  h200.sm_count = 132;
-  h200.smem_optin = 227 * 1024;
-  h200.tuning = pg_tuning_row(90, 132);
-  h200.model_only = 1;
+  const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
+  assert_int_equal(h200.model_only, 1);
+  assert_int_equal(h200.tuning.cc, 90);
   const pg_variant_info *selector = pg_variant_find("auto");
   const int shapes[][3] = {{8192, 8192, 8192}, {333, 777, 4444}, {1, 4096, 4096}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {

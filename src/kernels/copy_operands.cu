@@ -79,33 +79,40 @@ __global__ void __launch_bounds__(PG_FIRST_THREADS) pg_copy_operands_kernel(cons
   }
 }
 
-extern "C" void pg_configure_first_kernel(pg_gemm_args *args, pg_kernel_launch *launch,
-                                          const void *kernel, long long grid_rows,
-                                          long long a_rows, long long a_ld, long long b_rows,
-                                          long long b_ld) {
+/* What every first kernel's launch says but its grid: the workspace it
+ * fills (a_rows rows of a_ld floats, args->ldp, then b_rows of b_ld) and
+ * the plan's first-kernel fields. */
+static void set_first_kernel(pg_gemm_args *args, pg_kernel_launch *launch, const void *kernel,
+                             long long a_rows, long long a_ld, long long b_rows, long long b_ld) {
   args->ldp = (int)a_ld;
   launch->workspace_bytes +=
       ((size_t)a_rows * (size_t)a_ld + (size_t)b_rows * (size_t)b_ld) * sizeof(float);
   launch->prepare_kernel = kernel;
-  const long long widest = a_ld > b_ld ? a_ld : b_ld;
-  launch->prepare_grid_x = (widest / 4 + PG_FIRST_THREADS - 1) / PG_FIRST_THREADS;
-  launch->prepare_grid_y = grid_rows < CO_MAX_GRID_Y ? grid_rows : CO_MAX_GRID_Y;
   launch->prepare_threads = PG_FIRST_THREADS;
   launch->prepare_a_rows = a_rows;
   launch->prepare_b_rows = b_rows;
   launch->prepare_b_ld = (int)b_ld;
 }
 
+extern "C" void pg_configure_first_kernel(pg_gemm_args *args, pg_kernel_launch *launch,
+                                          const void *kernel, long long grid_rows,
+                                          long long a_rows, long long a_ld, long long b_rows,
+                                          long long b_ld) {
+  set_first_kernel(args, launch, kernel, a_rows, a_ld, b_rows, b_ld);
+  const long long widest = a_ld > b_ld ? a_ld : b_ld;
+  launch->prepare_grid_x = (widest / 4 + PG_FIRST_THREADS - 1) / PG_FIRST_THREADS;
+  launch->prepare_grid_y = grid_rows < CO_MAX_GRID_Y ? grid_rows : CO_MAX_GRID_Y;
+}
+
 extern "C" int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch *launch) {
   if (args->vec_a && args->vec_b) return 0;
   const co_units u = co_units_of(*args);
-  pg_configure_first_kernel(args, launch, (const void *)pg_copy_operands_kernel, 1, u.a_rows,
-                            u.a_ld, u.b_rows, u.b_rows > 0 ? u.b_ld : 0);
-  /* Its own grid, in place of the one-row-a-block grid above: one block a
-   * unit, A's then B's (co_units). The kernel takes A's rows to be ldp =
-   * PG_PLANES_LD(K) wide, as pg_configure_first_kernel has just set it and
-   * the plan reads them (the split planner leaves ldp alone after a first
-   * kernel: reduce_splits.cu). */
+  set_first_kernel(args, launch, (const void *)pg_copy_operands_kernel, u.a_rows, u.a_ld,
+                   u.b_rows, u.b_rows > 0 ? u.b_ld : 0);
+  /* Its grid: one block a unit, A's then B's (co_units). The kernel takes
+   * A's rows to be ldp = PG_PLANES_LD(K) wide, as set_first_kernel has just
+   * set it and the plan reads them (the split planner leaves ldp alone
+   * after a first kernel: reduce_splits.cu). */
   launch->prepare_grid_x = u.units < CO_MAX_BLOCKS ? u.units : CO_MAX_BLOCKS;
   launch->prepare_grid_y = 1;
   launch->copied_floats = u.a_rows * u.a_ld + u.b_rows * u.b_ld;
