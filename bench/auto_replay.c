@@ -10,7 +10,8 @@
  *
  *   build/pg_auto_replay [--selector auto] [--cc 90] [--sms 132] [--smem-kib 227] FILE...
  *
- * Prints CSV: shape,m,n,k,candidate,stages,predicted,status,chosen. Exit 2
+ * Prints CSV: shape,m,n,k,candidate,stages,predicted,status,chosen,blocks,block_k
+ * (the planned kernel's blocks and a block's K; 0 where it refuses). Exit 2
  * for bad arguments or an unreadable file. Not installed. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,7 @@ int main(int argc, char **argv) {
   const pg_device device = pg_device_model(cc, sms, (size_t)smem_kib * 1024);
   printf("# pg_auto_replay: %s on cc %d, %d SMs, %d KiB of shared memory a block; tuning row: "
          "%s\n", selector_name, cc, sms, smem_kib, device.tuning.measured_on);
-  printf("shape,m,n,k,candidate,stages,predicted,status,chosen\n");
+  printf("shape,m,n,k,candidate,stages,predicted,status,chosen,blocks,block_k\n");
   for (int i = 1; i < argc; ++i) {
     if (argv[i][0] == '-') {
       ++i; /* an option's value */
@@ -78,9 +79,9 @@ int main(int argc, char **argv) {
       int chosen = -1;
       const int count = pg_auto_model(&device, selector, s->m, s->n, s->k, rows, MAX_ROWS, &chosen);
       for (int r = 0; r < count; ++r)
-        printf("%dx%dx%d,%d,%d,%d,%s,%d,%.4f,%s,%d\n", s->m, s->n, s->k, s->m, s->n, s->k,
-               rows[r].variant->name, rows[r].stages, rows[r].speed,
-               pg_status_name(rows[r].status), r == chosen);
+        printf("%dx%dx%d,%d,%d,%d,%s,%d,%.4f,%s,%d,%lld,%lld\n", s->m, s->n, s->k, s->m, s->n,
+               s->k, rows[r].variant->name, rows[r].stages, rows[r].speed,
+               pg_status_name(rows[r].status), r == chosen, rows[r].blocks, rows[r].block_k);
     }
     pgc_shape_set_free(&set);
   }

@@ -110,12 +110,15 @@ pg_status pg_on_probe_thread(void (*work)(void *ctx), void *ctx);
  * candidate: its entry, stage count, predicted speed (0 where it refuses)
  * and status. Returns the rows written (at most max_rows); *chosen is the
  * row the selector would run (the first of the best), -1 if none runs. For
- * replaying the model over measured shapes (bench/auto_replay.c). */
+ * replaying the model over measured shapes (bench/auto_replay.c). A
+ * planned row also says its kernel's blocks and a block's K (its range
+ * where K is split), what the rules' per-block costs weigh. */
 typedef struct {
   const pg_variant_info *variant;
   int stages;
   double speed;
   pg_status status;
+  long long blocks, block_k;
 } pg_model_row;
 int pg_auto_model(const pg_device *dev, const pg_variant_info *selector, int m, int n, int k,
                   pg_model_row *rows, int max_rows, int *chosen);

@@ -291,7 +291,13 @@ static int rank_candidates(const pg_device *dev, const pg_variant_info *selector
     row->variant = &candidate->info;
     row->stages = s;
     row->speed = 0.0;
+    row->blocks = row->block_k = 0;
     row->status = rule_speed(dev, &rules[i], candidate, s, problem, plan, kernel, &row->speed);
+    if (row->status == PG_OK) {
+      row->blocks = kernel->grid_x * (kernel->grid_y > 0 ? kernel->grid_y : 1);
+      row->block_k = candidate->info.tile_k > 0 ? pg_block_k(&plan->args, candidate->info.tile_k)
+                                                : plan->args.k;
+    }
     if (row->status == PG_ERR_NO_MEMORY) break;
     if (row->status == PG_OK && row->speed > best) {
       best = row->speed;
