@@ -25,6 +25,16 @@
  *     fixed butterfly order at the end.
  * Block b of the grid: tile b % tiles (block of the long side fastest, then
  * the chunk), K range b / tiles.
+ * One row (M = 1) against a long enough N takes a third form with no split
+ * of K between blocks, so no second kernel:
+ *   GEMV: a block takes 4L columns of B (L = 4, 8, 16 or 32 lanes a row,
+ *     the narrowest whose blocks fit SK_GEMV_BLOCKS an SM, all resident at
+ *     once) and all of K; its 256 / L groups of L threads take
+ *     SK_GEMV_ROWS consecutive rows of B a step each (all of a step's loads
+ *     in flight), and their sums are added through shared memory at the
+ *     end in a fixed order. The second kernel of a split K (its launch and
+ *     its read of the planes) cost 5 of 26 us at 1 x 4096 x 4096 on the
+ *     H200 (Nsight Compute, clocks locked), where cuBLAS runs one kernel.
  *
  * auto's model of it (the launch's speed_share): its form's rate at a full
  * chunk (the tuning's skinny_rate_percent, one a form), times the short
@@ -69,6 +79,12 @@ PG_KERNELS_BEGIN
 #define SK_SPLIT_K (SK_ROWS_WARPS * SK_ROWS_BATCH)
 #define SK_FILL_BLOCKS 8
 #define SK_MIN_ROWS_RANGE 128
+/* GEMV: rows of B a thread a step (their loads in flight together), and
+ * blocks an SM (registers for a step's loads: up to 128 a thread). Where
+ * fewer than one block an SM would cover N at the narrowest width, the
+ * split short-M form runs instead. */
+#define SK_GEMV_ROWS 16
+#define SK_GEMV_BLOCKS 2
 /* Blocks an SM a form is compiled for: registers enough for a batch's
  * loads to be issued before its first product (else ptxas interleaves
  * them, one or two in flight): 64 registers a thread at 4, 80 at 3, 128 at
@@ -227,6 +243,62 @@ static __device__ __forceinline__ void sk_rows(const pg_gemm_args g) {
   }
 }
 
+/* GEMV: C[0][n] for the block's 4L columns, over all of K. Group q of L
+ * threads (q = thread / L) takes rows k0 .. k0 + SK_GEMV_ROWS - 1 of B,
+ * k0 = SK_GEMV_ROWS (q + j 256 / L) for j = 0, 1, ...; a row past K reads
+ * the last and its product is zeroed (a and b both, so that an infinity
+ * there adds no NaN). The groups' sums are added in group order: four
+ * groups a thread, then the slices of four. */
+template <int L, bool VEC>
+static __device__ __forceinline__ void sk_gemv(const pg_gemm_args g) {
+  enum { G = SK_THREADS / L, W = 4 * L, U = SK_GEMV_ROWS, SLICES = SK_THREADS / W };
+  static_assert(G == 4 * SLICES, "a slice is four groups");
+  __shared__ __align__(16) float sums[G][W];
+  __shared__ float slices[SLICES][W];
+  const int lane = threadIdx.x % L, group = threadIdx.x / L;
+  const long long n = (long long)blockIdx.x * W + 4 * lane;
+  const int cols = g.n - n < 4 ? (int)(g.n - n) : 4; /* <= 0: past N, reads column 0 */
+  const float *const b_col = g.b + (cols > 0 ? n : 0);
+  float acc[4] = {0.f, 0.f, 0.f, 0.f};
+  for (long long k0 = (long long)group * U; k0 < g.k; k0 += (long long)G * U) {
+    float4 b[U];
+    float a[U];
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+      const long long kk = k0 + j < g.k ? k0 + j : g.k - 1;
+      b[j] = sk_load4<VEC>(b_col + (size_t)kk * g.ldb, cols > 0 ? cols : 1);
+      a[j] = __ldg(g.a + kk);
+    }
+#pragma unroll
+    for (int j = 0; j < U; ++j)
+      if (k0 + j >= g.k || cols <= 0) a[j] = 0.f, b[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+      acc[0] = fmaf(a[j], b[j].x, acc[0]);
+      acc[1] = fmaf(a[j], b[j].y, acc[1]);
+      acc[2] = fmaf(a[j], b[j].z, acc[2]);
+      acc[3] = fmaf(a[j], b[j].w, acc[3]);
+    }
+  }
+  *(float4 *)&sums[group][4 * lane] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+  __syncthreads();
+  {
+    const int c = threadIdx.x % W, slice = threadIdx.x / W;
+    slices[slice][c] = ((sums[4 * slice][c] + sums[4 * slice + 1][c]) + sums[4 * slice + 2][c]) +
+                       sums[4 * slice + 3][c];
+  }
+  __syncthreads();
+  if (threadIdx.x < W) {
+    const long long col = (long long)blockIdx.x * W + threadIdx.x;
+    if (col < g.n) {
+      float v = slices[0][threadIdx.x];
+#pragma unroll
+      for (int u = 1; u < SLICES; ++u) v += slices[u][threadIdx.x];
+      sk_store(g, 0, 0, col, v);
+    }
+  }
+}
+
 /* COLS: C[m][n0 + c] for c < CN (a chunk of B's columns), m this warp's
  * SK_COLS_WARP_ROWS rows. Each tile of K: a lane's loads of A (4
  * consecutive K a step, a warp's step 512 contiguous bytes of a row) are
@@ -303,14 +375,18 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
     }
 }
 
-/* The entry's one kernel, both forms under one name (inspect judges every
+/* The entry's one kernel, every form under one name (inspect judges every
  * instance of it by the entry's SASS rules): R > 0 the short-M form, R rows
- * a chunk; R = 0 the short-N form, chunks of C columns. VEC: the long
- * operand is read in 16-byte loads (its rows may be, and the side along
- * them is a multiple of 4: a thread's 4 floats are all in it or none). */
+ * a chunk; R = 0 the short-N form, chunks of C columns; R = -L the GEMV, L
+ * lanes a row. VEC: the long operand is read in 16-byte loads (its rows may
+ * be, and the side along them is a multiple of 4: a thread's 4 floats are
+ * all in it or none). */
 template <int R, int C, bool VEC>
-__global__ void __launch_bounds__(SK_THREADS, sk_blocks_per_sm(R)) pg_skinny_kernel(const pg_gemm_args g) {
-  if constexpr (R > 0)
+__global__ void __launch_bounds__(SK_THREADS, R < 0 ? SK_GEMV_BLOCKS : sk_blocks_per_sm(R))
+    pg_skinny_kernel(const pg_gemm_args g) {
+  if constexpr (R < 0)
+    sk_gemv<-R, VEC>(g);
+  else if constexpr (R > 0)
     sk_rows<R, VEC>(g);
   else
     sk_cols<C, VEC>(g);
@@ -334,6 +410,10 @@ static const sk_form sk_row_forms[] = {SK_FORM(1, 1, 0), SK_FORM(2, 2, 0), SK_FO
                                        SK_FORM(SK_ROWS_MAX_CHUNK, SK_ROWS_MAX_CHUNK, 0)};
 static const sk_form sk_col_forms[] = {SK_FORM(1, 0, 1), SK_FORM(2, 0, 2), SK_FORM(4, 0, 4),
                                        SK_FORM(SK_COLS_MAX_CHUNK, 0, SK_COLS_MAX_CHUNK)};
+/* The GEMV's forms by lanes a row: 4, 8, 16, 32 (chunk: the lanes). */
+static const sk_form sk_gemv_forms[] = {SK_FORM(4, -4, 0), SK_FORM(8, -8, 0), SK_FORM(16, -16, 0),
+                                        SK_FORM(32, -32, 0)};
+#define SK_GEMV_FORMS ((int)(sizeof sk_gemv_forms / sizeof sk_gemv_forms[0]))
 #define SK_ROW_FORMS ((int)(sizeof sk_row_forms / sizeof sk_row_forms[0]))
 #define SK_COL_FORMS ((int)(sizeof sk_col_forms / sizeof sk_col_forms[0]))
 static_assert(SK_ROW_FORMS + SK_COL_FORMS == PG_SKINNY_FORMS, "a rate for each form in the tuning");
@@ -372,6 +452,20 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   launch->speed_share = share < tuning->skinny_cap_percent / 100.0 ? share : tuning->skinny_cap_percent / 100.0;
   launch->grid_y = 1;
   args->splits = 1;
+  if (rows && short_side == 1) {
+    /* The GEMV: the narrowest width whose blocks all fit at once, where
+     * its blocks are at least one an SM. */
+    const long long fit = (long long)SK_GEMV_BLOCKS * device->sm_count;
+    for (int l = 0; l < SK_GEMV_FORMS; ++l) {
+      const long long width = 4LL * sk_gemv_forms[l].chunk;
+      const long long blocks = ((long long)args->n + width - 1) / width;
+      if (blocks > fit && l < SK_GEMV_FORMS - 1) continue;
+      if (blocks < device->sm_count) break;
+      launch->kernel = sk_gemv_forms[l].kernel[vec];
+      launch->grid_x = blocks;
+      return;
+    }
+  }
   const long long min_range = rows ? SK_MIN_ROWS_RANGE * (chunk > 2 ? chunk / 2 : 1) : SK_COLS_TILE_K;
   (void)pg_configure_split_k(args, launch, (long long)SK_FILL_BLOCKS * device->sm_count,
                              ((long long)args->k + SK_SPLIT_K - 1) / SK_SPLIT_K,
