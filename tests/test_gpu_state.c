@@ -207,8 +207,8 @@ static void split_is_deterministic(const char *name) {
   /* The forms that split K where the tiles leave SMs idle must split here
    * (at most 8 tiles), whether called by name or chosen by auto; whatever
    * auto runs, its runs must agree in bits all the same. */
-  static const char *const splitting[] = {"tma_ws_splitk", "tma_ws_m256", "tma_ws_n64",
-                                          "wgmma_3xtf32"};
+  static const char *const splitting[] = {"tma_ws_splitk", "tma_ws_m256", "tma_ws_n256",
+                                          "tma_ws_n64", "wgmma_3xtf32"};
   int must_split = 0;
   for (size_t i = 0; i < sizeof splitting / sizeof splitting[0]; ++i)
     if (info.variant == pg_variant_find(splitting[i])) must_split = 1;

@@ -89,6 +89,7 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
 static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
 static const tws_shape small = TWS_SHAPE(TWS_TILE_M, TWS_SMALL_TILE_N);
 static const tws_shape tall = TWS_SHAPE(TWS_TALL_TILE_M, TWS_TILE_N);
+static const tws_shape wide = TWS_SHAPE(TWS_TILE_M, TWS_WIDE_TILE_N);
 static const tws_shape short_shape = TWS_SHAPE(TWS_SHORT_TILE_M, TWS_TILE_N);
 static const tws_shape narrow = TWS_SHAPE(TWS_TILE_M, TWS_NARROW_TILE_N);
 
@@ -100,6 +101,7 @@ static const split_form large_form = {
     &large, NULL, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
 static const split_form small_form = {&small, TWS_FORM_KERNELS(TWS_TILE_M, TWS_SMALL_TILE_N)};
 static const split_form tall_form = {&tall, TWS_FORM_KERNELS(TWS_TALL_TILE_M, TWS_TILE_N)};
+static const split_form wide_form = {&wide, TWS_FORM_KERNELS(TWS_TILE_M, TWS_WIDE_TILE_N)};
 static const split_form short_form = {&short_shape,
                                       TWS_FORM_KERNELS(TWS_SHORT_TILE_M, TWS_TILE_N)};
 static const split_form narrow_form = {&narrow, TWS_FORM_KERNELS(TWS_TILE_M, TWS_NARROW_TILE_N)};
@@ -113,6 +115,7 @@ static const split_form narrow_form = {&narrow, TWS_FORM_KERNELS(TWS_TILE_M, TWS
 TWS_SPLIT_CONFIGURE(configure_splitk, large_form)
 TWS_SPLIT_CONFIGURE(configure_n64, small_form)
 TWS_SPLIT_CONFIGURE(configure_m256, tall_form)
+TWS_SPLIT_CONFIGURE(configure_n256, wide_form)
 TWS_SPLIT_CONFIGURE(configure_m64, short_form)
 TWS_SPLIT_CONFIGURE(configure_n32, narrow_form)
 
@@ -166,6 +169,19 @@ PG_ENTRY(tma_ws_m256) = {
     .check = check_any,
     .kernel = {.symbol = "pg_tma_ws_kernel",
                .launched = TWS_INSTANCE(TWS_TALL_TILE_M, TWS_TILE_N, 1), .dynamic_smem = 1,
+               PG_RULES(rules)},
+};
+
+PG_ENTRY(tma_ws_n256) = {
+    .info = {.name = "tma_ws_n256", .kind = PG_KIND_KERNEL,
+             .technique = "tma_ws on a 128x256 tile for a short M against a long N: two consumer warpgroups share each stage's A, one block per SM; K split as tma_ws_splitk does where the tiles leave SMs idle",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_WIDE_TILE_N)},
+    .smem_bytes = tws_smem<TWS_TILE_M, TWS_WIDE_TILE_N>,
+    .configure = configure_n256,
+    .check = check_any,
+    .kernel = {.symbol = "pg_tma_ws_kernel",
+               .launched = TWS_INSTANCE(TWS_TILE_M, TWS_WIDE_TILE_N, 1), .dynamic_smem = 1,
                PG_RULES(rules)},
 };
 

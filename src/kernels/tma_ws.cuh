@@ -69,6 +69,11 @@ template <> struct tws_tile<TWS_TALL_TILE_M, TWS_TILE_N> {
   enum { MIN_BLOCKS = TWS_TALL_MIN_BLOCKS_PER_SM };
   enum { STAGE_A_BYTES = TWS_TALL_STAGE_A_BYTES, STAGE_BYTES = TWS_TALL_STAGE_BYTES };
 };
+template <> struct tws_tile<TWS_TILE_M, TWS_WIDE_TILE_N> {
+  enum { THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_TALL_CONSUMERS, THREADS = TWS_TALL_THREADS };
+  enum { MIN_BLOCKS = TWS_TALL_MIN_BLOCKS_PER_SM };
+  enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_WIDE_STAGE_BYTES };
+};
 template <> struct tws_tile<TWS_SHORT_TILE_M, TWS_TILE_N> {
   enum { THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS, THREADS = TWS_THREADS };
   enum { MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
@@ -87,7 +92,10 @@ static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_SMALL_THREAD_N == TWS_SHORT_TIL
               "the warpgroup covers the short tile");
 static_assert(TWS_SHORT_TILE_M == 8 * TWS_ROW_STEP && TWS_TILE_N == 2 * 64,
               "the short tile: each warp pair 64 rows by 64 columns");
-static_assert(TWS_TALL_TILE_M <= 256, "a TMA box has at most 256 rows");
+static_assert(TWS_TALL_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TILE_M * TWS_WIDE_TILE_N,
+              "the two warpgroups cover the wide tile");
+static_assert(TWS_TALL_TILE_M <= 256 && TWS_WIDE_TILE_N <= 256,
+              "a TMA box has at most 256 rows and 256 columns");
 /* setmaxnreg.inc waits until the registers are free: the tall block's
  * warps after setmaxnreg must fit in what its launch gives (65536 / 384
  * threads, rounded down to 8: 168 each). */
@@ -377,11 +385,14 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
    * warpgroup per 128 rows); the 4 rows a warp reads at once (lane / 8) fall
    * in 4 distinct swizzle positions, so A reads are free of bank conflicts.
    * The short tile's 64 rows: warp pair p takes them all, at columns
-   * 64p .. 64p+63. */
-  constexpr bool short_tile = TM == TWS_SHORT_TILE_M;
-  const int row0 = (short_tile ? 0 : (warp >> 1) * 64) + (warp & 1) * 4 + (lane / 8);
+   * 64p .. 64p+63. The wide tile's warpgroup q (warps 4q .. 4q+3) takes all
+   * 128 rows at columns 128q .. 128q+127. */
+  constexpr bool short_tile = TM == TWS_SHORT_TILE_M, wide_tile = TN == TWS_WIDE_TILE_N;
+  const int pair = wide_tile ? (warp & 3) >> 1 : warp >> 1;
+  const int row0 = (short_tile ? 0 : pair * 64) + (warp & 1) * 4 + (lane / 8);
   const unsigned swz = tws_swizzle_of_row(row0);
-  const int col0 = (lane % 8) * 4 + (short_tile ? (warp >> 1) * 64 : 0);
+  const int col0 =
+      (lane % 8) * 4 + (short_tile ? pair * 64 : 0) + (wide_tile ? (warp >> 2) * 128 : 0);
   PG_TRACE_OPEN(g, PG_TRACE_ROLE_CONSUMER, threadIdx.x == 0);
   tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
   tws_work w;

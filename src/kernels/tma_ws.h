@@ -60,6 +60,13 @@
 #define TWS_TALL_MIN_BLOCKS_PER_SM 1
 #define TWS_TALL_STAGE_A_BYTES (TWS_TALL_TILE_M * TWS_TILE_K * 4)
 #define TWS_TALL_STAGE_BYTES (TWS_TALL_STAGE_A_BYTES + TWS_STAGE_B_BYTES)
+/* The wide tile, 128 x 256 (tma_ws_n256), for a short M against a long N:
+ * two consumer warpgroups (8x16 outputs a thread, as the 128 x 128 tile)
+ * share each stage's A, each 128 of B's columns; the tall tile's launch
+ * (384 threads, one block per SM) and register split. */
+#define TWS_WIDE_TILE_N 256
+#define TWS_WIDE_STAGE_B_BYTES (TWS_TILE_K * TWS_WIDE_TILE_N * 4)
+#define TWS_WIDE_STAGE_BYTES (TWS_STAGE_A_BYTES + TWS_WIDE_STAGE_B_BYTES)
 /* The short tile, 64 x 128 (tma_ws_m64), for a short M: one consumer
  * warpgroup, each warp pair 64 rows by 64 columns (8x8 outputs a thread, as
  * the small tile), three blocks per SM with the small tile's register split. */
