@@ -39,8 +39,9 @@ typedef struct {
  * tiles. */
 /* skinny_ffma's forms: 1x1x1 and 1x1000x3000 (16-byte loads, a partial
  * block of columns, K split) take its chunk of 1 row; on a GPU of 132 SMs
- * 1x4100x1000 (257 blocks) and 1x9000x300 (141, K no multiple of the 16
- * rows a thread takes) its GEMV at 4 and 16 lanes a row; 2x333x2000 (K split)
+ * 1x2000x700 (125 blocks), 1x4100x1000 (129) and 1x9000x300 (141, K no
+ * multiple of the 16 rows a thread takes) its GEMV at 4, 8 and 16 lanes a
+ * row; 2x333x2000 (K split)
  * of 2, 3x130x700 of 4, 7x13x5 of 8, 12x300x70 of 16 and 35x79x19 three
  * of 16; 1000x1x3000 (16-byte loads, K split) its chunk of 1 column,
  * 600x2x777 of 2, 517x3x1100 of 4, 300x5x70 of 8 and 77x20x300 three of
@@ -65,6 +66,7 @@ static const shape shapes[] = {
     {77, 20, 300},   {130, 203, 4100}, {130, 200, 4101}, {2100, 2100, 256},
     {2100, 2101, 256}, {1300, 1300, 256}, {1, 4100, 1000}, {2, 333, 2000}, {3, 130, 700},
     {1000, 1, 3000},   {600, 2, 777},     {517, 3, 1100}, {1, 1000, 3000}, {1, 9000, 300},
+    {1, 2000, 700},
 };
 #define BIG_WORK 1e8 /* shapes with M*N*K this large are dropped by PG_TEST_QUICK */
 

@@ -27,9 +27,9 @@
  * the chunk), K range b / tiles.
  * One row (M = 1) against a long enough N takes a third form with no split
  * of K between blocks, so no second kernel:
- *   GEMV: a block takes 4L columns of B (L = 4, 8, 16 or 32 lanes a row,
- *     the narrowest whose blocks fit SK_GEMV_BLOCKS an SM, all resident at
- *     once) and all of K; its 256 / L groups of L threads take
+ *   GEMV: a block takes 4L columns of B (L = 8, 16 or 32 lanes a row, the
+ *     narrowest whose blocks fit SK_GEMV_BLOCKS an SM, all resident at
+ *     once; 4 where 8 would leave too few blocks) and all of K; its 256 / L groups of L threads take
  *     SK_GEMV_ROWS consecutive rows of B a step each (all of a step's loads
  *     in flight), and their sums are added through shared memory at the
  *     end in a fixed order. The second kernel of a split K (its launch and
@@ -79,12 +79,18 @@ PG_KERNELS_BEGIN
 #define SK_SPLIT_K (SK_ROWS_WARPS * SK_ROWS_BATCH)
 #define SK_FILL_BLOCKS 8
 #define SK_MIN_ROWS_RANGE 128
-/* GEMV: rows of B a thread a step (their loads in flight together), and
- * blocks an SM (registers for a step's loads: up to 128 a thread). Where
- * fewer than one block an SM would cover N at the narrowest width, the
- * split short-M form runs instead. */
+/* GEMV: rows of B a thread a step (their loads in flight together), blocks
+ * an SM (registers for a step's loads: up to 128 a thread), and the fewest
+ * blocks it runs, in percent of the SMs (fewer: the split short-M form).
+ * Measured on the H200 with each width forced (23:58 UTC, x cuBLAS):
+ * 128-byte rows (8 lanes) beat 64-byte ones (4) wherever they leave 94
+ * blocks or more (1x3000x8192: 0.99 against 0.86, 1x4096x16384 1.00
+ * against 0.86, 1x4096x4096 0.90 against 0.83 at 128 blocks), not at 64
+ * (1x2048x16384: 0.82 against 0.94); wider rows than needed to fit the
+ * blocks lose (16 lanes at 1x4096x4096 0.73, 32 lanes 0.52). */
 #define SK_GEMV_ROWS 16
 #define SK_GEMV_BLOCKS 2
+#define SK_GEMV_MIN_FILL_PERCENT 60
 /* Blocks an SM a form is compiled for: registers enough for a batch's
  * loads to be issued before its first product (else ptxas interleaves
  * them, one or two in flight): 64 registers a thread at 4, 80 at 3, 128 at
@@ -414,6 +420,11 @@ static const sk_form sk_col_forms[] = {SK_FORM(1, 0, 1), SK_FORM(2, 0, 2), SK_FO
 static const sk_form sk_gemv_forms[] = {SK_FORM(4, -4, 0), SK_FORM(8, -8, 0), SK_FORM(16, -16, 0),
                                         SK_FORM(32, -32, 0)};
 #define SK_GEMV_FORMS ((int)(sizeof sk_gemv_forms / sizeof sk_gemv_forms[0]))
+/* The GEMV's blocks across N in form l. */
+static long long sk_gemv_blocks(long long n, int l) {
+  const long long width = 4LL * sk_gemv_forms[l].chunk;
+  return (n + width - 1) / width;
+}
 #define SK_ROW_FORMS ((int)(sizeof sk_row_forms / sizeof sk_row_forms[0]))
 #define SK_COL_FORMS ((int)(sizeof sk_col_forms / sizeof sk_col_forms[0]))
 static_assert(SK_ROW_FORMS + SK_COL_FORMS == PG_SKINNY_FORMS, "a rate for each form in the tuning");
@@ -453,16 +464,17 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   launch->grid_y = 1;
   args->splits = 1;
   if (rows && short_side == 1) {
-    /* The GEMV: the narrowest width whose blocks all fit at once, where
-     * its blocks are at least one an SM. */
+    /* The GEMV: 8 lanes a row or more, the narrowest whose blocks all fit
+     * at once; 4 lanes where 8 would leave fewer blocks than
+     * SK_GEMV_MIN_FILL_PERCENT of the SMs; the split form where 4 would. */
     const long long fit = (long long)SK_GEMV_BLOCKS * device->sm_count;
-    for (int l = 0; l < SK_GEMV_FORMS; ++l) {
-      const long long width = 4LL * sk_gemv_forms[l].chunk;
-      const long long blocks = ((long long)args->n + width - 1) / width;
-      if (blocks > fit && l < SK_GEMV_FORMS - 1) continue;
-      if (blocks < device->sm_count) break;
+    const long long least = (long long)device->sm_count * SK_GEMV_MIN_FILL_PERCENT / 100;
+    int l = 1;
+    while (l < SK_GEMV_FORMS - 1 && sk_gemv_blocks(args->n, l) > fit) ++l;
+    if (sk_gemv_blocks(args->n, l) < least) l = 0;
+    if (sk_gemv_blocks(args->n, l) >= least) {
       launch->kernel = sk_gemv_forms[l].kernel[vec];
-      launch->grid_x = blocks;
+      launch->grid_x = sk_gemv_blocks(args->n, l);
       return;
     }
   }
