@@ -256,6 +256,8 @@ int main(void) {
     if (pgt_selected(pg_variant_at(i)->name)) plans(pg_variant_at(i));
   if (pgt_selected("tma_ws_splitk")) split_is_deterministic("tma_ws_splitk");
   if (pgt_selected("tma_ws_m256")) split_is_deterministic("tma_ws_m256");
+  if (pgt_selected("tma_ws_n256")) split_is_deterministic("tma_ws_n256");
+  if (pgt_selected("tma_ws_n64")) split_is_deterministic("tma_ws_n64");
   if (pgt_selected("auto")) split_is_deterministic("auto");
   if (pgt_selected("wgmma_3xtf32")) split_is_deterministic("wgmma_3xtf32");
   if (pgt_selected("auto_emulated")) split_is_deterministic("auto_emulated");

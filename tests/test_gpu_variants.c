@@ -41,7 +41,9 @@ typedef struct {
  * block of columns, K split) take its chunk of 1 row; on a GPU of 132 SMs
  * 1x2000x700 (125 blocks), 1x4100x1000 (129) and 1x9000x300 (141, K no
  * multiple of the 16 rows a thread takes) its GEMV at 4, 8 and 16 lanes a
- * row; 2x333x2000 (K split)
+ * row, 1x2001x700 (126, a last block of one column) and 1x17003x100 (133
+ * blocks of 32 lanes, the last thread's 3 columns) N no multiple of 4;
+ * 2x333x2000 (K split)
  * of 2, 3x130x700 of 4, 7x13x5 of 8, 12x300x70 of 16 and 35x79x19 three
  * of 16; 1000x1x3000 (16-byte loads, K split) its chunk of 1 column,
  * 600x2x777 of 2, 517x3x1100 of 4, 300x5x70 of 8 and 77x20x300 three of
@@ -55,7 +57,7 @@ typedef struct {
  * its 264 blocks: the last full wave is streamed too). 2100x2100x256 (K in
  * 8 steps) splits K only in its bottom tile rows in the tma_ws forms
  * (128x128: 4 ranges from row 1920; 128x64: 2 from 1536; 64x128: 2 from
- * 1472; 256x128: 4 from 1792; 128x32 does not split), the rows above whole:
+ * 1472; 256x128 and 128x256: 4 from 1792; 128x32 does not split), the rows above whole:
  * the partial last wave (pg_configure_split_tail); 2100x2101x256 the same
  * with planes wider than N (tma_ws_any: 4 ranges from row 1920), 1300x1300x256
  * in the 128x32 form (from row 1152). */
@@ -66,7 +68,7 @@ static const shape shapes[] = {
     {77, 20, 300},   {130, 203, 4100}, {130, 200, 4101}, {2100, 2100, 256},
     {2100, 2101, 256}, {1300, 1300, 256}, {1, 4100, 1000}, {2, 333, 2000}, {3, 130, 700},
     {1000, 1, 3000},   {600, 2, 777},     {517, 3, 1100}, {1, 1000, 3000}, {1, 9000, 300},
-    {1, 2000, 700},
+    {1, 2000, 700},  {1, 2001, 700},  {1, 17003, 100},
 };
 #define BIG_WORK 1e8 /* shapes with M*N*K this large are dropped by PG_TEST_QUICK */
 

@@ -6,7 +6,9 @@
  * nothing is split and the call is tma_ws's (12). The other tile shapes of the flagship split
  * the same way: tma_ws_n64 (128 x 64, three blocks per SM), tma_ws_m256
  * (256 x 128, two consumer warpgroups sharing each stage's B, one block per
- * SM), tma_ws_m64 (64 x 128 for a short M, three blocks per SM: 0.64-0.87
+ * SM), tma_ws_n256 (128 x 256 for a short M against a long N, two consumer
+ * warpgroups sharing each stage's A, one block per SM), tma_ws_m64 (64 x
+ * 128 for a short M, three blocks per SM (two at 4 stages): 0.64-0.87
  * x cuBLAS at M of 20 to 64 where the 128-row tiles run 0.35-0.55;
  * bench/results/h200-skinny.md) and tma_ws_n32 (128 x 32 for a short N,
  * three blocks per SM: 1.08-1.53 x at N of 4 to 32).
@@ -187,7 +189,7 @@ PG_ENTRY(tma_ws_n256) = {
 
 PG_ENTRY(tma_ws_m64) = {
     .info = {.name = "tma_ws_m64", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws on a 64x128 tile for a short M (each consumer warp pair 64 rows by 64 columns, 8x8 outputs a thread), three blocks per SM; K split as tma_ws_splitk does",
+             .technique = "tma_ws on a 64x128 tile for a short M (each consumer warp pair 64 rows by 64 columns, 8x8 outputs a thread), three blocks per SM (two at 4 stages, as auto runs it); K split as tma_ws_splitk does",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
              .default_stages = 3, TWS_TILE_INFO(TWS_SHORT_TILE_M, TWS_TILE_N)},
     .smem_bytes = tws_smem<TWS_SHORT_TILE_M, TWS_TILE_N>,

@@ -10,7 +10,8 @@
  * (deterministic).
  *
  * Two forms, by which side is short (any shape runs, a long side is only
- * slow: each chunk of the short side reads the large operand again):
+ * slow: each chunk of the short side reads the large operand again), and
+ * a third for one row (below):
  *   ROWS (M <= N): a block takes a chunk of R = 1, 2, 4, 8 or 16 rows of A
  *     (the narrowest that holds M; in shared memory a K tile at a time,
  *     K-major) and 128 columns of B, a thread 4 columns; its 8 warps take
@@ -28,8 +29,9 @@
  * One row (M = 1) against a long enough N takes a third form with no split
  * of K between blocks, so no second kernel:
  *   GEMV: a block takes 4L columns of B (L = 8, 16 or 32 lanes a row, the
- *     narrowest whose blocks fit SK_GEMV_BLOCKS an SM, all resident at
- *     once; 4 where 8 would leave too few blocks) and all of K; its 256 / L groups of L threads take
+ *     narrowest whose blocks fit SK_GEMV_BLOCKS an SM, so that all are
+ *     resident at once, up to N of 33792 on 132 SMs; 4 where 8 would leave
+ *     too few blocks) and all of K; its 256 / L groups of L threads take
  *     SK_GEMV_ROWS consecutive rows of B a step each (all of a step's loads
  *     in flight), and their sums are added through shared memory at the
  *     end in a fixed order. The second kernel of a split K (its launch and
@@ -87,7 +89,12 @@ PG_KERNELS_BEGIN
  * blocks or more (1x3000x8192: 0.99 against 0.86, 1x4096x16384 1.00
  * against 0.86, 1x4096x4096 0.90 against 0.83 at 128 blocks), not at 64
  * (1x2048x16384: 0.82 against 0.94); wider rows than needed to fit the
- * blocks lose (16 lanes at 1x4096x4096 0.73, 32 lanes 0.52). */
+ * blocks lose (16 lanes at 1x4096x4096 0.73, 32 lanes 0.52). Where the
+ * GEMV gives way to the split form (fewer than 60 % of the SMs at 4 lanes,
+ * N below about 1270 on 132 SMs) was not measured: the same figure is
+ * taken for it. auto's model of skinny_ffma (its rule's blocks an SM and
+ * call cost, src/tuning.c) was fitted on the split form and not refitted
+ * for the GEMV; at M = 1 no other candidate comes near it. */
 #define SK_GEMV_ROWS 16
 #define SK_GEMV_BLOCKS 2
 #define SK_GEMV_MIN_FILL_PERCENT 60
@@ -502,7 +509,7 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(skinny_ffma) = {
     .info = {.name = "skinny_ffma", .kind = PG_KIND_KERNEL,
-             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU",
+             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU; one row against a long N a GEMV of one kernel, K not split between blocks",
              .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
              .default_stages = 1, .tile_m = SK_ROWS_MAX_CHUNK, .tile_n = SK_COLS_MAX_CHUNK,
              .tile_k = SK_SPLIT_K, .threads = SK_THREADS},

@@ -9,7 +9,8 @@
  * 4-7) of which one lane works; the warpgroup exists because setmaxnreg
  * moves registers a warpgroup at a time (tma_ws.h). The tall tile
  * (tma_ws_m256) has two consumer warpgroups (warps 0-7, 256 rows) over one
- * B per stage and its producer in warps 8-11.
+ * B per stage and its producer in warps 8-11; the wide tile (tma_ws_n256)
+ * likewise, its warpgroups 128 columns each over one A per stage.
  *   Producer: one lane walks this block's work and its K steps; per step it
  *     waits until the slot is free (empty[s]), announces the stage's bytes on
  *     full[s] (arrive.expect_tx) and issues two bulk tensor copies, a
@@ -21,7 +22,8 @@
  *
  * Consumer thread (w = warp, ty = lane/8, tx = lane%8) owns rows
  * 64*(w/2) + 4*(w%2) + ty + 8i (i < 8) and columns tx*4 + 32j .. +3 (j < 4):
- * 8x16 outputs. Per 4 K steps it reads A as 8 float4 along K (one per row)
+ * 8x16 outputs (in the wide tile w counts within its warpgroup, whose
+ * columns start at 128 (w/4)). Per 4 K steps it reads A as 8 float4 along K (one per row)
  * and B as 4 float4 per K step, 24 LDS.128 for 512 FFMA. A warp's A reads
  * hit 4 rows at the same K; their low bits differ, so the copy engine's
  * swizzle puts them in different banks; B reads are 128 contiguous bytes. */
@@ -45,7 +47,8 @@ static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TILE_M * TWS_TI
 #define TWS_COL_STEP 32 /* its 4-column groups are 32 apart */
 
 /* The tiles, TM x TN (tma_ws.h): outputs per consumer thread along
- * N, consumer threads (a warpgroup per 128 rows) and the block's threads
+ * N, consumer threads (a warpgroup per 128 rows, or per 128 columns of the
+ * wide tile) and the block's threads
  * with the producer warpgroup, blocks per SM the launch is built for, and
  * where a stage's B starts and it ends. */
 template <int TM, int TN> struct tws_tile;
