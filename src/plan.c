@@ -188,6 +188,11 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
   return PG_OK;
 }
 
+/* The blocks a candidate's plan launches (grid_y 0 counts as 1). */
+static long long launch_blocks(const pg_kernel_launch *kernel) {
+  return kernel->grid_x * (kernel->grid_y > 0 ? kernel->grid_y : 1);
+}
+
 /* auto's prediction for a candidate's plan (src/tuning.h): its speed at
  * full waves x the fill of its waves x the share of its tiles' area that is
  * the problem's x (with fixed costs in K) K over K plus a call's cost and a
@@ -199,7 +204,7 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
                               const pg_variant_info *info, const pg_gemm_args *args,
                               const pg_kernel_launch *kernel) {
   double fill = 1.0, useful = 1.0;
-  const long long blocks = kernel->grid_x * (kernel->grid_y > 0 ? kernel->grid_y : 1);
+  const long long blocks = launch_blocks(kernel);
   const long long slots = (long long)(rule->blocks_per_sm > 0 ? rule->blocks_per_sm : 1) *
                           dev->sm_count;
   if (kernel->fill > 0.0)
@@ -294,7 +299,7 @@ static int rank_candidates(const pg_device *dev, const pg_variant_info *selector
     row->blocks = row->block_k = 0;
     row->status = rule_speed(dev, &rules[i], candidate, s, problem, plan, kernel, &row->speed);
     if (row->status == PG_OK) {
-      row->blocks = kernel->grid_x * (kernel->grid_y > 0 ? kernel->grid_y : 1);
+      row->blocks = launch_blocks(kernel);
       row->block_k = candidate->info.tile_k > 0 ? pg_block_k(&plan->args, candidate->info.tile_k)
                                                 : plan->args.k;
     }

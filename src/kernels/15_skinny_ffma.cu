@@ -479,9 +479,10 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
     int l = 1;
     while (l < SK_GEMV_FORMS - 1 && sk_gemv_blocks(args->n, l) > fit) ++l;
     if (sk_gemv_blocks(args->n, l) < least) l = 0;
-    if (sk_gemv_blocks(args->n, l) >= least) {
+    const long long blocks = sk_gemv_blocks(args->n, l);
+    if (blocks >= least) {
       launch->kernel = sk_gemv_forms[l].kernel[vec];
-      launch->grid_x = sk_gemv_blocks(args->n, l);
+      launch->grid_x = blocks;
       return;
     }
   }
