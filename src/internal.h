@@ -233,14 +233,7 @@ typedef struct {
    * copies operands TMA cannot read (pg_configure_operand_copies): auto's
    * model charges them as memory traffic (src/plan.c); 0: none. */
   long long copied_floats;
-  /* TMA kernels: operands their threads read where they are (a base off 16
-   * bytes, a leading dimension no multiple of 4 floats), PG_IN_PLACE_A |
-   * PG_IN_PLACE_B; the core encodes no tensor map for them. 0: none. */
-  int in_place_operands;
 } pg_kernel_launch;
-
-#define PG_IN_PLACE_A 1
-#define PG_IN_PLACE_B 2
 
 /* An entry's configure function. It may set the fields of args that are its
  * own (tma_ws's group_m). */

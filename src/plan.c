@@ -420,10 +420,8 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
      * map at launch, on the workspace. */
     const int a_at_launch = kernel->prepare_a_rows > 0;
     const int b_at_launch = kernel->tma->b_k_major || kernel->prepare_b_rows > 0;
-    /* One its threads read in place has none (its map stays zeros). */
-    const int with_a = !a_at_launch && !(kernel->in_place_operands & PG_IN_PLACE_A);
-    const int with_b = !b_at_launch && !(kernel->in_place_operands & PG_IN_PLACE_B);
-    cudaError_t err = pg_tma_encode(&plan->args, kernel->tma, with_a, with_b, &plan->maps);
+    cudaError_t err =
+        pg_tma_encode(&plan->args, kernel->tma, !a_at_launch, !b_at_launch, &plan->maps);
     if (err != cudaSuccess) {
       pg_set_error_detail("%s: encoding the tensor maps failed", entry->info.name);
       return pg_status_from_cuda(err);

@@ -45,19 +45,16 @@ template <> struct tws_schedule<TWS_SPLIT_K> {
     return true;
   }
 };
-/* Operands read in place: split-K's schedule. */
-template <> struct tws_schedule<TWS_SPLIT_K_IN_PLACE> : tws_schedule<TWS_SPLIT_K> {};
 #endif
 
 PG_KERNELS_BEGIN
 
 /* A form that splits K: its tile, its kernel for whole tiles where K is not
- * split (NULL: tma_ws's, through tma_ws's configure, its kernel in 12), its
- * split kernel and the split kernel that reads an operand TMA cannot where
- * it is (split or not). */
+ * split (NULL: tma_ws's, through tma_ws's configure, its kernel in 12) and
+ * its split kernel. */
 typedef struct {
   const tws_shape *shape;
-  const void *whole_kernel, *split_kernel, *in_place_kernel;
+  const void *whole_kernel, *split_kernel;
 } split_form;
 
 /* K split where the tiles leave block slots idle: all tiles split where
@@ -73,6 +70,9 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
   else
     tws_configure_whole_tiles(form->shape, form->whole_kernel, args, tuning, launch);
   launch->persistent_blocks_per_sm = 0;
+  /* Any layout: an operand TMA cannot read is copied first, the planes of
+   * a split K after the copies. */
+  (void)pg_configure_operand_copies(args, launch);
   const tws_shape *shape = form->shape;
   /* The blocks an SM: the tile's, unless its stages' shared memory fits
    * fewer (tma_ws_splitk at 4 stages: one). */
@@ -86,13 +86,6 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
                               tws_k_tiles(args), tuning->tma_ws_split_min_k_tiles,
                               tuning->tma_ws_split_unit_cost, tuning->flops_per_byte) > 1)
     launch->kernel = form->split_kernel;
-  /* Any layout: an operand TMA cannot read is read where it is by the
-   * producer's threads, split or not (with one split the schedule's units
-   * are the whole tiles, straight to C); it gets no tensor map. */
-  if (!args->vec_a || !args->vec_b) {
-    launch->kernel = form->in_place_kernel;
-    launch->in_place_operands = (args->vec_a ? 0 : PG_IN_PLACE_A) | (args->vec_b ? 0 : PG_IN_PLACE_B);
-  }
 }
 
 static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
@@ -102,14 +95,12 @@ static const tws_shape wide = TWS_SHAPE(TWS_TILE_M, TWS_WIDE_TILE_N);
 static const tws_shape short_shape = TWS_SHAPE(TWS_SHORT_TILE_M, TWS_TILE_N);
 static const tws_shape narrow = TWS_SHAPE(TWS_TILE_M, TWS_NARROW_TILE_N);
 
-/* A form's split kernels: the instances of its tile in both split modes. */
-#define TWS_SPLIT_KERNELS(tm, tn)                          \
-  (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_K>,     \
-      (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_K_IN_PLACE>
-/* ... and its kernels in all three. */
-#define TWS_FORM_KERNELS(tm, tn) \
-  (const void *)pg_tma_ws_kernel<tm, tn, TWS_WHOLE_TILES>, TWS_SPLIT_KERNELS(tm, tn)
-static const split_form large_form = {&large, NULL, TWS_SPLIT_KERNELS(TWS_TILE_M, TWS_TILE_N)};
+/* A form's kernels: the instances of its tile in both modes. */
+#define TWS_FORM_KERNELS(tm, tn)                                 \
+  (const void *)pg_tma_ws_kernel<tm, tn, TWS_WHOLE_TILES>,       \
+      (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_K>
+static const split_form large_form = {
+    &large, NULL, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
 static const split_form small_form = {&small, TWS_FORM_KERNELS(TWS_TILE_M, TWS_SMALL_TILE_N)};
 static const split_form tall_form = {&tall, TWS_FORM_KERNELS(TWS_TALL_TILE_M, TWS_TILE_N)};
 static const split_form wide_form = {&wide, TWS_FORM_KERNELS(TWS_TILE_M, TWS_WIDE_TILE_N)};

@@ -109,13 +109,8 @@ static_assert(128 * TWS_PRODUCER_REGS + TWS_TALL_CONSUMERS * TWS_CONSUMER_REGS <
 /* How a kernel instance takes its work: whole tiles (data-parallel, the
  * flagship's own loop, with nothing else live across the K loop), K split
  * into ranges, or stream-K after data-parallel waves. One instance per
- * mode, so the plainest keeps the plainest code. TWS_SPLIT_K_IN_PLACE is
- * split-K's schedule for operands TMA cannot read (a base off 16 bytes, a
- * leading dimension no multiple of 4 floats): the producer warpgroup's 128
- * threads read such an operand where it is, 4 bytes a thread at a time
- * (cp.async), into the stage layout TMA would have written; the other
- * operand still comes by TMA (tws_produce_in_place). */
-enum { TWS_WHOLE_TILES, TWS_SPLIT_K, TWS_STREAM_K, TWS_SPLIT_K_IN_PLACE };
+ * mode, so the plainest keeps the plainest code. */
+enum { TWS_WHOLE_TILES, TWS_SPLIT_K, TWS_STREAM_K };
 
 /* What a schedule gives a block: one stretch of work at a time, an output
  * tile and a range of its K steps, and where its sums go. */
@@ -227,126 +222,6 @@ static __device__ __forceinline__ void tws_take_split(const pg_gemm_args &g,
   w->kt_end = min(geo.k_tiles, w->kt_begin + g.k_tiles_per_split);
   w->dest = g.splits == 1 ? TWS_TO_C : TWS_TO_SPLIT;
   w->index = split;
-}
-
-/* ---- operands read in place (TWS_SPLIT_K_IN_PLACE) ---- */
-
-/* Threads of the producer warpgroup, all of which copy in place. */
-#define TWS_COPY_THREADS 128
-
-/* A's TM x TILE_K box at rows m0, K steps from k0 into `stage` as TMA lays
- * it out: rows of TWS_A_ROW_BYTES, their 16-byte pieces swizzled
- * (tws_swizzle_of_row); zeros past M and K. Thread t takes column t %
- * TILE_K of rows t / TILE_K + (128 / TILE_K) i: a warp reads a row's TILE_K
- * consecutive floats, whatever the row's alignment. Inside the matrix a copy
- * costs a 64-bit add and the LDGSTS (its shared offsets are constants: the
- * swizzle of rows 2 passes apart is the same); only an edge box tests each
- * copy. */
-template <int TM>
-static __device__ __forceinline__ void tws_copy_a(char *stage, const pg_gemm_args &g, int m0,
-                                                  int k0, int t) {
-  enum { ROWS_PER_PASS = TWS_COPY_THREADS / TWS_TILE_K, PASSES = TM / ROWS_PER_PASS };
-  static_assert(TM % ROWS_PER_PASS == 0, "the passes cover the box");
-  static_assert(2 * ROWS_PER_PASS * TWS_A_ROW_BYTES % 1024 == 0,
-                "rows two passes apart share their swizzle");
-  const int col = t % TWS_TILE_K, first = t / TWS_TILE_K;
-  const unsigned piece = (unsigned)col / 4, base = first * TWS_A_ROW_BYTES + (col % 4) * 4;
-  const unsigned off[2] = {base + ((piece ^ tws_swizzle_of_row(first)) << 4),
-                           base + ((piece ^ tws_swizzle_of_row(first + ROWS_PER_PASS)) << 4)};
-  const float *src = g.a + (size_t)(m0 + first) * g.lda + (k0 + col);
-  const size_t pass = (size_t)ROWS_PER_PASS * g.lda;
-  if (m0 + TM <= g.m && k0 + TWS_TILE_K <= g.k) {
-#pragma unroll
-    for (int i = 0; i < PASSES; ++i)
-      pg_cp_async_4(stage + ROWS_PER_PASS * i * TWS_A_ROW_BYTES + off[i & 1], src + i * pass, 4);
-    return;
-  }
-  const bool col_in = k0 + col < g.k;
-  const int rows_left = g.m - m0 - first; /* row first + p i is in while p i < rows_left */
-#pragma unroll 4
-  for (int i = 0; i < PASSES; ++i) {
-    const bool in = col_in && ROWS_PER_PASS * i < rows_left;
-    pg_cp_async_4(stage + ROWS_PER_PASS * i * TWS_A_ROW_BYTES + off[i & 1],
-                  in ? src + i * pass : g.a, in ? 4 : 0);
-  }
-}
-
-/* B's TILE_K x TN box at K steps from k0, columns n0 into `stage_b`, dense
- * rows of TN floats as TMA lays it out; zeros past K and N. A warp reads 32
- * consecutive floats of a row; inside the matrix without a test. */
-template <int TN>
-static __device__ __forceinline__ void tws_copy_b(char *stage_b, const pg_gemm_args &g, int k0,
-                                                  int n0, int t) {
-  enum { LANES = TN < TWS_COPY_THREADS ? TN : TWS_COPY_THREADS };
-  enum { ROWS_PER_PASS = TWS_COPY_THREADS / LANES, PARTS = TN / LANES };
-  enum { PASSES = TWS_TILE_K / ROWS_PER_PASS };
-  static_assert(TWS_TILE_K % ROWS_PER_PASS == 0, "the passes cover the box");
-  const int col = t % LANES, first = t / LANES;
-  const float *src = g.b + (size_t)(k0 + first) * g.ldb + (n0 + col);
-  const size_t pass = (size_t)ROWS_PER_PASS * g.ldb;
-  float *const dst = (float *)stage_b + first * TN + col;
-  if (k0 + TWS_TILE_K <= g.k && n0 + TN <= g.n) {
-#pragma unroll
-    for (int i = 0; i < PASSES; ++i)
-#pragma unroll
-      for (int p = 0; p < PARTS; ++p)
-        pg_cp_async_4(dst + ROWS_PER_PASS * i * TN + LANES * p, src + i * pass + LANES * p, 4);
-    return;
-  }
-  const int rows_left = g.k - k0 - first;
-#pragma unroll 4
-  for (int i = 0; i < PASSES; ++i)
-#pragma unroll
-    for (int p = 0; p < PARTS; ++p) {
-      const bool in = ROWS_PER_PASS * i < rows_left && n0 + col + LANES * p < g.n;
-      pg_cp_async_4(dst + ROWS_PER_PASS * i * TN + LANES * p,
-                    in ? src + i * pass + LANES * p : g.b, in ? 4 : 0);
-    }
-}
-
-/* The producer of TWS_SPLIT_K_IN_PLACE: all 128 threads of the producer
- * warpgroup walk the block's work as the one lane of the TMA producer does.
- * Per K step each waits for the slot, copies its share of the operands TMA
- * cannot read (g.vec_a, g.vec_b: 0) and arrives on full[s] once its copies
- * have landed (cp.async.mbarrier.arrive.noinc); thread 0 also announces the
- * bytes of the operand TMA reads (none where both are copied) and issues
- * its bulk copy. full[s] counts TWS_COPY_THREADS + 1 arrivals. */
-template <int TM, int TN, int MODE>
-static __device__ __forceinline__ void tws_produce_in_place(const pg_gemm_args &g,
-                                                            const pg_tma_maps &maps,
-                                                            const tws_geometry &geo, char *smem,
-                                                            unsigned long long *full,
-                                                            unsigned long long *empty, int t) {
-  typedef tws_tile<TM, TN> tile;
-  enum { STAGE_BYTES = tile::STAGE_BYTES, STAGE_A_BYTES = tile::STAGE_A_BYTES };
-  const bool lead = t == 0, copy_a = !g.vec_a, copy_b = !g.vec_b;
-  const unsigned tma_bytes =
-      (copy_a ? 0u : (unsigned)STAGE_A_BYTES) + (copy_b ? 0u : (unsigned)(STAGE_BYTES - STAGE_A_BYTES));
-  PG_TRACE_OPEN(g, PG_TRACE_ROLE_PRODUCER, lead);
-  if (lead && !copy_a) pg_tma_prefetch_map(&maps.a);
-  if (lead && !copy_b) pg_tma_prefetch_map(&maps.b);
-  int slot = 0, parity = 0;
-  tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
-  tws_work w;
-  while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
-    for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
-      PG_TRACE_SPAN(SLOT, slot, kt) pg_mbar_wait_parity(&empty[slot], parity ^ 1);
-      char *stage = smem + slot * STAGE_BYTES;
-      if (lead) {
-        pg_mbar_arrive_expect_tx(&full[slot], tma_bytes);
-        if (!copy_a) pg_tma_load_2d(stage, &maps.a, kt * TWS_TILE_K, w.tm * TM, &full[slot]);
-        if (!copy_b)
-          pg_tma_load_2d(stage + STAGE_A_BYTES, &maps.b, w.tn * TN, kt * TWS_TILE_K, &full[slot]);
-      }
-      if (copy_a) tws_copy_a<TM>(stage, g, w.tm * TM, kt * TWS_TILE_K, t);
-      if (copy_b) tws_copy_b<TN>(stage + STAGE_A_BYTES, g, kt * TWS_TILE_K, w.tn * TN, t);
-      pg_cp_async_mbar_arrive_noinc(&full[slot]);
-      parity ^= t128_ring_next(&slot, g.stages);
-    }
-    PG_TRACE_TILE_DONE();
-  }
-  pg_cp_async_wait_all(); /* nothing in flight past the thread's end */
-  PG_TRACE_CLOSE(g, PG_TRACE_ROLE_PRODUCER);
 }
 
 /* acc += the stage's A (TM x TILE_K) times B (TILE_K x TN), this thread's
@@ -467,7 +342,7 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
-      pg_mbar_init(&full[s], MODE == TWS_SPLIT_K_IN_PLACE ? TWS_COPY_THREADS + 1 : 1);
+      pg_mbar_init(&full[s], 1);
       pg_mbar_init(&empty[s], CONSUMERS);
     }
     pg_fence_barrier_init();
@@ -478,12 +353,6 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
   if (warp >= CONSUMERS / 32) {
     /* ---- producer: one lane; the others have nothing to do ---- */
     pg_setmaxnreg_dec(TWS_PRODUCER_REGS);
-    if constexpr (MODE == TWS_SPLIT_K_IN_PLACE) {
-      if (geo.k_tiles > 0)
-        tws_produce_in_place<TM, TN, MODE>(g, maps, geo, smem, full, empty,
-                                           threadIdx.x - CONSUMERS);
-      return;
-    }
     if (warp != CONSUMERS / 32 || lane != 0 || geo.k_tiles == 0) return;
     PG_TRACE_OPEN(g, PG_TRACE_ROLE_PRODUCER, true); /* the one lane left */
     pg_tma_prefetch_map(&maps.a);
