@@ -233,11 +233,6 @@ typedef struct {
    * copies operands TMA cannot read (pg_configure_operand_copies): auto's
    * model charges them as memory traffic (src/plan.c); 0: none. */
   long long copied_floats;
-  /* > 0: counters of the first kernel's copies at the workspace's end
-   * (pg_configure_copy_ready), zeroed before it; the kernel is launched
-   * programmatically after it and waits on them (pg_tma_maps.ready). */
-  long long ready_chunks;
-  long long ready_b_tasks; /* B's tasks a row in that copy (0: B not copied) */
 } pg_kernel_launch;
 
 /* An entry's configure function. It may set the fields of args that are its
@@ -272,19 +267,10 @@ const pg_variant_entry *pg_entry_traced(const pg_variant_entry *entry);
 /* ---- the decided call (src/plan.c) ------------------------------------------ */
 
 /* Both operands' tensor maps, the TMA kernels' second parameter (each
- * CUtensorMap is 128 bytes, 64-byte aligned), and, after them, where the
- * split forms' kernel learns that the copies of a first kernel have
- * arrived (pg_configure_operand_copies): `ready` (NULL: the operands are
- * all there when the kernel starts) counts the copy's finished tasks of
- * each chunk of K; a chunk is there once its count reaches ready_a_rows
- * (A's rows, where A is copied, else 0) plus its rows of B times
- * ready_b_tasks (B's tasks a row, where B is copied, else 0). */
+ * CUtensorMap is 128 bytes, 64-byte aligned). */
 typedef struct {
   CUtensorMap a;
   CUtensorMap b;
-  unsigned long long *ready;
-  long long ready_a_rows;
-  long long ready_b_tasks;
 } pg_tma_maps;
 
 struct pg_plan {
@@ -309,8 +295,6 @@ struct pg_plan {
   long long prepare_a_rows;   /* > 0: A's parts or copy, so many rows */
   long long prepare_b_rows;   /* > 0: B's copy after A's rows (or at the start), so many rows */
   int prepare_b_ld;
-  long long ready_chunks;     /* > 0: the copies' counters (pg_kernel_launch) */
-  long long ready_b_tasks;
   const pg_tma_boxes *tma;    /* B^T's map is encoded at launch (b_k_major) */
 };
 
@@ -397,26 +381,9 @@ static inline long long pg_block_k(const pg_gemm_args *args, int tile_k) {
  * workspace, where the kernel then reads it: A where its layout asks (M rows
  * of args->ldp = K rounded up to 4), then B where its layout asks (K rows of
  * N rounded up to 4; at the workspace's start where A is not copied);
- * returns 1, or 0 (nothing set) where TMA reads both where they are. Its
- * grid is at most the blocks that fit on sm_count SMs at once (2048
- * threads an SM). Call it before pg_configure_split_k, whose planes go
- * after the copies. */
-int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch *launch, int sm_count);
-
-/* The copies and the kernel after them overlap: the copy's tasks go chunk
- * by chunk of PG_READY_CHUNK_K floats of K, chunk p of each split range
- * before chunk p + 1 of any, each finished task counted in its chunk's
- * counter (pg_tma_maps.ready); the kernel is launched programmatically
- * (it may start while the copy runs) and waits for a chunk's count before
- * it reads the chunk. The split range s of L = k_tiles_per_split * 32
- * floats has ceil(L / PG_READY_CHUNK_K) chunks, chunk p of it at index s *
- * that + p, holding K's columns from s * L + p * PG_READY_CHUNK_K (the
- * last ones of a range and of K shorter). pg_ready_chunks: how many
- * counters that is. Once the split planner has run, adds the counters to
- * the workspace (after the planes) where a first kernel copies operands. */
-#define PG_READY_CHUNK_K 256
-long long pg_ready_chunks(const pg_gemm_args *args);
-void pg_configure_copy_ready(const pg_gemm_args *args, pg_kernel_launch *launch);
+ * returns 1, or 0 (nothing set) where TMA reads both where they are. Call
+ * it before pg_configure_split_k, whose planes go after the copies. */
+int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch *launch);
 
 /* A first kernel that writes operands into the workspace, a thread 4
  * consecutive floats of a row, PG_FIRST_THREADS a block

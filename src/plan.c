@@ -405,8 +405,6 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
     plan->prepare_a_rows = kernel->prepare_a_rows;
     plan->prepare_b_rows = kernel->prepare_b_rows;
     plan->prepare_b_ld = kernel->prepare_b_ld;
-    plan->ready_chunks = kernel->ready_chunks;
-    plan->ready_b_tasks = kernel->ready_b_tasks;
     if (kernel->prepare_kernel != NULL) {
       st = load_kernel(plan->device, &entry->info, kernel->prepare_kernel,
                        kernel->prepare_a_rows > 0 || kernel->prepare_b_rows > 0
@@ -512,37 +510,23 @@ static pg_status launch_failed(const pg_plan *plan, const char *step, cudaError_
 }
 
 /* The plan's kernel with `params`, in clusters where the plan has them. */
-/* The entry's kernel: in clusters where the plan says so, and
- * `programmatic`ally (it may start before the kernel before it in the
- * stream ends: that kernel's blocks have all started, and this one waits
- * for what it needs of it itself). */
-static cudaError_t launch_kernel(const pg_plan *plan, void **params, int programmatic,
-                                 cudaStream_t stream) {
+static cudaError_t launch_kernel(const pg_plan *plan, void **params, cudaStream_t stream) {
   const dim3 grid = {plan->grid_x, plan->grid_y, 1};
   const dim3 block = {plan->threads, 1, 1};
-  if (plan->cluster_x <= 1 && !programmatic)
+  if (plan->cluster_x <= 1)
     return cudaLaunchKernel(plan->kernel, grid, block, params, plan->dynamic_smem, stream);
-  cudaLaunchAttribute attrs[2];
-  unsigned count = 0;
-  if (plan->cluster_x > 1) {
-    attrs[count].id = cudaLaunchAttributeClusterDimension;
-    attrs[count].val.clusterDim.x = plan->cluster_x;
-    attrs[count].val.clusterDim.y = 1;
-    attrs[count].val.clusterDim.z = 1;
-    ++count;
-  }
-  if (programmatic) {
-    attrs[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attrs[count].val.programmaticStreamSerializationAllowed = 1;
-    ++count;
-  }
+  cudaLaunchAttribute cluster;
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = plan->cluster_x;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
   cudaLaunchConfig_t config = {0};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = plan->dynamic_smem;
   config.stream = stream;
-  config.attrs = attrs;
-  config.numAttrs = count;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
   return cudaLaunchKernelExC(&config, plan->kernel, params);
 }
 
@@ -556,7 +540,7 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     return pg_cublas_sgemm(plan->device, &plan->args, plan->entry->info.precision, stream);
   if (plan->workspace_bytes == 0) {
     void *params[] = {(void *)&plan->args, (void *)&plan->maps};
-    const cudaError_t err = launch_kernel(plan, params, 0, stream);
+    const cudaError_t err = launch_kernel(plan, params, stream);
     return err == cudaSuccess ? PG_OK : launch_failed(plan, "launching its kernel", err);
   }
   /* A workspace in stream-ordered memory of the library's pool: split-K's
@@ -602,18 +586,7 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     const int operands = plan->prepare_a_rows > 0 || plan->prepare_b_rows > 0;
     step = operands ? "launching its first kernel (operands into the workspace)"
                     : "launching its B^T kernel";
-    /* The copies' counters, after them (pg_configure_copy_ready): zeros
-     * before the first kernel counts into them. */
-    unsigned long long *ready = NULL;
-    if (plan->ready_chunks > 0) {
-      ready = (unsigned long long *)(args.partials + plan->prepare_a_rows * (size_t)args.ldp +
-                                     plan->prepare_b_rows * (size_t)plan->prepare_b_ld);
-      step = "zeroing the counters of its first kernel's copies";
-      err = cudaMemsetAsync(ready, 0, (size_t)plan->ready_chunks * sizeof *ready, stream);
-      if (err == cudaSuccess) step = "launching its first kernel (operands into the workspace)";
-    }
-    if (err == cudaSuccess)
-      err = cudaLaunchKernel(plan->prepare_kernel, prepare_grid, prepare_block, params, 0, stream);
+    err = cudaLaunchKernel(plan->prepare_kernel, prepare_grid, prepare_block, params, 0, stream);
     if (operands) {
       if (plan->prepare_a_rows > 0) {
         main_args.a = args.partials;
@@ -633,16 +606,10 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     main_args.partials = plan->args.partials; /* the kernel's own: a traced one's buffer */
     if (operands && plan->reduce_kernel != NULL) { /* K split: its planes after the operands */
       main_args.partials = args.partials + plan->prepare_a_rows * (size_t)args.ldp +
-                           plan->prepare_b_rows * (size_t)plan->prepare_b_ld +
-                           plan->ready_chunks * (sizeof *ready / sizeof(float));
+                           plan->prepare_b_rows * (size_t)plan->prepare_b_ld;
       main_args.ldp = (int)PG_PLANES_LD(args.n);
     }
     main_maps = plan->maps;
-    if (ready != NULL) { /* the kernel waits for each chunk of the copies */
-      main_maps.ready = ready;
-      main_maps.ready_a_rows = plan->prepare_a_rows;
-      main_maps.ready_b_tasks = plan->ready_b_tasks;
-    }
     if (err == cudaSuccess && plan->tma != NULL && operands) {
       if (plan->prepare_a_rows > 0) {
         step = "encoding the tensor map of A's parts";
@@ -660,7 +627,7 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     if (err == cudaSuccess) step = "launching its kernel";
   }
   if (err == cudaSuccess)
-    err = launch_kernel(plan, kernel_params, plan->ready_chunks > 0, stream);
+    err = launch_kernel(plan, kernel_params, stream);
   if (err == cudaSuccess && plan->reduce_kernel != NULL) {
     const dim3 reduce_grid = {plan->reduce_grid_x, plan->reduce_grid_y, 1};
     const dim3 reduce_block = {plan->reduce_threads, 1, 1};

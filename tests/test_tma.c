@@ -410,27 +410,21 @@ static void test_split_tail_rule(void **state) {
 /* The split forms' first kernel (pg_configure_operand_copies): none where
  * TMA reads both; else, where A's layout asks, A's copy (M rows of K
  * rounded up to 4) and, where B's layout asks, B's after it (K rows of N
- * rounded up to 4), 2 blocks an SM (125 SMs here, then 5); then, once the
- * splits are known, the copies' counters (pg_configure_copy_ready): a
- * chunk of 256 floats of K in each split range, a counter each (rounded up
- * to an even count) after the copies, and no more blocks than the tasks
- * need (a warp a task: a row of A's chunk, or 256 floats of a row of B's). */
+ * rounded up to 4), a block 4 rows of 1024 columns of one of them at a
+ * time (no block for columns past an operand's rows). */
 static void test_operand_copies(void **state) {
   (void)state;
   pg_gemm_args g = aligned_args(); /* 100 x 60 x 36 */
   pg_kernel_launch launch;
   memset(&launch, 0, sizeof launch);
   g.vec_a = g.vec_b = 1;
-  assert_int_equal(pg_configure_operand_copies(&g, &launch, 125), 0);
+  assert_int_equal(pg_configure_operand_copies(&g, &launch), 0);
   assert_null(launch.prepare_kernel);
-  assert_int_equal(launch.workspace_bytes, 0);
-  pg_configure_copy_ready(&g, &launch); /* no copy, no counters */
-  assert_int_equal(launch.ready_chunks, 0);
   assert_int_equal(launch.workspace_bytes, 0);
   g.k = 35;
   g.n = 61;
   g.vec_a = g.vec_b = 0;
-  assert_int_equal(pg_configure_operand_copies(&g, &launch, 125), 1);
+  assert_int_equal(pg_configure_operand_copies(&g, &launch), 1);
   assert_non_null(launch.prepare_kernel);
   assert_int_equal(g.ldp, 36);
   assert_int_equal(launch.prepare_a_rows, 100);
@@ -438,17 +432,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(launch.prepare_b_ld, 64);
   assert_int_equal(launch.workspace_bytes, (size_t)(100 * 36 + 35 * 64) * sizeof(float));
   assert_int_equal(launch.prepare_threads, PG_FIRST_THREADS);
-  assert_int_equal(launch.prepare_grid_x, 250);
-  /* One range of K = 35: one chunk, 100 tasks of A and 256 of B (35 used). */
-  g.splits = 1;
-  g.k_tiles_per_split = 2;
-  pg_configure_copy_ready(&g, &launch);
-  assert_int_equal(pg_ready_chunks(&g), 1);
-  assert_int_equal(launch.ready_chunks, 2);
-  assert_int_equal(launch.ready_b_tasks, 1);
-  assert_int_equal(launch.prepare_grid_x, 45); /* 356 tasks, 8 a block */
-  assert_int_equal(launch.workspace_bytes,
-                   (size_t)(100 * 36 + 35 * 64) * sizeof(float) + 2 * sizeof(unsigned long long));
+  assert_int_equal(launch.prepare_grid_x, 25 + 9); /* A's 100 rows, B's 35, 4 a block */
   assert_int_equal(launch.prepare_grid_y, 1);
   assert_int_equal(launch.copied_floats, 100 * 36 + 35 * 64);
   /* A alone: no B rows. */
@@ -456,34 +440,23 @@ static void test_operand_copies(void **state) {
   memset(&launch, 0, sizeof launch);
   h.vec_a = 0;
   h.vec_b = 1;
-  assert_int_equal(pg_configure_operand_copies(&h, &launch, 125), 1);
+  assert_int_equal(pg_configure_operand_copies(&h, &launch), 1);
   assert_int_equal(launch.prepare_b_rows, 0);
   assert_int_equal(h.ldp, 36);
-  assert_int_equal(launch.prepare_grid_x, 250);
+  assert_int_equal(launch.prepare_grid_x, 25);
   assert_int_equal(launch.copied_floats, 100 * 36);
   assert_int_equal(launch.workspace_bytes, (size_t)100 * 36 * sizeof(float));
-  /* K = 2050 (rows of 2052, 65 K steps) in 3 ranges of 22 steps: 704
-   * floats, 3 chunks each, 9 counters (10), A's 100 rows a task a chunk:
-   * 900 tasks, 113 blocks; on 5 SMs at most 10. */
+  /* Rows wider than a block's 1024 columns: a unit a stretch of each group
+   * of 4 rows (K = 2050: rows of 2052, 3 stretches). */
   pg_gemm_args w = aligned_args();
   memset(&launch, 0, sizeof launch);
   w.k = 2050;
   w.lda = 2051;
   w.vec_a = 0;
   w.vec_b = 1;
-  assert_int_equal(pg_configure_operand_copies(&w, &launch, 125), 1);
+  assert_int_equal(pg_configure_operand_copies(&w, &launch), 1);
   assert_int_equal(w.ldp, 2052);
-  w.splits = 3;
-  w.k_tiles_per_split = 22;
-  assert_int_equal(pg_ready_chunks(&w), 9);
-  pg_configure_copy_ready(&w, &launch);
-  assert_int_equal(launch.ready_chunks, 10);
-  assert_int_equal(launch.ready_b_tasks, 0);
-  assert_int_equal(launch.prepare_grid_x, 113);
-  memset(&launch, 0, sizeof launch);
-  assert_int_equal(pg_configure_operand_copies(&w, &launch, 5), 1);
-  pg_configure_copy_ready(&w, &launch);
-  assert_int_equal(launch.prepare_grid_x, 10);
+  assert_int_equal(launch.prepare_grid_x, 25 * 3);
   assert_int_equal(launch.copied_floats, 100 * 2052);
   /* B alone: A read where it is, B's copy at the workspace's start. */
   pg_gemm_args b = aligned_args();
@@ -491,11 +464,11 @@ static void test_operand_copies(void **state) {
   b.n = 61;
   b.vec_a = 1;
   b.vec_b = 0;
-  assert_int_equal(pg_configure_operand_copies(&b, &launch, 125), 1);
+  assert_int_equal(pg_configure_operand_copies(&b, &launch), 1);
   assert_int_equal(launch.prepare_a_rows, 0);
   assert_int_equal(launch.prepare_b_rows, 36);
   assert_int_equal(launch.prepare_b_ld, 64);
-  assert_int_equal(launch.prepare_grid_x, 250);
+  assert_int_equal(launch.prepare_grid_x, 9);
   assert_int_equal(launch.copied_floats, 36 * 64);
   assert_int_equal(launch.workspace_bytes, (size_t)36 * 64 * sizeof(float));
 }

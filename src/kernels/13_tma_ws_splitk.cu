@@ -70,9 +70,9 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
   else
     tws_configure_whole_tiles(form->shape, form->whole_kernel, args, tuning, launch);
   launch->persistent_blocks_per_sm = 0;
-  /* Any layout: an operand TMA cannot read is copied first (the kernel
-   * overlapping the copy), the planes of a split K after the copies. */
-  (void)pg_configure_operand_copies(args, launch, device->sm_count);
+  /* Any layout: an operand TMA cannot read is copied first, the planes of
+   * a split K after the copies. */
+  (void)pg_configure_operand_copies(args, launch);
   const tws_shape *shape = form->shape;
   /* The blocks an SM: the tile's, unless its stages' shared memory fits
    * fewer (tma_ws_splitk at 4 stages: one). */
@@ -86,11 +86,6 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
                               tws_k_tiles(args), tuning->tma_ws_split_min_k_tiles,
                               tuning->tma_ws_split_unit_cost, tuning->flops_per_byte) > 1)
     launch->kernel = form->split_kernel;
-  /* After a copy, split or not, the split kernel: it waits for the copy's
-   * chunks as they arrive (pg_configure_copy_ready; one split's units are
-   * the whole tiles, straight to C). */
-  pg_configure_copy_ready(args, launch);
-  if (launch->ready_chunks > 0) launch->kernel = form->split_kernel;
 }
 
 static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);

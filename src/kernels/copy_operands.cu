@@ -8,36 +8,30 @@
  * (pg_kernel_launch.prepare_a_rows, prepare_b_rows); an operand TMA reads
  * is not copied.
  *
- * Memory-bound, and overlapped with the kernel after it (internal.h,
- * pg_configure_copy_ready): the copy goes chunk by chunk of K, chunk p of
- * every split range before chunk p + 1 of any, so that each range's first
- * K steps arrive first, and counts each finished task in its chunk's
- * counter; the kernel, launched programmatically once every block of this
- * one has started (each triggers it first thing), waits for a chunk's
- * count before it reads the chunk. A chunk's tasks: A's rows (a task a
- * row's columns of the chunk) where A is copied, then B's rows of the
- * chunk, CO_SEGS segments of 32 floats of a row a task, where B is. A
- * warp does a task at a time (every load and store of the warp 128
- * contiguous bytes, whatever the row's alignment; a lane's CO_SEGS loads
- * in flight before its stores), the grid's warps striding over the tasks;
- * the grid is CO_BLOCKS_PER_SM blocks an SM, so that the kernel's blocks
- * find room beside it. */
+ * Memory-bound, and in the call's time: a block takes CO_ROWS rows of a
+ * stretch of 4 x PG_FIRST_THREADS columns, its threads consecutive columns
+ * (every load and store of a warp 128 contiguous bytes, whatever the row's
+ * alignment), and each thread issues all its 4 x CO_ROWS loads before its
+ * stores, so that many are in flight. (A thread moving 4 consecutive floats
+ * of one row, as the emulated entry's first kernel does, took 35-37 us for
+ * the copies of 333x777x4444 and 3001x5003x1001 on an H200 under Nsight
+ * Compute, where this kernel takes 10 and 19: bench/results/h200-copy-kernel-ncu.txt.) */
 #include "kernels/first_kernel.cuh"
-#include "kernels/tma_ws.h" /* TWS_READY_RANGE */
 
-#define CO_MAX_GRID_Y 65535 /* the emulated entry's first kernel: rows strided past it */
-#define CO_SEGS (PG_READY_CHUNK_K / 32) /* 32-float segments of a task: a chunk's width */
-#define CO_WARPS (PG_FIRST_THREADS / 32)
-#define CO_BLOCKS_PER_SM 2
+#define CO_MAX_GRID_Y 65535
+#define CO_ROWS 4 /* rows a block copies at a time */
+#define CO_PER_THREAD 4 /* columns a thread copies in a row, PG_FIRST_THREADS apart */
+#define CO_STRETCH (CO_PER_THREAD * PG_FIRST_THREADS) /* columns a block copies in a row */
+#define CO_MAX_BLOCKS (1 << 20) /* the grid's cap; its blocks stride over the units past it */
 
-/* The copies' rows (A's M rows of K rounded up to 4 floats where its
- * layout asks, then B's K rows of N rounded up to 4), B's tasks a row,
- * and the chunks of K: `range` floats a split range, per_range chunks
- * each, `chunks` in all, and a chunk's tasks (the last chunk of a range
- * fewer: the rest do nothing). */
+/* A block's units of work: CO_ROWS rows by one stretch of CO_STRETCH
+ * columns of one operand, A's (its row groups by its stretches) before B's,
+ * so that no block is launched for columns past an operand's rows. (One
+ * grid over the wider operand's stretches left most blocks idle where the
+ * rows differ in width, or where A is not copied: 333x777x4444's copy of B
+ * took 28 us with 5 blocks a row group, 10 us with 1.) */
 typedef struct {
-  long long a_rows, b_rows, a_ld, b_ld, b_per_row;
-  long long range, per_range, splits, chunks, per_chunk;
+  long long a_rows, b_rows, a_ld, b_ld, a_stretches, b_stretches, a_units, units;
 } co_units;
 
 static __host__ __device__ inline co_units co_units_of(const pg_gemm_args &g) {
@@ -46,67 +40,42 @@ static __host__ __device__ inline co_units co_units_of(const pg_gemm_args &g) {
   u.b_rows = g.vec_b ? 0 : g.k;
   u.a_ld = PG_PLANES_LD(g.k);
   u.b_ld = PG_PLANES_LD(g.n);
-  u.b_per_row = u.b_rows > 0 ? (u.b_ld + PG_READY_CHUNK_K - 1) / PG_READY_CHUNK_K : 0;
-  u.range = TWS_READY_RANGE(g.splits, g.k_tiles_per_split, g.k);
-  u.per_range = (u.range + PG_READY_CHUNK_K - 1) / PG_READY_CHUNK_K;
-  u.splits = g.splits > 1 ? g.splits : 1;
-  u.chunks = u.splits * u.per_range;
-  u.per_chunk = u.a_rows + (long long)PG_READY_CHUNK_K * u.b_per_row;
+  u.a_stretches = (u.a_ld + CO_STRETCH - 1) / CO_STRETCH;
+  u.b_stretches = (u.b_ld + CO_STRETCH - 1) / CO_STRETCH;
+  u.a_units = (u.a_rows + CO_ROWS - 1) / CO_ROWS * u.a_stretches;
+  u.units = u.a_units + (u.b_rows + CO_ROWS - 1) / CO_ROWS * u.b_stretches;
   return u;
 }
 
-/* Floats c0 + lane + 32 j (j < CO_SEGS, below `end`) of the row at `in` to
- * the row at `out`; those at or past `width` as zeros. */
-static __device__ __forceinline__ void co_copy_row(const float *in, float *out, long long c0,
-                                                   long long end, long long width, int lane) {
-  float v[CO_SEGS];
-#pragma unroll
-  for (int j = 0; j < CO_SEGS; ++j) {
-    const long long c = c0 + lane + 32 * j;
-    v[j] = c < width && c < end ? __ldg(in + c) : 0.f;
-  }
-#pragma unroll
-  for (int j = 0; j < CO_SEGS; ++j) {
-    const long long c = c0 + lane + 32 * j;
-    if (c < end) out[c] = v[j];
-  }
-}
-
 __global__ void __launch_bounds__(PG_FIRST_THREADS) pg_copy_operands_kernel(const pg_gemm_args g) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  /* The kernel after this one may start once every block of it has. */
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
   const co_units u = co_units_of(g);
-  float *const a_out = g.partials, *const b_out = g.partials + u.a_rows * u.a_ld;
-  unsigned long long *const ready = (unsigned long long *)(b_out + u.b_rows * u.b_ld);
-  const long long warps = (long long)gridDim.x * CO_WARPS;
-  const int lane = threadIdx.x % 32;
-  const long long tasks = u.chunks * u.per_chunk;
-  for (long long t = (long long)blockIdx.x * CO_WARPS + threadIdx.x / 32; t < tasks; t += warps) {
-    /* Chunk p of range s: the order p-major, so every range's start first. */
-    const long long v = t / u.per_chunk, local = t - v * u.per_chunk;
-    const long long p = v / u.splits, s = v - p * u.splits;
-    const long long c0 = s * u.range + p * PG_READY_CHUNK_K;
-    long long c1 = c0 + PG_READY_CHUNK_K;
-    if (c1 > (s + 1) * u.range) c1 = (s + 1) * u.range;
-    if (c1 > g.k) c1 = g.k;
-    if (local < u.a_rows) { /* A's row `local`, columns c0 .. c1 (to its end at K's last) */
-      co_copy_row(g.a + local * g.lda, a_out + local * u.a_ld, c0, c1 == g.k ? u.a_ld : c1, g.k,
-                  lane);
-    } else { /* B's row c0 + i, its q-th stretch of PG_READY_CHUNK_K columns */
-      const long long i = (local - u.a_rows) / u.b_per_row;
-      const long long q = local - u.a_rows - i * u.b_per_row;
-      if (c0 + i >= c1) continue; /* past the chunk's rows: nothing, not counted */
-      const long long row = c0 + i, first = q * PG_READY_CHUNK_K;
-      const long long end = first + PG_READY_CHUNK_K < u.b_ld ? first + PG_READY_CHUNK_K : u.b_ld;
-      co_copy_row(g.b + row * g.ldb, b_out + row * u.b_ld, first, end, g.n, lane);
+  for (long long unit = blockIdx.x; unit < u.units; unit += gridDim.x) {
+    const bool is_a = unit < u.a_units;
+    const long long local = is_a ? unit : unit - u.a_units;
+    const long long stretches = is_a ? u.a_stretches : u.b_stretches;
+    const long long r0 = local / stretches * CO_ROWS;
+    const long long c0 = local % stretches * CO_STRETCH + threadIdx.x;
+    const long long rows = is_a ? u.a_rows : u.b_rows, width = is_a ? g.k : g.n;
+    const long long ld_out = is_a ? u.a_ld : u.b_ld, ld_in = is_a ? g.lda : g.ldb;
+    const float *const in = is_a ? g.a : g.b;
+    float *const out = is_a ? g.partials : g.partials + u.a_rows * u.a_ld;
+    float v[CO_ROWS][CO_PER_THREAD];
+#pragma unroll
+    for (int j = 0; j < CO_ROWS; ++j) {
+      const long long r = r0 + j;
+#pragma unroll
+      for (int i = 0; i < CO_PER_THREAD; ++i) {
+        const long long c = c0 + (long long)i * PG_FIRST_THREADS;
+        v[j][i] = r < rows && c < width ? __ldg(in + r * ld_in + c) : 0.f;
+      }
     }
-    /* The warp's stores, then its count (release: the kernel's acquire of
-     * the count sees them). */
-    __threadfence();
-    __syncwarp();
-    if (lane == 0) atomicAdd(&ready[s * u.per_range + p], 1ull);
+#pragma unroll
+    for (int j = 0; j < CO_ROWS; ++j)
+#pragma unroll
+      for (int i = 0; i < CO_PER_THREAD; ++i) {
+        const long long c = c0 + (long long)i * PG_FIRST_THREADS;
+        if (r0 + j < rows && c < ld_out) out[(r0 + j) * ld_out + c] = v[j][i];
+      }
   }
 }
 
@@ -135,33 +104,17 @@ extern "C" void pg_configure_first_kernel(pg_gemm_args *args, pg_kernel_launch *
   launch->prepare_grid_y = grid_rows < CO_MAX_GRID_Y ? grid_rows : CO_MAX_GRID_Y;
 }
 
-extern "C" int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch *launch,
-                                           int sm_count) {
+extern "C" int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch *launch) {
   if (args->vec_a && args->vec_b) return 0;
   const co_units u = co_units_of(*args);
   set_first_kernel(args, launch, (const void *)pg_copy_operands_kernel, u.a_rows, u.a_ld,
                    u.b_rows, u.b_rows > 0 ? u.b_ld : 0);
-  /* Its grid: CO_BLOCKS_PER_SM blocks an SM (fewer where there are fewer
-   * tasks than warps; the tasks are counted once the split planner has
-   * run: pg_configure_copy_ready). The kernel takes A's rows to be ldp =
-   * PG_PLANES_LD(K) wide, as set_first_kernel has just set it and the plan
-   * reads them (the split planner leaves ldp alone after a first kernel:
-   * reduce_splits.cu). */
-  launch->prepare_grid_x = (long long)(sm_count > 0 ? sm_count : 1) * CO_BLOCKS_PER_SM;
+  /* Its grid: one block a unit, A's then B's (co_units). The kernel takes
+   * A's rows to be ldp = PG_PLANES_LD(K) wide, as set_first_kernel has just
+   * set it and the plan reads them (the split planner leaves ldp alone
+   * after a first kernel: reduce_splits.cu). */
+  launch->prepare_grid_x = u.units < CO_MAX_BLOCKS ? u.units : CO_MAX_BLOCKS;
   launch->prepare_grid_y = 1;
   launch->copied_floats = u.a_rows * u.a_ld + u.b_rows * u.b_ld;
   return 1;
-}
-
-extern "C" long long pg_ready_chunks(const pg_gemm_args *args) { return co_units_of(*args).chunks; }
-
-extern "C" void pg_configure_copy_ready(const pg_gemm_args *args, pg_kernel_launch *launch) {
-  if (launch->prepare_kernel != (const void *)pg_copy_operands_kernel) return;
-  const co_units u = co_units_of(*args);
-  /* 16 bytes at a time, so that the planes after the counters stay aligned. */
-  launch->ready_chunks = (u.chunks + 1) / 2 * 2;
-  launch->ready_b_tasks = u.b_per_row;
-  launch->workspace_bytes += (size_t)launch->ready_chunks * sizeof(unsigned long long);
-  const long long blocks = (u.chunks * u.per_chunk + CO_WARPS - 1) / CO_WARPS;
-  if (blocks < launch->prepare_grid_x) launch->prepare_grid_x = blocks > 0 ? blocks : 1;
 }

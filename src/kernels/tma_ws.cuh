@@ -224,32 +224,6 @@ static __device__ __forceinline__ void tws_take_split(const pg_gemm_args &g,
   w->index = split;
 }
 
-/* Before K step kt, where a first kernel is still copying the operands
- * (maps.ready: internal.h, pg_configure_copy_ready): at the block's first
- * step and at each chunk's first, waits until the chunk's count says its
- * copies are done, then orders the bulk copies after them (the copies were
- * written through the generic proxy, TMA reads through the async one). */
-static __device__ __forceinline__ void tws_wait_ready(const pg_gemm_args &g,
-                                                      const pg_tma_maps &maps, int kt,
-                                                      bool first) {
-  const long long range = TWS_READY_RANGE(g.splits, g.k_tiles_per_split, g.k);
-  const long long col = (long long)kt * TWS_TILE_K, s = col / range, in = col - s * range;
-  if (!first && in % PG_READY_CHUNK_K != 0) return;
-  const long long p = in / PG_READY_CHUNK_K, c0 = s * range + p * PG_READY_CHUNK_K;
-  const long long c1 = min(min(c0 + PG_READY_CHUNK_K, (s + 1) * range), (long long)g.k);
-  const unsigned long long want =
-      (unsigned long long)(maps.ready_a_rows + (c1 - c0) * maps.ready_b_tasks);
-  const unsigned long long *count =
-      maps.ready + s * ((range + PG_READY_CHUNK_K - 1) / PG_READY_CHUNK_K) + p;
-  for (;;) {
-    unsigned long long seen;
-    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(seen) : "l"(count) : "memory");
-    if (seen >= want) break;
-    __nanosleep(128);
-  }
-  asm volatile("fence.proxy.async.global;\n" ::: "memory");
-}
-
 /* acc += the stage's A (TM x TILE_K) times B (TILE_K x TN), this thread's
  * 8 x THREAD_N part. */
 template <int TM, int TN>
@@ -390,8 +364,6 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
         /* Free once the consumers released its previous use; on a slot's
          * first use the wait for "parity 1" returns at once. */
         PG_TRACE_SPAN(SLOT, slot, kt) pg_mbar_wait_parity(&empty[slot], parity ^ 1);
-        if constexpr (MODE == TWS_SPLIT_K)
-          if (maps.ready != NULL) tws_wait_ready(g, maps, kt, kt == w.kt_begin);
         char *stage = smem + slot * STAGE_BYTES;
         pg_mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
         pg_tma_load_2d(stage, &maps.a, kt * TWS_TILE_K, w.tm * TM, &full[slot]);

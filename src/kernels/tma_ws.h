@@ -74,10 +74,4 @@
 #define TWS_SHORT_STAGE_A_BYTES (TWS_SHORT_TILE_M * TWS_TILE_K * 4)
 #define TWS_SHORT_STAGE_BYTES (TWS_SHORT_STAGE_A_BYTES + TWS_STAGE_B_BYTES)
 
-/* The floats of K of one split range, as the copies' counters cut K into
- * chunks (internal.h, PG_READY_CHUNK_K): a range of k_tiles_per_split K
- * steps where K is split, else all of K. */
-#define TWS_READY_RANGE(splits, k_tiles_per_split, k) \
-  ((splits) > 1 ? (long long)(k_tiles_per_split) * TWS_TILE_K : (long long)((k) > 0 ? (k) : 1))
-
 #endif
