@@ -67,11 +67,6 @@ typedef struct {
    * hold rows split_row0 .. m-1 only, and the reduction adds those up. 0:
    * every row is split (or none is, splits <= 1). */
   int split_row0;
-  /* The split forms reading a B of any layout where it is
-   * (kernels/tma_ws.cuh, TWS_SPLIT_ANY_B): how many floats past a 16-byte
-   * boundary B's rows j mod 4 start, 2 bits each from bit 2j
-   * (pg_tma_residue_shifts). */
-  int residue_shift;
 } pg_gemm_args;
 #ifdef __cplusplus
 static_assert(sizeof(pg_gemm_args) <= 128, "the TMA kernels' maps start at byte 128");
@@ -184,9 +179,6 @@ typedef struct {
   int b_box_n, b_box_k;
   int b_k_major;
   int b_swizzle_bytes; /* B's (or B^T's) swizzle, as a_swizzle_bytes */
-  /* 1: four maps of B, over its rows j mod 4, in boxes of b_box_k such
-   * rows (pg_tma_b_rows_maps). */
-  int residue;
 } pg_tma_boxes;
 
 /* A kernel entry's launch, as its configure function decides it: which
@@ -241,10 +233,6 @@ typedef struct {
    * copies operands TMA cannot read (pg_configure_operand_copies): auto's
    * model charges them as memory traffic (src/plan.c); 0: none. */
   long long copied_floats;
-  /* > 0: the kernel's dynamic shared memory, in place of the entry's
-   * smem_bytes(stages) (a form whose kernel for this call lays its stages
-   * out otherwise: kernels/tma_ws.cuh, TWS_SPLIT_ANY_B). */
-  size_t dynamic_smem;
 } pg_kernel_launch;
 
 /* An entry's configure function. It may set the fields of args that are its
@@ -285,19 +273,8 @@ typedef struct {
   CUtensorMap b;
 } pg_tma_maps;
 
-/* The split forms' maps where they read a B of any layout where it is
- * (boxes->residue): A's, and four of B's, map j over B's rows j mod 4
- * (pg_tma_encode_residue). */
-typedef struct {
-  CUtensorMap a;
-  CUtensorMap b[4];
-} pg_tma_b_rows_maps;
-
 struct pg_plan {
-  union { /* first: the descriptors want 64-byte alignment */
-    pg_tma_maps maps;
-    pg_tma_b_rows_maps b_rows_maps; /* where plan->tma->residue */
-  };
+  pg_tma_maps maps; /* first: the descriptors want 64-byte alignment */
   const pg_variant_entry *entry; /* what runs (auto resolved); NULL: nothing to do */
   const pg_device *device;
   int stages;

@@ -370,8 +370,7 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
   const pg_variant_entry *entry = plan->entry;
   plan->kernel = kernel->kernel;
   plan->threads = (unsigned)entry->info.threads;
-  plan->dynamic_smem =
-      kernel->dynamic_smem > 0 ? kernel->dynamic_smem : dynamic_smem_of(entry, plan->stages);
+  plan->dynamic_smem = dynamic_smem_of(entry, plan->stages);
   long long grid_x = kernel->grid_x;
   if (kernel->persistent_blocks_per_sm > 0) {
     int fit = 0;
@@ -422,9 +421,7 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
     const int a_at_launch = kernel->prepare_a_rows > 0;
     const int b_at_launch = kernel->tma->b_k_major || kernel->prepare_b_rows > 0;
     cudaError_t err =
-        kernel->tma->residue
-            ? pg_tma_encode_residue(&plan->args, kernel->tma, &plan->b_rows_maps)
-            : pg_tma_encode(&plan->args, kernel->tma, !a_at_launch, !b_at_launch, &plan->maps);
+        pg_tma_encode(&plan->args, kernel->tma, !a_at_launch, !b_at_launch, &plan->maps);
     if (err != cudaSuccess) {
       pg_set_error_detail("%s: encoding the tensor maps failed", entry->info.name);
       return pg_status_from_cuda(err);

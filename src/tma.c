@@ -88,58 +88,6 @@ static cudaError_t encode_matrix(CUtensorMap *map, const float *base, int rows, 
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-/* Rows j, j + 4, ... of a row-major matrix at x with leading dimension ld
- * (floats): how many floats past a 16-byte boundary the first starts. */
-static int residue_shift(const float *x, int ld, int j) {
-  return (int)((((uintptr_t)x + (uintptr_t)j * (uintptr_t)ld * sizeof(float)) % TMA_ALIGN) /
-               sizeof(float));
-}
-
-int pg_tma_residue_ready(const pg_gemm_args *g) {
-  return g->k >= 4 && (uintptr_t)g->b % sizeof(float) == 0 &&
-         (unsigned long long)g->ldb * 4 * sizeof(float) < (1ull << 40);
-}
-
-int pg_tma_residue_shifts(const pg_gemm_args *g) {
-  int shifts = 0;
-  for (int j = 0; j < 4; ++j) shifts |= residue_shift(g->b, g->ldb, j) << (2 * j);
-  return shifts;
-}
-
-/* Map j of four over B (K rows of N, leading dimension ldb): its rows j,
- * j + 4, ... (4 ldb floats apart, a multiple of 16 bytes), from the 16-byte
- * boundary at or before row j's start, so column c of those rows is the
- * map's column c + residue_shift(b, ldb, j); boxes of b_box_n x b_box_k such
- * rows. */
-static cudaError_t encode_b_rows(CUtensorMap *map, const pg_gemm_args *g, int j,
-                                 const pg_tma_boxes *boxes) {
-  const int shift = residue_shift(g->b, g->ldb, j);
-  const float *start = g->b + (size_t)j * (size_t)g->ldb - shift;
-  const cuuint64_t dims[2] = {(cuuint64_t)g->n + (cuuint64_t)shift,
-                              (cuuint64_t)((g->k - j + 3) / 4)};
-  const cuuint64_t strides[1] = {(cuuint64_t)g->ldb * 4 * sizeof(float)};
-  const cuuint32_t box[2] = {(cuuint32_t)boxes->b_box_n, (cuuint32_t)boxes->b_box_k};
-  const cuuint32_t element_strides[2] = {1, 1};
-  CUresult r = encode_tiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)start, dims,
-                            strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                            swizzle_mode(boxes->b_swizzle_bytes),
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
-}
-
-cudaError_t pg_tma_encode_residue(const pg_gemm_args *g, const pg_tma_boxes *boxes,
-                                  pg_tma_b_rows_maps *maps) {
-  memset(maps, 0, sizeof *maps);
-  if (g->k == 0) return cudaSuccess;
-  if (!pg_tma_residue_ready(g)) return cudaErrorInvalidValue;
-  cudaError_t err = pg_tma_find_encoder();
-  if (err == cudaSuccess)
-    err = encode_matrix(&maps->a, g->a, g->m, g->k, g->lda, boxes->a_box_k, boxes->a_box_m,
-                        boxes->a_swizzle_bytes);
-  for (int j = 0; j < 4 && err == cudaSuccess; ++j) err = encode_b_rows(&maps->b[j], g, j, boxes);
-  return err;
-}
-
 cudaError_t pg_tma_find_encoder(void) {
   if (pthread_once(&lookup_once, lookup_encoder) != 0) return cudaErrorUnknown;
   return lookup_error;

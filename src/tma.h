@@ -46,17 +46,6 @@ cudaError_t pg_tma_encode_b(const pg_gemm_args *args, const pg_tma_boxes *boxes,
 cudaError_t pg_tma_encode_a_parts(const pg_gemm_args *args, const pg_tma_boxes *boxes,
                                   long long rows, pg_tma_maps *maps);
 
-/* Reading a B of any layout where it is, through four maps over its rows
- * j mod 4 (kernels/tma_ws.cuh, TWS_SPLIT_ANY_B): whether the call allows it
- * (K at least 4, so every map has a row; a float-aligned base; a stride of
- * 4 rows within TMA's 2^40 bytes), the shifts of the maps' columns
- * (pg_gemm_args.residue_shift), and A's map and B's four (boxes->b_box_k
- * rows of a map, a quarter of the tile's). */
-int pg_tma_residue_ready(const pg_gemm_args *args);
-int pg_tma_residue_shifts(const pg_gemm_args *args);
-cudaError_t pg_tma_encode_residue(const pg_gemm_args *args, const pg_tma_boxes *boxes,
-                                  pg_tma_b_rows_maps *maps);
-
 #ifdef __cplusplus
 }
 #endif

@@ -114,7 +114,7 @@ static void test_k_zero_needs_no_maps(void **state) {
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_OK);
   pg_tma_maps maps;
   memset(&maps, 0xff, sizeof maps);
-  const pg_tma_boxes boxes = {8, 128, 0, 128, 8, 0, 0, 0};
+  const pg_tma_boxes boxes = {8, 128, 0, 128, 8, 0, 0};
   assert_int_equal(pg_tma_encode(&g, &boxes, 1, 1, &maps), cudaSuccess);
   const unsigned char *bytes = (const unsigned char *)&maps;
   for (size_t i = 0; i < sizeof maps; ++i) assert_int_equal(bytes[i], 0);
@@ -500,116 +500,6 @@ static void test_split_forms_take_any_layout(void **state) {
   }
 }
 
-/* Reading a B of any layout where it is (tma.h, kernels/tma_ws.cuh's
- * TWS_SPLIT_ANY_B): where map j's rows (j, j + 4, ...) start past a 16-byte
- * boundary, and when the maps can be made at all. */
-static void test_residue_shifts(void **state) {
-  (void)state;
-  pg_gemm_args g = aligned_args();
-  /* Aligned: every map starts on a boundary. */
-  assert_int_equal(pg_tma_residue_shifts(&g), 0);
-  /* ldb = 61: row j starts 61 j floats on, 0, 1, 2, 3 past a boundary. */
-  g.ldb = 61;
-  assert_int_equal(pg_tma_residue_shifts(&g), 0 | 1 << 2 | 2 << 4 | 3 << 6);
-  /* One float off with ldb = 60: every row 1 past. */
-  g.ldb = 60;
-  g.b = storage + 1;
-  assert_int_equal(pg_tma_residue_shifts(&g), 1 | 1 << 2 | 1 << 4 | 1 << 6);
-  /* ldb = 777 (1 mod 4) from a base 2 floats off: rows 2, 3, 0, 1 past;
-   * ldb = 778: 2, 0, 2, 0. A is not looked at. */
-  g.b = storage + 2;
-  g.ldb = 777;
-  g.lda = 37;
-  assert_int_equal(pg_tma_residue_shifts(&g), 2 | 3 << 2 | 0 << 4 | 1 << 6);
-  g.ldb = 778;
-  assert_int_equal(pg_tma_residue_shifts(&g), 2 | 0 << 2 | 2 << 4 | 0 << 6);
-  assert_true(pg_tma_residue_ready(&g));
-  /* Every map needs a row: K of at least 4. A float-aligned base. */
-  g.k = 3;
-  assert_false(pg_tma_residue_ready(&g));
-  g.k = 4;
-  assert_true(pg_tma_residue_ready(&g));
-  g.b = (const float *)((const char *)storage + 2);
-  assert_false(pg_tma_residue_ready(&g));
-}
-
-/* The split forms on a B TMA cannot read whole, beside an A it can: read
- * where it is (no first kernel, no copy, B's quarter-row boxes 4 columns
- * wider, the shifts set, the stages' own shared memory) where K has 4 rows,
- * else copied first, as an A TMA cannot read is, and as tma_ws_n256 copies
- * (its boxes would be 260 columns wide). */
-static void test_split_forms_read_b_in_place(void **state) {
-  (void)state;
-  const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
-  const char *forms[] = {"tma_ws_splitk", "tma_ws_n64", "tma_ws_m256", "tma_ws_n256",
-                         "tma_ws_m64",    "tma_ws_n32", "tma_ws_any"};
-  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; ++i) {
-    const pg_variant_entry *e = pg_entry_find(forms[i]);
-    assert_non_null(e);
-    const int copies = strcmp(forms[i], "tma_ws_n256") == 0;
-    pg_gemm_args g = aligned_args();
-    g.ldb = 61; /* B's rows 244 bytes apart */
-    g.stages = e->info.default_stages;
-    g.vec_a = 1;
-    g.vec_b = 0;
-    pg_kernel_launch launch;
-    memset(&launch, 0, sizeof launch);
-    e->configure(&g, &h200, &h200.tuning, &launch);
-    assert_non_null(launch.tma);
-    if (copies) {
-      assert_non_null(launch.prepare_kernel);
-      assert_int_equal(launch.tma->residue, 0);
-      assert_int_equal(launch.copied_floats, 36 * 60);
-      assert_int_equal(launch.dynamic_smem, 0);
-    } else {
-      assert_null(launch.prepare_kernel);
-      assert_int_equal(launch.copied_floats, 0);
-      assert_int_equal(launch.tma->residue, 1);
-      assert_int_equal(launch.tma->a_box_m, e->info.tile_m);
-      assert_int_equal(launch.tma->b_box_n, e->info.tile_n + 4);
-      assert_int_equal(launch.tma->b_box_k * 4, e->info.tile_k);
-      assert_int_equal(g.residue_shift, pg_tma_residue_shifts(&g));
-      assert_int_not_equal(g.residue_shift, 0);
-      /* The stages' A, then their B of rows 4 floats longer, and a third
-       * mbarrier a stage: more than the entry's ring. */
-      assert_true(launch.dynamic_smem > e->smem_bytes(g.stages));
-      assert_true(launch.dynamic_smem <= h200.smem_optin);
-    }
-    /* Aligned: the plain maps and the entry's shared memory, as before. */
-    pg_gemm_args a = aligned_args();
-    a.stages = e->info.default_stages;
-    a.vec_a = a.vec_b = 1;
-    memset(&launch, 0, sizeof launch);
-    e->configure(&a, &h200, &h200.tuning, &launch);
-    assert_non_null(launch.tma);
-    assert_int_equal(launch.tma->residue, 0);
-    assert_int_equal(launch.dynamic_smem, 0);
-    assert_int_equal(a.residue_shift, 0);
-    /* A TMA cannot read: both copied first, as before. */
-    pg_gemm_args c = g;
-    c.lda = 37;
-    c.vec_a = 0;
-    c.residue_shift = 0;
-    memset(&launch, 0, sizeof launch);
-    e->configure(&c, &h200, &h200.tuning, &launch);
-    assert_non_null(launch.prepare_kernel);
-    assert_int_equal(launch.tma->residue, 0);
-    assert_int_equal(launch.copied_floats, 100 * 36 + 36 * 60);
-    /* K of 3: no map j = 3; B is copied first. */
-    pg_gemm_args t = aligned_args();
-    t.k = 3;
-    t.ldb = 61;
-    t.stages = e->info.default_stages;
-    t.vec_a = 1;
-    t.vec_b = 0;
-    memset(&launch, 0, sizeof launch);
-    e->configure(&t, &h200, &h200.tuning, &launch);
-    assert_non_null(launch.prepare_kernel);
-    assert_int_equal(launch.tma->residue, 0);
-    assert_int_equal(launch.copied_floats, 3 * 60); /* K rows of N (60) */
-  }
-}
-
 /* auto's model alone on an H200's facts (pg_auto_model, no GPU asked):
  * every candidate a row, the chosen one the first of the best predicted,
  * refusals with no speed; the layout rules as a call applies them. */
@@ -661,8 +551,6 @@ int main(void) {
       cmocka_unit_test(test_split_tail_rule),
       cmocka_unit_test(test_operand_copies),
       cmocka_unit_test(test_split_forms_take_any_layout),
-      cmocka_unit_test(test_residue_shifts),
-      cmocka_unit_test(test_split_forms_read_b_in_place),
       cmocka_unit_test(test_registry_facts),
       cmocka_unit_test(test_auto_without_gpu),
       cmocka_unit_test(test_auto_model),

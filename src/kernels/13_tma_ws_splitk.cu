@@ -45,20 +45,16 @@ template <> struct tws_schedule<TWS_SPLIT_K> {
     return true;
   }
 };
-/* B of any layout read where it is: the same units. */
-template <> struct tws_schedule<TWS_SPLIT_ANY_B> : tws_schedule<TWS_SPLIT_K> {};
 #endif
 
 PG_KERNELS_BEGIN
 
 /* A form that splits K: its tile, its kernel for whole tiles where K is not
- * split (NULL: tma_ws's, through tma_ws's configure, its kernel in 12), its
- * split kernel and the split kernel that reads a B of any layout where it
- * is (split or not; NULL: the form copies such a B, as tma_ws_n256, whose
- * boxes of 256 + TWS_B_PAD columns TMA does not take). */
+ * split (NULL: tma_ws's, through tma_ws's configure, its kernel in 12) and
+ * its split kernel. */
 typedef struct {
   const tws_shape *shape;
-  const void *whole_kernel, *split_kernel, *any_b_kernel;
+  const void *whole_kernel, *split_kernel;
 } split_form;
 
 /* K split where the tiles leave block slots idle: all tiles split where
@@ -74,35 +70,22 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
   else
     tws_configure_whole_tiles(form->shape, form->whole_kernel, args, tuning, launch);
   launch->persistent_blocks_per_sm = 0;
+  /* Any layout: an operand TMA cannot read is copied first, the planes of
+   * a split K after the copies. */
+  (void)pg_configure_operand_copies(args, launch);
   const tws_shape *shape = form->shape;
-  /* Any layout: a B that TMA cannot read as a whole, beside an A it can, is
-   * read where it is, every fourth row through a map of its own
-   * (TWS_SPLIT_ANY_B), where K has 4 rows and the stages fit; otherwise an
-   * operand TMA cannot read is copied first, the planes of a split K after
-   * the copies. */
-  const size_t any_b_smem = tws_shape_any_b_smem(shape, args->stages);
-  const int in_place = form->any_b_kernel != NULL && args->vec_a && !args->vec_b &&
-                       pg_tma_residue_ready(args) && any_b_smem <= device->smem_optin;
-  if (in_place) {
-    args->residue_shift = pg_tma_residue_shifts(args);
-    launch->tma = &shape->any_b_boxes;
-    launch->dynamic_smem = any_b_smem;
-  } else {
-    (void)pg_configure_operand_copies(args, launch);
-  }
   /* The blocks an SM: the tile's, unless its stages' shared memory fits
    * fewer (tma_ws_splitk at 4 stages: one). */
   long long per_sm = shape->blocks_per_sm;
-  const size_t smem = in_place ? any_b_smem : tws_shape_smem(shape, args->stages);
+  const size_t smem = tws_shape_smem(shape, args->stages);
   if (smem > 0 && (long long)(device->smem_optin / smem) < per_sm)
     per_sm = (long long)(device->smem_optin / smem);
   if (per_sm < 1) per_sm = 1;
   const long long slots = per_sm * device->sm_count;
   if (pg_configure_split_tail(args, launch, slots, shape->tile_m, shape->tile_n,
                               tws_k_tiles(args), tuning->tma_ws_split_min_k_tiles,
-                              tuning->tma_ws_split_unit_cost, tuning->flops_per_byte) > 1 ||
-      in_place)
-    launch->kernel = in_place ? form->any_b_kernel : form->split_kernel;
+                              tuning->tma_ws_split_unit_cost, tuning->flops_per_byte) > 1)
+    launch->kernel = form->split_kernel;
 }
 
 static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
@@ -115,17 +98,12 @@ static const tws_shape narrow = TWS_SHAPE(TWS_TILE_M, TWS_NARROW_TILE_N);
 /* A form's kernels: the instances of its tile in both modes. */
 #define TWS_FORM_KERNELS(tm, tn)                                 \
   (const void *)pg_tma_ws_kernel<tm, tn, TWS_WHOLE_TILES>,       \
-      (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_K>,       \
-      (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_ANY_B>
+      (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_K>
 static const split_form large_form = {
-    &large, NULL, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>,
-    (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_ANY_B>};
+    &large, NULL, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
 static const split_form small_form = {&small, TWS_FORM_KERNELS(TWS_TILE_M, TWS_SMALL_TILE_N)};
 static const split_form tall_form = {&tall, TWS_FORM_KERNELS(TWS_TALL_TILE_M, TWS_TILE_N)};
-static_assert(TWS_WIDE_TILE_N + TWS_B_PAD > 256, "the wide tile could read B in place");
-static const split_form wide_form = {
-    &wide, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_WIDE_TILE_N, TWS_WHOLE_TILES>,
-    (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_WIDE_TILE_N, TWS_SPLIT_K>, NULL};
+static const split_form wide_form = {&wide, TWS_FORM_KERNELS(TWS_TILE_M, TWS_WIDE_TILE_N)};
 static const split_form short_form = {&short_shape,
                                       TWS_FORM_KERNELS(TWS_SHORT_TILE_M, TWS_TILE_N)};
 static const split_form narrow_form = {&narrow, TWS_FORM_KERNELS(TWS_TILE_M, TWS_NARROW_TILE_N)};

@@ -152,12 +152,6 @@ static __device__ __forceinline__ void pg_fence_barrier_init(void) {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
-/* Orders this thread's shared-memory writes before later copies of the
- * async proxy (a bulk tensor copy into the same bytes). */
-static __device__ __forceinline__ void pg_fence_proxy_async_shared(void) {
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-
 /* Arrives (one of the init count) and raises the phase's expected
  * transaction count by `bytes`: the phase completes when the arrivals are
  * in and that many bytes have landed. */

@@ -110,63 +110,11 @@ static_assert(128 * TWS_PRODUCER_REGS + TWS_TALL_CONSUMERS * TWS_CONSUMER_REGS <
  * flagship's own loop, with nothing else live across the K loop), K split
  * into ranges, or stream-K after data-parallel waves. One instance per
  * mode, so the plainest keeps the plainest code. */
-enum { TWS_WHOLE_TILES, TWS_SPLIT_K, TWS_STREAM_K, TWS_SPLIT_ANY_B };
-
-/* TWS_SPLIT_ANY_B: split-K's schedule, with B of any layout read where it
- * is. TMA wants a row stride of a multiple of 16 bytes, a 16-byte aligned
- * base, and (as measured on an H200: an illegal instruction otherwise) a
- * box whose first column starts on 16 bytes. A B with ldb no multiple of 4
- * floats, or a base off 16 bytes, still has the first two along every
- * fourth row: rows j, j + 4, ... are 4 ldb floats apart, and each starts
- * s_j floats (0-3) past a 16-byte boundary. So B is read through four maps,
- * map j over rows j mod 4 from the boundary at or before row j
- * (pg_tma_encode_residue, src/tma.c), in boxes of TN + TWS_B_PAD columns
- * that start on the boundary before the tile's first column: a row of the
- * stage holds the tile's row s_j floats on. The producer warpgroup's three
- * idle warps move each such row s_j floats back (the stage's B rows are
- * TN + TWS_B_PAD floats apart) before the consumers may read it: the copy
- * lands on `loaded`, the three warps arrive on `full`. The stage holds B's
- * K rows grouped by K mod 4 (the consumers read K step kk at row
- * (kk mod 4) TWS_TILE_K/4 + kk div 4: a constant of the unrolled loop),
- * and its A and B apart: A's stages first (each on 1024 bytes, for the
- * swizzle), then B's. A must be TMA's as a whole (the plan copies both
- * where it is not: copy_operands.cu). */
-#define TWS_RESIDUES 4
-#define TWS_B_PAD 4 /* floats a stage's B row has past TN */
-#define TWS_FIXUP_WARPS 3 /* the producer warpgroup's warps but the one that copies */
+enum { TWS_WHOLE_TILES, TWS_SPLIT_K, TWS_STREAM_K };
 
 /* What a schedule gives a block: one stretch of work at a time, an output
  * tile and a range of its K steps, and where its sums go. */
 enum { TWS_TO_C, TWS_TO_SPLIT, TWS_TO_SLOT };
-
-/* The maps a MODE reads: A's and B's, or A's and four of B's
- * (TWS_SPLIT_ANY_B). */
-template <int MODE> struct tws_maps {
-  typedef pg_tma_maps type;
-};
-template <> struct tws_maps<TWS_SPLIT_ANY_B> {
-  typedef pg_tma_b_rows_maps type;
-};
-
-/* Where a stage's A and B lie in the ring, and its B row's floats: A and B
- * together a stage, or (TWS_SPLIT_ANY_B) A's stages, then B's of padded
- * rows. */
-template <int TM, int TN, int MODE> struct tws_ring {
-  enum { IN_PLACE = MODE == TWS_SPLIT_ANY_B };
-  enum { B_ROW = TN + (IN_PLACE ? TWS_B_PAD : 0) };
-  enum { A_BYTES = tws_tile<TM, TN>::STAGE_A_BYTES, B_BYTES = TWS_TILE_K * B_ROW * 4 };
-  enum { STAGE_BYTES = A_BYTES + B_BYTES };
-  static_assert(IN_PLACE || (int)STAGE_BYTES == (int)tws_tile<TM, TN>::STAGE_BYTES,
-                "the ring's stage is the tile's");
-  static __host__ __device__ __forceinline__ size_t a_at(int slot, int stages) {
-    (void)stages;
-    return IN_PLACE ? (size_t)slot * A_BYTES : (size_t)slot * STAGE_BYTES;
-  }
-  static __host__ __device__ __forceinline__ size_t b_at(int slot, int stages) {
-    return IN_PLACE ? (size_t)stages * A_BYTES + (size_t)slot * B_BYTES
-                    : (size_t)slot * STAGE_BYTES + A_BYTES;
-  }
-};
 
 typedef struct {
   int tm, tn, kt_begin, kt_end;
@@ -276,16 +224,15 @@ static __device__ __forceinline__ void tws_take_split(const pg_gemm_args &g,
   w->index = split;
 }
 
-/* acc += the stage's A (TM x TILE_K, at a_stage) times B (TILE_K x TN, at
- * b_stage, rows B_ROW floats apart; grouped by K mod 4 where B_GROUPED),
- * this thread's 8 x THREAD_N part. */
-template <int TM, int TN, int B_ROW = TN, bool B_GROUPED = false>
-static __device__ __forceinline__ void tws_compute(const char *a_stage, const char *b_stage,
-                                                   int row0, unsigned swz, int col0,
+/* acc += the stage's A (TM x TILE_K) times B (TILE_K x TN), this thread's
+ * 8 x THREAD_N part. */
+template <int TM, int TN>
+static __device__ __forceinline__ void tws_compute(const char *stage, int row0, unsigned swz,
+                                                   int col0,
                                                    float acc[TWS_THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
   enum { THREAD_N = tws_tile<TM, TN>::THREAD_N };
-  const char *as = a_stage + row0 * TWS_A_ROW_BYTES;
-  const float *bs = (const float *)b_stage + col0;
+  const char *as = stage + row0 * TWS_A_ROW_BYTES;
+  const float *bs = (const float *)(stage + tws_tile<TM, TN>::STAGE_A_BYTES) + col0;
 #pragma unroll
   for (int piece = 0; piece < TWS_TILE_K / 4; ++piece) {
     const char *ap = as + (((unsigned)piece ^ swz) << 4);
@@ -295,11 +242,11 @@ static __device__ __forceinline__ void tws_compute(const char *a_stage, const ch
       a[i] = *(const float4 *)(ap + TWS_ROW_STEP * i * TWS_A_ROW_BYTES);
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
-      const int row = B_GROUPED ? q * (TWS_TILE_K / TWS_RESIDUES) + piece : piece * 4 + q;
+      const int kk = piece * 4 + q;
       float b[THREAD_N];
 #pragma unroll
       for (int j = 0; j < THREAD_N / 4; ++j) {
-        const float4 v = *(const float4 *)(bs + row * B_ROW + TWS_COL_STEP * j);
+        const float4 v = *(const float4 *)(bs + kk * TN + TWS_COL_STEP * j);
         b[4 * j + 0] = v.x;
         b[4 * j + 1] = v.y;
         b[4 * j + 2] = v.z;
@@ -378,29 +325,25 @@ PG_KERNELS_BEGIN
 
 template <int TM, int TN, int MODE>
 __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::MIN_BLOCKS)
-    pg_tma_ws_kernel(const pg_gemm_args g,
-                     const __grid_constant__ typename tws_maps<MODE>::type maps) {
+    pg_tma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
 #ifdef PG_HAVE_TMA
   typedef tws_tile<TM, TN> tile;
   /* Stream-K's slots and fixup kernel are laid out for the 128-row tile. */
   static_assert(MODE != TWS_STREAM_K || TM == TWS_TILE_M, "stream-K is built for 128 rows");
-  typedef tws_ring<TM, TN, MODE> ring;
-  constexpr bool in_place = ring::IN_PLACE;
-  enum { THREAD_N = tile::THREAD_N, CONSUMERS = tile::CONSUMERS };
+  enum { THREAD_N = tile::THREAD_N, STAGE_BYTES = tile::STAGE_BYTES };
+  enum { CONSUMERS = tile::CONSUMERS, STAGE_A_BYTES = tile::STAGE_A_BYTES };
   extern __shared__ float4 smem_raw[];
   char *const smem = (char *)pg_tma_smem_base(smem_raw);
   const int stages = g.stages;
-  unsigned long long *const full = (unsigned long long *)(smem + stages * ring::STAGE_BYTES);
+  unsigned long long *const full = (unsigned long long *)(smem + stages * STAGE_BYTES);
   unsigned long long *const empty = full + stages;
-  unsigned long long *const loaded = empty + stages; /* TWS_SPLIT_ANY_B: B's copies */
   const tws_geometry geo = tws_geometry_of<TM, TN>(g);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < stages; ++s) {
-      pg_mbar_init(&full[s], in_place ? 1 + TWS_FIXUP_WARPS : 1);
+      pg_mbar_init(&full[s], 1);
       pg_mbar_init(&empty[s], CONSUMERS);
-      if (in_place) pg_mbar_init(&loaded[s], 1);
     }
     pg_fence_barrier_init();
   }
@@ -410,48 +353,10 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
   if (warp >= CONSUMERS / 32) {
     /* ---- producer: one lane; the others have nothing to do ---- */
     pg_setmaxnreg_dec(TWS_PRODUCER_REGS);
-    if (in_place && warp != CONSUMERS / 32 && geo.k_tiles > 0) {
-      /* The other three warps: each of B's rows s_j floats back, rows
-       * f, f + 3, ... of the stage (f = this warp's), then an arrival on
-       * full[s] (a stage's A arrives there by itself). */
-      const int f = warp - CONSUMERS / 32 - 1;
-      tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
-      tws_work w;
-      while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
-        for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
-          pg_mbar_wait_parity(&loaded[slot], parity);
-          float *const b = (float *)(smem + ring::b_at(slot, stages));
-          for (int r = f; r < TWS_TILE_K; r += TWS_FIXUP_WARPS) {
-            const int shift = (g.residue_shift >> (2 * (r / (TWS_TILE_K / TWS_RESIDUES)))) & 3;
-            if (shift == 0) continue; /* the whole warp alike */
-            float *const row = b + r * ring::B_ROW;
-            float v[(TN + 31) / 32];
-#pragma unroll
-            for (int t = 0; t < (TN + 31) / 32; ++t)
-              if (lane + 32 * t < TN) v[t] = row[lane + 32 * t + shift];
-            __syncwarp();
-#pragma unroll
-            for (int t = 0; t < (TN + 31) / 32; ++t)
-              if (lane + 32 * t < TN) row[lane + 32 * t] = v[t];
-          }
-          /* The copy engine writes these bytes again later. */
-          pg_fence_proxy_async_shared();
-          __syncwarp();
-          if (lane == 0) pg_mbar_arrive(&full[slot]);
-          parity ^= t128_ring_next(&slot, stages);
-        }
-      }
-      return;
-    }
     if (warp != CONSUMERS / 32 || lane != 0 || geo.k_tiles == 0) return;
     PG_TRACE_OPEN(g, PG_TRACE_ROLE_PRODUCER, true); /* the one lane left */
     pg_tma_prefetch_map(&maps.a);
-    if constexpr (in_place) {
-#pragma unroll
-      for (int j = 0; j < TWS_RESIDUES; ++j) pg_tma_prefetch_map(&maps.b[j]);
-    } else {
-      pg_tma_prefetch_map(&maps.b);
-    }
+    pg_tma_prefetch_map(&maps.b);
     tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
     tws_work w;
     while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
@@ -459,23 +364,11 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
         /* Free once the consumers released its previous use; on a slot's
          * first use the wait for "parity 1" returns at once. */
         PG_TRACE_SPAN(SLOT, slot, kt) pg_mbar_wait_parity(&empty[slot], parity ^ 1);
-        char *const a_stage = smem + ring::a_at(slot, stages);
-        char *const b_stage = smem + ring::b_at(slot, stages);
-        if constexpr (in_place) {
-          pg_mbar_arrive_expect_tx(&full[slot], ring::A_BYTES);
-          pg_tma_load_2d(a_stage, &maps.a, kt * TWS_TILE_K, w.tm * TM, &full[slot]);
-          /* B's rows j mod 4 through map j, from the boundary before the
-           * tile's first column (the map's column w.tn TN). */
-          pg_mbar_arrive_expect_tx(&loaded[slot], ring::B_BYTES);
-#pragma unroll
-          for (int j = 0; j < TWS_RESIDUES; ++j)
-            pg_tma_load_2d(b_stage + j * (TWS_TILE_K / TWS_RESIDUES) * ring::B_ROW * 4,
-                           &maps.b[j], w.tn * TN, kt * (TWS_TILE_K / TWS_RESIDUES), &loaded[slot]);
-        } else {
-          pg_mbar_arrive_expect_tx(&full[slot], ring::STAGE_BYTES);
-          pg_tma_load_2d(a_stage, &maps.a, kt * TWS_TILE_K, w.tm * TM, &full[slot]);
-          pg_tma_load_2d(b_stage, &maps.b, w.tn * TN, kt * TWS_TILE_K, &full[slot]);
-        }
+        char *stage = smem + slot * STAGE_BYTES;
+        pg_mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
+        pg_tma_load_2d(stage, &maps.a, kt * TWS_TILE_K, w.tm * TM, &full[slot]);
+        pg_tma_load_2d(stage + STAGE_A_BYTES, &maps.b, w.tn * TN, kt * TWS_TILE_K,
+                       &full[slot]);
         parity ^= t128_ring_next(&slot, stages);
       }
       PG_TRACE_TILE_DONE();
@@ -515,9 +408,7 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
     for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
       PG_TRACE_SPAN(DATA, slot, kt) pg_mbar_wait_parity(&full[slot], parity);
       PG_TRACE_SPAN(COMPUTE, slot, kt)
-          tws_compute<TM, TN, ring::B_ROW, in_place>(smem + ring::a_at(slot, stages),
-                                                     smem + ring::b_at(slot, stages), row0, swz,
-                                                     col0, acc);
+          tws_compute<TM, TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
       PG_TRACE_BEFORE(RELEASE, slot, kt) pg_mbar_arrive(&empty[slot]);
       parity ^= t128_ring_next(&slot, stages);
     }
@@ -543,27 +434,16 @@ typedef struct {
   int tile_m, tile_n, blocks_per_sm;
   size_t stage_bytes;
   pg_tma_boxes boxes;
-  /* TWS_SPLIT_ANY_B: a stage's bytes, and the boxes (B's four maps, a
-   * quarter of the K rows each, TWS_B_PAD columns wider). */
-  size_t any_b_stage_bytes;
-  pg_tma_boxes any_b_boxes;
 } tws_shape;
 
 /* The shape of the TM x TN tile, all of it from its tws_tile. */
-#define TWS_SHAPE(tm, tn)                                                                  \
-  {tm, tn, tws_tile<tm, tn>::MIN_BLOCKS, tws_tile<tm, tn>::STAGE_BYTES,                   \
-   {TWS_TILE_K, tm, TWS_A_ROW_BYTES, tn, TWS_TILE_K},                                     \
-   tws_ring<tm, tn, TWS_SPLIT_ANY_B>::STAGE_BYTES,                                        \
-   {TWS_TILE_K, tm, TWS_A_ROW_BYTES, (tn) + TWS_B_PAD, TWS_TILE_K / TWS_RESIDUES, 0, 0, 1}}
+#define TWS_SHAPE(tm, tn)                                                       \
+  {tm, tn, tws_tile<tm, tn>::MIN_BLOCKS, tws_tile<tm, tn>::STAGE_BYTES,        \
+   {TWS_TILE_K, tm, TWS_A_ROW_BYTES, tn, TWS_TILE_K}}
 
-/* A block's shared memory at `stages`: its ring of the tile's stages (and
- * with B read in place, TWS_SPLIT_ANY_B, B's padded rows and a third
- * mbarrier a stage). */
+/* A block's shared memory at `stages`: its ring of the tile's stages. */
 static inline size_t tws_shape_smem(const tws_shape *shape, int stages) {
   return pg_tma_ring_smem(stages, shape->stage_bytes, TWS_STAGE_SYNC_BYTES);
-}
-static inline size_t tws_shape_any_b_smem(const tws_shape *shape, int stages) {
-  return pg_tma_ring_smem(stages, shape->any_b_stage_bytes, TWS_STAGE_SYNC_BYTES + 8);
 }
 
 static inline long long tws_k_tiles(const pg_gemm_args *args) {
