@@ -67,12 +67,6 @@ typedef struct {
    * hold rows split_row0 .. m-1 only, and the reduction adds those up. 0:
    * every row is split (or none is, splits <= 1). */
   int split_row0;
-  /* > 0: the split K's kernel adds its planes up itself (tma_ws's forms,
-   * TWS_SPLIT_K): so many counters, one a tile of the rows split, follow
-   * the planes in the workspace, zero when the kernel starts; the block
-   * that finishes a tile's last range adds the tile's planes up in split
-   * order and writes C, and no second kernel runs. 0: the reduction does. */
-  int split_counters;
 } pg_gemm_args;
 #ifdef __cplusplus
 static_assert(sizeof(pg_gemm_args) <= 128, "the TMA kernels' maps start at byte 128");
@@ -221,10 +215,6 @@ typedef struct {
   const void *reduce_kernel;
   long long reduce_grid_x, reduce_grid_y;
   int reduce_threads;
-  /* Non-NULL: the kernel that zeroes split K's counters
-   * (pg_configure_split_fixup), launched before the entry's, a thread a
-   * counter, with the entry kernel's parameter. */
-  const void *counters_kernel;
   /* Non-NULL: a kernel launched before the entry's own, with the same
    * parameter (args->partials: the workspace), that writes B^T there; the
    * entry's kernel then reads B^T where B was (args->b the workspace,
@@ -300,7 +290,6 @@ struct pg_plan {
   char label[64];          /* for messages: "tma_ws", or "auto (tma_ws)" */
   const void *reduce_kernel;
   unsigned reduce_grid_x, reduce_grid_y, reduce_threads;
-  const void *counters_kernel; /* split K's counters zeroed first (pg_kernel_launch) */
   const void *prepare_kernel; /* B^T, or operands, into the workspace first (pg_kernel_launch) */
   unsigned prepare_grid_x, prepare_grid_y, prepare_threads;
   long long prepare_a_rows;   /* > 0: A's parts or copy, so many rows */
@@ -361,21 +350,6 @@ void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *launch);
 
 int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch, long long slots,
                          long long k_tiles, int min_steps);
-
-/* Split K's fixup inside the kernel (args->split_counters): where the
- * launch splits K over tiles of tile_m x tile_n, its counters (one a tile
- * of the rows split, PG_SPLIT_COUNTERS) join the workspace after the
- * planes, and the launch's reduction goes; with no first kernel to zero
- * them (the operand copies do), the launch's counters kernel does, before
- * the entry's kernel, which is launched programmatically behind it. For a
- * kernel that adds its planes up itself (tma_ws's forms). */
-void pg_configure_split_fixup(pg_gemm_args *args, pg_kernel_launch *launch, int tile_m,
-                              int tile_n);
-#define PG_COUNTER_THREADS 128 /* the counters kernel's block */
-/* The counters after `planes` (the split's planes of args g). */
-#define PG_SPLIT_COUNTERS(g, planes)                                                      \
-  ((unsigned *)((planes) + (size_t)(g).splits * (size_t)((g).m - (g).split_row0) *       \
-                               (size_t)PG_PLANES_LD((g).n)))
 
 /* Split K where the last wave is partial, for a kernel whose split blocks
  * take the layout of args->split_row0 (the tma_ws forms): the grid's first

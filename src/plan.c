@@ -398,12 +398,6 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
       st = load_kernel(plan->device, &entry->info, kernel->reduce_kernel, "reduction", 0);
       if (st != PG_OK) return st;
     }
-    plan->counters_kernel = kernel->counters_kernel;
-    if (kernel->counters_kernel != NULL) {
-      st = load_kernel(plan->device, &entry->info, kernel->counters_kernel,
-                       "split K's counters kernel", 0);
-      if (st != PG_OK) return st;
-    }
     plan->prepare_kernel = kernel->prepare_kernel;
     plan->prepare_grid_x = (unsigned)kernel->prepare_grid_x;
     plan->prepare_grid_y = (unsigned)kernel->prepare_grid_y;
@@ -515,37 +509,24 @@ static pg_status launch_failed(const pg_plan *plan, const char *step, cudaError_
   return st;
 }
 
-/* The plan's kernel with `params`, in clusters where the plan has them,
- * and programmatically behind the kernel before it where `programmatic`
- * (it may start before that one ends, and waits for it where it must:
- * pg_grid_dependency_wait). */
-static cudaError_t launch_kernel(const pg_plan *plan, void **params, cudaStream_t stream,
-                                 int programmatic) {
+/* The plan's kernel with `params`, in clusters where the plan has them. */
+static cudaError_t launch_kernel(const pg_plan *plan, void **params, cudaStream_t stream) {
   const dim3 grid = {plan->grid_x, plan->grid_y, 1};
   const dim3 block = {plan->threads, 1, 1};
-  if (plan->cluster_x <= 1 && !programmatic)
+  if (plan->cluster_x <= 1)
     return cudaLaunchKernel(plan->kernel, grid, block, params, plan->dynamic_smem, stream);
-  cudaLaunchAttribute attrs[2];
-  unsigned count = 0;
-  if (plan->cluster_x > 1) {
-    attrs[count].id = cudaLaunchAttributeClusterDimension;
-    attrs[count].val.clusterDim.x = plan->cluster_x;
-    attrs[count].val.clusterDim.y = 1;
-    attrs[count].val.clusterDim.z = 1;
-    ++count;
-  }
-  if (programmatic) {
-    attrs[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attrs[count].val.programmaticStreamSerializationAllowed = 1;
-    ++count;
-  }
+  cudaLaunchAttribute cluster;
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = plan->cluster_x;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
   cudaLaunchConfig_t config = {0};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = plan->dynamic_smem;
   config.stream = stream;
-  config.attrs = attrs;
-  config.numAttrs = count;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
   return cudaLaunchKernelExC(&config, plan->kernel, params);
 }
 
@@ -559,7 +540,7 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     return pg_cublas_sgemm(plan->device, &plan->args, plan->entry->info.precision, stream);
   if (plan->workspace_bytes == 0) {
     void *params[] = {(void *)&plan->args, (void *)&plan->maps};
-    const cudaError_t err = launch_kernel(plan, params, stream, 0);
+    const cudaError_t err = launch_kernel(plan, params, stream);
     return err == cudaSuccess ? PG_OK : launch_failed(plan, "launching its kernel", err);
   }
   /* A workspace in stream-ordered memory of the library's pool: split-K's
@@ -623,7 +604,7 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
       main_args.vec_b = 1;
     }
     main_args.partials = plan->args.partials; /* the kernel's own: a traced one's buffer */
-    if (operands && plan->args.splits > 1) { /* K split: its planes after the operands */
+    if (operands && plan->reduce_kernel != NULL) { /* K split: its planes after the operands */
       main_args.partials = args.partials + plan->prepare_a_rows * (size_t)args.ldp +
                            plan->prepare_b_rows * (size_t)plan->prepare_b_ld;
       main_args.ldp = (int)PG_PLANES_LD(args.n);
@@ -645,22 +626,8 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     kernel_params = main_params;
     if (err == cudaSuccess) step = "launching its kernel";
   }
-  /* Split K's counters zeroed (where no first kernel does it), the kernel
-   * behind it programmatically: its blocks start at once and wait for the
-   * zeros only before their first count. */
-  if (err == cudaSuccess && plan->counters_kernel != NULL) {
-    const dim3 counters_grid = {
-        (unsigned)(((unsigned)plan->args.split_counters + PG_COUNTER_THREADS - 1) /
-                   PG_COUNTER_THREADS),
-        1, 1};
-    const dim3 counters_block = {PG_COUNTER_THREADS, 1, 1};
-    step = "launching its kernel that zeroes split K's counters";
-    err = cudaLaunchKernel(plan->counters_kernel, counters_grid, counters_block, kernel_params,
-                           0, stream);
-    if (err == cudaSuccess) step = "launching its kernel";
-  }
   if (err == cudaSuccess)
-    err = launch_kernel(plan, kernel_params, stream, plan->counters_kernel != NULL);
+    err = launch_kernel(plan, kernel_params, stream);
   if (err == cudaSuccess && plan->reduce_kernel != NULL) {
     const dim3 reduce_grid = {plan->reduce_grid_x, plan->reduce_grid_y, 1};
     const dim3 reduce_block = {plan->reduce_threads, 1, 1};
@@ -727,8 +694,7 @@ pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info) {
   if (plan->entry == NULL) return PG_OK;
   info->variant = &plan->entry->info;
   info->stages = plan->stages;
-  info->launches = 1 + (plan->reduce_kernel != NULL) + (plan->prepare_kernel != NULL) +
-                   (plan->counters_kernel != NULL);
+  info->launches = 1 + (plan->reduce_kernel != NULL) + (plan->prepare_kernel != NULL);
   info->splits = plan->args.splits > 1 ? plan->args.splits : 1;
   info->stream_k_blocks = plan->args.stream_k ? plan->args.sk_blocks : 0;
   info->split_from_row = info->splits > 1 ? plan->args.split_row0 : 0;

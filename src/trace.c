@@ -106,7 +106,7 @@ pg_status pg_plan_trace(pg_plan *plan, pg_trace_header *buffer) {
   }
   /* A workspace for B^T (the wgmma members' first kernel) leaves the
    * traced kernel's parameter free for its buffer; partial sums do not. */
-  if (plan->reduce_kernel != NULL || plan->args.split_counters > 0) {
+  if (plan->reduce_kernel != NULL) {
     pg_set_error_detail("%s: this plan splits its work between two kernels; only a plan of "
                         "whole tiles is traced",
                         entry->info.name);

@@ -52,10 +52,6 @@ typedef struct {
    * keeps for a reduction's plain loads and stores (bytes a second), for
    * the same model's cost of adding partial sums up. */
   int flops_per_byte;
-  /* 1: tma_ws's split forms add their planes up inside the kernel, the
-   * last range of a tile to finish (pg_configure_split_fixup); 0: a second
-   * kernel does (reduce_splits.cu). */
-  int tma_ws_split_fixup;
   /* The emulated entries: K steps (of 32) summed on the tensor cores before
    * their sum is added into FP32 registers, where a block's K (its range,
    * where K is split) >= emulated_sum_min_k (below it, every step: there
@@ -100,8 +96,7 @@ pg_tuning pg_tuning_row(int cc, int sm_count);
  * to a number, of emulated_sum_steps (PIPEGEMM_EMULATED_SUM_STEPS, then at
  * every K: emulated_sum_min_k 0), of emulated_split_min_k_tiles
  * (PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES) and of emulated_fused_max_n
- * (PIPEGEMM_EMULATED_FUSED_SPLIT: 1 fuses at every N, 0 at none) and of
- * tma_ws_split_fixup (PIPEGEMM_TMA_WS_SPLIT_FIXUP). The
+ * (PIPEGEMM_EMULATED_FUSED_SPLIT: 1 fuses at every N, 0 at none). The
  * planners read them when a call is
  * planned. */
 pg_tuning pg_tuning_with_env(const pg_tuning *row);

@@ -84,13 +84,8 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
   const long long slots = per_sm * device->sm_count;
   if (pg_configure_split_tail(args, launch, slots, shape->tile_m, shape->tile_n,
                               tws_k_tiles(args), tuning->tma_ws_split_min_k_tiles,
-                              tuning->tma_ws_split_unit_cost, tuning->flops_per_byte) <= 1)
-    return;
-  launch->kernel = form->split_kernel;
-  /* The planes added up by the kernel itself, the last range of each tile
-   * (tws_split_fixup), unless the tuning row asks for the second kernel. */
-  if (pg_tuning_with_env(tuning).tma_ws_split_fixup)
-    pg_configure_split_fixup(args, launch, shape->tile_m, shape->tile_n);
+                              tuning->tma_ws_split_unit_cost, tuning->flops_per_byte) > 1)
+    launch->kernel = form->split_kernel;
 }
 
 static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);

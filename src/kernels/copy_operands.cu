@@ -49,16 +49,6 @@ static __host__ __device__ inline co_units co_units_of(const pg_gemm_args &g) {
 
 __global__ void __launch_bounds__(PG_FIRST_THREADS) pg_copy_operands_kernel(const pg_gemm_args g) {
   const co_units u = co_units_of(g);
-  /* Split K's counters, where the kernel adds its planes up itself: zero
-   * before it starts (pg_configure_split_fixup). The planes follow the
-   * copies. */
-  if (g.split_counters > 0) {
-    unsigned *const counters =
-        PG_SPLIT_COUNTERS(g, g.partials + u.a_rows * u.a_ld + u.b_rows * u.b_ld);
-    for (long long i = (long long)blockIdx.x * PG_FIRST_THREADS + threadIdx.x;
-         i < g.split_counters; i += (long long)gridDim.x * PG_FIRST_THREADS)
-      counters[i] = 0;
-  }
   for (long long unit = blockIdx.x; unit < u.units; unit += gridDim.x) {
     const bool is_a = unit < u.a_units;
     const long long local = is_a ? unit : unit - u.a_units;

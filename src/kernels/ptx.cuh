@@ -72,13 +72,6 @@ static __device__ __forceinline__ void pg_mma_tf32_m16n8k8(float d[4], const flo
         "r"(__float_as_uint(a[3])), "r"(__float_as_uint(b[0])), "r"(__float_as_uint(b[1])));
 }
 
-/* Named barrier `id` among `threads` threads of the block (a multiple of
- * 32; id 0 is __syncthreads'): for the part of a block that works on while
- * the rest has left or does other work (PTX ISA: "bar.sync"). */
-static __device__ __forceinline__ void pg_bar_sync(int id, int threads) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-
 /* ---- mbarrier (PTX ISA: "Parallel Synchronization and Communication
  * Instructions: mbarrier"). A 64-bit object in shared memory that counts
  * arrivals; when the expected count is reached its current phase completes
@@ -152,19 +145,6 @@ static __device__ __forceinline__ void pg_cp_async_wait_all(void) {
  * with PG_HAVE_TMA, so no Hopper instruction reaches sm_80 code. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define PG_HAVE_TMA 1
-
-/* Programmatic dependent launch (PTX ISA: "griddepcontrol"). A kernel
- * launched programmatically behind another may start before that one ends;
- * pg_grid_dependency_wait returns once the kernels it depends on have
- * completed and their writes are visible (at once where it was launched in
- * plain stream order), and pg_grid_launch_dependents lets the kernel
- * launched behind this one start. */
-static __device__ __forceinline__ void pg_grid_dependency_wait(void) {
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-}
-static __device__ __forceinline__ void pg_grid_launch_dependents(void) {
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-}
 
 /* Makes barrier initialisation visible to the async proxy (the copy engine)
  * before any copy may complete on the barrier. */

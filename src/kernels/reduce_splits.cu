@@ -113,31 +113,6 @@ __global__ void __launch_bounds__(RS_THREADS) pg_reduce_slices_kernel(const pg_g
   }
 }
 
-/* Split K's counters to zero before a kernel that adds its planes up
- * itself (pg_configure_split_fixup), a thread a counter: that kernel,
- * launched programmatically behind this one, may start at once and waits
- * for this one's end before its first count. */
-__global__ void __launch_bounds__(PG_COUNTER_THREADS) pg_zero_counters_kernel(const pg_gemm_args g) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
-  const int i = blockIdx.x * PG_COUNTER_THREADS + threadIdx.x;
-  if (i < g.split_counters) PG_SPLIT_COUNTERS(g, g.partials)[i] = 0;
-}
-
-extern "C" void pg_configure_split_fixup(pg_gemm_args *args, pg_kernel_launch *launch,
-                                         int tile_m, int tile_n) {
-  if (args->splits <= 1) return;
-  const long long rows = (long long)args->m - args->split_row0;
-  const long long tiles = (rows + tile_m - 1) / tile_m * (((long long)args->n + tile_n - 1) / tile_n);
-  args->split_counters = (int)tiles;
-  launch->workspace_bytes += (size_t)tiles * sizeof(unsigned);
-  launch->reduce_kernel = NULL;
-  launch->reduce_grid_x = launch->reduce_grid_y = 0;
-  launch->reduce_threads = 0;
-  if (launch->prepare_kernel == NULL) launch->counters_kernel = (const void *)pg_zero_counters_kernel;
-}
-
 /* The planes of `splits` ranges over the rows from args->split_row0 down,
  * and the reduction that adds them up. */
 static void set_planes(pg_gemm_args *args, pg_kernel_launch *launch, long long splits) {

@@ -319,75 +319,6 @@ static __device__ __forceinline__ void tws_store(const pg_gemm_args &g, const tw
                  min(TN, g.n - n0), 1.0f, 0.0f, 0, 0, row0, col0, acc);
 }
 
-/* A plane's THREAD_N / 4 column groups of this thread in one row, added
- * (first: stored) into sums, as tws_epilogue wrote them (16 bytes where
- * the group lies inside N: a plane's rows are 16-byte aligned). Read
- * through L2 (.cg): the plane was written during this kernel by another
- * block. */
-template <int THREAD_N>
-static __device__ __forceinline__ void tws_add_plane_row(const float *row, int n, int col,
-                                                         bool first, float sums[THREAD_N]) {
-#pragma unroll
-  for (int j = 0; j < THREAD_N / 4; ++j) {
-    const int c = col + TWS_COL_STEP * j;
-    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (c + 3 < n) {
-      v = __ldcg((const float4 *)(row + c));
-    } else {
-      if (c < n) v.x = __ldcg(row + c);
-      if (c + 1 < n) v.y = __ldcg(row + c + 1);
-      if (c + 2 < n) v.z = __ldcg(row + c + 2);
-    }
-    if (first) {
-      sums[4 * j] = v.x, sums[4 * j + 1] = v.y, sums[4 * j + 2] = v.z, sums[4 * j + 3] = v.w;
-    } else {
-      sums[4 * j] += v.x, sums[4 * j + 1] += v.y, sums[4 * j + 2] += v.z, sums[4 * j + 3] += v.w;
-    }
-  }
-}
-
-/* Split K's fixup inside the kernel (g.split_counters > 0): once a block's
- * range of a tile is in its plane, the block counts itself in on the
- * tile's counter (after the planes, zeroed before the kernel: by the first
- * kernel that copies operands, or by one launched for it, whose end the
- * count waits for where this kernel was launched programmatically behind
- * it). The block that makes the count g.splits, the tile's last range to
- * finish, adds the tile's planes up in split order and writes C = alpha *
- * sum + beta * C: reduce_splits.cu's sums, the same bits on every run. The
- * consumers alone (the producer may be loading the next work's stages)
- * meet at named barrier 1; `last` is a word of shared memory. */
-template <int TM, int TN>
-static __device__ __forceinline__ void tws_split_fixup(
-    const pg_gemm_args &g, const tws_geometry &geo, const tws_work &w, int row0, int col0,
-    volatile int *last, float acc[TWS_THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
-  enum { THREAD_N = tws_tile<TM, TN>::THREAD_N, CONSUMERS = tws_tile<TM, TN>::CONSUMERS };
-  const int rows = g.m - g.split_row0; /* the planes' rows */
-  const size_t plane = (size_t)rows * g.ldp;
-  unsigned *const counters = PG_SPLIT_COUNTERS(g, g.partials);
-  __threadfence(); /* this thread's stores to its plane, before the count */
-  pg_bar_sync(1, CONSUMERS);
-  if (threadIdx.x == 0) {
-    pg_grid_dependency_wait(); /* the counters are zero */
-    const int tile = (w.tm - geo.whole_rows) * geo.tiles_n + w.tn;
-    *last = atomicAdd(&counters[tile], 1u) == (unsigned)g.splits - 1u;
-    __threadfence(); /* the other ranges' planes, after their counts */
-  }
-  pg_bar_sync(1, CONSUMERS);
-  if (!*last) return;
-  /* A plane at a time, all of this thread's rows of it in flight at once:
-   * g.splits round trips to L2, not one a row and plane. */
-  const int m0 = w.tm * TM - g.split_row0, n0 = w.tn * TN;
-  const float *const tile = g.partials + (size_t)(m0 + row0) * g.ldp + n0;
-  for (int s = 0; s < g.splits; ++s) {
-#pragma unroll
-    for (int i = 0; i < TWS_THREAD_M; ++i)
-      if (m0 + row0 + TWS_ROW_STEP * i < rows)
-        tws_add_plane_row<THREAD_N>(tile + s * plane + (size_t)TWS_ROW_STEP * i * g.ldp,
-                                    g.n - n0, col0, s == 0, acc[i]);
-  }
-  tws_epilogue(g.c, g.ldc, g.m, g.n, g.alpha, g.beta, w.tm * TM, n0, row0, col0, acc);
-}
-
 #endif
 
 PG_KERNELS_BEGIN
@@ -482,9 +413,6 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
       parity ^= t128_ring_next(&slot, stages);
     }
     PG_TRACE_SPAN(EPILOGUE, 0, 0) tws_store<TM, TN, MODE>(g, w, row0, col0, acc);
-    if constexpr (MODE == TWS_SPLIT_K)
-      if (w.dest == TWS_TO_SPLIT && g.split_counters > 0)
-        tws_split_fixup<TM, TN>(g, geo, w, row0, col0, (volatile int *)(empty + stages), acc);
     PG_TRACE_TILE_DONE();
   }
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_CONSUMER);
