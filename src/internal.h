@@ -215,6 +215,9 @@ typedef struct {
   const void *reduce_kernel;
   long long reduce_grid_x, reduce_grid_y;
   int reduce_threads;
+  /* 1: the reduction waits for the planes itself (pg_grid_dependency_wait),
+   * so the core launches it programmatically behind the entry's kernel. */
+  int reduce_programmatic;
   /* Non-NULL: a kernel launched before the entry's own, with the same
    * parameter (args->partials: the workspace), that writes B^T there; the
    * entry's kernel then reads B^T where B was (args->b the workspace,
@@ -233,6 +236,10 @@ typedef struct {
    * copies operands TMA cannot read (pg_configure_operand_copies): auto's
    * model charges them as memory traffic (src/plan.c); 0: none. */
   long long copied_floats;
+  /* 1: the entry's kernel waits for the first kernel's writes itself
+   * (pg_grid_dependency_wait before it reads them), so the core launches
+   * it programmatically behind that kernel. */
+  int prepare_programmatic;
 } pg_kernel_launch;
 
 /* An entry's configure function. It may set the fields of args that are its
@@ -290,6 +297,7 @@ struct pg_plan {
   char label[64];          /* for messages: "tma_ws", or "auto (tma_ws)" */
   const void *reduce_kernel;
   unsigned reduce_grid_x, reduce_grid_y, reduce_threads;
+  int reduce_programmatic, prepare_programmatic; /* pg_kernel_launch */
   const void *prepare_kernel; /* B^T, or operands, into the workspace first (pg_kernel_launch) */
   unsigned prepare_grid_x, prepare_grid_y, prepare_threads;
   long long prepare_a_rows;   /* > 0: A's parts or copy, so many rows */

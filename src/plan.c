@@ -392,6 +392,9 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
     plan->reduce_grid_x = (unsigned)kernel->reduce_grid_x;
     plan->reduce_grid_y = (unsigned)kernel->reduce_grid_y;
     plan->reduce_threads = (unsigned)kernel->reduce_threads;
+    const int programmatic = pg_tuning_with_env(&plan->device->tuning).programmatic_launch;
+    plan->reduce_programmatic = programmatic && kernel->reduce_programmatic;
+    plan->prepare_programmatic = programmatic && kernel->prepare_programmatic;
     if (kernel->reduce_kernel != NULL) {
       /* The reduction of split K is plain CUDA (reduce_splits.cu, built for
        * every architecture): no floor on its code's architecture. */
@@ -509,25 +512,46 @@ static pg_status launch_failed(const pg_plan *plan, const char *step, cudaError_
   return st;
 }
 
-/* The plan's kernel with `params`, in clusters where the plan has them. */
-static cudaError_t launch_kernel(const pg_plan *plan, void **params, cudaStream_t stream) {
-  const dim3 grid = {plan->grid_x, plan->grid_y, 1};
-  const dim3 block = {plan->threads, 1, 1};
-  if (plan->cluster_x <= 1)
-    return cudaLaunchKernel(plan->kernel, grid, block, params, plan->dynamic_smem, stream);
-  cudaLaunchAttribute cluster;
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = plan->cluster_x;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
+/* `kernel` with `params`, in clusters of cluster_x blocks where that is
+ * more than 1, and programmatically behind the kernel before it in the
+ * stream where `programmatic` (it may start before that one ends, and
+ * waits for it itself: pg_grid_dependency_wait). */
+static cudaError_t launch_with(const void *kernel, dim3 grid, dim3 block, size_t smem,
+                               unsigned cluster_x, int programmatic, void **params,
+                               cudaStream_t stream) {
+  if (cluster_x <= 1 && !programmatic)
+    return cudaLaunchKernel(kernel, grid, block, params, smem, stream);
+  cudaLaunchAttribute attrs[2];
+  unsigned count = 0;
+  if (cluster_x > 1) {
+    attrs[count].id = cudaLaunchAttributeClusterDimension;
+    attrs[count].val.clusterDim.x = cluster_x;
+    attrs[count].val.clusterDim.y = 1;
+    attrs[count].val.clusterDim.z = 1;
+    ++count;
+  }
+  if (programmatic) {
+    attrs[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[count].val.programmaticStreamSerializationAllowed = 1;
+    ++count;
+  }
   cudaLaunchConfig_t config = {0};
   config.gridDim = grid;
   config.blockDim = block;
-  config.dynamicSmemBytes = plan->dynamic_smem;
+  config.dynamicSmemBytes = smem;
   config.stream = stream;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  return cudaLaunchKernelExC(&config, plan->kernel, params);
+  config.attrs = attrs;
+  config.numAttrs = count;
+  return cudaLaunchKernelExC(&config, kernel, params);
+}
+
+/* The plan's kernel with `params`, in clusters where the plan has them. */
+static cudaError_t launch_kernel(const pg_plan *plan, void **params, cudaStream_t stream,
+                                 int programmatic) {
+  const dim3 grid = {plan->grid_x, plan->grid_y, 1};
+  const dim3 block = {plan->threads, 1, 1};
+  return launch_with(plan->kernel, grid, block, plan->dynamic_smem, plan->cluster_x,
+                     programmatic, params, stream);
 }
 
 pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
@@ -540,7 +564,7 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     return pg_cublas_sgemm(plan->device, &plan->args, plan->entry->info.precision, stream);
   if (plan->workspace_bytes == 0) {
     void *params[] = {(void *)&plan->args, (void *)&plan->maps};
-    const cudaError_t err = launch_kernel(plan, params, stream);
+    const cudaError_t err = launch_kernel(plan, params, stream, 0);
     return err == cudaSuccess ? PG_OK : launch_failed(plan, "launching its kernel", err);
   }
   /* A workspace in stream-ordered memory of the library's pool: split-K's
@@ -626,14 +650,18 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     kernel_params = main_params;
     if (err == cudaSuccess) step = "launching its kernel";
   }
+  /* Each kernel that waits for the one before it itself is launched
+   * programmatically behind it: its launch and set-up overlap that one's
+   * end. */
   if (err == cudaSuccess)
-    err = launch_kernel(plan, kernel_params, stream);
+    err = launch_kernel(plan, kernel_params, stream,
+                        plan->prepare_kernel != NULL && plan->prepare_programmatic);
   if (err == cudaSuccess && plan->reduce_kernel != NULL) {
     const dim3 reduce_grid = {plan->reduce_grid_x, plan->reduce_grid_y, 1};
     const dim3 reduce_block = {plan->reduce_threads, 1, 1};
     step = "launching its reduction";
-    err = cudaLaunchKernel(plan->reduce_kernel, reduce_grid, reduce_block, kernel_params, 0,
-                           stream);
+    err = launch_with(plan->reduce_kernel, reduce_grid, reduce_block, 0, 1,
+                      plan->reduce_programmatic, kernel_params, stream);
   }
   const cudaError_t freed = cudaFreeAsync(args.partials, stream);
   if (err == cudaSuccess && freed != cudaSuccess) step = "giving its workspace back", err = freed;

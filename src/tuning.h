@@ -66,6 +66,11 @@ typedef struct {
    * warpgroup); elsewhere a first kernel of the call writes A's parts into
    * the workspace. */
   int emulated_fused_max_n;
+  /* 1: a kernel of a call that waits for the kernel before it itself (the
+   * tma_ws forms behind their operand copies, the split reduction behind
+   * the split kernel) is launched programmatically behind it, so that its
+   * launch and set-up overlap that one's end; 0: in plain stream order. */
+  int programmatic_launch;
   /* skinny_ffma: each form's speed at a full chunk, in percent of the
    * skinny rule's speed_percent: its short-M chunks of 1, 2, 4, 8 and 16
    * rows of A, then its short-N chunks of 1, 2, 4 and 8 columns of B.
@@ -96,7 +101,8 @@ pg_tuning pg_tuning_row(int cc, int sm_count);
  * to a number, of emulated_sum_steps (PIPEGEMM_EMULATED_SUM_STEPS, then at
  * every K: emulated_sum_min_k 0), of emulated_split_min_k_tiles
  * (PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES) and of emulated_fused_max_n
- * (PIPEGEMM_EMULATED_FUSED_SPLIT: 1 fuses at every N, 0 at none). The
+ * (PIPEGEMM_EMULATED_FUSED_SPLIT: 1 fuses at every N, 0 at none) and of
+ * programmatic_launch (PIPEGEMM_PROGRAMMATIC_LAUNCH=0 or 1). The
  * planners read them when a call is
  * planned. */
 pg_tuning pg_tuning_with_env(const pg_tuning *row);

@@ -17,6 +17,7 @@
  * the copies of 333x777x4444 and 3001x5003x1001 on an H200 under Nsight
  * Compute, where this kernel takes 10 and 19: bench/results/h200-copy-kernel-ncu.txt.) */
 #include "kernels/first_kernel.cuh"
+#include "kernels/ptx.cuh"
 
 #define CO_MAX_GRID_Y 65535
 #define CO_ROWS 4 /* rows a block copies at a time */
@@ -48,6 +49,10 @@ static __host__ __device__ inline co_units co_units_of(const pg_gemm_args &g) {
 }
 
 __global__ void __launch_bounds__(PG_FIRST_THREADS) pg_copy_operands_kernel(const pg_gemm_args g) {
+  /* The GEMM kernel, launched programmatically behind this one, may start
+   * now: its blocks set up beside the copy's last blocks, and its producer
+   * waits for the copy's end before it reads a copy. */
+  pg_grid_launch_dependents();
   const co_units u = co_units_of(g);
   for (long long unit = blockIdx.x; unit < u.units; unit += gridDim.x) {
     const bool is_a = unit < u.a_units;
@@ -116,5 +121,6 @@ extern "C" int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch 
   launch->prepare_grid_x = u.units < CO_MAX_BLOCKS ? u.units : CO_MAX_BLOCKS;
   launch->prepare_grid_y = 1;
   launch->copied_floats = u.a_rows * u.a_ld + u.b_rows * u.b_ld;
+  launch->prepare_programmatic = 1; /* the tma_ws kernels wait for it */
   return 1;
 }

@@ -72,6 +72,25 @@ static __device__ __forceinline__ void pg_mma_tf32_m16n8k8(float d[4], const flo
         "r"(__float_as_uint(a[3])), "r"(__float_as_uint(b[0])), "r"(__float_as_uint(b[1])));
 }
 
+/* Programmatic dependent launch (PTX ISA: "griddepcontrol", sm_90; no-ops
+ * below). A kernel launched programmatically behind another
+ * (cudaLaunchAttributeProgrammaticStreamSerialization) may start once
+ * every block of that one has called pg_grid_launch_dependents or ended;
+ * pg_grid_dependency_wait returns once that kernel has completed and its
+ * writes are visible (at once where the kernel was launched in plain
+ * stream order). So a kernel's launch and start overlap the end of the
+ * one before it. */
+static __device__ __forceinline__ void pg_grid_dependency_wait(void) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+static __device__ __forceinline__ void pg_grid_launch_dependents(void) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 /* ---- mbarrier (PTX ISA: "Parallel Synchronization and Communication
  * Instructions: mbarrier"). A 64-bit object in shared memory that counts
  * arrivals; when the expected count is reached its current phase completes

@@ -10,6 +10,7 @@
  * (striding past the grid's 65535), columns on x; see RS_FILL_THREADS for
  * few elements and many splits. */
 #include "internal.h"
+#include "kernels/ptx.cuh"
 
 #include <limits.h>
 
@@ -54,6 +55,7 @@ static __device__ __forceinline__ void rs_store(const pg_gemm_args &g, int row, 
 }
 
 __global__ void __launch_bounds__(RS_THREADS) pg_reduce_splits_kernel(const pg_gemm_args g) {
+  pg_grid_dependency_wait(); /* the planes are complete (rs_programmatic) */
   const int col = blockIdx.x * RS_THREADS + threadIdx.x;
   if (col >= g.n) return;
   const int rows = g.m - g.split_row0; /* the planes' rows: those split */
@@ -72,6 +74,7 @@ __global__ void __launch_bounds__(RS_THREADS) pg_reduce_splits_kernel(const pg_g
  * ways 6 us slower, and loads padded to whole groups of 8 slower still). */
 __global__ void __launch_bounds__(RS_THREADS) pg_reduce_slices_kernel(const pg_gemm_args g) {
   __shared__ float slice_sums[RS_THREADS];
+  pg_grid_dependency_wait(); /* the planes are complete (rs_programmatic) */
   const int rows = g.m - g.split_row0; /* the planes' rows: those split */
   const int slices = rs_slices((long long)rows * g.n, g.splits);
   const int width = RS_THREADS / slices, rows_per = rs_rows_per_block(g.n, slices);
@@ -123,6 +126,9 @@ static void set_planes(pg_gemm_args *args, pg_kernel_launch *launch, long long s
   launch->workspace_bytes +=
       (size_t)splits * (size_t)rows * (size_t)PG_PLANES_LD(args->n) * sizeof(float);
   launch->reduce_threads = RS_THREADS;
+  /* Both kernels wait for the planes (pg_grid_dependency_wait): they may
+   * be launched programmatically behind the kernel that writes them. */
+  launch->reduce_programmatic = 1;
   const int slices = rs_slices(rows * args->n, (int)splits);
   const int width = RS_THREADS / slices, rows_per = rs_rows_per_block(args->n, slices);
   const long long row_blocks = (rows + rows_per - 1) / rows_per;

@@ -348,6 +348,9 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
     pg_fence_barrier_init();
   }
   __syncthreads(); /* the only block-wide barrier: the mbarriers exist */
+  /* Split K: the reduction, launched programmatically behind this kernel,
+   * may start now; it waits for this kernel's end itself. */
+  if constexpr (MODE == TWS_SPLIT_K) pg_grid_launch_dependents();
 
   int slot = 0, parity = 0;
   if (warp >= CONSUMERS / 32) {
@@ -357,6 +360,10 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
     PG_TRACE_OPEN(g, PG_TRACE_ROLE_PRODUCER, true); /* the one lane left */
     pg_tma_prefetch_map(&maps.a);
     pg_tma_prefetch_map(&maps.b);
+    /* Behind a first kernel that copies an operand (launched
+     * programmatically behind it): its copies are complete before the
+     * first read. Elsewhere this returns at once. */
+    pg_grid_dependency_wait();
     tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
     tws_work w;
     while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
