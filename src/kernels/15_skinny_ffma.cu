@@ -49,6 +49,7 @@
  */
 #include "internal.h"
 #include "kernels/entry.h"
+#include "kernels/ptx.cuh"
 
 PG_KERNELS_BEGIN
 
@@ -397,6 +398,9 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
 template <int R, int C, bool VEC>
 __global__ void __launch_bounds__(SK_THREADS, R < 0 ? SK_GEMV_BLOCKS : sk_blocks_per_sm(R))
     pg_skinny_kernel(const pg_gemm_args g) {
+  /* A split K's reduction, launched programmatically behind this kernel,
+   * may start now; it waits for this kernel's end itself. */
+  pg_grid_launch_dependents();
   if constexpr (R < 0)
     sk_gemv<-R, VEC>(g);
   else if constexpr (R > 0)
