@@ -399,8 +399,9 @@ template <int R, int C, bool VEC>
 __global__ void __launch_bounds__(SK_THREADS, R < 0 ? SK_GEMV_BLOCKS : sk_blocks_per_sm(R))
     pg_skinny_kernel(const pg_gemm_args g) {
   /* A split K's reduction, launched programmatically behind this kernel,
-   * may start now; it waits for this kernel's end itself. */
-  pg_grid_launch_dependents();
+   * may start now; it waits for this kernel's end itself. (Unsplit, this
+   * kernel is the call's last: nothing of the caller's may start early.) */
+  if (g.splits > 1) pg_grid_launch_dependents();
   if constexpr (R < 0)
     sk_gemv<-R, VEC>(g);
   else if constexpr (R > 0)
