@@ -221,6 +221,16 @@ static void test_tuning_table(void **state) {
   assert_int_equal(setenv("PIPEGEMM_EMULATED_FUSED_SPLIT", "1", 1), 0);
   assert_int_equal(pg_tuning_for(90, 132).emulated_fused_max_n, INT_MAX);
   assert_int_equal(unsetenv("PIPEGEMM_EMULATED_FUSED_SPLIT"), 0);
+  /* A call's kernels launched programmatically unless the environment
+   * asks for plain stream order (any non-zero number: programmatic). */
+  assert_int_equal(h200.programmatic_launch, 1);
+  assert_int_equal(setenv("PIPEGEMM_PROGRAMMATIC_LAUNCH", "0", 1), 0);
+  assert_int_equal(pg_tuning_for(90, 132).programmatic_launch, 0);
+  assert_int_equal(setenv("PIPEGEMM_PROGRAMMATIC_LAUNCH", "7", 1), 0);
+  assert_int_equal(pg_tuning_for(90, 132).programmatic_launch, 1);
+  assert_int_equal(setenv("PIPEGEMM_PROGRAMMATIC_LAUNCH", "off", 1), 0);
+  assert_int_equal(pg_tuning_for(90, 132).programmatic_launch, 1);
+  assert_int_equal(unsetenv("PIPEGEMM_PROGRAMMATIC_LAUNCH"), 0);
 
   /* Any other GPU gets a row too, with its way out. */
   pg_tuning other = pg_tuning_for(80, 108);
@@ -314,6 +324,7 @@ static void test_split_k_rule(void **state) {
   assert_int_equal(launch.workspace_bytes, 1000 + (size_t)15 * 130 * 204 * sizeof(float));
   assert_non_null(launch.reduce_kernel);
   assert_int_equal(launch.reduce_grid_y, 130);
+  assert_int_equal(launch.reduce_programmatic, 1); /* it waits for the planes itself */
   /* Tiles that fill the slots, or a K too short for two ranges: no split,
    * nothing changed. */
   pg_gemm_args h = aligned_args();
@@ -435,6 +446,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(launch.prepare_grid_x, 25 + 9); /* A's 100 rows, B's 35, 4 a block */
   assert_int_equal(launch.prepare_grid_y, 1);
   assert_int_equal(launch.copied_floats, 100 * 36 + 35 * 64);
+  assert_int_equal(launch.prepare_programmatic, 1); /* the kernel waits for the copies */
   /* A alone: no B rows. */
   pg_gemm_args h = aligned_args();
   memset(&launch, 0, sizeof launch);
