@@ -11,7 +11,9 @@
  *                              calls no CUDA function;
  *   launch     (src/plan.c)    one cudaLaunchKernel, or up to three with a
  *                              workspace (a first kernel, the entry's, a
- *                              reduction), or cuBLAS. */
+ *                              reduction; one that waits for the kernel
+ *                              before it itself launched programmatically
+ *                              behind it), or cuBLAS. */
 #ifndef PG_INTERNAL_H
 #define PG_INTERNAL_H
 

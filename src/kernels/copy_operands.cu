@@ -6,7 +6,9 @@
  * ldp = K rounded up to 4 floats, then, where B's layout asks, B's K rows of
  * N rounded up to 4 (zeros in the padding). The kernel then reads them there
  * (pg_kernel_launch.prepare_a_rows, prepare_b_rows); an operand TMA reads
- * is not copied.
+ * is not copied. The kernel behind it is launched programmatically: it
+ * may start as this one's blocks start, and waits for its end before it
+ * reads a copy.
  *
  * Memory-bound, and in the call's time: a block takes CO_ROWS rows of a
  * stretch of 4 x PG_FIRST_THREADS columns, its threads consecutive columns

@@ -8,7 +8,9 @@
  * 0. The planes are the rows from g.split_row0 down (all M where it is 0)
  * x N, g.ldp (PG_PLANES_LD) floats a row, from g.partials. Rows on y
  * (striding past the grid's 65535), columns on x; see RS_FILL_THREADS for
- * few elements and many splits. */
+ * few elements and many splits. Both wait for the kernel that writes the
+ * planes (pg_grid_dependency_wait), so that they may be launched
+ * programmatically behind it (pg_kernel_launch.reduce_programmatic). */
 #include "internal.h"
 #include "kernels/ptx.cuh"
 

@@ -11,7 +11,9 @@
  * (tma_ws_m256) has two consumer warpgroups (warps 0-7, 256 rows) over one
  * B per stage and its producer in warps 8-11; the wide tile (tma_ws_n256)
  * likewise, its warpgroups 128 columns each over one A per stage.
- *   Producer: one lane walks this block's work and its K steps; per step it
+ *   Producer: one lane (behind a first kernel that copies an operand, once
+ *     that kernel has ended: pg_grid_dependency_wait) walks this block's
+ *     work and its K steps; per step it
  *     waits until the slot is free (empty[s]), announces the stage's bytes on
  *     full[s] (arrive.expect_tx) and issues two bulk tensor copies, a
  *     TM x TWS_TILE_K box of A (swizzled) and a TWS_TILE_K x TN box of B.
