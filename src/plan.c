@@ -392,7 +392,10 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
     plan->reduce_grid_x = (unsigned)kernel->reduce_grid_x;
     plan->reduce_grid_y = (unsigned)kernel->reduce_grid_y;
     plan->reduce_threads = (unsigned)kernel->reduce_threads;
-    const int programmatic = pg_tuning_with_env(&plan->device->tuning).programmatic_launch;
+    /* Programmatic dependent launch exists from sm_90 on; the kernels'
+     * waits compile to nothing below it. */
+    const int programmatic = plan->device->cc >= 90 &&
+                             pg_tuning_with_env(&plan->device->tuning).programmatic_launch;
     plan->reduce_programmatic = programmatic && kernel->reduce_programmatic;
     plan->prepare_programmatic = programmatic && kernel->prepare_programmatic;
     if (kernel->reduce_kernel != NULL) {

@@ -57,7 +57,7 @@ static __device__ __forceinline__ void rs_store(const pg_gemm_args &g, int row, 
 }
 
 __global__ void __launch_bounds__(RS_THREADS) pg_reduce_splits_kernel(const pg_gemm_args g) {
-  pg_grid_dependency_wait(); /* the planes are complete (rs_programmatic) */
+  pg_grid_dependency_wait(); /* the planes are complete (reduce_programmatic) */
   const int col = blockIdx.x * RS_THREADS + threadIdx.x;
   if (col >= g.n) return;
   const int rows = g.m - g.split_row0; /* the planes' rows: those split */
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(RS_THREADS) pg_reduce_splits_kernel(const pg_g
  * ways 6 us slower, and loads padded to whole groups of 8 slower still). */
 __global__ void __launch_bounds__(RS_THREADS) pg_reduce_slices_kernel(const pg_gemm_args g) {
   __shared__ float slice_sums[RS_THREADS];
-  pg_grid_dependency_wait(); /* the planes are complete (rs_programmatic) */
+  pg_grid_dependency_wait(); /* the planes are complete (reduce_programmatic) */
   const int rows = g.m - g.split_row0; /* the planes' rows: those split */
   const int slices = rs_slices((long long)rows * g.n, g.splits);
   const int width = RS_THREADS / slices, rows_per = rs_rows_per_block(g.n, slices);
