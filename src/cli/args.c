@@ -247,7 +247,9 @@ static const char usage_bench[] =
     "tensor cores before FP32 (0: all of K), PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES\n"
     "the fewest K steps of a range where they split K, PIPEGEMM_EMULATED_FUSED_SPLIT\n"
     "0 or 1: A split by a first kernel at every N, or in shared memory wherever\n"
-    "TMA reads A and B (default: the latter where N <= 512).\n"
+    "TMA reads A and B (default: the latter where N <= 512);\n"
+    "PIPEGEMM_PROGRAMMATIC_LAUNCH=0 a call's kernels in plain stream order (by\n"
+    "default one that waits for the kernel before it starts beside its end).\n"
     "exit codes: 0 ok, 1 a check failed, a run returned an error or the report\n"
     "            could not be written, 2 bad usage, 3 no usable CUDA GPU\n";
 
