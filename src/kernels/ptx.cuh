@@ -81,12 +81,12 @@ static __device__ __forceinline__ void pg_mma_tf32_m16n8k8(float d[4], const flo
  * stream order). So a kernel's launch and start overlap the end of the
  * one before it. */
 static __device__ __forceinline__ void pg_grid_dependency_wait(void) {
-#if __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
 }
 static __device__ __forceinline__ void pg_grid_launch_dependents(void) {
-#if __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
