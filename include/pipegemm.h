@@ -54,7 +54,7 @@
 /* The version of this header; pg_version() gives the library's. The three
  * numbers are the only place it is written (CMake reads them too). */
 #define PIPEGEMM_VERSION_MAJOR 0
-#define PIPEGEMM_VERSION_MINOR 3
+#define PIPEGEMM_VERSION_MINOR 4
 #define PIPEGEMM_VERSION_PATCH 0
 #define PIPEGEMM_VERSION                                                          \
   (PIPEGEMM_VERSION_MAJOR * 10000 + PIPEGEMM_VERSION_MINOR * 100 + PIPEGEMM_VERSION_PATCH)
@@ -255,13 +255,16 @@ PG_API pg_status pg_plan_create(pg_plan **plan, const pg_variant_info *variant, 
  * Workspace: a plan that splits K (tma_ws_splitk and its forms where their
  * tiles leave SMs idle, and auto where it chooses them) needs splits x R x N
  * floats (N rounded up to a multiple of 4) for its partial sums, R the rows
- * it splits (M, or those from pg_plan_info.split_from_row down); a stream-K
+ * it splits (M, or those from pg_plan_info.split_from_row down), unless it
+ * adds them up in clusters (pg_plan_info.split_in_clusters: none); a stream-K
  * plan (tma_ws_streamk) needs 2 x 128 x 128 floats per block of its grid, for
  * the tiles cut between blocks. pg_plan_info gives the bytes. The caller
  * allocates nothing: each launch takes them from a memory pool of the
  * library's own on the device (cudaMallocFromPoolAsync on `stream`), runs
  * the GEMM and a second kernel that adds the partial sums up in a fixed
- * order (split order, or block order for stream-K), and gives the memory back
+ * order (split order, or block order for stream-K; in clusters the blocks
+ * of a tile's ranges add them up in split order through their shared
+ * memory, and no second kernel runs), and gives the memory back
  * (cudaFreeAsync on `stream`). So launches on different streams and threads
  * never share a workspace, nothing synchronises the device, and a stream
  * capture records the allocation and the free as graph memory nodes (as CUDA
@@ -286,6 +289,10 @@ typedef struct {
   int split_from_row;             /* K split: only in rows from this one down, the rows
                                      above over all of K (0: in all rows); since 0.3.0,
                                      which grew this struct */
+  int split_in_clusters;          /* K split: 1 where each tile's ranges are added up in
+                                     a cluster of their blocks (sm_90), with no partial
+                                     sums in the workspace and no second kernel; since
+                                     0.4.0 */
 } pg_plan_info;
 PG_API pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info);
 

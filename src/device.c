@@ -114,6 +114,18 @@ static void probe_device(void *ctx) {
   p->device.sm_count = sms;
   p->device.smem_optin = (size_t)smem;
   p->device.tuning = pg_tuning_row(p->device.cc, sms);
+  int per_sm = 0;
+  if (cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, d) ==
+      cudaSuccess)
+    p->device.smem_per_sm = (size_t)per_sm;
+  pg_probe_cluster_blocks(&p->device);
+}
+
+long long pg_device_cluster_blocks(const pg_device *device, int blocks_per_sm, int cluster) {
+  if (blocks_per_sm < 1 || blocks_per_sm > PG_CLUSTER_BLOCKS_PER_SM || cluster < 2 ||
+      cluster > PG_CLUSTER_MAX)
+    return 0;
+  return device->cluster_blocks[blocks_per_sm - 1][cluster];
 }
 
 /* A failure to reach a device: PG_ERR_NO_DEVICE, the reason as the detail. */

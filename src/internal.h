@@ -82,13 +82,25 @@ _Static_assert(sizeof(pg_gemm_args) <= 128, "the TMA kernels' maps start at byte
 
 /* ---- the device (src/device.c) --------------------------------------------- */
 
+/* The largest cluster every sm_90 GPU launches (a portable size), and the
+ * blocks an SM the cluster capacities below are known for. */
+#define PG_CLUSTER_MAX 8
+#define PG_CLUSTER_BLOCKS_PER_SM 3
+
 /* What the library reads of a device, once, on first use. */
 typedef struct {
   int ordinal;
   int cc;                 /* major*10 + minor */
   int sm_count;
   size_t smem_optin;      /* shared memory a block may opt in to */
+  size_t smem_per_sm;     /* an SM's shared memory (0: unknown) */
   pg_tuning tuning;       /* its row of src/tuning.c (no environment overrides) */
+  /* cluster_blocks[b - 1][c]: the blocks of a kernel that fits b blocks an
+   * SM (b <= PG_CLUSTER_BLOCKS_PER_SM) that the GPU keeps resident at once
+   * when they are launched in clusters of c (2 <= c <= PG_CLUSTER_MAX): a
+   * cluster runs on one GPC, so the GPCs' sizes leave some SMs' slots
+   * empty. 0: unknown, or no clusters (before sm_90). */
+  int cluster_blocks[PG_CLUSTER_BLOCKS_PER_SM][PG_CLUSTER_MAX + 1];
   /* 1: facts of a GPU that is not here, for auto's model alone
    * (pg_auto_model): no kernel's image is looked at. */
   int model_only;
@@ -128,6 +140,26 @@ int pg_auto_model(const pg_device *dev, const pg_variant_info *selector, int m, 
  * capability, SMs and the shared memory a block may opt in to, its row of
  * src/tuning.c, model_only set. */
 pg_device pg_device_model(int cc, int sm_count, size_t smem_optin);
+
+/* Dynamic shared memory a block that lets `blocks` blocks share an SM and
+ * no more: a `blocks`-th of the SM's, less what the SM keeps for each
+ * block (PG_SMEM_RESERVED_PER_BLOCK), at most what a block may opt in to;
+ * 0 where the SM's is unknown. */
+#define PG_SMEM_RESERVED_PER_BLOCK 1024
+static inline size_t pg_smem_for_blocks_per_sm(const pg_device *device, int blocks) {
+  if (device->smem_per_sm == 0 || blocks < 1) return 0;
+  const size_t smem = device->smem_per_sm / (size_t)blocks - PG_SMEM_RESERVED_PER_BLOCK;
+  return smem < device->smem_optin ? smem : device->smem_optin;
+}
+
+/* pg_device.cluster_blocks[blocks_per_sm - 1][cluster], 0 outside the
+ * table. */
+long long pg_device_cluster_blocks(const pg_device *device, int blocks_per_sm, int cluster);
+
+/* Fills device->cluster_blocks by asking the runtime of the current device
+ * (cudaOccupancyMaxActiveClusters over a probe kernel sized to b blocks an
+ * SM); what it cannot ask stays 0 (src/kernels/cluster_probe.cu). */
+void pg_probe_cluster_blocks(pg_device *device);
 
 /* Gives back the memory the split-K pools keep (pg_shutdown). */
 void pg_device_release(void);
@@ -207,6 +239,10 @@ typedef struct {
   /* > 1: the blocks are launched in clusters of this many along x (grid_x a
    * multiple of it; not with a persistent grid). */
   int cluster_x;
+  /* > 0: at most this many blocks an SM (the core asks for enough dynamic
+   * shared memory that no more fit), so that the hardware spreads a grid
+   * of clusters evenly over the SMs rather than filling some. */
+  int max_blocks_per_sm;
   /* Non-zero: device memory the launch needs for a first kernel's output
    * and partial sums (the core takes it from its pool, stream-ordered, and
    * sets args->partials), and
@@ -378,6 +414,12 @@ int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch, long long
 int pg_configure_split_tail(pg_gemm_args *args, pg_kernel_launch *launch, long long slots,
                             int tile_m, int tile_n, long long k_tiles, int min_steps,
                             int unit_cost, int flops_per_byte);
+
+/* Undoes what the two above add for the planes (their workspace, the
+ * reduction) where the split's ranges are added up otherwise (the tma_ws
+ * forms' clusters); the split itself (args->splits, k_tiles_per_split, the
+ * grid) stays. */
+void pg_drop_planes(pg_gemm_args *args, pg_kernel_launch *launch);
 
 /* A block's K: its range (k_tiles_per_split steps of tile_k) where K is
  * split, else all of K. */

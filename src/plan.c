@@ -371,6 +371,10 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
   plan->kernel = kernel->kernel;
   plan->threads = (unsigned)entry->info.threads;
   plan->dynamic_smem = dynamic_smem_of(entry, plan->stages);
+  if (kernel->max_blocks_per_sm > 0) {
+    const size_t spread = pg_smem_for_blocks_per_sm(plan->device, kernel->max_blocks_per_sm);
+    if (spread > plan->dynamic_smem) plan->dynamic_smem = spread;
+  }
   long long grid_x = kernel->grid_x;
   if (kernel->persistent_blocks_per_sm > 0) {
     int fit = 0;
@@ -729,6 +733,7 @@ pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info) {
   info->splits = plan->args.splits > 1 ? plan->args.splits : 1;
   info->stream_k_blocks = plan->args.stream_k ? plan->args.sk_blocks : 0;
   info->split_from_row = info->splits > 1 ? plan->args.split_row0 : 0;
+  info->split_in_clusters = info->splits > 1 && plan->cluster_x > 1;
   info->workspace_bytes = plan->workspace_bytes;
   if (plan->entry->info.kind != PG_KIND_KERNEL) return PG_OK;
   info->grid_x = plan->grid_x;

@@ -156,10 +156,10 @@ static const pg_tuning rows[] = {
      * byte (~60 TFLOP/s of FFMA over ~4 TB/s); what they choose is measured
      * in bench/results/h200-skinny.md. */
     {90, 132, "NVIDIA H200, bench/results/h200-tma.md, h200-shapes.md and h200-tensorcore.md",
-     8, 0, 2, 1, 16, 4, 4096, 4, 512, 1, PG_H200_SKINNY, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES,
+     8, 0, 2, 1, 16, 4, 4096, 4, 512, 1, 1, PG_H200_SKINNY, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES,
      PG_H200_AUTO_EMULATED_RULES},
     /* Untuned Hopper and anything else: the H200's choices. */
-    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 1, 16, 4, 4096, 4, 512, 1, PG_H200_SKINNY, PG_H200_AUTO_RULES,
+    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 1, 16, 4, 4096, 4, 512, 1, 1, PG_H200_SKINNY, PG_H200_AUTO_RULES,
      PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
 };
 
@@ -201,6 +201,7 @@ pg_tuning pg_tuning_with_env(const pg_tuning *row) {
       env_int("PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES", t.emulated_split_min_k_tiles);
   t.programmatic_launch =
       env_int("PIPEGEMM_PROGRAMMATIC_LAUNCH", t.programmatic_launch) != 0;
+  t.split_in_clusters = env_int("PIPEGEMM_SPLIT_IN_CLUSTERS", t.split_in_clusters) != 0;
   const int fused = env_int("PIPEGEMM_EMULATED_FUSED_SPLIT", -1);
   if (fused >= 0) t.emulated_fused_max_n = fused ? INT_MAX : 0;
   return t;

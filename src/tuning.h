@@ -71,6 +71,11 @@ typedef struct {
    * the split kernel) is launched programmatically behind it, so that its
    * launch and set-up overlap that one's end; 0: in plain stream order. */
   int programmatic_launch;
+  /* 1: a tma_ws form whose K is split adds each tile's ranges up in a
+   * cluster of their blocks, through their shared memory, where it can
+   * (13_tma_ws_splitk.cu: configure_in_clusters), instead of in planes and
+   * a second kernel; 0: always the planes. */
+  int split_in_clusters;
   /* skinny_ffma: each form's speed at a full chunk, in percent of the
    * skinny rule's speed_percent: its short-M chunks of 1, 2, 4, 8 and 16
    * rows of A, then its short-N chunks of 1, 2, 4 and 8 columns of B.
@@ -102,7 +107,8 @@ pg_tuning pg_tuning_row(int cc, int sm_count);
  * every K: emulated_sum_min_k 0), of emulated_split_min_k_tiles
  * (PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES) and of emulated_fused_max_n
  * (PIPEGEMM_EMULATED_FUSED_SPLIT: 1 fuses at every N, 0 at none) and of
- * programmatic_launch (PIPEGEMM_PROGRAMMATIC_LAUNCH=0 or 1). The
+ * programmatic_launch (PIPEGEMM_PROGRAMMATIC_LAUNCH=0 or 1) and of
+ * split_in_clusters (PIPEGEMM_SPLIT_IN_CLUSTERS=0 or 1). The
  * planners read them when a call is
  * planned. */
 pg_tuning pg_tuning_with_env(const pg_tuning *row);

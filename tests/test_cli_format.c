@@ -593,6 +593,10 @@ static void test_work_column(void **state) {
   pgc_work_text(&info, row.work, sizeof row.work);
   assert_string_equal(row.work, "split-K 8 from row 1664");
   info.split_from_row = 0;
+  info.split_in_clusters = 1; /* the ranges added up in their clusters */
+  pgc_work_text(&info, row.work, sizeof row.work);
+  assert_string_equal(row.work, "split-K 8 in clusters");
+  info.split_in_clusters = 0;
   info.splits = 1;
   info.stream_k_blocks = 264;
   pgc_work_text(&info, row.work, sizeof row.work);

@@ -450,6 +450,49 @@ int main(void) {
     unsetenv("PIPEGEMM_TMA_WS_GROUP_M");
   }
 
+  /* The tma_ws forms' split K added up in clusters (the default where the
+   * GPU has them) against the planes and their reduction
+   * (PIPEGEMM_SPLIT_IN_CLUSTERS=0): the same additions in the same order,
+   * so the same bits, in each layout; each run is checked above too. */
+  const char *split_forms[] = {"tma_ws_splitk", "tma_ws_n64", "tma_ws_m256",
+                               "tma_ws_n256",   "tma_ws_m64", "tma_ws_n32"};
+  const shape split_shapes[] = {{64, 96, 1000}, {130, 200, 4100}, {130, 203, 4100},
+                                {1000, 1000, 1000}};
+  for (size_t f = 0; f < sizeof split_forms / sizeof split_forms[0]; ++f) {
+    const pg_variant_info *v = pg_variant_find(split_forms[f]);
+    if (v == NULL || !pgt_selected(v->name) || pg_variant_supported(v, 0) != PG_OK) continue;
+    int index = 0;
+    while (pg_variant_at(index) != v) index++;
+    printf("%s, split K in clusters against planes\n", v->name);
+    for (size_t si = 0; si < sizeof split_shapes / sizeof split_shapes[0]; si++) {
+      const shape sh = split_shapes[si];
+      if (quick && (double)sh.m * sh.n * sh.k >= BIG_WORK) continue;
+      for (int mi = 0; mi < N_MODES; mi++) {
+        problem p;
+        memset(&p, 0, sizeof p);
+        p.s = sh;
+        p.md = &modes[mi];
+        prepare(&p, (int)si);
+        const int before = failures;
+        run_one(&p, index, 0);
+        float *in_clusters = (float *)malloc(p.c_total * sizeof(float));
+        if (in_clusters == NULL) {
+          printf("FAIL: out of host memory\n");
+          exit(1);
+        }
+        memcpy(in_clusters, p.c_host_out, p.c_total * sizeof(float));
+        setenv("PIPEGEMM_SPLIT_IN_CLUSTERS", "0", 1);
+        run_one(&p, index, 0);
+        unsetenv("PIPEGEMM_SPLIT_IN_CLUSTERS");
+        const long long diff = pgt_first_diff(in_clusters, p.c_host_out, p.c_total);
+        if (failures == before && diff >= 0 && begin_failure(&p, v, 0))
+          printf("  in clusters and in planes differ (first at buffer index %lld)\n", diff);
+        free(in_clusters);
+        release(&p);
+      }
+    }
+  }
+
   PGT_CUDA(cudaStreamDestroy(stream));
   pg_shutdown();
   clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -512,6 +512,94 @@ static void test_split_forms_take_any_layout(void **state) {
   }
 }
 
+/* Split K added up in clusters (13_tma_ws_splitk.cu): where every tile is
+ * split, in at most PG_CLUSTER_MAX ranges, and the GPU keeps all the
+ * clusters resident, a tile's ranges are one cluster and nothing else is
+ * launched; the planes and their reduction otherwise, or where the tuning
+ * (or the environment) says no. */
+static pg_gemm_args square_args(int size) {
+  pg_gemm_args g = aligned_args();
+  g.m = g.n = g.k = size;
+  g.lda = g.ldb = g.ldc = size;
+  g.c = storage;
+  g.alpha = 1.f;
+  g.vec_a = g.vec_b = 1;
+  g.stages = 3;
+  return g;
+}
+
+static void test_split_in_clusters(void **state) {
+  (void)state;
+  pg_device h200 = pg_device_model(90, 132, 227 * 1024);
+  for (int b = 1; b <= PG_CLUSTER_BLOCKS_PER_SM; ++b)
+    for (int c = 2; c <= PG_CLUSTER_MAX; ++c) h200.cluster_blocks[b - 1][c] = b * 132;
+  const pg_variant_entry *e = pg_entry_find("tma_ws_n32");
+  assert_non_null(e);
+  pg_gemm_args g = square_args(512);
+  pg_kernel_launch launch;
+  memset(&launch, 0, sizeof launch);
+  e->configure(&g, &h200, &h200.tuning, &launch);
+  assert_true(g.splits > 1 && g.splits <= PG_CLUSTER_MAX);
+  assert_int_equal(g.split_row0, 0);
+  assert_int_equal(launch.cluster_x, g.splits);
+  assert_int_equal(launch.grid_x, 4 * 16 * g.splits); /* 128 x 32 tiles, ranges together */
+  assert_null(launch.reduce_kernel);
+  assert_int_equal(launch.reduce_programmatic, 0);
+  assert_int_equal(launch.workspace_bytes, 0);
+  /* 256 blocks on 132 SMs: two an SM at most (the form fits three), so
+   * that the hardware spreads the clusters evenly. */
+  assert_int_equal(launch.max_blocks_per_sm, 2);
+  const void *in_clusters = launch.kernel;
+  const int splits = g.splits;
+  const long long grid = launch.grid_x;
+  /* The same split where the clusters would not all be resident, two
+   * blocks an SM: planes. */
+  h200.cluster_blocks[1][splits] = (int)grid - splits;
+  g = square_args(512);
+  memset(&launch, 0, sizeof launch);
+  e->configure(&g, &h200, &h200.tuning, &launch);
+  assert_int_equal(g.splits, splits);
+  assert_int_equal(launch.cluster_x, 0);
+  assert_true(launch.kernel != in_clusters);
+  assert_non_null(launch.reduce_kernel);
+  assert_int_equal(launch.workspace_bytes, (size_t)splits * 512 * 512 * sizeof(float));
+  h200.cluster_blocks[1][splits] = (int)grid;
+  /* Switched off in the tuning row, or by the environment. */
+  pg_tuning off = h200.tuning;
+  off.split_in_clusters = 0;
+  g = square_args(512);
+  memset(&launch, 0, sizeof launch);
+  e->configure(&g, &h200, &off, &launch);
+  assert_int_equal(launch.cluster_x, 0);
+  assert_non_null(launch.reduce_kernel);
+  assert_int_equal(setenv("PIPEGEMM_SPLIT_IN_CLUSTERS", "0", 1), 0);
+  g = square_args(512);
+  memset(&launch, 0, sizeof launch);
+  e->configure(&g, &h200, &h200.tuning, &launch);
+  assert_int_equal(launch.cluster_x, 0);
+  assert_non_null(launch.reduce_kernel);
+  assert_int_equal(unsetenv("PIPEGEMM_SPLIT_IN_CLUSTERS"), 0);
+  /* B copied first (N = 510: rows of 510 floats): the workspace is the
+   * copy's alone, the kernel behind it in clusters. */
+  g = square_args(512);
+  g.n = g.ldb = g.ldc = 510;
+  g.vec_b = 0;
+  memset(&launch, 0, sizeof launch);
+  e->configure(&g, &h200, &h200.tuning, &launch);
+  assert_int_equal(launch.cluster_x, g.splits);
+  assert_null(launch.reduce_kernel);
+  assert_non_null(launch.prepare_kernel);
+  assert_int_equal(launch.workspace_bytes, (size_t)512 * 512 * sizeof(float));
+  /* No cluster capacity known (a GPU before sm_90, or a model of one):
+   * planes. */
+  const pg_device bare = pg_device_model(90, 132, 227 * 1024);
+  g = square_args(512);
+  memset(&launch, 0, sizeof launch);
+  e->configure(&g, &bare, &bare.tuning, &launch);
+  assert_int_equal(launch.cluster_x, 0);
+  assert_non_null(launch.reduce_kernel);
+}
+
 /* auto's model alone on an H200's facts (pg_auto_model, no GPU asked):
  * every candidate a row, the chosen one the first of the best predicted,
  * refusals with no speed; the layout rules as a call applies them. */
@@ -566,6 +654,7 @@ int main(void) {
       cmocka_unit_test(test_registry_facts),
       cmocka_unit_test(test_auto_without_gpu),
       cmocka_unit_test(test_auto_model),
+      cmocka_unit_test(test_split_in_clusters),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

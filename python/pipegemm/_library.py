@@ -31,7 +31,7 @@ SONAME = "libpipegemm.so.0"
 # The header version whose declarations these are (major, minor): a library
 # of another one is refused, since a struct's fields may have moved. A test
 # (python/tests/test_host.py) holds it to include/pipegemm.h.
-DECLARED = (0, 3)
+DECLARED = (0, 4)
 
 # pg_status values this package names (the header's PG_STATUS_TABLE).
 OK = 0

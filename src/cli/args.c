@@ -249,7 +249,10 @@ static const char usage_bench[] =
     "0 or 1: A split by a first kernel at every N, or in shared memory wherever\n"
     "TMA reads A and B (default: the latter where N <= 512);\n"
     "PIPEGEMM_PROGRAMMATIC_LAUNCH=0 a call's kernels in plain stream order (by\n"
-    "default one that waits for the kernel before it starts beside its end).\n"
+    "default one that waits for the kernel before it starts beside its end);\n"
+    "PIPEGEMM_SPLIT_IN_CLUSTERS=0 a split K's partial sums always in planes that\n"
+    "a second kernel adds up (by default, where it can, each tile's ranges are\n"
+    "added up in a cluster of their blocks).\n"
     "exit codes: 0 ok, 1 a check failed, a run returned an error or the report\n"
     "            could not be written, 2 bad usage, 3 no usable CUDA GPU\n";
 

@@ -45,17 +45,71 @@ template <> struct tws_schedule<TWS_SPLIT_K> {
     return true;
   }
 };
+
+/* Split in clusters: block b is range b % splits of tile b / splits (its
+ * cluster the tile's ranges), one unit a block. */
+template <> struct tws_schedule<TWS_SPLIT_CLUSTER> {
+  static __device__ __forceinline__ tws_cursor start(const pg_gemm_args &g,
+                                                     const tws_geometry &geo) {
+    (void)g, (void)geo;
+    tws_cursor c;
+    c.streaming = c.fresh = 0;
+    c.next = blockIdx.x;
+    c.end = blockIdx.x + 1;
+    return c;
+  }
+  static __device__ __forceinline__ bool next(const pg_gemm_args &g, const tws_geometry &geo,
+                                              tws_cursor *c, tws_work *w) {
+    if (c->next >= c->end) return false;
+    const int tile = c->next / g.splits, split = c->next - tile * g.splits;
+    ++c->next;
+    pg_grouped_tile(tile, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm, &w->tn);
+    w->kt_begin = split * g.k_tiles_per_split;
+    w->kt_end = min(geo.k_tiles, w->kt_begin + g.k_tiles_per_split);
+    w->dest = TWS_TO_SPLIT;
+    w->index = split;
+    return true;
+  }
+};
 #endif
 
 PG_KERNELS_BEGIN
 
 /* A form that splits K: its tile, its kernel for whole tiles where K is not
- * split (NULL: tma_ws's, through tma_ws's configure, its kernel in 12) and
- * its split kernel. */
+ * split (NULL: tma_ws's, through tma_ws's configure, its kernel in 12), its
+ * split kernel (planes and the reduction kernel) and its kernel that adds
+ * the ranges up in clusters. */
 typedef struct {
   const tws_shape *shape;
-  const void *whole_kernel, *split_kernel;
+  const void *whole_kernel, *split_kernel, *cluster_kernel;
 } split_form;
+
+/* The ranges of each tile added up in a cluster of their blocks, through
+ * their shared memory, with no planes and no second kernel: where every
+ * tile is split (no whole rows on top), in at most PG_CLUSTER_MAX ranges,
+ * the tile's sums fit in its stages, and the GPU keeps all the clusters
+ * resident at once with the blocks spread evenly over the SMs (as many an
+ * SM as the grid needs, no more: a cluster runs on one GPC, and the
+ * hardware would otherwise fill some SMs to the tile's limit and leave
+ * others idle; a cluster that found no room would wait for a second
+ * wave). */
+static void configure_in_clusters(const split_form *form, pg_gemm_args *args,
+                                  const pg_device *device, const pg_tuning *tuning,
+                                  long long per_sm, pg_kernel_launch *launch) {
+  const tws_shape *shape = form->shape;
+  if (!pg_tuning_with_env(tuning).split_in_clusters || args->split_row0 != 0 || args->splits > PG_CLUSTER_MAX ||
+      (size_t)shape->tile_m * shape->tile_n * sizeof(float) >
+          (size_t)args->stages * shape->stage_bytes ||
+      device->sm_count <= 0)
+    return;
+  const long long spread = (launch->grid_x + device->sm_count - 1) / device->sm_count;
+  if (spread > per_sm || launch->grid_x > pg_device_cluster_blocks(device, (int)spread, args->splits))
+    return;
+  pg_drop_planes(args, launch);
+  launch->kernel = form->cluster_kernel;
+  launch->cluster_x = args->splits;
+  launch->max_blocks_per_sm = spread < per_sm ? (int)spread : 0;
+}
 
 /* K split where the tiles leave block slots idle: all tiles split where
  * they are few, only the bottom tile rows where the last wave is partial
@@ -84,8 +138,10 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
   const long long slots = per_sm * device->sm_count;
   if (pg_configure_split_tail(args, launch, slots, shape->tile_m, shape->tile_n,
                               tws_k_tiles(args), tuning->tma_ws_split_min_k_tiles,
-                              tuning->tma_ws_split_unit_cost, tuning->flops_per_byte) > 1)
+                              tuning->tma_ws_split_unit_cost, tuning->flops_per_byte) > 1) {
     launch->kernel = form->split_kernel;
+    configure_in_clusters(form, args, device, tuning, per_sm, launch);
+  }
 }
 
 static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
@@ -95,12 +151,14 @@ static const tws_shape wide = TWS_SHAPE(TWS_TILE_M, TWS_WIDE_TILE_N);
 static const tws_shape short_shape = TWS_SHAPE(TWS_SHORT_TILE_M, TWS_TILE_N);
 static const tws_shape narrow = TWS_SHAPE(TWS_TILE_M, TWS_NARROW_TILE_N);
 
-/* A form's kernels: the instances of its tile in both modes. */
+/* A form's kernels: the instances of its tile in each mode. */
 #define TWS_FORM_KERNELS(tm, tn)                                 \
   (const void *)pg_tma_ws_kernel<tm, tn, TWS_WHOLE_TILES>,       \
-      (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_K>
+      (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_K>,       \
+      (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_CLUSTER>
 static const split_form large_form = {
-    &large, NULL, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>};
+    &large, NULL, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>,
+    (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_CLUSTER>};
 static const split_form small_form = {&small, TWS_FORM_KERNELS(TWS_TILE_M, TWS_SMALL_TILE_N)};
 static const split_form tall_form = {&tall, TWS_FORM_KERNELS(TWS_TALL_TILE_M, TWS_TILE_N)};
 static const split_form wide_form = {&wide, TWS_FORM_KERNELS(TWS_TILE_M, TWS_WIDE_TILE_N)};

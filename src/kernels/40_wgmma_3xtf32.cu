@@ -334,7 +334,7 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
     out.alpha = 1.f;
     out.beta = 0.f;
   }
-  wg_rs_bar(1, WG_RS_CONSUMERS);
+  pg_named_barrier_sync(1, WG_RS_CONSUMERS);
   wg_rs_epilogue<1>(out, smem + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH, sum, col, m0, n0,
                     wg_3x_strict_if_nan<FUSED>{g, mp, kt_begin * WG_TILE_K,
                                                min(g.k, kt_end * WG_TILE_K)});

@@ -214,6 +214,43 @@ static __device__ __forceinline__ void pg_cluster_sync(void) {
                    : "memory");
 }
 
+/* Four floats at the same place as `local` (16-byte aligned) in the shared
+ * memory of the cluster's block `rank` (which may be this one). */
+static __device__ __forceinline__ float4 pg_ld_cluster_f4(const void *local, unsigned rank) {
+  float4 v;
+  asm volatile(
+      "{\n .reg .b32 remote;\n"
+      " mapa.shared::cluster.u32 remote, %4, %5;\n"
+      " ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [remote];\n}\n"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "r"(pg_smem_addr(local)), "r"(rank)
+      : "memory");
+  return v;
+}
+
+/* A barrier of `threads` threads (a multiple of 32) of the block, named `id`
+ * (1-15; 0 is __syncthreads'): a part of the block waits for itself alone. */
+static __device__ __forceinline__ void pg_named_barrier_sync(unsigned id, unsigned threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+/* The same for threads that reach it at different places (not .aligned):
+ * lanes of a warp that diverged. The release costs a wait for every store
+ * of the thread in flight (ptxas: MEMBAR.ALL.GPU before the arrival). */
+static __device__ __forceinline__ void pg_cluster_sync_any(void) {
+  asm volatile("barrier.cluster.arrive.release;\n"
+               "barrier.cluster.wait.acquire;\n" ::
+                   : "memory");
+}
+
+/* The same with nothing released: for threads that wrote nothing the
+ * others read, or that only need to know the others have got this far. */
+static __device__ __forceinline__ void pg_cluster_sync_relaxed(void) {
+  asm volatile("barrier.cluster.arrive.relaxed;\n"
+               "barrier.cluster.wait;\n" ::
+                   : "memory");
+}
+
 /* Makes this thread's mbarrier.init visible to the cluster (the other
  * blocks' arrivals and copies), before a pg_cluster_sync. */
 static __device__ __forceinline__ void pg_fence_barrier_init_cluster(void) {

@@ -140,6 +140,16 @@ static void set_planes(pg_gemm_args *args, pg_kernel_launch *launch, long long s
   launch->reduce_grid_y = row_blocks < RS_MAX_ROWS ? row_blocks : RS_MAX_ROWS;
 }
 
+extern "C" void pg_drop_planes(pg_gemm_args *args, pg_kernel_launch *launch) {
+  const long long rows = (long long)args->m - args->split_row0;
+  launch->workspace_bytes -=
+      (size_t)args->splits * (size_t)rows * (size_t)PG_PLANES_LD(args->n) * sizeof(float);
+  launch->reduce_kernel = NULL;
+  launch->reduce_grid_x = launch->reduce_grid_y = 0;
+  launch->reduce_threads = 0;
+  launch->reduce_programmatic = 0;
+}
+
 extern "C" int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch,
                                     long long slots, long long k_tiles, int min_steps) {
   const long long tiles = launch->grid_x;

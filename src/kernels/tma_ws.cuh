@@ -110,9 +110,11 @@ static_assert(128 * TWS_PRODUCER_REGS + TWS_TALL_CONSUMERS * TWS_CONSUMER_REGS <
 
 /* How a kernel instance takes its work: whole tiles (data-parallel, the
  * flagship's own loop, with nothing else live across the K loop), K split
- * into ranges, or stream-K after data-parallel waves. One instance per
- * mode, so the plainest keeps the plainest code. */
-enum { TWS_WHOLE_TILES, TWS_SPLIT_K, TWS_STREAM_K };
+ * into ranges (their sums to planes that a second kernel adds up, or, in
+ * clusters, added up in the cluster's shared memory), or stream-K after
+ * data-parallel waves. One instance per mode, so the plainest keeps the
+ * plainest code. */
+enum { TWS_WHOLE_TILES, TWS_SPLIT_K, TWS_STREAM_K, TWS_SPLIT_CLUSTER };
 
 /* What a schedule gives a block: one stretch of work at a time, an output
  * tile and a range of its K steps, and where its sums go. */
@@ -305,13 +307,78 @@ static __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, i
   }
 }
 
+/* Split in clusters (TWS_SPLIT_CLUSTER): the cluster's blocks are the K
+ * ranges of one tile, block r range r. Each puts its sums in its own
+ * shared memory (the stage ring, all read by now: the TM x TN tile, rows
+ * TN floats apart), and after the cluster's barrier block r adds up rows
+ * r, r + splits, ... of the tile over the cluster's blocks, in range order
+ * (the reduction kernel's order: the same bits), and writes them to C; a
+ * second barrier keeps every block's shared memory until all have read it. */
+template <int TM, int TN>
+static __device__ __forceinline__ void tws_cluster_store(
+    const pg_gemm_args &g, const tws_work &w, char *smem, int row0, int col0,
+    float acc[TWS_THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
+  enum { THREAD_N = tws_tile<TM, TN>::THREAD_N, CONSUMERS = tws_tile<TM, TN>::CONSUMERS };
+  float *const tile = (float *)smem;
+  pg_named_barrier_sync(1, CONSUMERS); /* every consumer is done with the ring */
+#pragma unroll
+  for (int i = 0; i < TWS_THREAD_M; ++i)
+#pragma unroll
+    for (int j = 0; j < THREAD_N / 4; ++j)
+      *(float4 *)(tile + (row0 + TWS_ROW_STEP * i) * TN + col0 + TWS_COL_STEP * j) =
+          make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
+  pg_cluster_sync_any(); /* the cluster's sums are all in place */
+  const int m0 = w.tm * TM, n0 = w.tn * TN, splits = g.splits;
+  const int rows = min(TM, g.m - m0);
+  const int vec = ((uintptr_t)g.c % 16 == 0) && g.ldc % 4 == 0;
+  for (int e = threadIdx.x;; e += CONSUMERS) {
+    const int r = w.index + splits * (e / (TN / 4)), col = 4 * (e % (TN / 4));
+    if (r >= rows) break;
+    const float *const mine = tile + r * TN + col;
+    float4 sum = pg_ld_cluster_f4(mine, 0);
+    for (int q = 1; q < splits; ++q) {
+      const float4 v = pg_ld_cluster_f4(mine, q);
+      sum.x += v.x;
+      sum.y += v.y;
+      sum.z += v.z;
+      sum.w += v.w;
+    }
+    const float s[4] = {sum.x, sum.y, sum.z, sum.w};
+    float *const p = g.c + (size_t)(m0 + r) * g.ldc + n0 + col;
+    if (vec && n0 + col + 3 < g.n) {
+      float4 v = make_float4(g.alpha * s[0], g.alpha * s[1], g.alpha * s[2], g.alpha * s[3]);
+      if (g.beta != 0.f) {
+        const float4 c = *(const float4 *)p;
+        v.x = fmaf(g.beta, c.x, v.x);
+        v.y = fmaf(g.beta, c.y, v.y);
+        v.z = fmaf(g.beta, c.z, v.z);
+        v.w = fmaf(g.beta, c.w, v.w);
+      }
+      *(float4 *)p = v;
+    } else {
+#pragma unroll
+      for (int t = 0; t < 4; ++t)
+        if (n0 + col + t < g.n) {
+          const float v = g.alpha * s[t];
+          p[t] = g.beta == 0.f ? v : fmaf(g.beta, p[t], v);
+        }
+    }
+  }
+  /* No block leaves while another reads its sums (those reads are done:
+   * their values are stored; nothing to release). */
+  pg_cluster_sync_relaxed();
+}
+
 /* The sums of a stretch of work where they belong. */
 template <int TM, int TN, int MODE>
 static __device__ __forceinline__ void tws_store(const pg_gemm_args &g, const tws_work &w,
-                                                 int row0, int col0,
+                                                 char *smem, int row0, int col0,
                                                  float acc[TWS_THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
   const int m0 = w.tm * TM, n0 = w.tn * TN;
-  if (MODE == TWS_WHOLE_TILES || w.dest == TWS_TO_C)
+  if constexpr (MODE == TWS_SPLIT_CLUSTER) {
+    (void)m0, (void)n0;
+    tws_cluster_store<TM, TN>(g, w, smem, row0, col0, acc);
+  } else if (MODE == TWS_WHOLE_TILES || w.dest == TWS_TO_C)
     tws_epilogue(g.c, g.ldc, g.m, g.n, g.alpha, g.beta, m0, n0, row0, col0, acc);
   else if (w.dest == TWS_TO_SPLIT) /* added up in split order by the reduction */
     tws_epilogue(g.partials + (size_t)w.index * (g.m - g.split_row0) * g.ldp, g.ldp,
@@ -358,7 +425,15 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
   if (warp >= CONSUMERS / 32) {
     /* ---- producer: one lane; the others have nothing to do ---- */
     pg_setmaxnreg_dec(TWS_PRODUCER_REGS);
-    if (warp != CONSUMERS / 32 || lane != 0 || geo.k_tiles == 0) return;
+    /* Split in clusters: every thread stays for the cluster's two barriers
+     * (tws_cluster_store). */
+    if (warp != CONSUMERS / 32 || lane != 0 || geo.k_tiles == 0) {
+      if constexpr (MODE == TWS_SPLIT_CLUSTER) {
+        pg_cluster_sync_relaxed(); /* tws_cluster_store's two barriers */
+        pg_cluster_sync_relaxed();
+      }
+      return;
+    }
     PG_TRACE_OPEN(g, PG_TRACE_ROLE_PRODUCER, true); /* the one lane left */
     pg_tma_prefetch_map(&maps.a);
     pg_tma_prefetch_map(&maps.b);
@@ -383,6 +458,10 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
       PG_TRACE_TILE_DONE();
     }
     PG_TRACE_CLOSE(g, PG_TRACE_ROLE_PRODUCER);
+    if constexpr (MODE == TWS_SPLIT_CLUSTER) {
+      pg_cluster_sync_relaxed(); /* tws_cluster_store's two barriers */
+      pg_cluster_sync_relaxed();
+    }
     return;
   }
 
@@ -421,7 +500,7 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
       PG_TRACE_BEFORE(RELEASE, slot, kt) pg_mbar_arrive(&empty[slot]);
       parity ^= t128_ring_next(&slot, stages);
     }
-    PG_TRACE_SPAN(EPILOGUE, 0, 0) tws_store<TM, TN, MODE>(g, w, row0, col0, acc);
+    PG_TRACE_SPAN(EPILOGUE, 0, 0) tws_store<TM, TN, MODE>(g, w, smem, row0, col0, acc);
     PG_TRACE_TILE_DONE();
   }
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_CONSUMER);

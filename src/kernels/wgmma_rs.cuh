@@ -41,11 +41,6 @@ static_assert(2 * WG_RS_OUT_HALF * WG_RS_OUT_PITCH * 4 <= 2 * WG_RS_STAGE_BYTES,
               "the staged output fits in the fewest stages");
 
 #ifdef PG_HAVE_WGMMA /* the helpers exist where the kernel does */
-/* Named barrier `id` among `threads` threads (id 0 is __syncthreads'). */
-static __device__ __forceinline__ void wg_rs_bar(int id, int threads) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-
 /* This thread's fragments of one K step of 8 (kk) from the stage's B:
  * base[h][q] is where its element for fragment row 16w + 8h + g, k = t + 4q
  * of step 0 lies (floats from the stage's B); step kk is 8 rows further. */
@@ -106,7 +101,7 @@ static __device__ __forceinline__ void wg_rs_epilogue(const pg_gemm_args &g, flo
         for (int e = 0; e < 2; ++e)
           out[(8 * (j - 16 * half) + 2 * t + e) * WG_RS_OUT_PITCH + col[h] - 64 * wg] =
               acc[4 * j + 2 * h + e];
-    wg_rs_bar(2 + wg, WG_WARPGROUP);
+    pg_named_barrier_sync(2 + wg, WG_WARPGROUP);
     /* Row r of the half, columns 2c, 2c + 1 of the warpgroup's 64. */
 #pragma unroll 4
     for (int idx = tid; idx < WG_RS_OUT_HALF * 32; idx += WG_WARPGROUP) {
@@ -130,7 +125,7 @@ static __device__ __forceinline__ void wg_rs_epilogue(const pg_gemm_args &g, flo
       dst[0] = g.beta == 0.f ? v0 : fmaf(g.beta, dst[0], v0);
       if (n + 1 < g.n) dst[1] = g.beta == 0.f ? v1 : fmaf(g.beta, dst[1], v1);
     }
-    wg_rs_bar(2 + wg, WG_WARPGROUP); /* read before the next half overwrites it */
+    pg_named_barrier_sync(2 + wg, WG_WARPGROUP); /* read before the next half overwrites it */
   }
 }
 
@@ -306,7 +301,7 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
      * rows, each warp stores 256 contiguous bytes. Over the stages, both
      * warpgroups are done with them first (and the producers are: every
      * copy into this block was waited for). */
-    if (!PERSISTENT) wg_rs_bar(1, WG_RS_CONSUMERS);
+    if (!PERSISTENT) pg_named_barrier_sync(1, WG_RS_CONSUMERS);
     wg_rs_epilogue<2>(g, out, acc, col, m0, n0);
   }
 #else

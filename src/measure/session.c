@@ -453,7 +453,8 @@ void pgc_work_text(const pg_plan_info *info, char *buf, size_t size) {
   else if (info->splits > 1 && info->split_from_row > 0)
     snprintf(buf, size, "split-K %d from row %d", info->splits, info->split_from_row);
   else if (info->splits > 1)
-    snprintf(buf, size, "split-K %d", info->splits);
+    snprintf(buf, size, info->split_in_clusters ? "split-K %d in clusters" : "split-K %d",
+             info->splits);
 }
 
 /* The plan's entry, stages, division of work and kernel facts into the row;

@@ -183,7 +183,8 @@ size_t pgc_geomean_note(char *buf, size_t size, const pgc_run_spec *runs,
                         const pgc_geomean *means, int run_count,
                         int cublas_shapes, const char *cublas_name);
 
-/* How a plan divides the work, for the row's `work` column: "split-K 8"
+/* How a plan divides the work, for the row's `work` column: "split-K 8",
+ * "split-K 4 in clusters" (each tile's ranges added up in their cluster)
  * (K in 8 ranges), "split-K 5 from row 1664" (only the rows from 1664
  * down split, those above over all of K), "stream-K 264" (264 blocks share the tiles' K steps), or
  * "" when it runs one block per tile (cublas too). */
