@@ -2,7 +2,11 @@
  * alone would leave SMs idle (few tiles, a long K): each (tile, range) unit
  * is a block's work, its sums go to a plane of partial sums of its own, and
  * a second kernel (reduce_splits.cu) adds the planes up in split order, so
- * a call gives the same bits on every run. Where the tiles fill the GPU,
+ * a call gives the same bits on every run; or, on a GPU that keeps them
+ * resident, a tile's ranges are one cluster of blocks that add their sums
+ * up in split order through their shared memory (configure_in_clusters,
+ * tws_cluster_store in tma_ws.cuh): the same bits, no planes, no second
+ * kernel. Where the tiles fill the GPU,
  * nothing is split and the call is tma_ws's (12). The other tile shapes of the flagship split
  * the same way: tma_ws_n64 (128 x 64, three blocks per SM), tma_ws_m256
  * (256 x 128, two consumer warpgroups sharing each stage's B, one block per
