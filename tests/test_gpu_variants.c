@@ -222,6 +222,21 @@ static void prepare(problem *p, int shape_index) {
   PGT_CUDA(cudaStreamSynchronize(stream));
 }
 
+/* p, set up for shape s in layout md (its inputs seeded by `seed`). */
+static void start_problem(problem *p, shape s, const mode *md, int seed) {
+  memset(p, 0, sizeof *p);
+  p->s = s;
+  p->md = md;
+  prepare(p, seed);
+}
+
+/* The registry index of v. */
+static int index_of(const pg_variant_info *v) {
+  int index = 0;
+  while (pg_variant_at(index) != v) index++;
+  return index;
+}
+
 static void release(problem *p) {
   PGT_CUDA(cudaFree(p->a_buf));
   PGT_CUDA(cudaFree(p->b_buf));
@@ -402,10 +417,7 @@ int main(void) {
     if (quick && (double)s.m * s.n * s.k >= BIG_WORK) continue;
     for (int mi = 0; mi < N_MODES; mi++) {
       problem p;
-      memset(&p, 0, sizeof p);
-      p.s = s;
-      p.md = &modes[mi];
-      prepare(&p, si);
+      start_problem(&p, s, &modes[mi], si);
       for (int i = 0; i < pg_variant_count(); i++) {
         const pg_variant_info *v = pg_variant_at(i);
         if (!pgt_selected(v->name)) continue;
@@ -427,8 +439,7 @@ int main(void) {
    * tiles. The variant reads the override at every launch. */
   const pg_variant_info *ws = pg_variant_find("tma_ws");
   if (ws != NULL && pgt_selected(ws->name) && pg_variant_supported(ws, 0) == PG_OK) {
-    int ws_index = 0;
-    while (pg_variant_at(ws_index) != ws) ws_index++;
+    const int ws_index = index_of(ws);
     setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "2", 1);
     setenv("PIPEGEMM_TMA_WS_GROUP_M", "3", 1);
     printf("tma_ws, persistent grid (PIPEGEMM_TMA_WS_BLOCKS_PER_SM=2, GROUP_M=3)\n");
@@ -437,10 +448,7 @@ int main(void) {
       for (int mi = 0; mi < N_MODES; mi++) {
         if (modes[mi].id != MODE_DENSE && modes[mi].id != MODE_BETA) continue;
         problem p;
-        memset(&p, 0, sizeof p);
-        p.s = shapes[si];
-        p.md = &modes[mi];
-        prepare(&p, si);
+        start_problem(&p, shapes[si], &modes[mi], si);
         run_one(&p, ws_index, 2);
         run_one(&p, ws_index, 0);
         release(&p);
@@ -461,18 +469,14 @@ int main(void) {
   for (size_t f = 0; f < sizeof split_forms / sizeof split_forms[0]; ++f) {
     const pg_variant_info *v = pg_variant_find(split_forms[f]);
     if (v == NULL || !pgt_selected(v->name) || pg_variant_supported(v, 0) != PG_OK) continue;
-    int index = 0;
-    while (pg_variant_at(index) != v) index++;
+    const int index = index_of(v);
     printf("%s, split K in clusters against planes\n", v->name);
     for (size_t si = 0; si < sizeof split_shapes / sizeof split_shapes[0]; si++) {
       const shape sh = split_shapes[si];
       if (quick && (double)sh.m * sh.n * sh.k >= BIG_WORK) continue;
       for (int mi = 0; mi < N_MODES; mi++) {
         problem p;
-        memset(&p, 0, sizeof p);
-        p.s = sh;
-        p.md = &modes[mi];
-        prepare(&p, (int)si);
+        start_problem(&p, sh, &modes[mi], (int)si);
         const int before = failures;
         run_one(&p, index, 0);
         float *in_clusters = (float *)malloc(p.c_total * sizeof(float));
