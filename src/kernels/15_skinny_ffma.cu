@@ -150,14 +150,14 @@ static __device__ __forceinline__ void sk_store(const pg_gemm_args &g, int split
  * of the last that is. No load is conditional, so that a thread's loads of
  * a batch are all issued before the first product waits on one; the
  * caller zeroes what lies outside the operand. */
-template <bool VEC>
+template <bool VEC, bool STREAM = false>
 static __device__ __forceinline__ float4 sk_load4(const float *src, int len) {
-  if constexpr (VEC) return __ldg((const float4 *)src);
+  if constexpr (VEC) return STREAM ? __ldcs((const float4 *)src) : __ldg((const float4 *)src);
   float4 v;
-  v.x = __ldg(src);
-  v.y = __ldg(src + (len > 1 ? 1 : 0));
-  v.z = __ldg(src + (len > 2 ? 2 : len - 1));
-  v.w = __ldg(src + (len > 3 ? 3 : len - 1));
+  v.x = STREAM ? __ldcs(src) : __ldg(src);
+  v.y = STREAM ? __ldcs(src + (len > 1 ? 1 : 0)) : __ldg(src + (len > 1 ? 1 : 0));
+  v.z = STREAM ? __ldcs(src + (len > 2 ? 2 : len - 1)) : __ldg(src + (len > 2 ? 2 : len - 1));
+  v.w = STREAM ? __ldcs(src + (len > 3 ? 3 : len - 1)) : __ldg(src + (len > 3 ? 3 : len - 1));
   if (len < 2) v.y = 0.f;
   if (len < 3) v.z = 0.f;
   if (len < 4) v.w = 0.f;
@@ -206,7 +206,8 @@ static __device__ __forceinline__ void sk_rows(const pg_gemm_args g) {
 #pragma unroll
       for (int j = 0; j < SK_ROWS_BATCH; ++j) {
         const int kk = kb + j < len ? kb + j : len - 1;
-        b[j] = sk_load4<VEC>(b_col + (size_t)(k + kk) * g.ldb, cols > 0 ? cols : 1);
+        b[j] = sk_load4<VEC, (R < SK_ROWS_MAX_CHUNK)>(b_col + (size_t)(k + kk) * g.ldb,
+                                                       cols > 0 ? cols : 1);
       }
 #pragma unroll
       for (int j = 0; j < SK_ROWS_BATCH; ++j)
@@ -280,7 +281,7 @@ static __device__ __forceinline__ void sk_gemv(const pg_gemm_args g) {
 #pragma unroll
     for (int j = 0; j < U; ++j) {
       const long long kk = k0 + j < g.k ? k0 + j : g.k - 1;
-      b[j] = sk_load4<VEC>(b_col + (size_t)kk * g.ldb, cols > 0 ? cols : 1);
+      b[j] = sk_load4<VEC, true>(b_col + (size_t)kk * g.ldb, cols > 0 ? cols : 1);
       a[j] = __ldg(g.a + kk);
     }
 #pragma unroll
@@ -346,7 +347,8 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
         /* A step past the tile reads its last 4 K (or those there are) and
          * is zeroed. */
         const int kk = 128 * st + 4 * lane, at = kk < len ? kk : (len >= 4 ? len - 4 : 0);
-        a[r][st] = sk_load4<VEC>(g.a + (size_t)m * g.lda + k + at, len - at < 4 ? len - at : 4);
+        a[r][st] = sk_load4<VEC, (CN < SK_COLS_MAX_CHUNK)>(g.a + (size_t)m * g.lda + k + at,
+                                                           len - at < 4 ? len - at : 4);
         if (kk >= len) a[r][st] = make_float4(0.f, 0.f, 0.f, 0.f);
       }
     }
