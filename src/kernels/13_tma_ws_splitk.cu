@@ -200,7 +200,7 @@ static const pg_sass_rule rules[] = {TWS_RULES};
 
 PG_ENTRY(tma_ws_splitk) = {
     .info = {.name = "tma_ws_splitk", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws with K split to fill the SMs a few tiles leave idle; partial sums added in split order by a second kernel; any layout: an operand TMA cannot read is copied first",
+             .technique = "tma_ws with K split to fill the SMs a few tiles leave idle; partial sums added in split order by a second kernel, or by the ranges' blocks in a cluster through distributed shared memory where the GPU keeps the clusters resident; any layout: an operand TMA cannot read is copied first",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
              .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N)},
     .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
