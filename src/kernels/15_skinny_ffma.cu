@@ -154,14 +154,17 @@ static __device__ __forceinline__ void sk_store(const pg_gemm_args &g, int split
  * read once. No load is conditional, so that a thread's loads of
  * a batch are all issued before the first product waits on one; the
  * caller zeroes what lies outside the operand. */
+template <bool STREAM, typename T> static __device__ __forceinline__ T sk_ld(const T *p) {
+  return STREAM ? __ldcs(p) : __ldg(p);
+}
 template <bool VEC, bool STREAM = false>
 static __device__ __forceinline__ float4 sk_load4(const float *src, int len) {
-  if constexpr (VEC) return STREAM ? __ldcs((const float4 *)src) : __ldg((const float4 *)src);
+  if constexpr (VEC) return sk_ld<STREAM>((const float4 *)src);
   float4 v;
-  v.x = STREAM ? __ldcs(src) : __ldg(src);
-  v.y = STREAM ? __ldcs(src + (len > 1 ? 1 : 0)) : __ldg(src + (len > 1 ? 1 : 0));
-  v.z = STREAM ? __ldcs(src + (len > 2 ? 2 : len - 1)) : __ldg(src + (len > 2 ? 2 : len - 1));
-  v.w = STREAM ? __ldcs(src + (len > 3 ? 3 : len - 1)) : __ldg(src + (len > 3 ? 3 : len - 1));
+  v.x = sk_ld<STREAM>(src);
+  v.y = sk_ld<STREAM>(src + (len > 1 ? 1 : 0));
+  v.z = sk_ld<STREAM>(src + (len > 2 ? 2 : len - 1));
+  v.w = sk_ld<STREAM>(src + (len > 3 ? 3 : len - 1));
   if (len < 2) v.y = 0.f;
   if (len < 3) v.z = 0.f;
   if (len < 4) v.w = 0.f;

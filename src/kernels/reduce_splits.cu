@@ -118,6 +118,12 @@ __global__ void __launch_bounds__(RS_THREADS) pg_reduce_slices_kernel(const pg_g
   }
 }
 
+/* The bytes of `splits` planes over the rows from args->split_row0 down. */
+static size_t planes_bytes(const pg_gemm_args *args, long long splits) {
+  const long long rows = (long long)args->m - args->split_row0;
+  return (size_t)splits * (size_t)rows * (size_t)PG_PLANES_LD(args->n) * sizeof(float);
+}
+
 /* The planes of `splits` ranges over the rows from args->split_row0 down,
  * and the reduction that adds them up. */
 static void set_planes(pg_gemm_args *args, pg_kernel_launch *launch, long long splits) {
@@ -125,8 +131,7 @@ static void set_planes(pg_gemm_args *args, pg_kernel_launch *launch, long long s
   /* After a first kernel the plan points partials and ldp at the planes at
    * launch (ldp is the first kernel's own until then). */
   if (launch->prepare_kernel == NULL) args->ldp = (int)PG_PLANES_LD(args->n);
-  launch->workspace_bytes +=
-      (size_t)splits * (size_t)rows * (size_t)PG_PLANES_LD(args->n) * sizeof(float);
+  launch->workspace_bytes += planes_bytes(args, splits);
   launch->reduce_threads = RS_THREADS;
   /* Both kernels wait for the planes (pg_grid_dependency_wait): they may
    * be launched programmatically behind the kernel that writes them. */
@@ -141,9 +146,7 @@ static void set_planes(pg_gemm_args *args, pg_kernel_launch *launch, long long s
 }
 
 extern "C" void pg_drop_planes(pg_gemm_args *args, pg_kernel_launch *launch) {
-  const long long rows = (long long)args->m - args->split_row0;
-  launch->workspace_bytes -=
-      (size_t)args->splits * (size_t)rows * (size_t)PG_PLANES_LD(args->n) * sizeof(float);
+  launch->workspace_bytes -= planes_bytes(args, args->splits);
   launch->reduce_kernel = NULL;
   launch->reduce_grid_x = launch->reduce_grid_y = 0;
   launch->reduce_threads = 0;

@@ -369,6 +369,15 @@ static __device__ __forceinline__ void tws_cluster_store(
   pg_cluster_sync_relaxed();
 }
 
+/* A producer thread's part in tws_cluster_store's two barriers (it wrote
+ * nothing the cluster reads: relaxed); nothing in the other modes. */
+template <int MODE> static __device__ __forceinline__ void tws_producer_leaves(void) {
+  if constexpr (MODE == TWS_SPLIT_CLUSTER) {
+    pg_cluster_sync_relaxed();
+    pg_cluster_sync_relaxed();
+  }
+}
+
 /* The sums of a stretch of work where they belong. */
 template <int TM, int TN, int MODE>
 static __device__ __forceinline__ void tws_store(const pg_gemm_args &g, const tws_work &w,
@@ -428,10 +437,7 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
     /* Split in clusters: every thread stays for the cluster's two barriers
      * (tws_cluster_store). */
     if (warp != CONSUMERS / 32 || lane != 0 || geo.k_tiles == 0) {
-      if constexpr (MODE == TWS_SPLIT_CLUSTER) {
-        pg_cluster_sync_relaxed(); /* tws_cluster_store's two barriers */
-        pg_cluster_sync_relaxed();
-      }
+      tws_producer_leaves<MODE>();
       return;
     }
     PG_TRACE_OPEN(g, PG_TRACE_ROLE_PRODUCER, true); /* the one lane left */
@@ -458,10 +464,7 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
       PG_TRACE_TILE_DONE();
     }
     PG_TRACE_CLOSE(g, PG_TRACE_ROLE_PRODUCER);
-    if constexpr (MODE == TWS_SPLIT_CLUSTER) {
-      pg_cluster_sync_relaxed(); /* tws_cluster_store's two barriers */
-      pg_cluster_sync_relaxed();
-    }
+    tws_producer_leaves<MODE>();
     return;
   }
 
