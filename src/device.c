@@ -114,10 +114,14 @@ static void probe_device(void *ctx) {
   p->device.sm_count = sms;
   p->device.smem_optin = (size_t)smem;
   p->device.tuning = pg_tuning_row(p->device.cc, sms);
-  int per_sm = 0;
+  int per_sm = 0, reserved = 0;
   if (cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, d) ==
-      cudaSuccess)
+          cudaSuccess &&
+      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, d) ==
+          cudaSuccess) {
     p->device.smem_per_sm = (size_t)per_sm;
+    p->device.smem_reserved = (size_t)reserved;
+  }
   pg_probe_cluster_blocks(&p->device);
 }
 

@@ -94,6 +94,7 @@ typedef struct {
   int sm_count;
   size_t smem_optin;      /* shared memory a block may opt in to */
   size_t smem_per_sm;     /* an SM's shared memory (0: unknown) */
+  size_t smem_reserved;   /* of it, what the SM keeps for each resident block */
   pg_tuning tuning;       /* its row of src/tuning.c (no environment overrides) */
   /* cluster_blocks[b - 1][c]: the blocks of a kernel that fits b blocks an
    * SM (b <= PG_CLUSTER_BLOCKS_PER_SM) that the GPU keeps resident at once
@@ -143,12 +144,11 @@ pg_device pg_device_model(int cc, int sm_count, size_t smem_optin);
 
 /* Dynamic shared memory a block that lets `blocks` blocks share an SM and
  * no more: a `blocks`-th of the SM's, less what the SM keeps for each
- * block (PG_SMEM_RESERVED_PER_BLOCK), at most what a block may opt in to;
+ * block (smem_reserved), at most what a block may opt in to;
  * 0 where the SM's is unknown. */
-#define PG_SMEM_RESERVED_PER_BLOCK 1024
 static inline size_t pg_smem_for_blocks_per_sm(const pg_device *device, int blocks) {
   if (device->smem_per_sm == 0 || blocks < 1) return 0;
-  const size_t smem = device->smem_per_sm / (size_t)blocks - PG_SMEM_RESERVED_PER_BLOCK;
+  const size_t smem = device->smem_per_sm / (size_t)blocks - device->smem_reserved;
   return smem < device->smem_optin ? smem : device->smem_optin;
 }
 
