@@ -415,11 +415,24 @@ int pg_configure_split_tail(pg_gemm_args *args, pg_kernel_launch *launch, long l
                             int tile_m, int tile_n, long long k_tiles, int min_steps,
                             int unit_cost, int flops_per_byte);
 
-/* Undoes what the two above add for the planes (their workspace, the
- * reduction) where the split's ranges are added up otherwise (the tma_ws
- * forms' clusters); the split itself (args->splits, k_tiles_per_split, the
+/* A split K's ranges added up in clusters of their blocks, one cluster a
+ * tile (block b range b % S of tile b / S), through their shared memory,
+ * instead of in the planes the two above set up: where the ranges are at
+ * most PG_CLUSTER_MAX and the GPU keeps every cluster resident at once
+ * (a cluster runs on one GPC, so the GPCs' sizes leave some SMs' slots
+ * empty; a cluster that found no room would wait for a second wave).
+ * `spread`: with the blocks spread evenly over the SMs, ceil(grid / SMs)
+ * an SM and no more (per_sm at most), shared memory padded where that is
+ * fewer than per_sm (max_blocks_per_sm), for a kernel bound by its SMs'
+ * FMAs (the hardware would otherwise fill some SMs to the kernel's limit
+ * and leave others idle); else at the kernel's per_sm (or the most the
+ * device's table knows, PG_CLUSTER_BLOCKS_PER_SM), for one bound by
+ * memory. Then the planes and their reduction are dropped,
+ * `cluster_kernel` runs in clusters of S, and it returns 1; else 0, the
+ * plan as it was. The split itself (args->splits, k_tiles_per_split, the
  * grid) stays. */
-void pg_drop_planes(pg_gemm_args *args, pg_kernel_launch *launch);
+int pg_split_in_clusters(pg_gemm_args *args, pg_kernel_launch *launch, const pg_device *device,
+                         long long per_sm, int spread, const void *cluster_kernel);
 
 /* A block's K: its range (k_tiles_per_split steps of tile_k) where K is
  * split, else all of K. */

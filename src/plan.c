@@ -372,7 +372,16 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
   plan->threads = (unsigned)entry->info.threads;
   plan->dynamic_smem = dynamic_smem_of(entry, plan->stages);
   if (kernel->max_blocks_per_sm > 0) {
-    const size_t spread = pg_smem_for_blocks_per_sm(plan->device, kernel->max_blocks_per_sm);
+    /* A block's share of the SM's shared memory, its static part (the
+     * kernel image's) taken off, so that that many blocks fit and no more. */
+    size_t spread = pg_smem_for_blocks_per_sm(plan->device, kernel->max_blocks_per_sm);
+    pg_kernel_image image;
+    memset(&image, 0, sizeof image);
+    if (!plan->device->model_only) {
+      pg_status st = pg_kernel_image_of(plan->device, kernel->kernel, &image);
+      if (st != PG_OK) return st;
+    }
+    spread = spread > image.static_smem ? spread - image.static_smem : 0;
     if (spread > plan->dynamic_smem) plan->dynamic_smem = spread;
   }
   long long grid_x = kernel->grid_x;

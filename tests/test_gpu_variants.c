@@ -237,6 +237,36 @@ static int index_of(const pg_variant_info *v) {
   return index;
 }
 
+/* Whether `v`'s plan at `sh` adds a split K's ranges up in clusters
+ * (pg_plan_info.split_in_clusters), -1 where the plan fails; a plan in
+ * clusters must keep them all resident: its blocks an SM (at the shared
+ * memory it pads to, static part included) times the SMs hold its grid.
+ * The plan is described, never launched (`any`: 16 bytes of device memory
+ * for its pointers). */
+static int plan_in_clusters(const pg_variant_info *v, shape sh, float *any, int sm_count) {
+  pg_plan *plan = NULL;
+  pg_plan_info info;
+  memset(&info, 0, sizeof info);
+  pg_status st = pg_plan_create(&plan, v, 0, sh.m, sh.n, sh.k, 1.0f, any, sh.k, any, sh.n, 0.0f,
+                                any, sh.n);
+  if (st == PG_OK) st = pg_plan_describe(plan, &info);
+  pg_plan_destroy(plan);
+  if (st != PG_OK) {
+    printf("FAIL: %s at %dx%dx%d: planned %s (%s)\n", v->name, sh.m, sh.n, sh.k,
+           pg_status_name(st), pg_last_error_detail());
+    failures++;
+    return -1;
+  }
+  if (info.split_in_clusters &&
+      (long long)info.kernel.blocks_per_sm * sm_count < (long long)info.grid_x) {
+    printf("FAIL: %s at %dx%dx%d: %u blocks in clusters of %d ranges, %d an SM of %d SMs\n",
+           v->name, sh.m, sh.n, sh.k, info.grid_x, info.splits, info.kernel.blocks_per_sm,
+           sm_count);
+    failures++;
+  }
+  return info.split_in_clusters;
+}
+
 static void release(problem *p) {
   PGT_CUDA(cudaFree(p->a_buf));
   PGT_CUDA(cudaFree(p->b_buf));
@@ -461,11 +491,17 @@ int main(void) {
   /* The tma_ws forms' split K added up in clusters (the default where the
    * GPU has them) against the planes and their reduction
    * (PIPEGEMM_SPLIT_IN_CLUSTERS=0): the same additions in the same order,
-   * so the same bits, in each layout; each run is checked above too. */
+   * so the same bits, in each layout; each run is checked above too. (At
+   * fewer than 2^18 elements of C the reduction adds the ranges in slices,
+   * another order: reduce_splits.cu.) On an H200 512x512x192 runs every
+   * form in clusters, four of them padded to fewer blocks an SM than they
+   * fit (pg_split_in_clusters). */
   const char *split_forms[] = {"tma_ws_splitk", "tma_ws_n64", "tma_ws_m256",
                                "tma_ws_n256",   "tma_ws_m64", "tma_ws_n32"};
   const shape split_shapes[] = {{64, 96, 1000}, {130, 200, 4100}, {130, 203, 4100},
-                                {1000, 1000, 1000}};
+                                {1000, 1000, 1000}, {512, 512, 512}, {512, 512, 192}};
+  float *any = NULL; /* for plans described, never launched */
+  PGT_CUDA(cudaMalloc((void **)&any, 16));
   for (size_t f = 0; f < sizeof split_forms / sizeof split_forms[0]; ++f) {
     const pg_variant_info *v = pg_variant_find(split_forms[f]);
     if (v == NULL || !pgt_selected(v->name) || pg_variant_supported(v, 0) != PG_OK) continue;
@@ -474,6 +510,7 @@ int main(void) {
     for (size_t si = 0; si < sizeof split_shapes / sizeof split_shapes[0]; si++) {
       const shape sh = split_shapes[si];
       if (quick && (double)sh.m * sh.n * sh.k >= BIG_WORK) continue;
+      (void)plan_in_clusters(v, sh, any, dev.sm_count);
       for (int mi = 0; mi < N_MODES; mi++) {
         problem p;
         start_problem(&p, sh, &modes[mi], (int)si);
@@ -496,6 +533,42 @@ int main(void) {
       }
     }
   }
+
+  /* skinny_ffma's split K: added up in clusters where they all fit at
+   * once on the GPU (sm_90: at some of these shapes, each of which splits;
+   * on an H200 all but 4100x8x4100), and in planes by the second kernel
+   * (PIPEGEMM_SPLIT_IN_CLUSTERS=0); the two split K differently (clusters
+   * take at most 8 ranges), so each is checked against the reference alone,
+   * in every layout. */
+  const pg_variant_info *sk = pg_variant_find("skinny_ffma");
+  if (sk != NULL && pgt_selected(sk->name) && pg_variant_supported(sk, 0) == PG_OK) {
+    const int index = index_of(sk);
+    const shape sk_shapes[] = {{2, 333, 2000}, {1000, 1, 3000}, {8, 1500, 4100},
+                               {900, 8, 4100},  {16, 600, 9000}, {600, 3, 7777},
+                               {4100, 8, 4100}};
+    int in_clusters = 0;
+    printf("skinny_ffma, split K in clusters and in planes\n");
+    for (size_t si = 0; si < sizeof sk_shapes / sizeof sk_shapes[0]; si++) {
+      const shape sh = sk_shapes[si];
+      if (quick && (double)sh.m * sh.n * sh.k >= BIG_WORK) continue;
+      in_clusters += plan_in_clusters(sk, sh, any, dev.sm_count) == 1;
+      for (int mi = 0; mi < N_MODES; mi++) {
+        problem p;
+        start_problem(&p, sh, &modes[mi], (int)si);
+        run_one(&p, index, 0);
+        setenv("PIPEGEMM_SPLIT_IN_CLUSTERS", "0", 1);
+        run_one(&p, index, 0);
+        unsetenv("PIPEGEMM_SPLIT_IN_CLUSTERS");
+        release(&p);
+      }
+    }
+    if ((dev.cc_major >= 9) != (in_clusters > 0)) {
+      printf("FAIL: skinny_ffma in clusters at %d of these shapes on sm_%d%d\n", in_clusters,
+             dev.cc_major, dev.cc_minor);
+      failures++;
+    }
+  }
+  PGT_CUDA(cudaFree(any));
 
   PGT_CUDA(cudaStreamDestroy(stream));
   pg_shutdown();

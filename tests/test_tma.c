@@ -600,6 +600,51 @@ static void test_split_in_clusters(void **state) {
   assert_non_null(launch.reduce_kernel);
 }
 
+/* pg_split_in_clusters on its own: spread evenly (the FMA-bound tma_ws
+ * forms) the blocks an SM are ceil(grid / SMs), padded to where that is
+ * below the kernel's; otherwise (skinny_ffma, bound by memory) the
+ * kernel's own, or the most the table knows; no clusters past either's
+ * capacity or past PG_CLUSTER_MAX ranges. */
+static void test_split_in_clusters_rule(void **state) {
+  (void)state;
+  pg_device h200 = pg_device_model(90, 132, 227 * 1024);
+  for (int b = 1; b <= PG_CLUSTER_BLOCKS_PER_SM; ++b)
+    for (int c = 2; c <= PG_CLUSTER_MAX; ++c) h200.cluster_blocks[b - 1][c] = b * 120;
+  const void *kernel = (const void *)&h200; /* any address: never launched */
+  struct {
+    long long grid, per_sm;
+    int splits, spread, taken, max_blocks_per_sm;
+  } cases[] = {
+      {256, 4, 8, 1, 0, 0}, /* two an SM evenly: 256 > 240 resident */
+      {256, 4, 8, 0, 1, 0}, /* at three an SM (the table's most): 360 */
+      {200, 4, 8, 1, 1, 2}, /* two an SM, padded to two */
+      {120, 3, 8, 1, 1, 1}, /* one an SM, padded to one */
+      {240, 3, 8, 1, 1, 2}, /* two an SM, padded to two */
+      {360, 3, 8, 1, 1, 0}, /* three an SM: the kernel's own */
+      {264, 2, 8, 1, 0, 0}, /* 264 > 240 */
+      {264, 2, 8, 0, 0, 0}, /* the same at the kernel's two */
+      {240, 2, 8, 0, 1, 0},
+      {16, 2, 16, 0, 0, 0}, /* past PG_CLUSTER_MAX ranges */
+      {16, 2, 1, 0, 0, 0},  /* not split */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    pg_gemm_args g = aligned_args();
+    g.splits = cases[i].splits;
+    pg_kernel_launch launch;
+    memset(&launch, 0, sizeof launch);
+    launch.grid_x = cases[i].grid;
+    launch.workspace_bytes = 1 << 20;
+    launch.reduce_kernel = kernel;
+    const int taken = pg_split_in_clusters(&g, &launch, &h200, cases[i].per_sm, cases[i].spread,
+                                           kernel);
+    assert_int_equal(taken, cases[i].taken);
+    assert_int_equal(launch.cluster_x, taken ? cases[i].splits : 0);
+    assert_int_equal(launch.max_blocks_per_sm, cases[i].max_blocks_per_sm);
+    assert_true(taken ? launch.reduce_kernel == NULL : launch.reduce_kernel == kernel);
+    assert_int_equal(launch.grid_x, cases[i].grid);
+  }
+}
+
 /* auto's model alone on an H200's facts (pg_auto_model, no GPU asked):
  * every candidate a row, the chosen one the first of the best predicted,
  * refusals with no speed; the layout rules as a call applies them. */
@@ -655,6 +700,7 @@ int main(void) {
       cmocka_unit_test(test_auto_without_gpu),
       cmocka_unit_test(test_auto_model),
       cmocka_unit_test(test_split_in_clusters),
+      cmocka_unit_test(test_split_in_clusters_rule),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

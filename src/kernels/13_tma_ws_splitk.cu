@@ -89,30 +89,18 @@ typedef struct {
 } split_form;
 
 /* The ranges of each tile added up in a cluster of their blocks, through
- * their shared memory, with no planes and no second kernel: where every
- * tile is split (no whole rows on top), in at most PG_CLUSTER_MAX ranges,
- * the tile's sums fit in its stages, and the GPU keeps all the clusters
- * resident at once with the blocks spread evenly over the SMs (as many an
- * SM as the grid needs, no more: a cluster runs on one GPC, and the
- * hardware would otherwise fill some SMs to the tile's limit and leave
- * others idle; a cluster that found no room would wait for a second
- * wave). */
+ * their shared memory, with no planes and no second kernel
+ * (pg_split_in_clusters): where the tuning asks for it, every tile is split
+ * (no whole rows on top) and the tile's sums fit in its stages. */
 static void configure_in_clusters(const split_form *form, pg_gemm_args *args,
                                   const pg_device *device, const pg_tuning *tuning,
                                   long long per_sm, pg_kernel_launch *launch) {
   const tws_shape *shape = form->shape;
-  if (!pg_tuning_with_env(tuning).split_in_clusters || args->split_row0 != 0 || args->splits > PG_CLUSTER_MAX ||
+  if (!pg_tuning_with_env(tuning).split_in_clusters || args->split_row0 != 0 ||
       (size_t)shape->tile_m * shape->tile_n * sizeof(float) >
-          (size_t)args->stages * shape->stage_bytes ||
-      device->sm_count <= 0)
+          (size_t)args->stages * shape->stage_bytes)
     return;
-  const long long spread = (launch->grid_x + device->sm_count - 1) / device->sm_count;
-  if (spread > per_sm || launch->grid_x > pg_device_cluster_blocks(device, (int)spread, args->splits))
-    return;
-  pg_drop_planes(args, launch);
-  launch->kernel = form->cluster_kernel;
-  launch->cluster_x = args->splits;
-  launch->max_blocks_per_sm = spread < per_sm ? (int)spread : 0;
+  (void)pg_split_in_clusters(args, launch, device, per_sm, 1, form->cluster_kernel);
 }
 
 /* K split where the tiles leave block slots idle: all tiles split where

@@ -10,7 +10,9 @@
  * FFMA in a fixed order; K is split into short ranges so that the blocks
  * fill SK_FILL_BLOCKS an SM (a block's loads in flight are what bounds the
  * speed), the ranges' sums added in split order by reduce_splits.cu
- * (deterministic).
+ * (deterministic), or, on sm_90 where at most PG_CLUSTER_MAX ranges' blocks
+ * all fit at once in clusters, by the blocks of a tile's ranges through
+ * their shared memory (sk_cluster_sum): one kernel, no planes.
  *
  * Two forms, by which side is short (any shape runs, a long side is only
  * slow: each chunk of the short side reads the large operand again), and
@@ -119,14 +121,16 @@ struct sk_work {
   int split;
 };
 
+template <bool CLUSTER>
 static __device__ __forceinline__ sk_work sk_where(const pg_gemm_args &g, long long blocks_x,
                                                    long long width, int chunk) {
   const long long chunks = (((g.m <= g.n) ? g.m : g.n) + chunk - 1) / chunk;
   const long long tiles = blocks_x * chunks;
   const long long b = blockIdx.x;
   sk_work w;
-  w.split = (int)(b / tiles);
-  const long long tile = b % tiles;
+  /* In clusters a tile's ranges are consecutive blocks (its cluster). */
+  w.split = (int)(CLUSTER ? b % g.splits : b / tiles);
+  const long long tile = CLUSTER ? b / g.splits : b % tiles;
   w.first = (tile % blocks_x) * width;
   w.chunk = (tile / blocks_x) * chunk;
   const long long per = g.splits > 1 ? (long long)g.k_tiles_per_split * SK_SPLIT_K : g.k;
@@ -135,16 +139,49 @@ static __device__ __forceinline__ sk_work sk_where(const pg_gemm_args &g, long l
   return w;
 }
 
+/* C[m][n] = alpha v, plus beta times C where beta != 0. */
+static __device__ __forceinline__ void sk_store_c(const pg_gemm_args &g, long long m, long long n,
+                                                  float v) {
+  float *const c = g.c + (size_t)m * g.ldc + n;
+  *c = g.beta == 0.f ? g.alpha * v : fmaf(g.beta, *c, g.alpha * v);
+}
+
 /* One sum of C[m][n] out: to the range's plane where K is split (alpha and
- * beta are the reduction's), else alpha, and beta times C where beta != 0. */
+ * beta are the reduction's), else to C. */
 static __device__ __forceinline__ void sk_store(const pg_gemm_args &g, int split, long long m,
                                                 long long n, float v) {
   if (g.splits > 1) {
     g.partials[((size_t)split * g.m + m) * g.ldp + n] = v;
     return;
   }
-  float *const c = g.c + (size_t)m * g.ldc + n;
-  *c = g.beta == 0.f ? g.alpha * v : fmaf(g.beta, *c, g.alpha * v);
+  sk_store_c(g, m, n, v);
+}
+
+/* In clusters (a tile's ranges, one a block, sm_90): each block has put
+ * its range's sums for the tile, `count` floats, at `mine` in its shared
+ * memory; block r of the cluster adds up elements r, r + S, ... over the S
+ * blocks in split order (the same bits on every run) and `out(e, sum)`
+ * writes element e to C. A block leaves once the cluster's reads of its
+ * shared memory are done. */
+template <typename Out>
+static __device__ __forceinline__ void sk_cluster_sum(const pg_gemm_args &g, const sk_work &w,
+                                                      const float *mine, int count, Out out) {
+#ifdef PG_HAVE_TMA
+  pg_cluster_sync(); /* every block's sums are in place */
+  for (int e = w.split + g.splits * threadIdx.x; e < count; e += g.splits * SK_THREADS) {
+    float sum = pg_ld_cluster_f32(mine + e, 0);
+    for (int q = 1; q < g.splits; ++q) sum += pg_ld_cluster_f32(mine + e, q);
+    out(e, sum);
+  }
+  pg_cluster_sync_relaxed(); /* the others' reads of this block's sums are done */
+#else
+  /* No clusters before sm_90: one range alone is added up (the plan never
+   * launches this instance there; a split would trap). */
+  (void)w;
+  if (g.splits > 1) __trap();
+  __syncthreads();
+  for (int e = threadIdx.x; e < count; e += SK_THREADS) out(e, mine[e]);
+#endif
 }
 
 /* Four floats of a row from global memory, of which the first `len`
@@ -178,16 +215,22 @@ static __device__ __forceinline__ float4 sk_load4(const float *src, int len) {
  * K-major (rows 4 floats past R apart where R >= 4, so that the
  * transposing stores spread over the banks): one broadcast LDS.128 gives
  * 4 rows at one K. */
-template <int R, bool VEC>
+template <int R, bool VEC, bool CLUSTER>
 static __device__ __forceinline__ void sk_rows(const pg_gemm_args g) {
   enum { PITCH = R >= 4 ? R + 4 : R, LANES = SK_ROWS_WIDTH / 4 };
   static_assert(LANES == 32, "a warp's lanes are a block's columns");
   static_assert(SK_ROWS_TILE_K % SK_SPLIT_K == 0, "a tile is whole batches of every warp");
-  /* A's tile, then (after the loop) the warps' sums, 4 rows at a time. */
-  enum { TILE_FLOATS = SK_ROWS_TILE_K * PITCH, SUM_FLOATS = SK_ROWS_WARPS * 4 * SK_ROWS_WIDTH };
-  __shared__ __align__(16) float smem[TILE_FLOATS > SUM_FLOATS ? TILE_FLOATS : SUM_FLOATS];
+  /* A's tile, then (after the loop) the warps' sums, 4 rows at a time, and
+   * in clusters the block's sums for the tile after them. */
+  enum {
+    TILE_FLOATS = SK_ROWS_TILE_K * PITCH,
+    SUM_FLOATS = SK_ROWS_WARPS * 4 * SK_ROWS_WIDTH,
+    OUT_FLOATS = CLUSTER ? R * SK_ROWS_WIDTH : 0,
+    END_FLOATS = SUM_FLOATS + OUT_FLOATS
+  };
+  __shared__ __align__(16) float smem[TILE_FLOATS > END_FLOATS ? TILE_FLOATS : END_FLOATS];
   const long long blocks_x = ((long long)g.n + SK_ROWS_WIDTH - 1) / SK_ROWS_WIDTH;
-  const sk_work w = sk_where(g, blocks_x, SK_ROWS_WIDTH, R);
+  const sk_work w = sk_where<CLUSTER>(g, blocks_x, SK_ROWS_WIDTH, R);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const long long n = w.first + 4 * lane, m0 = w.chunk;
   /* This thread's columns in N; one past N reads B's first column and
@@ -244,7 +287,7 @@ static __device__ __forceinline__ void sk_rows(const pg_gemm_args g) {
     }
   }
   /* The warps' sums, 4 rows at a time, added in warp order. */
-  float *const sums = smem;
+  float *const sums = smem, *const tile_out = smem + SUM_FLOATS;
 #pragma unroll
   for (int r0 = 0; r0 < R; r0 += 4) {
     __syncthreads(); /* A's tile, or the rows before, are read */
@@ -257,12 +300,20 @@ static __device__ __forceinline__ void sk_rows(const pg_gemm_args g) {
     for (int e = threadIdx.x; e < 4 * SK_ROWS_WIDTH; e += SK_THREADS) {
       const int t = e / SK_ROWS_WIDTH, c = e % SK_ROWS_WIDTH;
       const long long m = m0 + r0 + t, col = w.first + c;
-      if (r0 + t >= R || m >= g.m || col >= g.n) continue;
+      if (r0 + t >= R || (CLUSTER ? false : m >= g.m || col >= g.n)) continue;
       float v = sums[t * SK_ROWS_WIDTH + c];
       for (int u = 1; u < SK_ROWS_WARPS; ++u) v += sums[(u * 4 + t) * SK_ROWS_WIDTH + c];
-      sk_store(g, w.split, m, col, v);
+      if constexpr (CLUSTER)
+        tile_out[(r0 + t) * SK_ROWS_WIDTH + c] = v;
+      else
+        sk_store(g, w.split, m, col, v);
     }
   }
+  if constexpr (CLUSTER)
+    sk_cluster_sum(g, w, tile_out, R * SK_ROWS_WIDTH, [&](int e, float sum) {
+      const long long m = m0 + e / SK_ROWS_WIDTH, col = w.first + e % SK_ROWS_WIDTH;
+      if (m < g.m && col < g.n) sk_store_c(g, m, col, sum);
+    });
 }
 
 /* GEMV: C[0][n] for the block's 4L columns, over all of K. Group q of L
@@ -329,13 +380,15 @@ static __device__ __forceinline__ void sk_gemv(const pg_gemm_args g) {
  * tile apart, so that the transposing stores spread over 8 banks), read
  * with one conflict-free LDS.128 a column and step, shared by the warp's
  * rows. The lanes' sums are added in a fixed butterfly order at the end. */
-template <int CN, bool VEC>
+template <int CN, bool VEC, bool CLUSTER>
 static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
   enum { TILE_K = SK_COLS_TILE_K, PITCH = TILE_K + 4, STEPS = TILE_K / 128, WR = SK_COLS_WARP_ROWS };
   static_assert(CN <= 32, "a lane writes one column out");
   __shared__ __align__(16) float b_tile[CN][PITCH];
+  /* In clusters: the block's sums for the tile, row by row. */
+  __shared__ float tile_out[CLUSTER ? SK_COLS_BLOCK_ROWS * CN : 1];
   const long long blocks_x = ((long long)g.m + SK_COLS_BLOCK_ROWS - 1) / SK_COLS_BLOCK_ROWS;
-  const sk_work w = sk_where(g, blocks_x, SK_COLS_BLOCK_ROWS, CN);
+  const sk_work w = sk_where<CLUSTER>(g, blocks_x, SK_COLS_BLOCK_ROWS, CN);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const long long m0 = w.first + (long long)warp * WR, n0 = w.chunk;
   float acc[WR][CN];
@@ -387,15 +440,23 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
 #pragma unroll
       for (int off = 16; off > 0; off /= 2)
         acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
-  if (lane < CN && n0 + lane < g.n)
+  if (lane < CN && (CLUSTER || n0 + lane < g.n))
 #pragma unroll
     for (int r = 0; r < WR; ++r) {
       float v = acc[r][0];
 #pragma unroll
       for (int c = 1; c < CN; ++c)
         if (lane == c) v = acc[r][c];
-      if (m0 + r < g.m) sk_store(g, w.split, m0 + r, n0 + lane, v);
+      if constexpr (CLUSTER)
+        tile_out[(warp * WR + r) * CN + lane] = v;
+      else if (m0 + r < g.m)
+        sk_store(g, w.split, m0 + r, n0 + lane, v);
     }
+  if constexpr (CLUSTER)
+    sk_cluster_sum(g, w, tile_out, SK_COLS_BLOCK_ROWS * CN, [&](int e, float sum) {
+      const long long m = w.first + e / CN, col = n0 + e % CN;
+      if (m < g.m && col < g.n) sk_store_c(g, m, col, sum);
+    });
 }
 
 /* The entry's one kernel, every form under one name (inspect judges every
@@ -404,19 +465,20 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
  * lanes a row. VEC: the long operand is read in 16-byte loads (its rows may
  * be, and the side along them is a multiple of 4: a thread's 4 floats are
  * all in it or none). */
-template <int R, int C, bool VEC>
+template <int R, int C, bool VEC, bool CLUSTER = false>
 __global__ void __launch_bounds__(SK_THREADS, R < 0 ? SK_GEMV_BLOCKS : sk_blocks_per_sm(R))
     pg_skinny_kernel(const pg_gemm_args g) {
   /* A split K's reduction, launched programmatically behind this kernel,
-   * may start now; it waits for this kernel's end itself. (Unsplit, this
-   * kernel is the call's last: nothing of the caller's may start early.) */
-  if (g.splits > 1) pg_grid_launch_dependents();
+   * may start now; it waits for this kernel's end itself. (Unsplit, or
+   * added up in clusters, this kernel is the call's last: nothing of the
+   * caller's may start early.) */
+  if (!CLUSTER && g.splits > 1) pg_grid_launch_dependents();
   if constexpr (R < 0)
     sk_gemv<-R, VEC>(g);
   else if constexpr (R > 0)
-    sk_rows<R, VEC>(g);
+    sk_rows<R, VEC, CLUSTER>(g);
   else
-    sk_cols<C, VEC>(g);
+    sk_cols<C, VEC, CLUSTER>(g);
 }
 
 /* The forms, narrowest chunk first in each: the short side's chunk (rows
@@ -426,11 +488,20 @@ __global__ void __launch_bounds__(SK_THREADS, R < 0 ? SK_GEMV_BLOCKS : sk_blocks
  * skinny_rate_percent[f]. */
 typedef struct {
   int chunk;
-  const void *kernel[2]; /* scalar loads, 16-byte loads */
+  const void *kernel[2];  /* scalar loads, 16-byte loads */
+  const void *cluster[2]; /* the same, a split K's ranges added up in clusters */
 } sk_form;
-#define SK_FORM(chunk, r, c)                                                                  \
-  {                                                                                          \
-    chunk, {(const void *)pg_skinny_kernel<r, c, false>, (const void *)pg_skinny_kernel<r, c, true>} \
+#define SK_FORM(chunk, r, c)                                                                       \
+  {                                                                                               \
+    chunk, {(const void *)pg_skinny_kernel<r, c, false>, (const void *)pg_skinny_kernel<r, c, true>}, \
+        {(const void *)pg_skinny_kernel<r, c, false, true>,                                        \
+         (const void *)pg_skinny_kernel<r, c, true, true>}                                         \
+  }
+#define SK_GEMV_FORM(lanes)                                                                        \
+  {                                                                                               \
+    lanes, {(const void *)pg_skinny_kernel<-lanes, 0, false>,                                      \
+            (const void *)pg_skinny_kernel<-lanes, 0, true>},                                      \
+        {NULL, NULL}                                                                               \
   }
 static const sk_form sk_row_forms[] = {SK_FORM(1, 1, 0), SK_FORM(2, 2, 0), SK_FORM(4, 4, 0),
                                        SK_FORM(8, 8, 0),
@@ -438,8 +509,8 @@ static const sk_form sk_row_forms[] = {SK_FORM(1, 1, 0), SK_FORM(2, 2, 0), SK_FO
 static const sk_form sk_col_forms[] = {SK_FORM(1, 0, 1), SK_FORM(2, 0, 2), SK_FORM(4, 0, 4),
                                        SK_FORM(SK_COLS_MAX_CHUNK, 0, SK_COLS_MAX_CHUNK)};
 /* The GEMV's forms by lanes a row: 4, 8, 16, 32 (chunk: the lanes). */
-static const sk_form sk_gemv_forms[] = {SK_FORM(4, -4, 0), SK_FORM(8, -8, 0), SK_FORM(16, -16, 0),
-                                        SK_FORM(32, -32, 0)};
+static const sk_form sk_gemv_forms[] = {SK_GEMV_FORM(4), SK_GEMV_FORM(8), SK_GEMV_FORM(16),
+                                        SK_GEMV_FORM(32)};
 #define SK_GEMV_FORMS ((int)(sizeof sk_gemv_forms / sizeof sk_gemv_forms[0]))
 /* The GEMV's blocks across N in form l. */
 static long long sk_gemv_blocks(long long n, int l) {
@@ -456,6 +527,58 @@ static int sk_pick(const sk_form *forms, int count, long long side) {
   int f = 0;
   while (f < count - 1 && side > forms[f].chunk) ++f;
   return f;
+}
+
+/* Whether a split K's ranges are added up in clusters of their blocks
+ * (sk_cluster_sum), at most PG_CLUSTER_MAX ranges, rather than in planes by
+ * a second kernel: where the tuning asks for it (split_in_clusters), the
+ * GPU launches clusters, and the build's code for the kernel is sm_90's (an
+ * image of compute_80 PTX holds only the trap). Not asked of a model of a
+ * device (no image to look at): it has no cluster capacities anyway. */
+static bool sk_clusters(const pg_device *device, const pg_tuning *tuning, const void *kernel) {
+  if (!pg_tuning_with_env(tuning).split_in_clusters || device->model_only ||
+      pg_device_cluster_blocks(device, 1, 2) <= 0)
+    return false;
+  pg_kernel_image image;
+  return pg_kernel_image_of(device, kernel, &image) == PG_OK &&
+         image.load_error == cudaSuccess && image.ptx_version >= 90;
+}
+
+/* A split K's ranges added up in clusters: the planes' split (SK_FILL_BLOCKS
+ * an SM) capped at PG_CLUSTER_MAX ranges, where the cap keeps at least
+ * 1 / SK_CLUSTER_MIN_SHARE of the planes' ranges (fewer blocks keep fewer
+ * loads in flight), and all the clusters fit at once: spread evenly over
+ * the SMs (pg_split_in_clusters), or, where the grid has more blocks than
+ * SMs, at the form's blocks an SM. Measured on the H200 (bench/results/
+ * h200-skinny.md, "Short sides' ranges added up in clusters"), clusters
+ * against planes: 2-4 rows at 4096 x 4096, 256 blocks in clusters of 8
+ * where the planes had 512-1024, 25.5-27.1 us against 28.0-31.5; 3 columns
+ * at 600 x 7777, 152 blocks, 16.4 against 20.1 us; but 1 row at
+ * 1000 x 8192, 64 blocks where the planes had 512, 25.3 against 18.1 us,
+ * and 128 blocks of up to two an SM, not spread (8 rows at 2000 x 8192, 12
+ * and 16 rows at 4096 x 4096 and 2048 x 8192), 1.01-1.15 x the planes'
+ * time. Returns 1 with the plan in clusters, else 0 with args and launch
+ * as they were. */
+#define SK_CLUSTER_MIN_SHARE 4
+static bool sk_split_in_clusters(pg_gemm_args *args, const pg_device *device,
+                                 const pg_tuning *tuning, pg_kernel_launch *launch,
+                                 const void *kernel, int per_sm, long long slots,
+                                 long long k_tiles, int min_steps) {
+  if (!sk_clusters(device, tuning, kernel)) return false;
+  pg_gemm_args planes_args = *args, split_args = *args;
+  pg_kernel_launch planes = *launch, split = *launch;
+  const long long most = launch->grid_x * PG_CLUSTER_MAX;
+  const int planes_splits = pg_configure_split_k(&planes_args, &planes, slots, k_tiles, min_steps);
+  const int splits =
+      pg_configure_split_k(&split_args, &split, slots < most ? slots : most, k_tiles, min_steps);
+  if (splits < 2 || (long long)splits * SK_CLUSTER_MIN_SHARE < planes_splits) return false;
+  if (!pg_split_in_clusters(&split_args, &split, device, per_sm, 1, kernel) &&
+      (split.grid_x <= device->sm_count ||
+       !pg_split_in_clusters(&split_args, &split, device, per_sm, 0, kernel)))
+    return false;
+  *args = split_args;
+  *launch = split;
+  return true;
 }
 
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
@@ -501,9 +624,14 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
     }
   }
   const long long min_range = rows ? SK_MIN_ROWS_RANGE * (chunk > 2 ? chunk / 2 : 1) : SK_COLS_TILE_K;
-  (void)pg_configure_split_k(args, launch, (long long)SK_FILL_BLOCKS * device->sm_count,
-                             ((long long)args->k + SK_SPLIT_K - 1) / SK_SPLIT_K,
-                             (int)(min_range / SK_SPLIT_K));
+  const long long slots = (long long)SK_FILL_BLOCKS * device->sm_count;
+  const long long k_tiles = ((long long)args->k + SK_SPLIT_K - 1) / SK_SPLIT_K;
+  const int min_steps = (int)(min_range / SK_SPLIT_K);
+  /* In clusters (sk_cluster_sum) where they pay, in planes otherwise. */
+  if (sk_split_in_clusters(args, device, tuning, launch, forms[f].cluster[vec],
+                           sk_blocks_per_sm(rows ? chunk : 0), slots, k_tiles, min_steps))
+    return;
+  (void)pg_configure_split_k(args, launch, slots, k_tiles, min_steps);
 }
 
 /* Static shared memory, the larger of the forms' widest tiles. */
@@ -530,7 +658,7 @@ PG_ENTRY(skinny_ffma) = {
              .tile_k = SK_SPLIT_K, .threads = SK_THREADS},
     .smem_bytes = smem_bytes,
     .configure = configure,
-    .kernel = {.symbol = "pg_skinny_kernel", .launched = "pg_skinny_kernel<8, 0, 1>",
+    .kernel = {.symbol = "pg_skinny_kernel", .launched = "pg_skinny_kernel<8, 0, 1, 0>",
                PG_RULES(rules)},
 };
 

@@ -228,6 +228,20 @@ static __device__ __forceinline__ float4 pg_ld_cluster_f4(const void *local, uns
   return v;
 }
 
+/* One float at the same place as `local` in the shared memory of the
+ * cluster's block `rank`. */
+static __device__ __forceinline__ float pg_ld_cluster_f32(const void *local, unsigned rank) {
+  float v;
+  asm volatile(
+      "{\n .reg .b32 remote;\n"
+      " mapa.shared::cluster.u32 remote, %1, %2;\n"
+      " ld.shared::cluster.f32 %0, [remote];\n}\n"
+      : "=f"(v)
+      : "r"(pg_smem_addr(local)), "r"(rank)
+      : "memory");
+  return v;
+}
+
 /* A barrier of `threads` threads (a multiple of 32) of the block, named `id`
  * (1-15; 0 is __syncthreads'): a part of the block waits for itself alone. */
 static __device__ __forceinline__ void pg_named_barrier_sync(unsigned id, unsigned threads) {

@@ -145,12 +145,26 @@ static void set_planes(pg_gemm_args *args, pg_kernel_launch *launch, long long s
   launch->reduce_grid_y = row_blocks < RS_MAX_ROWS ? row_blocks : RS_MAX_ROWS;
 }
 
-extern "C" void pg_drop_planes(pg_gemm_args *args, pg_kernel_launch *launch) {
+extern "C" int pg_split_in_clusters(pg_gemm_args *args, pg_kernel_launch *launch,
+                                    const pg_device *device, long long per_sm, int spread,
+                                    const void *cluster_kernel) {
+  if (args->splits < 2 || args->splits > PG_CLUSTER_MAX || device->sm_count <= 0 || per_sm < 1)
+    return 0;
+  const long long even = (launch->grid_x + device->sm_count - 1) / device->sm_count;
+  const long long blocks = spread                              ? even
+                           : per_sm < PG_CLUSTER_BLOCKS_PER_SM ? per_sm
+                                                               : PG_CLUSTER_BLOCKS_PER_SM;
+  if (blocks > per_sm || launch->grid_x > pg_device_cluster_blocks(device, (int)blocks, args->splits))
+    return 0;
   launch->workspace_bytes -= planes_bytes(args, args->splits);
   launch->reduce_kernel = NULL;
   launch->reduce_grid_x = launch->reduce_grid_y = 0;
   launch->reduce_threads = 0;
   launch->reduce_programmatic = 0;
+  launch->kernel = cluster_kernel;
+  launch->cluster_x = args->splits;
+  launch->max_blocks_per_sm = spread && blocks < per_sm ? (int)blocks : 0;
+  return 1;
 }
 
 extern "C" int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch,
