@@ -165,6 +165,13 @@ static __device__ __forceinline__ void pg_cp_async_wait_all(void) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define PG_HAVE_TMA 1
 
+/* Orders this thread's later async-proxy accesses to global memory (the
+ * copy engine's reads of a tensor) after the generic-proxy writes it has
+ * observed (a first kernel's copy, seen through pg_grid_dependency_wait). */
+static __device__ __forceinline__ void pg_fence_proxy_async_global(void) {
+  asm volatile("fence.proxy.async.global;\n" ::: "memory");
+}
+
 /* Makes barrier initialisation visible to the async proxy (the copy engine)
  * before any copy may complete on the barrier. */
 static __device__ __forceinline__ void pg_fence_barrier_init(void) {

@@ -445,8 +445,13 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
     pg_tma_prefetch_map(&maps.b);
     /* Behind a first kernel that copies an operand (launched
      * programmatically behind it): its copies are complete before the
-     * first read. Elsewhere this returns at once. */
+     * first read, and the copy engine's reads are ordered after its
+     * stores (another proxy: without the fence the H200 served a block a
+     * stale row of A's copy about one run in five of tma_ws_n32 at
+     * 2100x2100x256 with A unaligned in test_gpu_variants). Elsewhere the
+     * wait returns at once. */
     pg_grid_dependency_wait();
+    pg_fence_proxy_async_global();
     tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
     tws_work w;
     while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
