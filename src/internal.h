@@ -425,9 +425,11 @@ int pg_configure_split_tail(pg_gemm_args *args, pg_kernel_launch *launch, long l
  * an SM and no more (per_sm at most), shared memory padded where that is
  * fewer than per_sm (max_blocks_per_sm), for a kernel bound by its SMs'
  * FMAs (the hardware would otherwise fill some SMs to the kernel's limit
- * and leave others idle); else at the kernel's per_sm (or the most the
- * device's table knows, PG_CLUSTER_BLOCKS_PER_SM), for one bound by
- * memory. Then the planes and their reduction are dropped,
+ * and leave others idle); else, for one bound by memory, never padded (the
+ * padding's shared memory is L1's, and the skinny forms ran slower so),
+ * with room for one block an SM where the grid has no more blocks than
+ * SMs, else at the kernel's per_sm (or the most the device's table knows,
+ * PG_CLUSTER_BLOCKS_PER_SM). Then the planes and their reduction are dropped,
  * `cluster_kernel` runs in clusters of S, and it returns 1; else 0, the
  * plan as it was. The split itself (args->splits, k_tiles_per_split, the
  * grid) stays. */

@@ -602,9 +602,10 @@ static void test_split_in_clusters(void **state) {
 
 /* pg_split_in_clusters on its own: spread evenly (the FMA-bound tma_ws
  * forms) the blocks an SM are ceil(grid / SMs), padded to where that is
- * below the kernel's; otherwise (skinny_ffma, bound by memory) the
- * kernel's own, or the most the table knows; no clusters past either's
- * capacity or past PG_CLUSTER_MAX ranges. */
+ * below the kernel's; otherwise (skinny_ffma, bound by memory) one where
+ * the grid has no more blocks than SMs, else the kernel's own, or the most
+ * the table knows, never padded; no clusters past the capacity or past
+ * PG_CLUSTER_MAX ranges. */
 static void test_split_in_clusters_rule(void **state) {
   (void)state;
   pg_device h200 = pg_device_model(90, 132, 227 * 1024);
@@ -624,6 +625,8 @@ static void test_split_in_clusters_rule(void **state) {
       {264, 2, 8, 1, 0, 0}, /* 264 > 240 */
       {264, 2, 8, 0, 0, 0}, /* the same at the kernel's two */
       {240, 2, 8, 0, 1, 0},
+      {120, 4, 8, 0, 1, 0}, /* one an SM, not padded */
+      {128, 4, 8, 0, 0, 0}, /* one an SM: 128 > 120 resident */
       {16, 2, 16, 0, 0, 0}, /* past PG_CLUSTER_MAX ranges */
       {16, 2, 1, 0, 0, 0},  /* not split */
   };

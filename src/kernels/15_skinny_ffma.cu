@@ -547,18 +547,20 @@ static bool sk_clusters(const pg_device *device, const pg_tuning *tuning, const 
 /* A split K's ranges added up in clusters: the planes' split (SK_FILL_BLOCKS
  * an SM) capped at PG_CLUSTER_MAX ranges, where the cap keeps at least
  * 1 / SK_CLUSTER_MIN_SHARE of the planes' ranges (fewer blocks keep fewer
- * loads in flight), and all the clusters fit at once: spread evenly over
- * the SMs (pg_split_in_clusters), or, where the grid has more blocks than
- * SMs, at the form's blocks an SM. Measured on the H200 (bench/results/
- * h200-skinny.md, "Short sides' ranges added up in clusters"), clusters
- * against planes: 2-4 rows at 4096 x 4096, 256 blocks in clusters of 8
- * where the planes had 512-1024, 25.5-27.1 us against 28.0-31.5; 3 columns
- * at 600 x 7777, 152 blocks, 16.4 against 20.1 us; but 1 row at
- * 1000 x 8192, 64 blocks where the planes had 512, 25.3 against 18.1 us,
- * and 128 blocks of up to two an SM, not spread (8 rows at 2000 x 8192, 12
- * and 16 rows at 4096 x 4096 and 2048 x 8192), 1.01-1.15 x the planes'
- * time. Returns 1 with the plan in clusters, else 0 with args and launch
- * as they were. */
+ * loads in flight) and all the clusters fit at once, at one block an SM
+ * where the grid has no more blocks than SMs, else at the form's blocks an
+ * SM (pg_split_in_clusters, not spread: no padding). Measured on the H200
+ * (bench/results/h200-skinny.md, "Short sides' ranges added up in
+ * clusters"), clusters against planes: 2-4 rows at 4096 x 4096, 256 blocks
+ * in clusters of 8 where the planes had 512-1024, 25.4-27.2 us against
+ * 28.0-31.6; 3 columns at 600 x 7777, 152 blocks, 16.4 against 20.1 us;
+ * but 1 row at 1000 x 8192, 64 blocks where the planes had 512, 25.3
+ * against 18.1 us; 128 blocks, more than one an SM fits in clusters (8
+ * rows at 2000 x 8192, 12 and 16 rows at 4096 x 4096 and 2048 x 8192),
+ * 1.01-1.15 x the planes' time; and padded to two blocks an SM, 2 rows at
+ * 3000 x 3000 19.7 us where unpadded ran 18.2 and the planes 18.8.
+ * Returns 1 with the plan in clusters, else 0 with args and launch as they
+ * were. */
 #define SK_CLUSTER_MIN_SHARE 4
 static bool sk_split_in_clusters(pg_gemm_args *args, const pg_device *device,
                                  const pg_tuning *tuning, pg_kernel_launch *launch,
@@ -572,10 +574,7 @@ static bool sk_split_in_clusters(pg_gemm_args *args, const pg_device *device,
   const int splits =
       pg_configure_split_k(&split_args, &split, slots < most ? slots : most, k_tiles, min_steps);
   if (splits < 2 || (long long)splits * SK_CLUSTER_MIN_SHARE < planes_splits) return false;
-  if (!pg_split_in_clusters(&split_args, &split, device, per_sm, 1, kernel) &&
-      (split.grid_x <= device->sm_count ||
-       !pg_split_in_clusters(&split_args, &split, device, per_sm, 0, kernel)))
-    return false;
+  if (!pg_split_in_clusters(&split_args, &split, device, per_sm, 0, kernel)) return false;
   *args = split_args;
   *launch = split;
   return true;

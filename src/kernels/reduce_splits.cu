@@ -151,7 +151,7 @@ extern "C" int pg_split_in_clusters(pg_gemm_args *args, pg_kernel_launch *launch
   if (args->splits < 2 || args->splits > PG_CLUSTER_MAX || device->sm_count <= 0 || per_sm < 1)
     return 0;
   const long long even = (launch->grid_x + device->sm_count - 1) / device->sm_count;
-  const long long blocks = spread                              ? even
+  const long long blocks = spread || even == 1                 ? even
                            : per_sm < PG_CLUSTER_BLOCKS_PER_SM ? per_sm
                                                                : PG_CLUSTER_BLOCKS_PER_SM;
   if (blocks > per_sm || launch->grid_x > pg_device_cluster_blocks(device, (int)blocks, args->splits))
