@@ -611,7 +611,8 @@ static void test_split_in_clusters_rule(void **state) {
   pg_device h200 = pg_device_model(90, 132, 227 * 1024);
   for (int b = 1; b <= PG_CLUSTER_BLOCKS_PER_SM; ++b)
     for (int c = 2; c <= PG_CLUSTER_MAX; ++c) h200.cluster_blocks[b - 1][c] = b * 120;
-  const void *kernel = (const void *)&h200; /* any address: never launched */
+  /* Any addresses: never launched. */
+  const void *kernel = (const void *)&h200, *reduce = (const void *)&h200.tuning;
   struct {
     long long grid, per_sm;
     int splits, spread, taken, max_blocks_per_sm;
@@ -636,14 +637,19 @@ static void test_split_in_clusters_rule(void **state) {
     pg_kernel_launch launch;
     memset(&launch, 0, sizeof launch);
     launch.grid_x = cases[i].grid;
-    launch.workspace_bytes = 1 << 20;
-    launch.reduce_kernel = kernel;
+    launch.workspace_bytes = 1 << 20; /* the planes' 100 x 60 x splits floats, and more */
+    launch.kernel = reduce;           /* the kernel for the planes, any other address */
+    launch.reduce_kernel = reduce;
     const int taken = pg_split_in_clusters(&g, &launch, &h200, cases[i].per_sm, cases[i].spread,
                                            kernel);
     assert_int_equal(taken, cases[i].taken);
     assert_int_equal(launch.cluster_x, taken ? cases[i].splits : 0);
     assert_int_equal(launch.max_blocks_per_sm, cases[i].max_blocks_per_sm);
-    assert_true(taken ? launch.reduce_kernel == NULL : launch.reduce_kernel == kernel);
+    assert_true(taken ? launch.reduce_kernel == NULL : launch.reduce_kernel == reduce);
+    assert_true(launch.kernel == (taken ? kernel : reduce));
+    assert_int_equal(launch.workspace_bytes,
+                     taken ? (1 << 20) - (size_t)cases[i].splits * 100 * 60 * sizeof(float)
+                           : (size_t)1 << 20);
     assert_int_equal(launch.grid_x, cases[i].grid);
   }
 }

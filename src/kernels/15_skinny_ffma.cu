@@ -30,7 +30,8 @@
  *     flight before B's tile is staged; the lanes' sums are added in a
  *     fixed butterfly order at the end.
  * Block b of the grid: tile b % tiles (block of the long side fastest, then
- * the chunk), K range b / tiles.
+ * the chunk), K range b / tiles; in clusters tile b / S, range b % S (a
+ * tile's S ranges one cluster).
  * One row (M = 1) against a long enough N takes a third form with no split
  * of K between blocks, so no second kernel:
  *   GEMV: a block takes 4L columns of B (L = 8, 16 or 32 lanes a row, the
@@ -559,7 +560,7 @@ static bool sk_clusters(const pg_device *device, const pg_tuning *tuning, const 
  * rows at 2000 x 8192, 12 and 16 rows at 4096 x 4096 and 2048 x 8192),
  * 1.01-1.15 x the planes' time; and padded to two blocks an SM, 2 rows at
  * 3000 x 3000 19.7 us where unpadded ran 18.2 and the planes 18.8.
- * Returns 1 with the plan in clusters, else 0 with args and launch as they
+ * True with the plan in clusters, else false with args and launch as they
  * were. */
 #define SK_CLUSTER_MIN_SHARE 4
 static bool sk_split_in_clusters(pg_gemm_args *args, const pg_device *device,
