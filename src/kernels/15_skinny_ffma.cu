@@ -545,7 +545,7 @@ static bool sk_clusters(const pg_device *device, const pg_tuning *tuning, const 
          image.load_error == cudaSuccess && image.ptx_version >= 90;
 }
 
-/* A split K's ranges added up in clusters: the planes' split (SK_FILL_BLOCKS
+/* A split K, its ranges added up in clusters: the planes' split (SK_FILL_BLOCKS
  * an SM) capped at PG_CLUSTER_MAX ranges, where the cap keeps at least
  * 1 / SK_CLUSTER_MIN_SHARE of the planes' ranges (fewer blocks keep fewer
  * loads in flight) and all the clusters fit at once, at one block an SM
@@ -560,25 +560,24 @@ static bool sk_clusters(const pg_device *device, const pg_tuning *tuning, const 
  * rows at 2000 x 8192, 12 and 16 rows at 4096 x 4096 and 2048 x 8192),
  * 1.01-1.15 x the planes' time; and padded to two blocks an SM, 2 rows at
  * 3000 x 3000 19.7 us where unpadded ran 18.2 and the planes 18.8.
- * True with the plan in clusters, else false with args and launch as they
- * were. */
+ * Sets the split in planes, or in clusters where these pay. */
 #define SK_CLUSTER_MIN_SHARE 4
-static bool sk_split_in_clusters(pg_gemm_args *args, const pg_device *device,
-                                 const pg_tuning *tuning, pg_kernel_launch *launch,
-                                 const void *kernel, int per_sm, long long slots,
-                                 long long k_tiles, int min_steps) {
-  if (!sk_clusters(device, tuning, kernel)) return false;
-  pg_gemm_args planes_args = *args, split_args = *args;
-  pg_kernel_launch planes = *launch, split = *launch;
+static void sk_configure_split(pg_gemm_args *args, const pg_device *device,
+                               const pg_tuning *tuning, pg_kernel_launch *launch,
+                               const void *kernel, int per_sm, long long slots,
+                               long long k_tiles, int min_steps) {
   const long long most = launch->grid_x * PG_CLUSTER_MAX;
-  const int planes_splits = pg_configure_split_k(&planes_args, &planes, slots, k_tiles, min_steps);
+  pg_gemm_args split_args = *args;
+  pg_kernel_launch split = *launch;
+  const int planes_splits = pg_configure_split_k(args, launch, slots, k_tiles, min_steps);
+  if (planes_splits < 2 || !sk_clusters(device, tuning, kernel)) return;
   const int splits =
       pg_configure_split_k(&split_args, &split, slots < most ? slots : most, k_tiles, min_steps);
-  if (splits < 2 || (long long)splits * SK_CLUSTER_MIN_SHARE < planes_splits) return false;
-  if (!pg_split_in_clusters(&split_args, &split, device, per_sm, 0, kernel)) return false;
+  if (splits < 2 || (long long)splits * SK_CLUSTER_MIN_SHARE < planes_splits ||
+      !pg_split_in_clusters(&split_args, &split, device, per_sm, 0, kernel))
+    return;
   *args = split_args;
   *launch = split;
-  return true;
 }
 
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
@@ -628,10 +627,8 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   const long long k_tiles = ((long long)args->k + SK_SPLIT_K - 1) / SK_SPLIT_K;
   const int min_steps = (int)(min_range / SK_SPLIT_K);
   /* In clusters (sk_cluster_sum) where they pay, in planes otherwise. */
-  if (sk_split_in_clusters(args, device, tuning, launch, forms[f].cluster[vec],
-                           sk_blocks_per_sm(rows ? chunk : 0), slots, k_tiles, min_steps))
-    return;
-  (void)pg_configure_split_k(args, launch, slots, k_tiles, min_steps);
+  sk_configure_split(args, device, tuning, launch, forms[f].cluster[vec],
+                     sk_blocks_per_sm(rows ? chunk : 0), slots, k_tiles, min_steps);
 }
 
 /* Static shared memory, the larger of the forms' widest tiles. */

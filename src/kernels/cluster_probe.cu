@@ -4,9 +4,9 @@
  * empty, and how many depends on the GPCs' sizes, which differ from one
  * GPU to the next of the same model. The runtime answers it
  * (cudaOccupancyMaxActiveClusters) for a kernel and its launch: here an
- * empty kernel whose dynamic shared memory lets b blocks share an SM, the
- * tma_ws forms' limit (their blocks an SM are what their stages' shared
- * memory and their registers allow). */
+ * empty kernel whose dynamic shared memory lets b blocks share an SM, as
+ * many as a kernel launched in clusters lets share one (the tma_ws forms'
+ * stages and registers, skinny_ffma's form: pg_split_in_clusters). */
 #include "internal.h"
 
 #include <string.h>
