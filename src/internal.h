@@ -391,7 +391,8 @@ void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *launch);
  * workspace grows by the planes (with no first kernel, args->ldp becomes
  * theirs) and the launch's reduction is set:
  * C = alpha (P_0 + ... + P_{S-1}) + beta C, in a fixed order (split order,
- * or in slices of it where few elements have many splits: reduce_splits.cu). */
+ * or past 16 ranges in slices of it where few elements have many splits:
+ * reduce_splits.cu). */
 #define PG_PLANES_LD(n) ((((long long)(n)) + 3) / 4 * 4)
 
 int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch, long long slots,

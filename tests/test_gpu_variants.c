@@ -491,10 +491,10 @@ int main(void) {
   /* The tma_ws forms' split K added up in clusters (the default where the
    * GPU has them) against the planes and their reduction
    * (PIPEGEMM_SPLIT_IN_CLUSTERS=0): the same additions in the same order,
-   * so the same bits, in each layout; each run is checked above too. (At
-   * fewer than 2^18 elements of C the reduction may add the ranges in
-   * slices, another order for some counts of ranges: reduce_splits.cu; the
-   * shapes here keep split order.) On an H200 512x512x192 runs every
+   * so the same bits, in each layout; each run is checked above too. (Past 16
+   * ranges and below 2^18 elements of C the reduction may add the ranges in
+   * slices, another order: reduce_splits.cu; the shapes here keep split
+   * order.) On an H200 512x512x192 runs every
    * form in clusters, four of them padded to fewer blocks an SM than they
    * fit (pg_split_in_clusters). */
   const char *split_forms[] = {"tma_ws_splitk", "tma_ws_n64", "tma_ws_m256",

@@ -322,9 +322,24 @@ static void test_split_k_rule(void **state) {
   assert_int_equal(g.ldp, 204); /* no first kernel: the planes' */
   assert_int_equal(launch.grid_x, 60);
   assert_int_equal(launch.workspace_bytes, 1000 + (size_t)15 * 130 * 204 * sizeof(float));
+  /* Up to 16 ranges the reduction takes 4 columns a thread: 130 rows of 51
+   * pieces, 6630 threads, 26 blocks of 256. */
   assert_non_null(launch.reduce_kernel);
-  assert_int_equal(launch.reduce_grid_y, 130);
+  assert_int_equal(launch.reduce_grid_x, 26);
+  assert_int_equal(launch.reduce_grid_y, 1);
   assert_int_equal(launch.reduce_programmatic, 1); /* it waits for the planes itself */
+  /* Past 16 (a fewest of 4 steps: 32 splits, 26 ranges of 5 steps) another
+   * kernel, its rows on y. */
+  const void *const vec4 = launch.reduce_kernel;
+  pg_gemm_args many = aligned_args();
+  many.m = 130;
+  many.n = 201;
+  memset(&launch, 0, sizeof launch);
+  launch.grid_x = 4;
+  assert_int_equal(pg_configure_split_k(&many, &launch, 132, 129, 4), 26);
+  assert_non_null(launch.reduce_kernel);
+  assert_ptr_not_equal(launch.reduce_kernel, vec4);
+  assert_int_equal(launch.reduce_grid_y, 130);
   /* Tiles that fill the slots, or a K too short for two ranges: no split,
    * nothing changed. */
   pg_gemm_args h = aligned_args();
@@ -374,8 +389,9 @@ static void test_split_tail_rule(void **state) {
   assert_int_equal(g.ldp, 2560);
   assert_int_equal(launch.grid_x, 260 + 140 * 5);
   assert_int_equal(launch.workspace_bytes, 100 + (size_t)5 * (2560 - 1664) * 2560 * sizeof(float));
-  assert_non_null(launch.reduce_kernel);
-  assert_int_equal(launch.reduce_grid_y, 2560 - 1664);
+  assert_non_null(launch.reduce_kernel); /* 896 rows of 640 pieces of 4 columns */
+  assert_int_equal(launch.reduce_grid_x, (2560 - 1664) * 640 / 256);
+  assert_int_equal(launch.reduce_grid_y, 1);
   assert_true(fabs(launch.fill - 400.0 * 80 / (264.0 * 136)) < 1e-12);
   /* 1536^3: 144 tiles of 48 steps for 264 slots, none whole: 3 ranges of
    * 16 (432 blocks, two rounds of 17, a reduction of 5 planes' worth, 3:

@@ -6,10 +6,12 @@
  * order within contiguous slices and then slice order: RS_FILL_THREADS),
  * so a call gives the same bits on every run. C is not read when beta ==
  * 0. The planes are the rows from g.split_row0 down (all M where it is 0)
- * x N, g.ldp (PG_PLANES_LD) floats a row, from g.partials. Rows on y
- * (striding past the grid's 65535), columns on x; see RS_FILL_THREADS for
- * few elements and many splits. Both wait for the kernel that writes the
- * planes (pg_grid_dependency_wait), so that they may be launched
+ * x N, g.ldp (PG_PLANES_LD) floats a row, from g.partials. Up to
+ * RS_VEC_MAX_SPLITS ranges a thread takes 4 columns of a row and every
+ * plane's 16 bytes there at once (pg_reduce_vec4_kernel); past that, rows
+ * on y (striding past the grid's 65535) and an element a thread, or see
+ * RS_FILL_THREADS for few elements. All wait for the kernel that writes
+ * the planes (pg_grid_dependency_wait), so that they may be launched
  * programmatically behind it (pg_kernel_launch.reduce_programmatic). */
 #include "internal.h"
 #include "kernels/ptx.cuh"
@@ -33,6 +35,14 @@
 /* Loads in flight a thread of pg_reduce_slices_kernel: its slice's planes
  * are read this many at a time before they are added (in order). */
 #define RS_UNROLL 8
+/* The most ranges pg_reduce_vec4_kernel adds up: a thread holds all their
+ * 16-byte pieces at once (an instance for each of 4, 8 and 16 ranges, so
+ * that few ranges keep few registers and many threads an SM). Under Nsight Compute on an H200
+ * (L2 warm, 2026-12-02) the kernels below it, an element a thread, took
+ * 8.3-8.8 us for 333x777x4444's five planes (2331 blocks; cuBLAS's own
+ * split-K reduction 4.8-5.2 us there). */
+#define RS_VEC_MAX_SPLITS 16
+#define RS_VEC_MAX_BLOCKS (1 << 20) /* the grid's cap; its threads stride past it */
 
 static __host__ __device__ __forceinline__ int rs_slices(long long elements, int splits) {
   int slices = 1;
@@ -67,6 +77,67 @@ __global__ void __launch_bounds__(RS_THREADS) pg_reduce_splits_kernel(const pg_g
     float sum = p[0];
     for (int s = 1; s < g.splits; ++s) sum += p[s * plane];
     rs_store(g, row, col, sum);
+  }
+}
+
+/* Ranges up to RS_VEC_MAX_SPLITS: thread t takes columns 4c .. 4c+3 of row
+ * r (t = r x groups + c, groups = N / 4 rounded up: a warp's loads are 512
+ * contiguous bytes of a plane), loads that piece of every plane before it
+ * adds any (all in flight at once), and adds them in split order, as
+ * pg_reduce_splits_kernel and the split forms' clusters do: the same
+ * bits. A row's last piece, where N is no multiple of 4, is read a float at
+ * a time (the planes' padding columns are never written). */
+template <int MAX_SPLITS>
+__global__ void __launch_bounds__(RS_THREADS) pg_reduce_vec4_kernel(const pg_gemm_args g) {
+  pg_grid_dependency_wait(); /* the planes are complete (reduce_programmatic) */
+  const int rows = g.m - g.split_row0; /* the planes' rows: those split */
+  const long long groups = (g.n + 3) / 4, total = (long long)rows * groups;
+  const size_t plane = (size_t)rows * g.ldp;
+  const int splits = g.splits;
+  const bool vec_c = ((uintptr_t)g.c % 16 == 0) && g.ldc % 4 == 0;
+  for (long long t = (long long)blockIdx.x * RS_THREADS + threadIdx.x; t < total;
+       t += (long long)gridDim.x * RS_THREADS) {
+    const int row = (int)(t / groups), col = (int)(t % groups) * 4;
+    const float *const p = g.partials + (size_t)row * g.ldp + col;
+    float4 v[MAX_SPLITS];
+    if (col + 3 < g.n) {
+#pragma unroll
+      for (int s = 0; s < MAX_SPLITS; ++s)
+        if (s < splits) v[s] = *(const float4 *)(p + s * plane);
+    } else {
+#pragma unroll
+      for (int s = 0; s < MAX_SPLITS; ++s)
+        if (s < splits) {
+          const float *const q = p + s * plane;
+          v[s] = make_float4(q[0], col + 1 < g.n ? q[1] : 0.f, col + 2 < g.n ? q[2] : 0.f, 0.f);
+        }
+    }
+    float4 sum = v[0];
+#pragma unroll
+    for (int s = 1; s < MAX_SPLITS; ++s)
+      if (s < splits) {
+        sum.x += v[s].x;
+        sum.y += v[s].y;
+        sum.z += v[s].z;
+        sum.w += v[s].w;
+      }
+    if (vec_c && col + 3 < g.n) {
+      float *const c = g.c + (size_t)(g.split_row0 + row) * g.ldc + col;
+      float4 out = make_float4(g.alpha * sum.x, g.alpha * sum.y, g.alpha * sum.z, g.alpha * sum.w);
+      if (g.beta != 0.f) {
+        const float4 old = *(const float4 *)c;
+        out.x = fmaf(g.beta, old.x, out.x);
+        out.y = fmaf(g.beta, old.y, out.y);
+        out.z = fmaf(g.beta, old.z, out.z);
+        out.w = fmaf(g.beta, old.w, out.w);
+      }
+      *(float4 *)c = out;
+    } else {
+      const float s4[4] = {sum.x, sum.y, sum.z, sum.w};
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        if (col + e < g.n) rs_store(g, row, col + e, s4[e]);
+    }
   }
 }
 
@@ -136,6 +207,16 @@ static void set_planes(pg_gemm_args *args, pg_kernel_launch *launch, long long s
   /* Both kernels wait for the planes (pg_grid_dependency_wait): they may
    * be launched programmatically behind the kernel that writes them. */
   launch->reduce_programmatic = 1;
+  if (splits <= RS_VEC_MAX_SPLITS) {
+    const long long threads = rows * ((args->n + 3) / 4);
+    const long long blocks = (threads + RS_THREADS - 1) / RS_THREADS;
+    launch->reduce_kernel = splits <= 4   ? (const void *)pg_reduce_vec4_kernel<4>
+                            : splits <= 8 ? (const void *)pg_reduce_vec4_kernel<8>
+                                          : (const void *)pg_reduce_vec4_kernel<RS_VEC_MAX_SPLITS>;
+    launch->reduce_grid_x = blocks < RS_VEC_MAX_BLOCKS ? (blocks > 0 ? blocks : 1) : RS_VEC_MAX_BLOCKS;
+    launch->reduce_grid_y = 1;
+    return;
+  }
   const int slices = rs_slices(rows * args->n, (int)splits);
   const int width = RS_THREADS / slices, rows_per = rs_rows_per_block(args->n, slices);
   const long long row_blocks = (rows + rows_per - 1) / rows_per;
