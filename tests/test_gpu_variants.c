@@ -45,9 +45,13 @@ typedef struct {
  * blocks of 32 lanes, the last thread's 3 columns) N no multiple of 4;
  * 2x333x2000 (K split)
  * of 2, 3x130x700 of 4, 7x13x5 of 8, 12x300x70 of 16 and 35x79x19 three
- * of 16; 1000x1x3000 (16-byte loads, K split) its chunk of 1 column,
+ * of 16; 400x1x3000 (16-byte loads, K split) its chunk of 1 column,
  * 600x2x777 of 2, 517x3x1100 of 4, 300x5x70 of 8 and 77x20x300 three of
- * 8. 130x203x4100 and 130x200x4101, dense, split K
+ * 8; on a GPU of up to 150 SMs (16-byte rows of A, K whole vectors, a
+ * block of 4 rows an SM at least) its STREAM form: 1000x1x3000 and
+ * 600x1x1000 of 1 column (the last warp's slice of K short), 1000x1x8 (six
+ * warps of eight with no K), 2000x2x4100 of 2 and 1001x3x1000 of 4 (a
+ * last block of one row). 130x203x4100 and 130x200x4101, dense, split K
  * after the copy of B alone and of A alone (every split form).
  * 64x96x1000 and 130x200x4100 have a tile or four and K long enough for
  * tma_ws_splitk to split it: into ranges K is no multiple of, the last one
@@ -68,7 +72,8 @@ static const shape shapes[] = {
     {77, 20, 300},   {130, 203, 4100}, {130, 200, 4101}, {2100, 2100, 256},
     {2100, 2101, 256}, {1300, 1300, 256}, {1, 4100, 1000}, {2, 333, 2000}, {3, 130, 700},
     {1000, 1, 3000},   {600, 2, 777},     {517, 3, 1100}, {1, 1000, 3000}, {1, 9000, 300},
-    {1, 2000, 700},  {1, 2001, 700},  {1, 17003, 100},
+    {1, 2000, 700},  {1, 2001, 700},  {1, 17003, 100}, {600, 1, 1000}, {1000, 1, 8},
+    {2000, 2, 4100}, {1001, 3, 1000}, {400, 1, 3000},
 };
 #define BIG_WORK 1e8 /* shapes with M*N*K this large are dropped by PG_TEST_QUICK */
 
@@ -536,15 +541,17 @@ int main(void) {
   }
 
   /* skinny_ffma's split K: added up in clusters where they all fit at
-   * once on the GPU (sm_90: at some of these shapes, each of which splits;
-   * on an H200 all but 4100x8x4100), and in planes by the second kernel
+   * once on the GPU (sm_90: at some of these shapes, each of which splits
+   * on a GPU of up to 150 SMs, too few rows of A for the ring form of one
+   * column at 400x1x3000; on an H200 all but 4100x8x4100 in clusters), and
+   * in planes by the second kernel
    * (PIPEGEMM_SPLIT_IN_CLUSTERS=0); the two split K differently (clusters
    * take at most 8 ranges), so each is checked against the reference alone,
    * in every layout. */
   const pg_variant_info *sk = pg_variant_find("skinny_ffma");
   if (sk != NULL && pgt_selected(sk->name) && pg_variant_supported(sk, 0) == PG_OK) {
     const int index = index_of(sk);
-    const shape sk_shapes[] = {{2, 333, 2000}, {1000, 1, 3000}, {8, 1500, 4100},
+    const shape sk_shapes[] = {{2, 333, 2000}, {400, 1, 3000}, {8, 1500, 4100},
                                {900, 8, 4100},  {16, 600, 9000}, {600, 3, 7777},
                                {4100, 8, 4100}};
     int in_clusters = 0;

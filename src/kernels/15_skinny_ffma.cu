@@ -29,6 +29,15 @@
  *     reads 4 consecutive K of its rows a step, all of a tile's steps in
  *     flight before B's tile is staged; the lanes' sums are added in a
  *     fixed butterfly order at the end.
+ *   RING (M > N of 1 to 3, A's rows 16-byte aligned, K a multiple of 4, B
+ *     dense and aligned, M / 4 blocks at least the SMs): a block takes 4
+ *     rows of A and all of K, its 8 warps a slice of K each; a lane copies
+ *     4 consecutive K of each row a step into a ring of 3 steps of its own
+ *     in shared memory (cp.async: loads in flight while it computes), B's
+ *     step from global memory in 16-byte loads; the lanes' sums in a
+ *     butterfly, the warps' in warp order. One kernel, no split of K
+ *     between blocks (on the H200 1000 x 1 x 16384 24.9 us where the COLS
+ *     form's 32 ranges and their reduction took 28.7; bench/results/h200-skinny.md).
  * Block b of the grid: tile b % tiles (block of the long side fastest, then
  * the chunk), K range b / tiles; in clusters tile b / S, range b % S (a
  * tile's S ranges one cluster).
@@ -76,6 +85,19 @@ PG_KERNELS_BEGIN
 #define SK_COLS_BLOCK_ROWS (SK_THREADS / 32 * SK_COLS_WARP_ROWS)
 #define SK_COLS_TILE_K 512
 #define SK_COLS_MAX_CHUNK 8
+/* RING (COLS where A's rows take 16-byte copies, K is whole vectors, B is
+ * dense and N <= SK_RING_MAX_CHUNK): rows of A a block (all its warps on
+ * them, each a slice of K), a lane's 16-byte copies in flight a row (the
+ * ring's stages: 8 warps x 3 x 4 rows x 512 bytes, 48 KB a block), K a
+ * warp takes a step (4 a lane), the widest N it takes (at 4 columns it ran
+ * 0.90-1.20 x the COLS form's time from 4096 x 4 x 4096 up: not taken). It
+ * runs where its blocks are at least the SMs (fewer: the split COLS form). */
+#define SK_RING_ROWS 4
+#define SK_RING_STAGES 3
+#define SK_RING_STEP 128
+#define SK_RING_MAX_CHUNK 3
+/* Blocks an SM the RING forms are compiled for (64 registers a thread). */
+#define SK_RING_BLOCKS 4
 /* K is split in units of SK_SPLIT_K (a batch of every warp of the short-M
  * form), so that the blocks fill SK_FILL_BLOCKS an SM: measured on the
  * H200 (a kernel of these forms' design timed apart: 1024 blocks of short
@@ -460,14 +482,132 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
     });
 }
 
+/* RING's copies of step st into its place in the warp's ring; a step
+ * past the slice copies nothing and zero-fills (the src-size operand 0). */
+template <int S>
+static __device__ __forceinline__ void sk_ring_copy(float4 (*ring)[SK_RING_ROWS][32],
+                                                      const float *first, int lda, long long last,
+                                                      long long kb, long long ke, int st,
+                                                      int lane) {
+  const long long k = kb + (long long)st * SK_RING_STEP + 4 * lane;
+  const int bytes = k < ke ? 16 : 0;
+#pragma unroll
+  for (int r = 0; r < SK_RING_ROWS; ++r)
+    pg_cp_async_16(&ring[st % S][r][lane], first + (size_t)(r < last ? r : last) * lda + (bytes ? k : 0),
+                   bytes);
+}
+
+/* RING: a block takes SK_RING_ROWS rows of A and all of K, its warps
+ * a slice of K each (K / 8, whole vectors); a lane copies 4 consecutive K
+ * of each row a step straight into its own places in a ring of
+ * SK_RING_STAGES steps in shared memory (cp.async, 16 bytes, no
+ * registers held: the loads stay in flight while the lane computes), reads
+ * back only what it copied itself (so no barrier but its own wait), and
+ * B's 4 x CN floats of the step from global memory (small, L1 and L2
+ * hold it). No K split between blocks: no planes and no second kernel.
+ * The lanes' sums are added in a fixed butterfly order, then the warps'
+ * in warp order through shared memory. */
+template <int CN>
+static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
+  enum { WARPS = SK_THREADS / 32, WR = SK_RING_ROWS, S = SK_RING_STAGES };
+  static_assert(S >= 2 && S <= 8, "cp.async.wait_group takes 0 to 7");
+  __shared__ __align__(16) float4 ring[WARPS][S][WR][32];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const long long m0 = (long long)blockIdx.x * WR;
+  const long long slice = ((long long)g.k + 4 * WARPS - 1) / (4 * WARPS) * 4;
+  const long long kb = warp * slice, ke = kb + slice < g.k ? kb + slice : g.k;
+  const int steps = ke > kb ? (int)((ke - kb + SK_RING_STEP - 1) / SK_RING_STEP) : 0;
+  /* Row r of the block is min(r, last) rows past its first: a row past M
+   * copies the last one (its sums are dropped). */
+  const float *const first = g.a + (size_t)m0 * g.lda;
+  const long long last = g.m - 1 - m0;
+  float acc[WR][CN];
+#pragma unroll
+  for (int r = 0; r < WR; ++r)
+#pragma unroll
+    for (int c = 0; c < CN; ++c) acc[r][c] = 0.f;
+#pragma unroll
+  for (int st = 0; st < S - 1; ++st) {
+    if (st < steps) sk_ring_copy<S>(ring[warp], first, g.lda, last, kb, ke, st, lane);
+    pg_cp_async_commit();
+  }
+  for (int st = 0; st < steps; ++st) {
+    const long long k = kb + (long long)st * SK_RING_STEP + 4 * lane;
+    /* B is dense (ldb = N = CN) and 16-byte aligned, and K whole vectors,
+     * so are the slices: k < ke holds the step's 4 rows, 4 CN consecutive
+     * floats, CN 16-byte loads (a warp's 512 CN contiguous bytes). */
+    float f[4 * CN];
+    if (k < ke) {
+      const float4 *const pb = (const float4 *)(g.b + (size_t)k * CN);
+#pragma unroll
+      for (int q = 0; q < CN; ++q) {
+        const float4 v = __ldg(pb + q);
+        f[4 * q] = v.x;
+        f[4 * q + 1] = v.y;
+        f[4 * q + 2] = v.z;
+        f[4 * q + 3] = v.w;
+      }
+    } else {
+#pragma unroll
+      for (int q = 0; q < 4 * CN; ++q) f[q] = 0.f;
+    }
+    float b[4][CN];
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+#pragma unroll
+      for (int c = 0; c < CN; ++c) b[e][c] = f[e * CN + c];
+    pg_cp_async_wait(S - 2); /* step st is in (at most S - 2 later groups pending) */
+#pragma unroll
+    for (int r = 0; r < WR; ++r) {
+      const float4 a = ring[warp][st % S][r][lane];
+#pragma unroll
+      for (int c = 0; c < CN; ++c) {
+        acc[r][c] = fmaf(a.x, b[0][c], acc[r][c]);
+        acc[r][c] = fmaf(a.y, b[1][c], acc[r][c]);
+        acc[r][c] = fmaf(a.z, b[2][c], acc[r][c]);
+        acc[r][c] = fmaf(a.w, b[3][c], acc[r][c]);
+      }
+    }
+    /* Into the place step st - 1 left, read in the iteration before. */
+    if (st + S - 1 < steps) sk_ring_copy<S>(ring[warp], first, g.lda, last, kb, ke, st + S - 1, lane);
+    pg_cp_async_commit();
+  }
+  pg_cp_async_wait(0);
+#pragma unroll
+  for (int r = 0; r < WR; ++r)
+#pragma unroll
+    for (int c = 0; c < CN; ++c)
+#pragma unroll
+      for (int off = 16; off > 0; off /= 2)
+        acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
+  /* The warps' sums through shared memory (the ring, read by now). */
+  __syncthreads();
+  float *const sums = (float *)&ring[0][0][0][0];
+  if (lane == 0)
+#pragma unroll
+    for (int r = 0; r < WR; ++r)
+#pragma unroll
+      for (int c = 0; c < CN; ++c) sums[(warp * WR + r) * CN + c] = acc[r][c];
+  __syncthreads();
+  if (threadIdx.x < WR * CN) {
+    const int r = threadIdx.x / CN, c = threadIdx.x % CN;
+    float v = sums[r * CN + c];
+    for (int w = 1; w < WARPS; ++w) v += sums[(w * WR + r) * CN + c];
+    if (m0 + r < g.m) sk_store_c(g, m0 + r, c, v);
+  }
+}
+
 /* The entry's one kernel, every form under one name (inspect judges every
  * instance of it by the entry's SASS rules): R > 0 the short-M form, R rows
- * a chunk; R = 0 the short-N form, chunks of C columns; R = -L the GEMV, L
+ * a chunk; R = 0 the short-N form, chunks of C columns (C = -CN: its
+ * RING form, chunks of CN, 16-byte loads only); R = -L the GEMV, L
  * lanes a row. VEC: the long operand is read in 16-byte loads (its rows may
  * be, and the side along them is a multiple of 4: a thread's 4 floats are
  * all in it or none). */
 template <int R, int C, bool VEC, bool CLUSTER = false>
-__global__ void __launch_bounds__(SK_THREADS, R < 0 ? SK_GEMV_BLOCKS : sk_blocks_per_sm(R))
+__global__ void __launch_bounds__(SK_THREADS, R < 0   ? SK_GEMV_BLOCKS
+                                              : C < 0 ? SK_RING_BLOCKS
+                                                      : sk_blocks_per_sm(R))
     pg_skinny_kernel(const pg_gemm_args g) {
   /* A split K's reduction, launched programmatically behind this kernel,
    * may start now; it waits for this kernel's end itself. (Unsplit, or
@@ -476,6 +616,8 @@ __global__ void __launch_bounds__(SK_THREADS, R < 0 ? SK_GEMV_BLOCKS : sk_blocks
   if (!CLUSTER && g.splits > 1) pg_grid_launch_dependents();
   if constexpr (R < 0)
     sk_gemv<-R, VEC>(g);
+  else if constexpr (C < 0)
+    sk_cols_ring<-C>(g);
   else if constexpr (R > 0)
     sk_rows<R, VEC, CLUSTER>(g);
   else
@@ -509,6 +651,12 @@ static const sk_form sk_row_forms[] = {SK_FORM(1, 1, 0), SK_FORM(2, 2, 0), SK_FO
                                        SK_FORM(SK_ROWS_MAX_CHUNK, SK_ROWS_MAX_CHUNK, 0)};
 static const sk_form sk_col_forms[] = {SK_FORM(1, 0, 1), SK_FORM(2, 0, 2), SK_FORM(4, 0, 4),
                                        SK_FORM(SK_COLS_MAX_CHUNK, 0, SK_COLS_MAX_CHUNK)};
+/* The RING forms by N, 1 to 3 columns (16-byte copies only). */
+#define SK_RING_FORM(cn) \
+  { cn, {NULL, (const void *)pg_skinny_kernel<0, -cn, true>}, {NULL, NULL} }
+static const sk_form sk_ring_forms[] = {SK_RING_FORM(1), SK_RING_FORM(2),
+                                          SK_RING_FORM(SK_RING_MAX_CHUNK)};
+#define SK_RING_FORMS ((int)(sizeof sk_ring_forms / sizeof sk_ring_forms[0]))
 /* The GEMV's forms by lanes a row: 4, 8, 16, 32 (chunk: the lanes). */
 static const sk_form sk_gemv_forms[] = {SK_GEMV_FORM(4), SK_GEMV_FORM(8), SK_GEMV_FORM(16),
                                         SK_GEMV_FORM(32)};
@@ -606,6 +754,16 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   launch->speed_share = share < tuning->skinny_cap_percent / 100.0 ? share : tuning->skinny_cap_percent / 100.0;
   launch->grid_y = 1;
   args->splits = 1;
+  if (!rows && vec && short_side <= SK_RING_MAX_CHUNK && args->ldb == args->n &&
+      (uintptr_t)args->b % 16 == 0 &&
+      (args->m + SK_RING_ROWS - 1) / SK_RING_ROWS >= device->sm_count) {
+    /* Short N, A's rows in 16-byte copies, B dense and 16-byte aligned,
+     * blocks enough for every SM: the RING form of N columns, all of K a
+     * block (auto's model as the COLS form's). */
+    launch->kernel = sk_ring_forms[short_side - 1].kernel[1];
+    launch->grid_x = ((long long)args->m + SK_RING_ROWS - 1) / SK_RING_ROWS;
+    return;
+  }
   if (rows && short_side == 1) {
     /* The GEMV: 8 lanes a row or more, the narrowest whose blocks all fit
      * at once; 4 lanes where 8 would leave fewer blocks than
@@ -638,7 +796,9 @@ static size_t smem_bytes(int stages) {
   const size_t sums = sizeof(float) * SK_ROWS_WARPS * 4 * SK_ROWS_WIDTH;
   const size_t rows = tile > sums ? tile : sums;
   const size_t cols = sizeof(float) * SK_COLS_MAX_CHUNK * (SK_COLS_TILE_K + 4);
-  return rows > cols ? rows : cols;
+  const size_t ring = 16 * (SK_THREADS / 32) * SK_RING_STAGES * SK_RING_ROWS * 32;
+  const size_t most = rows > cols ? rows : cols;
+  return most > ring ? most : ring;
 }
 
 static const pg_sass_rule rules[] = {
@@ -649,7 +809,7 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(skinny_ffma) = {
     .info = {.name = "skinny_ffma", .kind = PG_KIND_KERNEL,
-             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; one row against a long N a GEMV of one kernel, K not split between blocks",
+             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; one row against a long N a GEMV of one kernel, K not split between blocks; 1-3 columns against many rows one kernel too, each lane's 16-byte copies in a cp.async ring of its own",
              .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
              .default_stages = 1, .tile_m = SK_ROWS_MAX_CHUNK, .tile_n = SK_COLS_MAX_CHUNK,
              .tile_k = SK_SPLIT_K, .threads = SK_THREADS},
