@@ -30,7 +30,7 @@ static const char *const variants[] = {"tma_ws_splitk", "tma_ws_streamk", "tma_w
 typedef struct {
   int index;
   int failures;
-  char first_failure[256];
+  char first_failure[320];
 } thread_result;
 
 static void fail(thread_result *r, const char *variant, const char *what) {
@@ -67,7 +67,18 @@ static void run_variant(thread_result *r, const char *variant, cudaStream_t stre
   if (!ok_pg(r, variant, pgh_compare(M, N, K, c, N, ref, scale, v->precision, &check,
                                     stream))) return;
   if (check.failed != 0) {
-    fail(r, variant, "wrong C");
+    /* How many and where: a failure seen once in tens of runs must say
+     * enough to be read from its log alone. */
+    char what[200];
+    if (check.reported > 0)
+      snprintf(what, sizeof what,
+               "wrong C: %lld of %d elements (%lld not finite), first reported C[%d][%d] = %g "
+               "against %g",
+               check.failed, M * N, check.nonfinite, check.bad_row[0], check.bad_col[0],
+               (double)check.bad_out[0], check.bad_ref[0]);
+    else
+      snprintf(what, sizeof what, "wrong C: %lld of %d elements", check.failed, M * N);
+    fail(r, variant, what);
     return;
   }
   if (!ok_cuda(r, variant, cudaMemcpyAsync(first, c, C_FLOATS * sizeof(float),
