@@ -403,6 +403,19 @@ static __device__ __forceinline__ void sk_gemv(const pg_gemm_args g) {
  * tile apart, so that the transposing stores spread over 8 banks), read
  * with one conflict-free LDS.128 a column and step, shared by the warp's
  * rows. The lanes' sums are added in a fixed butterfly order at the end. */
+/* The lanes' sums of a warp, each in every lane, added in the same
+ * butterfly order on every run (COLS and RING). */
+template <int WR, int CN>
+static __device__ __forceinline__ void sk_warp_sums(float (&acc)[WR][CN]) {
+#pragma unroll
+  for (int r = 0; r < WR; ++r)
+#pragma unroll
+    for (int c = 0; c < CN; ++c)
+#pragma unroll
+      for (int off = 16; off > 0; off /= 2)
+        acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
+}
+
 template <int CN, bool VEC, bool CLUSTER>
 static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
   enum { TILE_K = SK_COLS_TILE_K, PITCH = TILE_K + 4, STEPS = TILE_K / 128, WR = SK_COLS_WARP_ROWS };
@@ -455,14 +468,7 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
         }
       }
   }
-  /* The lanes' sums, in the same butterfly order on every run. */
-#pragma unroll
-  for (int r = 0; r < WR; ++r)
-#pragma unroll
-    for (int c = 0; c < CN; ++c)
-#pragma unroll
-      for (int off = 16; off > 0; off /= 2)
-        acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
+  sk_warp_sums<WR, CN>(acc);
   if (lane < CN && (CLUSTER || n0 + lane < g.n))
 #pragma unroll
     for (int r = 0; r < WR; ++r) {
@@ -573,13 +579,7 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
     pg_cp_async_commit();
   }
   pg_cp_async_wait(0);
-#pragma unroll
-  for (int r = 0; r < WR; ++r)
-#pragma unroll
-    for (int c = 0; c < CN; ++c)
-#pragma unroll
-      for (int off = 16; off > 0; off /= 2)
-        acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
+  sk_warp_sums<WR, CN>(acc);
   /* The warps' sums through shared memory (the ring, read by now). */
   __syncthreads();
   float *const sums = (float *)&ring[0][0][0][0];
