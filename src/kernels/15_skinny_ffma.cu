@@ -90,8 +90,9 @@ PG_KERNELS_BEGIN
  * them, each a slice of K), a lane's 16-byte copies in flight a row (the
  * ring's stages: 8 warps x 3 x 4 rows x 512 bytes, 48 KB a block), K a
  * warp takes a step (4 a lane), the widest N it takes (at 4 columns it ran
- * 0.90-1.20 x the COLS form's time from 4096 x 4 x 4096 up: not taken). It
- * runs where its blocks are at least the SMs (fewer: the split COLS form). */
+ * 0.96-1.20 x the COLS form's time, slower at 6144 x 4 x 6144 and at every
+ * larger shape measured: not taken). It runs where its blocks are at least
+ * the SMs (fewer: the split COLS form). */
 #define SK_RING_ROWS 4
 #define SK_RING_STAGES 3
 #define SK_RING_STEP 128
@@ -395,14 +396,6 @@ static __device__ __forceinline__ void sk_gemv(const pg_gemm_args g) {
   }
 }
 
-/* COLS: C[m][n0 + c] for c < CN (a chunk of B's columns), m this warp's
- * SK_COLS_WARP_ROWS rows. Each tile of K: a lane's loads of A (4
- * consecutive K a step, a warp's step 512 contiguous bytes of a row) are
- * issued before B's tile is staged, all in flight together; B's tile is
- * stored column by column (b_tile[c][k], columns 4 floats more than the
- * tile apart, so that the transposing stores spread over 8 banks), read
- * with one conflict-free LDS.128 a column and step, shared by the warp's
- * rows. The lanes' sums are added in a fixed butterfly order at the end. */
 /* The lanes' sums of a warp, each in every lane, added in the same
  * butterfly order on every run (COLS and RING). */
 template <int WR, int CN>
@@ -416,6 +409,14 @@ static __device__ __forceinline__ void sk_warp_sums(float (&acc)[WR][CN]) {
         acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
 }
 
+/* COLS: C[m][n0 + c] for c < CN (a chunk of B's columns), m this warp's
+ * SK_COLS_WARP_ROWS rows. Each tile of K: a lane's loads of A (4
+ * consecutive K a step, a warp's step 512 contiguous bytes of a row) are
+ * issued before B's tile is staged, all in flight together; B's tile is
+ * stored column by column (b_tile[c][k], columns 4 floats more than the
+ * tile apart, so that the transposing stores spread over 8 banks), read
+ * with one conflict-free LDS.128 a column and step, shared by the warp's
+ * rows. The lanes' sums are added in a fixed butterfly order at the end. */
 template <int CN, bool VEC, bool CLUSTER>
 static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
   enum { TILE_K = SK_COLS_TILE_K, PITCH = TILE_K + 4, STEPS = TILE_K / 128, WR = SK_COLS_WARP_ROWS };
