@@ -804,7 +804,7 @@ static size_t smem_bytes(int stages) {
 
 static const pg_sass_rule rules[] = {
     {PG_ANY_SM, PG_MUST, "FFMA", "the products are no longer FP32 FMAs"},
-    {PG_ANY_SM, PG_MUST, "LDS", "the short operand no longer comes from shared memory"},
+    {PG_ANY_SM, PG_MUST, "LDS", "no operand comes from shared memory any more (the short one; the RING form's copies of the long one)"},
     {PG_ANY_SM, PG_NEVER, "HMMA", "tensor-core products in a strict FP32 entry"},
 };
 
