@@ -657,7 +657,8 @@ static const sk_form sk_col_forms[] = {SK_FORM(1, 0, 1), SK_FORM(2, 0, 2), SK_FO
   { cn, {NULL, (const void *)pg_skinny_kernel<0, -cn, true>}, {NULL, NULL} }
 static const sk_form sk_ring_forms[] = {SK_RING_FORM(1), SK_RING_FORM(2),
                                           SK_RING_FORM(SK_RING_MAX_CHUNK)};
-#define SK_RING_FORMS ((int)(sizeof sk_ring_forms / sizeof sk_ring_forms[0]))
+static_assert(sizeof sk_ring_forms / sizeof sk_ring_forms[0] == SK_RING_MAX_CHUNK,
+              "a RING form for each N up to SK_RING_MAX_CHUNK: configure indexes them by N");
 /* The GEMV's forms by lanes a row: 4, 8, 16, 32 (chunk: the lanes). */
 static const sk_form sk_gemv_forms[] = {SK_GEMV_FORM(4), SK_GEMV_FORM(8), SK_GEMV_FORM(16),
                                         SK_GEMV_FORM(32)};
