@@ -4,10 +4,16 @@
  * variant below once, checks C against the FP64 reference, then launches it
  * again RUNS times back to back with no synchronisation between (beta 0, so
  * every launch writes the same C) and checks the bits did not move.
- * PG_TEST_VARIANTS / PG_TEST_SKIP_VARIANTS choose variants (gpu_util.h).
+ * PG_TEST_VARIANTS / PG_TEST_SKIP_VARIANTS choose variants (gpu_util.h);
+ * PG_TEST_ROUNDS=R runs each thread's sequence R times (default 1: a soak
+ * for a failure seen once in many runs) and PG_TEST_THREADS=T runs T
+ * threads (1 to 8, default 8). PG_TEST_SAME_INPUTS=1 gives every thread
+ * the same A and B (in buffers of its own): a failure that then goes away is
+ * one thread's launch reading another's operands.
  * Exit 0 pass, 1 fail, 77 without a GPU. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu_util.h"
@@ -23,20 +29,22 @@
 #define C_FLOATS ((size_t)M * N)
 
 static const char *const variants[] = {"tma_ws_splitk", "tma_ws_streamk", "tma_ws_n64",
-                                       "tma_ws_m256",   "auto",           "cp_async",
-                                       "cublas"};
+                                       "tma_ws_n32",    "tma_ws_m256",    "auto",
+                                       "cp_async",      "cublas"};
 #define VARIANT_COUNT ((int)(sizeof variants / sizeof variants[0]))
 
 typedef struct {
   int index;
+  int rounds;
+  int same_inputs;
+  int round; /* the one running */
   int failures;
-  char first_failure[320];
 } thread_result;
 
+/* Each failure told as it happens (a thread's first 20), with its round. */
 static void fail(thread_result *r, const char *variant, const char *what) {
-  if (r->failures++ == 0)
-    snprintf(r->first_failure, sizeof r->first_failure, "thread %d, %s: %s", r->index, variant,
-             what);
+  if (r->failures++ < 20)
+    printf("FAIL thread %d, round %d, %s: %s\n", r->index, r->round, variant, what);
 }
 
 /* A CUDA or pipegemm step of a thread; 0 when it failed (recorded). */
@@ -54,6 +62,51 @@ static int ok_pg(thread_result *r, const char *variant, pg_status st) {
   return 0;
 }
 
+/* Where a wrong C is wrong, whatever the kernel's tiles: the elements off
+ * the reference by more than 1e-4 of their magnitudes' sum (corruption,
+ * not rounding), their rows' and columns' ranges and how many distinct
+ * rows and columns they touch (a warp's share, a tile, a stage of one
+ * operand each leave a shape of their own). */
+static void describe_wrong(char *out, size_t size, const float *c_dev, const double *ref_dev,
+                           const double *scale_dev, cudaStream_t stream) {
+  float *c = malloc(C_FLOATS * sizeof(float));
+  double *ref = malloc(C_FLOATS * sizeof(double)), *scale = malloc(C_FLOATS * sizeof(double));
+  unsigned char rows[M], cols[N];
+  memset(rows, 0, sizeof rows);
+  memset(cols, 0, sizeof cols);
+  int bad = 0, r0 = M, r1 = -1, c0 = N, c1 = -1;
+  if (c != NULL && ref != NULL && scale != NULL &&
+      cudaMemcpyAsync(c, c_dev, C_FLOATS * sizeof(float), cudaMemcpyDeviceToHost, stream) ==
+          cudaSuccess &&
+      cudaMemcpyAsync(ref, ref_dev, C_FLOATS * sizeof(double), cudaMemcpyDeviceToHost,
+                      stream) == cudaSuccess &&
+      cudaMemcpyAsync(scale, scale_dev, C_FLOATS * sizeof(double), cudaMemcpyDeviceToHost,
+                      stream) == cudaSuccess &&
+      cudaStreamSynchronize(stream) == cudaSuccess) {
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        const size_t e = (size_t)i * N + j;
+        const double err = (double)c[e] - ref[e];
+        if (!(err <= 1e-4 * scale[e] && -err <= 1e-4 * scale[e])) {
+          ++bad;
+          rows[i] = cols[j] = 1;
+          r0 = i < r0 ? i : r0, r1 = i > r1 ? i : r1;
+          c0 = j < c0 ? j : c0, c1 = j > c1 ? j : c1;
+        }
+      }
+    int distinct_rows = 0, distinct_cols = 0;
+    for (int i = 0; i < M; ++i) distinct_rows += rows[i];
+    for (int j = 0; j < N; ++j) distinct_cols += cols[j];
+    snprintf(out, size, "; %d far off, rows %d-%d (%d of them), columns %d-%d (%d of them)", bad,
+             r0, r1, distinct_rows, c0, c1, distinct_cols);
+  } else {
+    snprintf(out, size, "; C could not be read back");
+  }
+  free(c);
+  free(ref);
+  free(scale);
+}
+
 static void run_variant(thread_result *r, const char *variant, cudaStream_t stream,
                         const float *a, const float *b, float *c, const double *ref,
                         const double *scale, float *first, float *again) {
@@ -69,15 +122,16 @@ static void run_variant(thread_result *r, const char *variant, cudaStream_t stre
   if (check.failed != 0) {
     /* How many and where: a failure seen once in tens of runs must say
      * enough to be read from its log alone. */
-    char what[200];
+    char what[320], where[120];
+    describe_wrong(where, sizeof where, c, ref, scale, stream);
     if (check.reported > 0)
       snprintf(what, sizeof what,
-               "wrong C: %lld of %d elements (%lld not finite), first reported C[%d][%d] = %g "
-               "against %g",
+               "wrong C: %lld of %d elements (%lld not finite), e.g. C[%d][%d] = %g against "
+               "%g%s",
                check.failed, M * N, check.nonfinite, check.bad_row[0], check.bad_col[0],
-               (double)check.bad_out[0], check.bad_ref[0]);
+               (double)check.bad_out[0], check.bad_ref[0], where);
     else
-      snprintf(what, sizeof what, "wrong C: %lld of %d elements", check.failed, M * N);
+      snprintf(what, sizeof what, "wrong C: %lld of %d elements%s", check.failed, M * N, where);
     fail(r, variant, what);
     return;
   }
@@ -92,12 +146,21 @@ static void run_variant(thread_result *r, const char *variant, cudaStream_t stre
       !ok_cuda(r, variant, cudaStreamSynchronize(stream)))
     return;
   /* cuBLAS need not sum in one order every time; ours must. */
-  if (strcmp(variant, "cublas") != 0 && pgt_first_diff(first, again, C_FLOATS) >= 0)
-    fail(r, variant, "C changed between launches of the same call");
+  const long long diff = pgt_first_diff(first, again, C_FLOATS);
+  if (strcmp(variant, "cublas") != 0 && diff >= 0) {
+    long long changed = 0;
+    for (size_t e = 0; e < C_FLOATS; ++e) changed += memcmp(first + e, again + e, sizeof(float)) != 0;
+    char what[160];
+    snprintf(what, sizeof what,
+             "C changed between launches of the same call: %lld elements, the first C[%lld][%lld]",
+             changed, diff / N, diff % N);
+    fail(r, variant, what);
+  }
 }
 
 static void *thread_main(void *arg) {
   thread_result *r = arg;
+  const uint64_t seed = r->same_inputs ? 0 : (uint64_t)r->index;
   cudaStream_t stream = NULL;
   float *a = NULL, *b = NULL, *c = NULL;
   double *ref = NULL, *scale = NULL;
@@ -109,12 +172,13 @@ static void *thread_main(void *arg) {
       ok_cuda(r, "-", cudaMalloc((void **)&c, C_FLOATS * sizeof(float))) &&
       ok_cuda(r, "-", cudaMalloc((void **)&ref, C_FLOATS * sizeof(double))) &&
       ok_cuda(r, "-", cudaMalloc((void **)&scale, C_FLOATS * sizeof(double))) &&
-      ok_pg(r, "-", pgh_fill_uniform(a, M, K, K, 100 + (uint64_t)r->index, stream)) &&
-      ok_pg(r, "-", pgh_fill_uniform(b, K, N, N, 200 + (uint64_t)r->index, stream)) &&
+      ok_pg(r, "-", pgh_fill_uniform(a, M, K, K, 100 + seed, stream)) &&
+      ok_pg(r, "-", pgh_fill_uniform(b, K, N, N, 200 + seed, stream)) &&
       ok_pg(r, "-", pgh_reference(M, N, K, 1.0f, a, K, b, N, 0.0f, NULL, N, ref, scale, stream)))
-    for (int i = 0; i < VARIANT_COUNT; ++i)
-      run_variant(r, variants[(i + r->index) % VARIANT_COUNT], stream, a, b, c, ref, scale,
-                  first, again);
+    for (r->round = 0; r->round < r->rounds; ++r->round)
+      for (int i = 0; i < VARIANT_COUNT; ++i)
+        run_variant(r, variants[(i + r->index) % VARIANT_COUNT], stream, a, b, c, ref, scale,
+                    first, again);
   cudaFree(a);
   cudaFree(b);
   cudaFree(c);
@@ -126,26 +190,45 @@ static void *thread_main(void *arg) {
   return NULL;
 }
 
+/* A positive count from the environment variable `name`, at most `most`;
+ * `fallback` where it is unset. -1 where it is set to anything else. */
+static int count_from_env(const char *name, int fallback, int most) {
+  const char *text = getenv(name);
+  if (text == NULL || *text == '\0') return fallback;
+  char *end = NULL;
+  const long value = strtol(text, &end, 10);
+  if (*end != '\0' || value < 1 || value > most) {
+    printf("FATAL: %s=%s: want a whole number from 1 to %d\n", name, text, most);
+    return -1;
+  }
+  return (int)value;
+}
+
 int main(void) {
+  const int rounds = count_from_env("PG_TEST_ROUNDS", 1, 1000000);
+  const int thread_count = count_from_env("PG_TEST_THREADS", THREADS, THREADS);
+  const int same_inputs = count_from_env("PG_TEST_SAME_INPUTS", 0, 1);
+  if (rounds < 0 || thread_count < 0 || same_inputs < 0) return 1;
   if (!pgt_have_device()) return PG_TEST_SKIP;
   pthread_t threads[THREADS];
   thread_result results[THREADS];
   memset(results, 0, sizeof results);
-  for (int t = 0; t < THREADS; ++t) {
+  for (int t = 0; t < thread_count; ++t) {
     results[t].index = t;
+    results[t].rounds = rounds;
+    results[t].same_inputs = same_inputs;
     if (pthread_create(&threads[t], NULL, thread_main, &results[t]) != 0) {
       printf("FATAL: cannot start thread %d\n", t);
       return 1;
     }
   }
   int failures = 0;
-  for (int t = 0; t < THREADS; ++t) {
+  for (int t = 0; t < thread_count; ++t) {
     pthread_join(threads[t], NULL);
-    if (results[t].failures != 0) printf("FAIL %s\n", results[t].first_failure);
     failures += results[t].failures;
   }
   pg_shutdown();
-  printf("test_gpu_threads: %d threads x %d variants, %d failed\n", THREADS, VARIANT_COUNT,
-         failures);
+  printf("test_gpu_threads: %d threads x %d variants x %d rounds, %d failed\n", thread_count,
+         VARIANT_COUNT, rounds, failures);
   return failures == 0 ? 0 : 1;
 }
