@@ -11,7 +11,8 @@
 # the device call must carry it). Files in $OUT:
 #   summary.txt   nvidia-smi, each step's exit status and time
 #   build.log     scripts/deps.sh, configure + build, then ctest: every test
-#                 (GPU ones included)
+#                 (GPU ones included), then test_gpu_threads a thousand
+#                 rounds over the forms a rare race once hit
 #   python.log    the Python package (docs/python.md): its GPU tests
 #                 (python/tests/run.py gpu, pytest -v), `pip install ./python`
 #                 into a scratch folder, and README's torch check run with it
@@ -196,6 +197,12 @@ if (( built )) && [ "${PG_SKIP_TESTS:-0}" != 1 ]; then
     run_step "ctest (deps missing)" "$OUT/build.log" "$OUT/build.log" 200 \
       ctest --test-dir "$build" --output-on-failure
   fi
+  # A race that shows once in hundreds of calls (a consumer's shared loads
+  # against the copy engine's next write, ptx.cuh): the forms that had it,
+  # eight threads, a thousand rounds each.
+  run_step "threads soak" "$OUT/build.log" "$OUT/build.log" 120 \
+    env PG_TEST_VARIANTS=auto,tma_ws_n32,tma_ws_n64,tma_ws_splitk PG_TEST_ROUNDS=1000 \
+    "$build/tests/test_gpu_threads"
   # the per-test lines, for the summary
   grep -E "Test +#|tests passed|Skipped|Failed" "$OUT/build.log" | head -n 40 >>"$summary"
 fi

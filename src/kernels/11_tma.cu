@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
     PG_TRACE_SPAN(DATA, read_slot, kt)
         pg_mbar_wait_parity(&full[read_slot], read_parity); /* the copy engine is done */
     PG_TRACE_SPAN(COMPUTE, read_slot, kt) t128_compute(smem + read_slot * T128_STAGE_FLOATS, acc);
-    PG_TRACE_BEFORE(RELEASE, read_slot, kt) pg_mbar_arrive(&empty[read_slot]);
+    PG_TRACE_BEFORE(RELEASE, read_slot, kt) pg_mbar_release_to_copy_engine(&empty[read_slot]);
     read_parity ^= t128_ring_next(&read_slot, stages);
   }
   PG_TRACE_SPAN(EPILOGUE, 0, 0) t128_epilogue(g, m0, n0, acc);

@@ -505,7 +505,7 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
       PG_TRACE_SPAN(DATA, slot, kt) pg_mbar_wait_parity(&full[slot], parity);
       PG_TRACE_SPAN(COMPUTE, slot, kt)
           tws_compute<TM, TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
-      PG_TRACE_BEFORE(RELEASE, slot, kt) pg_mbar_arrive(&empty[slot]);
+      PG_TRACE_BEFORE(RELEASE, slot, kt) pg_mbar_release_to_copy_engine(&empty[slot]);
       parity ^= t128_ring_next(&slot, stages);
     }
     PG_TRACE_SPAN(EPILOGUE, 0, 0) tws_store<TM, TN, MODE>(g, w, smem, row0, col0, acc);
