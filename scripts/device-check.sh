@@ -198,10 +198,10 @@ if (( built )) && [ "${PG_SKIP_TESTS:-0}" != 1 ]; then
       ctest --test-dir "$build" --output-on-failure
   fi
   # A race that shows once in hundreds of calls (a consumer's shared loads
-  # against the copy engine's next write, ptx.cuh): the forms that had it,
-  # eight threads, a thousand rounds each.
+  # against the copy engine's next write, ptx.cuh): the forms that had it
+  # or share its release, eight threads, a thousand rounds each.
   run_step "threads soak" "$OUT/build.log" "$OUT/build.log" 120 \
-    env PG_TEST_VARIANTS=auto,tma_ws_n32,tma_ws_n64,tma_ws_splitk PG_TEST_ROUNDS=1000 \
+    env PG_TEST_VARIANTS=auto,tma_ws_n32,tma_ws_n64,tma_ws_splitk,tma PG_TEST_ROUNDS=1000 \
     "$build/tests/test_gpu_threads"
   # the per-test lines, for the summary
   grep -E "Test +#|tests passed|Skipped|Failed" "$OUT/build.log" | head -n 40 >>"$summary"
