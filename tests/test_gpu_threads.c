@@ -7,9 +7,9 @@
  * PG_TEST_VARIANTS / PG_TEST_SKIP_VARIANTS choose variants (gpu_util.h);
  * PG_TEST_ROUNDS=R runs each thread's sequence R times (default 1: a soak
  * for a failure seen once in many runs) and PG_TEST_THREADS=T runs T
- * threads (1 to 8, default 8). PG_TEST_SAME_INPUTS=1 gives every thread
- * the same A and B (in buffers of its own): a failure that then goes away is
- * one thread's launch reading another's operands.
+ * threads (1 to 8, default 8). PG_TEST_SAME_INPUTS=1 (0 by default) gives
+ * every thread the same A and B (in buffers of its own): a failure that then
+ * goes away is one thread's launch reading another's operands.
  * Exit 0 pass, 1 fail, 77 without a GPU. */
 #include <pthread.h>
 #include <stdio.h>
@@ -149,7 +149,8 @@ static void run_variant(thread_result *r, const char *variant, cudaStream_t stre
   const long long diff = pgt_first_diff(first, again, C_FLOATS);
   if (strcmp(variant, "cublas") != 0 && diff >= 0) {
     long long changed = 0;
-    for (size_t e = 0; e < C_FLOATS; ++e) changed += memcmp(first + e, again + e, sizeof(float)) != 0;
+    for (size_t e = 0; e < C_FLOATS; ++e)
+      changed += memcmp(first + e, again + e, sizeof(float)) != 0;
     char what[160];
     snprintf(what, sizeof what,
              "C changed between launches of the same call: %lld elements, the first C[%lld][%lld]",
@@ -207,7 +208,10 @@ static int count_from_env(const char *name, int fallback, int most) {
 int main(void) {
   const int rounds = count_from_env("PG_TEST_ROUNDS", 1, 1000000);
   const int thread_count = count_from_env("PG_TEST_THREADS", THREADS, THREADS);
-  const int same_inputs = count_from_env("PG_TEST_SAME_INPUTS", 0, 1);
+  const char *same = getenv("PG_TEST_SAME_INPUTS");
+  const int same_inputs =
+      same == NULL || *same == '\0' || strcmp(same, "0") == 0 ? 0 : strcmp(same, "1") == 0 ? 1 : -1;
+  if (same_inputs < 0) printf("FATAL: PG_TEST_SAME_INPUTS=%s: want 0 or 1\n", same);
   if (rounds < 0 || thread_count < 0 || same_inputs < 0) return 1;
   if (!pgt_have_device()) return PG_TEST_SKIP;
   pthread_t threads[THREADS];
