@@ -48,9 +48,9 @@ typedef struct {
  * of 16; 400x1x3000 (16-byte loads, K split) its chunk of 1 column,
  * 600x2x777 of 2, 517x3x1100 of 4, 300x5x70 of 8 and 77x20x300 three of
  * 8; on a GPU of up to 150 SMs (16-byte rows of A, K whole vectors, a
- * block of 4 rows an SM at least) its STREAM form: 1000x1x3000 and
+ * block of 4 rows an SM at least) its RING form: 1000x1x3000 and
  * 600x1x1000 of 1 column (the last warp's slice of K short), 1000x1x8 (six
- * warps of eight with no K), 2000x2x4100 of 2 and 1001x3x1000 of 4 (a
+ * warps of eight with no K), 2000x2x4100 of 2 and 1001x3x1000 of 3 (a
  * last block of one row). 130x203x4100 and 130x200x4101, dense, split K
  * after the copy of B alone and of A alone (every split form).
  * 64x96x1000 and 130x200x4100 have a tile or four and K long enough for
