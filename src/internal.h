@@ -451,7 +451,8 @@ static inline long long pg_block_k(const pg_gemm_args *args, int tile_k) {
  * N rounded up to 4; at the workspace's start where A is not copied);
  * returns 1, or 0 (nothing set) where TMA reads both where they are. Call
  * it before pg_configure_split_k, whose planes go after the copies. */
-int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch *launch);
+int pg_configure_operand_copies(pg_gemm_args *args, const pg_device *device,
+                                pg_kernel_launch *launch);
 
 /* A first kernel that writes operands into the workspace, a thread 4
  * consecutive floats of a row, PG_FIRST_THREADS a block

@@ -499,13 +499,16 @@ int main(void) {
    * so the same bits, in each layout; each run is checked above too. (Past 16
    * ranges and below 2^18 elements of C the reduction may add the ranges in
    * slices, another order: reduce_splits.cu; the shapes here keep split
-   * order.) On an H200 512x512x192 runs every
+   * order; at 2100x2101x2103, unaligned, each thread of the copy kernel
+   * copies more than one batch, and a block's span crosses from A to B.)
+   * On an H200 512x512x192 runs every
    * form in clusters, four of them padded to fewer blocks an SM than they
    * fit (pg_split_in_clusters). */
   const char *split_forms[] = {"tma_ws_splitk", "tma_ws_n64", "tma_ws_m256",
                                "tma_ws_n256",   "tma_ws_m64", "tma_ws_n32"};
   const shape split_shapes[] = {{64, 96, 1000}, {130, 200, 4100}, {130, 203, 4100},
-                                {1000, 1000, 1000}, {512, 512, 512}, {512, 512, 192}};
+                                {1000, 1000, 1000}, {512, 512, 512}, {512, 512, 192},
+                                {2100, 2101, 2103}};
   float *any = NULL; /* for plans described, never launched */
   PGT_CUDA(cudaMalloc((void **)&any, 16));
   for (size_t f = 0; f < sizeof split_forms / sizeof split_forms[0]; ++f) {

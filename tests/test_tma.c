@@ -437,21 +437,24 @@ static void test_split_tail_rule(void **state) {
 /* The split forms' first kernel (pg_configure_operand_copies): none where
  * TMA reads both; else, where A's layout asks, A's copy (M rows of K
  * rounded up to 4) and, where B's layout asks, B's after it (K rows of N
- * rounded up to 4), a block 4 rows of 1024 columns of one of them at a
- * time (no block for columns past an operand's rows). */
+ * rounded up to 4), on a grid of a block for each 1024 floats of the
+ * copies, at most one wave of 4 blocks an SM. */
 static void test_operand_copies(void **state) {
   (void)state;
   pg_gemm_args g = aligned_args(); /* 100 x 60 x 36 */
   pg_kernel_launch launch;
   memset(&launch, 0, sizeof launch);
+  pg_device device;
+  memset(&device, 0, sizeof device);
+  device.sm_count = 132;
   g.vec_a = g.vec_b = 1;
-  assert_int_equal(pg_configure_operand_copies(&g, &launch), 0);
+  assert_int_equal(pg_configure_operand_copies(&g, &device, &launch), 0);
   assert_null(launch.prepare_kernel);
   assert_int_equal(launch.workspace_bytes, 0);
   g.k = 35;
   g.n = 61;
   g.vec_a = g.vec_b = 0;
-  assert_int_equal(pg_configure_operand_copies(&g, &launch), 1);
+  assert_int_equal(pg_configure_operand_copies(&g, &device, &launch), 1);
   assert_non_null(launch.prepare_kernel);
   assert_int_equal(g.ldp, 36);
   assert_int_equal(launch.prepare_a_rows, 100);
@@ -459,7 +462,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(launch.prepare_b_ld, 64);
   assert_int_equal(launch.workspace_bytes, (size_t)(100 * 36 + 35 * 64) * sizeof(float));
   assert_int_equal(launch.prepare_threads, PG_FIRST_THREADS);
-  assert_int_equal(launch.prepare_grid_x, 25 + 9); /* A's 100 rows, B's 35, 4 a block */
+  assert_int_equal(launch.prepare_grid_x, 6); /* 5840 floats, 1024 a block */
   assert_int_equal(launch.prepare_grid_y, 1);
   assert_int_equal(launch.copied_floats, 100 * 36 + 35 * 64);
   assert_int_equal(launch.prepare_programmatic, 1); /* the kernel waits for the copies */
@@ -468,35 +471,43 @@ static void test_operand_copies(void **state) {
   memset(&launch, 0, sizeof launch);
   h.vec_a = 0;
   h.vec_b = 1;
-  assert_int_equal(pg_configure_operand_copies(&h, &launch), 1);
+  assert_int_equal(pg_configure_operand_copies(&h, &device, &launch), 1);
   assert_int_equal(launch.prepare_b_rows, 0);
   assert_int_equal(h.ldp, 36);
-  assert_int_equal(launch.prepare_grid_x, 25);
+  assert_int_equal(launch.prepare_grid_x, 4); /* 3600 floats */
   assert_int_equal(launch.copied_floats, 100 * 36);
   assert_int_equal(launch.workspace_bytes, (size_t)100 * 36 * sizeof(float));
-  /* Rows wider than a block's 1024 columns: a unit a stretch of each group
-   * of 4 rows (K = 2050: rows of 2052, 3 stretches). */
+  /* Rows of 2052 (K = 2050): 205200 floats, 201 blocks; on a GPU of 2 SMs
+   * one wave of 8. */
   pg_gemm_args w = aligned_args();
   memset(&launch, 0, sizeof launch);
   w.k = 2050;
   w.lda = 2051;
   w.vec_a = 0;
   w.vec_b = 1;
-  assert_int_equal(pg_configure_operand_copies(&w, &launch), 1);
+  assert_int_equal(pg_configure_operand_copies(&w, &device, &launch), 1);
   assert_int_equal(w.ldp, 2052);
-  assert_int_equal(launch.prepare_grid_x, 25 * 3);
+  assert_int_equal(launch.prepare_grid_x, 201);
   assert_int_equal(launch.copied_floats, 100 * 2052);
+  pg_gemm_args w2 = w;
+  w2.ldp = 0;
+  w2.lda = 2051;
+  device.sm_count = 2;
+  memset(&launch, 0, sizeof launch);
+  assert_int_equal(pg_configure_operand_copies(&w2, &device, &launch), 1);
+  assert_int_equal(launch.prepare_grid_x, 8);
+  device.sm_count = 132;
   /* B alone: A read where it is, B's copy at the workspace's start. */
   pg_gemm_args b = aligned_args();
   memset(&launch, 0, sizeof launch);
   b.n = 61;
   b.vec_a = 1;
   b.vec_b = 0;
-  assert_int_equal(pg_configure_operand_copies(&b, &launch), 1);
+  assert_int_equal(pg_configure_operand_copies(&b, &device, &launch), 1);
   assert_int_equal(launch.prepare_a_rows, 0);
   assert_int_equal(launch.prepare_b_rows, 36);
   assert_int_equal(launch.prepare_b_ld, 64);
-  assert_int_equal(launch.prepare_grid_x, 9);
+  assert_int_equal(launch.prepare_grid_x, 3); /* 2304 floats */
   assert_int_equal(launch.copied_floats, 36 * 64);
   assert_int_equal(launch.workspace_bytes, (size_t)36 * 64 * sizeof(float));
 }

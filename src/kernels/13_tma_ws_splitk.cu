@@ -118,7 +118,7 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
   launch->persistent_blocks_per_sm = 0;
   /* Any layout: an operand TMA cannot read is copied first, the planes of
    * a split K after the copies. */
-  (void)pg_configure_operand_copies(args, launch);
+  (void)pg_configure_operand_copies(args, device, launch);
   const tws_shape *shape = form->shape;
   /* The blocks an SM: the tile's, unless its stages' shared memory fits
    * fewer (tma_ws_splitk at 4 stages: one). */

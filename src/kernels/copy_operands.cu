@@ -10,80 +10,101 @@
  * may start as this one's blocks start, and waits for its end before it
  * reads a copy.
  *
- * Memory-bound, and in the call's time: a block takes CO_ROWS rows of a
- * stretch of 4 x PG_FIRST_THREADS columns, its threads consecutive columns
- * (every load and store of a warp 128 contiguous bytes, whatever the row's
- * alignment), and each thread issues all its 4 x CO_ROWS loads before its
- * stores, so that many are in flight. (A thread moving 4 consecutive floats
- * of one row, as the emulated entry's first kernel does, took 35-37 us for
- * the copies of 333x777x4444 and 3001x5003x1001 on an H200 under Nsight
- * Compute, where this kernel takes 10 and 19: bench/results/h200-copy-kernel-ncu.txt.) */
+ * Memory-bound, and in the call's time: the copies are one list of output
+ * floats, cut into equal spans, one a block, over a grid of one wave; a
+ * block's threads take consecutive floats (every store of a warp 128
+ * contiguous bytes, every load at most 5 sectors, whatever the row's
+ * alignment), each issuing CO_BATCH loads before their stores. (A thread
+ * moving 4 consecutive floats of one row, as the emulated entry's first
+ * kernel does, took 35-37 us for the copies of 333x777x4444 and
+ * 3001x5003x1001 on an H200 under Nsight Compute, blocks of 4 rows by 1024
+ * columns 10 and 19: bench/results/h200-copy-kernel-ncu.txt.) */
 #include "kernels/first_kernel.cuh"
 #include "kernels/ptx.cuh"
 
 #define CO_MAX_GRID_Y 65535
-#define CO_ROWS 4 /* rows a block copies at a time */
-#define CO_PER_THREAD 4 /* columns a thread copies in a row, PG_FIRST_THREADS apart */
-#define CO_STRETCH (CO_PER_THREAD * PG_FIRST_THREADS) /* columns a block copies in a row */
-#define CO_MAX_BLOCKS (1 << 20) /* the grid's cap; its blocks stride over the units past it */
+#define CO_BATCH 16 /* loads a thread issues before its stores */
+#define CO_BLOCKS_PER_SM 4 /* 2048 threads: the launch bounds hold it to 32 registers */
+#define CO_MIN_PER_THREAD 4 /* no block for fewer floats a thread than this */
 
-/* A block's units of work: CO_ROWS rows by one stretch of CO_STRETCH
- * columns of one operand, A's (its row groups by its stretches) before B's,
- * so that no block is launched for columns past an operand's rows. (One
- * grid over the wider operand's stretches left most blocks idle where the
- * rows differ in width, or where A is not copied: 333x777x4444's copy of B
- * took 28 us with 5 blocks a row group, 10 us with 1.) */
+/* The copies as one list of output floats: A's a_rows rows of a_ld (its
+ * padding columns included), then B's b_rows rows of b_ld. */
 typedef struct {
-  long long a_rows, b_rows, a_ld, b_ld, a_stretches, b_stretches, a_units, units;
-} co_units;
+  long long a_rows, b_rows, a_ld, b_ld, a_floats, floats;
+} co_sizes;
 
-static __host__ __device__ inline co_units co_units_of(const pg_gemm_args &g) {
-  co_units u;
-  u.a_rows = g.vec_a ? 0 : g.m;
-  u.b_rows = g.vec_b ? 0 : g.k;
-  u.a_ld = PG_PLANES_LD(g.k);
-  u.b_ld = PG_PLANES_LD(g.n);
-  u.a_stretches = (u.a_ld + CO_STRETCH - 1) / CO_STRETCH;
-  u.b_stretches = (u.b_ld + CO_STRETCH - 1) / CO_STRETCH;
-  u.a_units = (u.a_rows + CO_ROWS - 1) / CO_ROWS * u.a_stretches;
-  u.units = u.a_units + (u.b_rows + CO_ROWS - 1) / CO_ROWS * u.b_stretches;
-  return u;
+static __host__ __device__ inline co_sizes co_sizes_of(const pg_gemm_args &g) {
+  co_sizes s;
+  s.a_rows = g.vec_a ? 0 : g.m;
+  s.b_rows = g.vec_b ? 0 : g.k;
+  s.a_ld = PG_PLANES_LD(g.k);
+  s.b_ld = PG_PLANES_LD(g.n);
+  s.a_floats = s.a_rows * s.a_ld;
+  s.floats = s.a_floats + s.b_rows * s.b_ld;
+  return s;
 }
 
-__global__ void __launch_bounds__(PG_FIRST_THREADS) pg_copy_operands_kernel(const pg_gemm_args g) {
-  /* The GEMM kernel, launched programmatically behind this one, may start
-   * now: its blocks set up beside the copy's last blocks, and its producer
-   * waits for the copy's end before it reads a copy. */
-  pg_grid_launch_dependents();
-  const co_units u = co_units_of(g);
-  for (long long unit = blockIdx.x; unit < u.units; unit += gridDim.x) {
-    const bool is_a = unit < u.a_units;
-    const long long local = is_a ? unit : unit - u.a_units;
-    const long long stretches = is_a ? u.a_stretches : u.b_stretches;
-    const long long r0 = local / stretches * CO_ROWS;
-    const long long c0 = local % stretches * CO_STRETCH + threadIdx.x;
-    const long long rows = is_a ? u.a_rows : u.b_rows, width = is_a ? g.k : g.n;
-    const long long ld_out = is_a ? u.a_ld : u.b_ld, ld_in = is_a ? g.lda : g.ldb;
-    const float *const in = is_a ? g.a : g.b;
-    float *const out = is_a ? g.partials : g.partials + u.a_rows * u.a_ld;
-    float v[CO_ROWS][CO_PER_THREAD];
+/* Output floats [lo, hi) of one operand (`width` columns of `ld_in` read,
+ * rows of ld_out written, zeros past width): a thread takes every
+ * PG_FIRST_THREADS-th from lo + threadIdx.x, CO_BATCH loads before their
+ * stores. The store's index is the output float's own; the load's address
+ * and column follow it by a step of PG_FIRST_THREADS floats, one division
+ * a thread in all. (hi - lo, a block's span, is below 2^31: the span is the
+ * copies over a wave of blocks.) */
+static __device__ __forceinline__ void co_copy_range(const float *__restrict__ in,
+                                                     float *__restrict__ out, int width,
+                                                     long long ld_in, int ld_out, long long lo,
+                                                     long long hi) {
+  const long long first = lo + threadIdx.x;
+  if (first >= hi) return;
+  const long long r = first / ld_out;
+  int c = (int)(first - r * ld_out);
+  const float *src = in + r * ld_in + c;
+  const int step_rows = PG_FIRST_THREADS / ld_out;
+  const int step_cols = PG_FIRST_THREADS - step_rows * ld_out;
+  const long long step = (long long)step_rows * ld_in + step_cols, wrap = ld_in - ld_out;
+  float *dst = out + first;
+  for (int left = (int)(hi - first); left > 0; left -= CO_BATCH * PG_FIRST_THREADS) {
+    float v[CO_BATCH];
 #pragma unroll
-    for (int j = 0; j < CO_ROWS; ++j) {
-      const long long r = r0 + j;
-#pragma unroll
-      for (int i = 0; i < CO_PER_THREAD; ++i) {
-        const long long c = c0 + (long long)i * PG_FIRST_THREADS;
-        v[j][i] = r < rows && c < width ? __ldg(in + r * ld_in + c) : 0.f;
+    for (int j = 0; j < CO_BATCH; ++j) {
+      v[j] = j * PG_FIRST_THREADS < left && c < width ? __ldg(src) : 0.f;
+      src += step;
+      c += step_cols;
+      if (c >= ld_out) {
+        c -= ld_out;
+        src += wrap;
       }
     }
 #pragma unroll
-    for (int j = 0; j < CO_ROWS; ++j)
-#pragma unroll
-      for (int i = 0; i < CO_PER_THREAD; ++i) {
-        const long long c = c0 + (long long)i * PG_FIRST_THREADS;
-        if (r0 + j < rows && c < ld_out) out[(r0 + j) * ld_out + c] = v[j][i];
-      }
+    for (int j = 0; j < CO_BATCH; ++j)
+      if (j * PG_FIRST_THREADS < left) dst[j * PG_FIRST_THREADS] = v[j];
+    dst += CO_BATCH * PG_FIRST_THREADS;
   }
+}
+
+/* Each block an equal span of the list (a multiple of 32 floats, so that a
+ * warp's stores fill whole 128-byte lines), on a grid of one wave
+ * (pg_configure_operand_copies): every block ends at about the same time,
+ * with no second wave of a few blocks behind the first. (Blocks of 4 rows
+ * by 1024 columns, one a unit, took 8.6-9.9 us for the 14 MB of B at
+ * 333x777x4444, 34 % of the DRAM peak: 1111 units over 1056 block slots,
+ * and a quarter of the threads idle on rows of 780.) */
+__global__ void __launch_bounds__(PG_FIRST_THREADS, CO_BLOCKS_PER_SM)
+    pg_copy_operands_kernel(const pg_gemm_args g) {
+  /* The GEMM kernel, launched programmatically behind this one, may start
+   * now: its blocks set up as the copy's blocks end, and its producer
+   * waits for the copy's end before it reads a copy. */
+  pg_grid_launch_dependents();
+  const co_sizes s = co_sizes_of(g);
+  const long long span = ((s.floats + gridDim.x - 1) / gridDim.x + 31) & ~31ll;
+  const long long lo = blockIdx.x * span;
+  const long long hi = lo + span < s.floats ? lo + span : s.floats;
+  if (lo < s.a_floats)
+    co_copy_range(g.a, g.partials, g.k, g.lda, (int)s.a_ld, lo, hi < s.a_floats ? hi : s.a_floats);
+  if (hi > s.a_floats)
+    co_copy_range(g.b, g.partials + s.a_floats, g.n, g.ldb, (int)s.b_ld,
+                  (lo > s.a_floats ? lo : s.a_floats) - s.a_floats, hi - s.a_floats);
 }
 
 /* What every first kernel's launch says but its grid: the workspace it
@@ -111,18 +132,25 @@ extern "C" void pg_configure_first_kernel(pg_gemm_args *args, pg_kernel_launch *
   launch->prepare_grid_y = grid_rows < CO_MAX_GRID_Y ? grid_rows : CO_MAX_GRID_Y;
 }
 
-extern "C" int pg_configure_operand_copies(pg_gemm_args *args, pg_kernel_launch *launch) {
+extern "C" int pg_configure_operand_copies(pg_gemm_args *args, const pg_device *device,
+                                           pg_kernel_launch *launch) {
   if (args->vec_a && args->vec_b) return 0;
-  const co_units u = co_units_of(*args);
-  set_first_kernel(args, launch, (const void *)pg_copy_operands_kernel, u.a_rows, u.a_ld,
-                   u.b_rows, u.b_rows > 0 ? u.b_ld : 0);
-  /* Its grid: one block a unit, A's then B's (co_units). The kernel takes
-   * A's rows to be ldp = PG_PLANES_LD(K) wide, as set_first_kernel has just
-   * set it and the plan reads them (the split planner leaves ldp alone
-   * after a first kernel: reduce_splits.cu). */
-  launch->prepare_grid_x = u.units < CO_MAX_BLOCKS ? u.units : CO_MAX_BLOCKS;
+  const co_sizes s = co_sizes_of(*args);
+  set_first_kernel(args, launch, (const void *)pg_copy_operands_kernel, s.a_rows, s.a_ld,
+                   s.b_rows, s.b_rows > 0 ? s.b_ld : 0);
+  /* Its grid: one wave of blocks (CO_BLOCKS_PER_SM an SM), fewer where
+   * their threads would copy fewer than CO_MIN_PER_THREAD floats each. The
+   * kernel takes A's rows to be ldp = PG_PLANES_LD(K) wide, as
+   * set_first_kernel has just set it and the plan reads them (the split
+   * planner leaves ldp alone after a first kernel: reduce_splits.cu). */
+  const long long wave = (long long)CO_BLOCKS_PER_SM * (device->sm_count > 0 ? device->sm_count : 1);
+  const long long needed =
+      (s.floats + CO_MIN_PER_THREAD * PG_FIRST_THREADS - 1) / (CO_MIN_PER_THREAD * PG_FIRST_THREADS);
+  const long long grid = needed < wave ? needed : wave;
+  const long long least = (s.floats >> 30) + 1; /* a span below 2^31 floats (co_copy_range) */
+  launch->prepare_grid_x = grid > least ? grid : least;
   launch->prepare_grid_y = 1;
-  launch->copied_floats = u.a_rows * u.a_ld + u.b_rows * u.b_ld;
-  launch->prepare_programmatic = 1; /* the tma_ws kernels wait for it */
+  launch->copied_floats = s.floats;
+  launch->prepare_programmatic = 1; /* the kernel waits for it */
   return 1;
 }
