@@ -24,7 +24,7 @@
 
 #define CO_MAX_GRID_Y 65535
 #define CO_BATCH 16 /* loads a thread issues before its stores */
-#define CO_BLOCKS_PER_SM 4 /* 2048 threads: the launch bounds hold it to 32 registers */
+#define CO_BLOCKS_PER_SM 4 /* the launch bounds give 64 registers: 16 loads in flight, no spills */
 #define CO_MIN_PER_THREAD 4 /* no block for fewer floats a thread than this */
 
 /* The copies as one list of output floats: A's a_rows rows of a_ld (its
@@ -86,10 +86,14 @@ static __device__ __forceinline__ void co_copy_range(const float *__restrict__ i
 /* Each block an equal span of the list (a multiple of 32 floats, so that a
  * warp's stores fill whole 128-byte lines), on a grid of one wave
  * (pg_configure_operand_copies): every block ends at about the same time,
- * with no second wave of a few blocks behind the first. (Blocks of 4 rows
- * by 1024 columns, one a unit, took 8.6-9.9 us for the 14 MB of B at
- * 333x777x4444, 34 % of the DRAM peak: 1111 units over 1056 block slots,
- * and a quarter of the threads idle on rows of 780.) */
+ * with no second wave of a few blocks behind the first. It is no faster
+ * than blocks of 4 rows by 1024 columns, one a unit (1111 units over 1056
+ * block slots at 333x777x4444, a quarter of the threads idle on rows of
+ * 780): the 14 MB of B there took 9.15 us under Nsight Compute on the
+ * H200, against 8.6-9.9, and `auto` at the shape 82.8 us against 82.5.
+ * Both are as fast as a contiguous copy of the same bytes
+ * (bench/copy_ceiling.cu): what the copy costs is its bytes and its
+ * launch. */
 __global__ void __launch_bounds__(PG_FIRST_THREADS, CO_BLOCKS_PER_SM)
     pg_copy_operands_kernel(const pg_gemm_args g) {
   /* The GEMM kernel, launched programmatically behind this one, may start
