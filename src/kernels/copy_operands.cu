@@ -91,9 +91,10 @@ static __device__ __forceinline__ void co_copy_range(const float *__restrict__ i
  * block slots at 333x777x4444, a quarter of the threads idle on rows of
  * 780): the 14 MB of B there took 9.15 us under Nsight Compute on the
  * H200, against 8.6-9.9, and `auto` at the shape 82.8 us against 82.5.
- * Both are as fast as a contiguous copy of the same bytes
- * (bench/copy_ceiling.cu): what the copy costs is its bytes and its
- * launch. */
+ * On the H200 a copy that realigns rows takes what a contiguous copy of
+ * its bytes takes (bench/copy_ceiling.cu, 11.5 us each for those 14 MB
+ * behind an L2 flush, launch included): what the copy costs is its bytes
+ * and its launch. */
 __global__ void __launch_bounds__(PG_FIRST_THREADS, CO_BLOCKS_PER_SM)
     pg_copy_operands_kernel(const pg_gemm_args g) {
   /* The GEMM kernel, launched programmatically behind this one, may start
