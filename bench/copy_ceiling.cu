@@ -108,13 +108,13 @@ int main(int argc, char **argv) {
   for (auto s : shapes) {
     const int rows = s.first, width = s.second, ld_out = (width + 3) / 4 * 4;
     const long long n4 = (long long)rows * ld_out / 4;
+    const long long blocks = std::min<long long>(
+        8LL * sms, (n4 + CC_THREADS * CC_PER_THREAD - 1) / (CC_THREADS * CC_PER_THREAD));
     for (int kind = 0; kind < 3; ++kind) {
       std::vector<float> us;
       for (int run = 0; run < CC_RUNS + 3; ++run) {
         CC_CHECK(cudaMemsetAsync(flush, run, CC_FLUSH_BYTES));
         CC_CHECK(cudaEventRecord(start));
-        const long long blocks = std::min<long long>(
-            8LL * sms, (n4 + CC_THREADS * CC_PER_THREAD - 1) / (CC_THREADS * CC_PER_THREAD));
         if (kind == 0)
           plain_copy<<<(unsigned)(8LL * sms), CC_THREADS>>>((const float4 *)in, (float4 *)out, n4);
         else if (kind == 1)

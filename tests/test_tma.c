@@ -491,7 +491,6 @@ static void test_operand_copies(void **state) {
   assert_int_equal(launch.copied_floats, 100 * 2052);
   pg_gemm_args w2 = w;
   w2.ldp = 0;
-  w2.lda = 2051;
   device.sm_count = 2;
   memset(&launch, 0, sizeof launch);
   assert_int_equal(pg_configure_operand_copies(&w2, &device, &launch), 1);
