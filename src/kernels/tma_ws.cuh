@@ -48,41 +48,46 @@ static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TILE_M * TWS_TI
 #define TWS_ROW_STEP 8  /* rows of one thread are 8 apart */
 #define TWS_COL_STEP 32 /* its 4-column groups are 32 apart */
 
-/* The tiles, TM x TN (tma_ws.h): outputs per consumer thread along
- * N, consumer threads (a warpgroup per 128 rows, or per 128 columns of the
- * wide tile) and the block's threads
- * with the producer warpgroup, blocks per SM the launch is built for, and
- * where a stage's B starts and it ends. */
+/* The tiles, TM x TN (tma_ws.h): a consumer thread's rows and columns of
+ * outputs, consumer threads (a warpgroup per 128 rows, or per 128 columns
+ * of the wide tile) and the block's threads with the producer warpgroup,
+ * blocks per SM the launch is built for, and where a stage's B starts and
+ * it ends. */
 template <int TM, int TN> struct tws_tile;
 template <> struct tws_tile<TWS_TILE_M, TWS_TILE_N> {
-  enum { THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_CONSUMERS, THREADS = TWS_THREADS };
-  enum { MIN_BLOCKS = TWS_MIN_BLOCKS_PER_SM };
+  enum { THREAD_M = TWS_THREAD_M, THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_CONSUMERS };
+  enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_MIN_BLOCKS_PER_SM };
   enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_STAGE_BYTES };
 };
 template <> struct tws_tile<TWS_TILE_M, TWS_SMALL_TILE_N> {
-  enum { THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS, THREADS = TWS_THREADS };
-  enum { MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
+  enum { THREAD_M = TWS_THREAD_M, THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS };
+  enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
   enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_SMALL_STAGE_BYTES };
 };
 template <> struct tws_tile<TWS_TILE_M, TWS_NARROW_TILE_N> {
-  enum { THREAD_N = TWS_NARROW_THREAD_N, CONSUMERS = TWS_CONSUMERS, THREADS = TWS_THREADS };
-  enum { MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
+  enum { THREAD_M = TWS_THREAD_M, THREAD_N = TWS_NARROW_THREAD_N, CONSUMERS = TWS_CONSUMERS };
+  enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
   enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_NARROW_STAGE_BYTES };
 };
 template <> struct tws_tile<TWS_TALL_TILE_M, TWS_TILE_N> {
-  enum { THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_TALL_CONSUMERS, THREADS = TWS_TALL_THREADS };
-  enum { MIN_BLOCKS = TWS_TALL_MIN_BLOCKS_PER_SM };
+  enum { THREAD_M = TWS_THREAD_M, THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_TALL_CONSUMERS };
+  enum { THREADS = TWS_TALL_THREADS, MIN_BLOCKS = TWS_TALL_MIN_BLOCKS_PER_SM };
   enum { STAGE_A_BYTES = TWS_TALL_STAGE_A_BYTES, STAGE_BYTES = TWS_TALL_STAGE_BYTES };
 };
 template <> struct tws_tile<TWS_TILE_M, TWS_WIDE_TILE_N> {
-  enum { THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_TALL_CONSUMERS, THREADS = TWS_TALL_THREADS };
-  enum { MIN_BLOCKS = TWS_TALL_MIN_BLOCKS_PER_SM };
+  enum { THREAD_M = TWS_THREAD_M, THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_TALL_CONSUMERS };
+  enum { THREADS = TWS_TALL_THREADS, MIN_BLOCKS = TWS_TALL_MIN_BLOCKS_PER_SM };
   enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_WIDE_STAGE_BYTES };
 };
 template <> struct tws_tile<TWS_SHORT_TILE_M, TWS_TILE_N> {
-  enum { THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS, THREADS = TWS_THREADS };
-  enum { MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
+  enum { THREAD_M = TWS_THREAD_M, THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS };
+  enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
   enum { STAGE_A_BYTES = TWS_SHORT_STAGE_A_BYTES, STAGE_BYTES = TWS_SHORT_STAGE_BYTES };
+};
+template <> struct tws_tile<TWS_FLAT_TILE_M, TWS_TILE_N> {
+  enum { THREAD_M = TWS_FLAT_THREAD_M, THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS };
+  enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
+  enum { STAGE_A_BYTES = TWS_FLAT_STAGE_A_BYTES, STAGE_BYTES = TWS_FLAT_STAGE_BYTES };
 };
 static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_SMALL_THREAD_N == TWS_TILE_M * TWS_SMALL_TILE_N,
               "the warpgroup covers the small tile");
@@ -97,6 +102,11 @@ static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_SMALL_THREAD_N == TWS_SHORT_TIL
               "the warpgroup covers the short tile");
 static_assert(TWS_SHORT_TILE_M == 8 * TWS_ROW_STEP && TWS_TILE_N == 2 * 64,
               "the short tile: each warp pair 64 rows by 64 columns");
+static_assert(TWS_CONSUMERS * TWS_FLAT_THREAD_M * TWS_SMALL_THREAD_N ==
+                  TWS_FLAT_TILE_M * TWS_TILE_N,
+              "the warpgroup covers the flat tile");
+static_assert(TWS_FLAT_TILE_M == TWS_FLAT_THREAD_M * TWS_ROW_STEP,
+              "the flat tile: each warp pair all 32 rows by 64 columns");
 static_assert(TWS_TALL_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TILE_M * TWS_WIDE_TILE_N,
               "the two warpgroups cover the wide tile");
 static_assert(TWS_TALL_TILE_M <= 256 && TWS_WIDE_TILE_N <= 256,
@@ -229,20 +239,20 @@ static __device__ __forceinline__ void tws_take_split(const pg_gemm_args &g,
 }
 
 /* acc += the stage's A (TM x TILE_K) times B (TILE_K x TN), this thread's
- * 8 x THREAD_N part. */
+ * THREAD_M x THREAD_N part. */
 template <int TM, int TN>
-static __device__ __forceinline__ void tws_compute(const char *stage, int row0, unsigned swz,
-                                                   int col0,
-                                                   float acc[TWS_THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
-  enum { THREAD_N = tws_tile<TM, TN>::THREAD_N };
+static __device__ __forceinline__ void tws_compute(
+    const char *stage, int row0, unsigned swz, int col0,
+    float acc[tws_tile<TM, TN>::THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
+  enum { THREAD_M = tws_tile<TM, TN>::THREAD_M, THREAD_N = tws_tile<TM, TN>::THREAD_N };
   const char *as = stage + row0 * TWS_A_ROW_BYTES;
   const float *bs = (const float *)(stage + tws_tile<TM, TN>::STAGE_A_BYTES) + col0;
 #pragma unroll
   for (int piece = 0; piece < TWS_TILE_K / 4; ++piece) {
     const char *ap = as + (((unsigned)piece ^ swz) << 4);
-    float4 a[TWS_THREAD_M];
+    float4 a[THREAD_M];
 #pragma unroll
-    for (int i = 0; i < TWS_THREAD_M; ++i)
+    for (int i = 0; i < THREAD_M; ++i)
       a[i] = *(const float4 *)(ap + TWS_ROW_STEP * i * TWS_A_ROW_BYTES);
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
@@ -257,7 +267,7 @@ static __device__ __forceinline__ void tws_compute(const char *stage, int row0, 
         b[4 * j + 3] = v.w;
       }
 #pragma unroll
-      for (int i = 0; i < TWS_THREAD_M; ++i) {
+      for (int i = 0; i < THREAD_M; ++i) {
         const float ai = q == 0 ? a[i].x : q == 1 ? a[i].y : q == 2 ? a[i].z : a[i].w;
 #pragma unroll
         for (int j = 0; j < THREAD_N; ++j) acc[i][j] = fmaf(ai, b[j], acc[i][j]);
@@ -269,14 +279,14 @@ static __device__ __forceinline__ void tws_compute(const char *stage, int row0, 
 /* out = alpha*acc + beta*out for this thread's part of an m x n matrix
  * (C, or a split's partial sums with alpha 1 and beta 0), guarded; 16-byte
  * stores where the rows allow them. out is not read when beta == 0. */
-template <int THREAD_N>
+template <int THREAD_M, int THREAD_N>
 static __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, int n,
                                                     float alpha, float beta, int m0, int n0,
                                                     int row0, int col0,
-                                                    float acc[TWS_THREAD_M][THREAD_N]) {
+                                                    float acc[THREAD_M][THREAD_N]) {
   const int vec = ((uintptr_t)out % 16 == 0) && ld % 4 == 0;
 #pragma unroll
-  for (int i = 0; i < TWS_THREAD_M; ++i) {
+  for (int i = 0; i < THREAD_M; ++i) {
     const int row = m0 + row0 + TWS_ROW_STEP * i;
     if (row >= m) break;
     float *out_row = out + (size_t)row * ld;
@@ -317,12 +327,13 @@ static __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, i
 template <int TM, int TN>
 static __device__ __forceinline__ void tws_cluster_store(
     const pg_gemm_args &g, const tws_work &w, char *smem, int row0, int col0,
-    float acc[TWS_THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
-  enum { THREAD_N = tws_tile<TM, TN>::THREAD_N, CONSUMERS = tws_tile<TM, TN>::CONSUMERS };
+    float acc[tws_tile<TM, TN>::THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
+  enum { THREAD_M = tws_tile<TM, TN>::THREAD_M, THREAD_N = tws_tile<TM, TN>::THREAD_N };
+  enum { CONSUMERS = tws_tile<TM, TN>::CONSUMERS };
   float *const tile = (float *)smem;
   pg_named_barrier_sync(1, CONSUMERS); /* every consumer is done with the ring */
 #pragma unroll
-  for (int i = 0; i < TWS_THREAD_M; ++i)
+  for (int i = 0; i < THREAD_M; ++i)
 #pragma unroll
     for (int j = 0; j < THREAD_N / 4; ++j)
       *(float4 *)(tile + (row0 + TWS_ROW_STEP * i) * TN + col0 + TWS_COL_STEP * j) =
@@ -382,19 +393,24 @@ template <int MODE> static __device__ __forceinline__ void tws_producer_leaves(v
 template <int TM, int TN, int MODE>
 static __device__ __forceinline__ void tws_store(const pg_gemm_args &g, const tws_work &w,
                                                  char *smem, int row0, int col0,
-                                                 float acc[TWS_THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
+                                                 float acc[tws_tile<TM, TN>::THREAD_M]
+                                                          [tws_tile<TM, TN>::THREAD_N]) {
+  enum { THREAD_M = tws_tile<TM, TN>::THREAD_M, THREAD_N = tws_tile<TM, TN>::THREAD_N };
   const int m0 = w.tm * TM, n0 = w.tn * TN;
   if constexpr (MODE == TWS_SPLIT_CLUSTER) {
     (void)m0, (void)n0;
     tws_cluster_store<TM, TN>(g, w, smem, row0, col0, acc);
   } else if (MODE == TWS_WHOLE_TILES || w.dest == TWS_TO_C)
-    tws_epilogue(g.c, g.ldc, g.m, g.n, g.alpha, g.beta, m0, n0, row0, col0, acc);
+    tws_epilogue<THREAD_M, THREAD_N>(g.c, g.ldc, g.m, g.n, g.alpha, g.beta, m0, n0, row0, col0,
+                                     acc);
   else if (w.dest == TWS_TO_SPLIT) /* added up in split order by the reduction */
-    tws_epilogue(g.partials + (size_t)w.index * (g.m - g.split_row0) * g.ldp, g.ldp,
-                 g.m - g.split_row0, g.n, 1.0f, 0.0f, m0 - g.split_row0, n0, row0, col0, acc);
+    tws_epilogue<THREAD_M, THREAD_N>(g.partials + (size_t)w.index * (g.m - g.split_row0) * g.ldp,
+                                     g.ldp, g.m - g.split_row0, g.n, 1.0f, 0.0f,
+                                     m0 - g.split_row0, n0, row0, col0, acc);
   else /* a dense tile of its own, added up in block order by the fixup */
-    tws_epilogue(g.partials + (size_t)w.index * TM * TN, TN, min(TM, g.m - m0),
-                 min(TN, g.n - n0), 1.0f, 0.0f, 0, 0, row0, col0, acc);
+    tws_epilogue<THREAD_M, THREAD_N>(g.partials + (size_t)w.index * TM * TN, TN,
+                                     min(TM, g.m - m0), min(TN, g.n - n0), 1.0f, 0.0f, 0, 0,
+                                     row0, col0, acc);
 }
 
 #endif
@@ -408,7 +424,7 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
   typedef tws_tile<TM, TN> tile;
   /* Stream-K's slots and fixup kernel are laid out for the 128-row tile. */
   static_assert(MODE != TWS_STREAM_K || TM == TWS_TILE_M, "stream-K is built for 128 rows");
-  enum { THREAD_N = tile::THREAD_N, STAGE_BYTES = tile::STAGE_BYTES };
+  enum { THREAD_M = tile::THREAD_M, THREAD_N = tile::THREAD_N, STAGE_BYTES = tile::STAGE_BYTES };
   enum { CONSUMERS = tile::CONSUMERS, STAGE_A_BYTES = tile::STAGE_A_BYTES };
   extern __shared__ float4 smem_raw[];
   char *const smem = (char *)pg_tma_smem_base(smem_raw);
@@ -474,8 +490,8 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
   }
 
   /* ---- consumers ---- */
-  /* setmaxnreg takes a literal: one branch per register split (8x16 or 8x8
-   * outputs a thread, the latter three blocks an SM). */
+  /* setmaxnreg takes a literal: one branch per register split (16 columns
+   * a thread, two blocks an SM; or fewer, three). */
   if constexpr (THREAD_N == TWS_THREAD_N)
     pg_setmaxnreg_inc(TWS_CONSUMER_REGS);
   else
@@ -483,10 +499,11 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
   /* Rows row0 + 8i: warps 2p and 2p+1 interleave in rows 64p .. 64p+63 (a
    * warpgroup per 128 rows); the 4 rows a warp reads at once (lane / 8) fall
    * in 4 distinct swizzle positions, so A reads are free of bank conflicts.
-   * The short tile's 64 rows: warp pair p takes them all, at columns
-   * 64p .. 64p+63. The wide tile's warpgroup q (warps 4q .. 4q+3) takes all
-   * 128 rows at columns 128q .. 128q+127. */
-  constexpr bool short_tile = TM == TWS_SHORT_TILE_M, wide_tile = TN == TWS_WIDE_TILE_N;
+   * The short tile's 64 rows (the flat tile's 32): warp pair p takes them
+   * all, at columns 64p .. 64p+63. The wide tile's warpgroup q (warps
+   * 4q .. 4q+3) takes all 128 rows at columns 128q .. 128q+127. */
+  constexpr bool short_tile = TM == TWS_SHORT_TILE_M || TM == TWS_FLAT_TILE_M;
+  constexpr bool wide_tile = TN == TWS_WIDE_TILE_N;
   const int pair = wide_tile ? (warp & 3) >> 1 : warp >> 1;
   const int row0 = (short_tile ? 0 : pair * 64) + (warp & 1) * 4 + (lane / 8);
   const unsigned swz = tws_swizzle_of_row(row0);
@@ -496,9 +513,9 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
   tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
   tws_work w;
   while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
-    float acc[TWS_THREAD_M][THREAD_N];
+    float acc[THREAD_M][THREAD_N];
 #pragma unroll
-    for (int i = 0; i < TWS_THREAD_M; ++i)
+    for (int i = 0; i < THREAD_M; ++i)
 #pragma unroll
       for (int j = 0; j < THREAD_N; ++j) acc[i][j] = 0.f;
     for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {

@@ -73,5 +73,13 @@
 #define TWS_SHORT_TILE_M 64
 #define TWS_SHORT_STAGE_A_BYTES (TWS_SHORT_TILE_M * TWS_TILE_K * 4)
 #define TWS_SHORT_STAGE_BYTES (TWS_SHORT_STAGE_A_BYTES + TWS_STAGE_B_BYTES)
+/* The flat tile, 32 x 128 (tma_ws_m32), for an M of 17 to 32, where the
+ * short tile pads half its rows: the short tile's warps and columns with
+ * half its rows, 4x8 outputs a thread (rows 8 apart), three blocks per SM
+ * with the small tile's register split. */
+#define TWS_FLAT_TILE_M 32
+#define TWS_FLAT_THREAD_M 4
+#define TWS_FLAT_STAGE_A_BYTES (TWS_FLAT_TILE_M * TWS_TILE_K * 4)
+#define TWS_FLAT_STAGE_BYTES (TWS_FLAT_STAGE_A_BYTES + TWS_STAGE_B_BYTES)
 
 #endif
