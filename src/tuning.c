@@ -99,11 +99,12 @@
  * against 0.63). The columns' 1 and 2 (no TMA entry reads those N) are
  * 40's quarter and half. On 16d78cc auto ran the faster of the two at every
  * shape of both grids. */
-#define PG_H200_SKINNY {9, 19, 36, 69, 114, 10, 20, 40, 53}, 40, 150
+#define PG_H200_SKINNY {11, 19, 36, 69, 120, 10, 20, 40, 53}, 60, 150
 #define PG_H200_AUTO_RULES                                                              \
   {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
    {"tma_ws_m256", 3, 101, 1, 0, 0}, {"tma_ws_n256", 3, 101, 1, 0, 0},                           \
    {"tma_ws_n64", 3, 92, 3, 0, 0},  {"tma_ws_m64", 4, 93, 2, 0, 0},                              \
+   {"tma_ws_m32", 3, 88, 3, 0, 0},                                                               \
    {"tma_ws_n32", 3, 95, 3, 0, 0},  {"skinny_ffma", 1, 40, 1, 512, 0},                           \
    {"tma", 4, 82, 2, 0, 0},         {"mbarrier", 2, 78, 2, 0, 0},                                \
    {"tiled32_db", 2, 13, 2, 0, 0}}
@@ -143,7 +144,7 @@
    {"tma_ws_splitk", 3, 100, 2, 0, 0},                                                           \
    {"tma_ws_m256", 3, 101, 1, 0, 0},      {"tma_ws_n256", 3, 101, 1, 0, 0},                      \
    {"tma_ws_n64", 3, 92, 3, 0, 0},        {"tma_ws_m64", 4, 93, 2, 0, 0},                        \
-   {"tma_ws_n32", 3, 95, 3, 0, 0},                                                               \
+   {"tma_ws_m32", 3, 88, 3, 0, 0},        {"tma_ws_n32", 3, 95, 3, 0, 0},                        \
    {"skinny_ffma", 1, 40, 1, 512, 0},     {"tma", 4, 82, 2, 0, 0},                               \
    {"mbarrier", 2, 78, 2, 0, 0},          {"tiled32_db", 2, 13, 2, 0, 0}}
 

@@ -29,8 +29,9 @@
 #define C_FLOATS ((size_t)M * N)
 
 static const char *const variants[] = {"tma_ws_splitk", "tma_ws_streamk", "tma_ws_n64",
-                                       "tma_ws_n32",    "tma_ws_m256",    "tma",
-                                       "auto",          "cp_async",       "cublas"};
+                                       "tma_ws_n32",    "tma_ws_m32",     "tma_ws_m256",
+                                       "tma",           "auto",           "cp_async",
+                                       "cublas"};
 #define VARIANT_COUNT ((int)(sizeof variants / sizeof variants[0]))
 
 typedef struct {
