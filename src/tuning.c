@@ -82,7 +82,24 @@
  * of 80-128 meets a long N (128x8192x8192: 0.914 against tma_ws_splitk's
  * 0.855; tma_ws_m256 pads half its rows there); a replay at 99-103 found
  * 101 best (the choices' geometric mean 1.030 x cuBLAS over the 95 shapes
- * against the fastest candidates' 1.034). */
+ * against the fastest candidates' 1.034).
+ * tma_ws_m32 (32 x 128, three blocks an SM) at 88, measured beside cuBLAS
+ * at 3 and 4 stages over the 95 shapes, the short-M grid and the grid of M
+ * of 17 to 128 (tree 2187628, 2026-12-03 04:41 UTC;
+ * bench/results/h200-m32-*-2187628-sizes.csv): 1.22-1.68 x cuBLAS at M of
+ * 17 to 32 (skinny_ffma 0.82-1.17, tma_ws_m64 0.64-0.97), 1.05-1.23 at M
+ * of 80 and 96 (three and four tiles of rows, none padded: tma_ws_n256
+ * 0.91-0.93), 0.89-0.96 at M of 33 to 64 where tma_ws_m64 at 4 stages ran
+ * 0.93-1.01; 4 stages no better (within 3 % either way). A replay of the
+ * model (scripts/auto-replay.py) over those runs beside the other
+ * candidates' (the 9d033fd runs, tma_ws_m64's 4-stage runs) found 88 best:
+ * the choices' geometric mean 1.051 x cuBLAS over the 95 shapes (1.038
+ * without it) and 1.264 over the two grids (1.141); at 92-98 it takes
+ * shapes of 33-64 rows from tma_ws_m64 and large squares from the others
+ * (at 96, 18 choices losing more than 2 % over the 95 against 11). It runs
+ * faster than the model says at some shapes of 300-1300 a side (512^3
+ * 1.10 x cuBLAS against tma_ws_n32's 0.97, 777x333x2223 0.94 against
+ * 0.84), which no single figure gives it without losing the large ones. */
 /* skinny_ffma's rates, in percent of its rule's 40, at a full chunk:
  * chunks of 1, 2, 4, 8 and 16 rows, then of 1, 2, 4 and 8 columns; a later
  * chunk's cost in percent of the first's; the cap. Fitted to its speed
@@ -98,7 +115,15 @@
  * 0.59 x cuBLAS); at 64 x 4096 x 4096 it leaves tma_ws_m64 chosen (0.81
  * against 0.63). The columns' 1 and 2 (no TMA entry reads those N) are
  * 40's quarter and half. On 16d78cc auto ran the faster of the two at every
- * shape of both grids. */
+ * shape of both grids. Refitted beside tma_ws_m32 (above; its runs of tree
+ * 2187628, skinny_ffma's of c764c79 at 04:06 UTC): a row's rate 11 (at
+ * M = 1 skinny_ffma ran 1.53-1.64 x tma_ws_m32's speed where 9 gave
+ * 1.23-1.42, and 1 x 6144 x 5000 went to tma_ws_m32 at 0.67 x cuBLAS
+ * against its 0.93), 16 rows' 120 (114 sent 12 and 16 x 16384 x 4096 to
+ * tma_ws_m32, 1.00 and 1.08 against its 1.13 and 1.20), a later chunk
+ * 60 % (three chunks of 16 rows ran 0.64-0.85 x what 40 % predicts, and
+ * at 40 % 33 and 40 x 4096 x 4096 went to it at 0.70 x cuBLAS against
+ * tma_ws_m64's 1.01 and 0.98). */
 #define PG_H200_SKINNY {11, 19, 36, 69, 120, 10, 20, 40, 53}, 60, 150
 #define PG_H200_AUTO_RULES                                                              \
   {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
