@@ -116,7 +116,8 @@
  * against 0.63). The columns' 1 and 2 (no TMA entry reads those N) are
  * 40's quarter and half. On 16d78cc auto ran the faster of the two at every
  * shape of both grids. Refitted beside tma_ws_m32 (above; its runs of tree
- * 2187628, skinny_ffma's of c764c79 at 04:06 UTC): a row's rate 11 (at
+ * 2187628; skinny_ffma's short-M grid of 04:06 UTC, c764c79 with its
+ * chunk order tried, which changed nothing): a row's rate 11 (at
  * M = 1 skinny_ffma ran 1.53-1.64 x tma_ws_m32's speed where 9 gave
  * 1.23-1.42, and 1 x 6144 x 5000 went to tma_ws_m32 at 0.67 x cuBLAS
  * against its 0.93), 16 rows' 120 (114 sent 12 and 16 x 16384 x 4096 to
