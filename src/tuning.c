@@ -87,9 +87,9 @@
  * at 3 and 4 stages over the 95 shapes, the short-M grid and the grid of M
  * of 17 to 128 (tree 2187628, 2026-12-03 04:41 UTC;
  * bench/results/h200-m32-*-2187628-sizes.csv): 1.22-1.68 x cuBLAS at M of
- * 17 to 32 (skinny_ffma 0.82-1.17, tma_ws_m64 0.64-0.97), 1.05-1.23 at M
+ * 17 to 32 (skinny_ffma 0.82-1.17, tma_ws_m64 0.64-0.97), 1.08-1.23 at M
  * of 80 and 96 (three and four tiles of rows, none padded: tma_ws_n256
- * 0.91-0.93), 0.89-0.96 at M of 33 to 64 where tma_ws_m64 at 4 stages ran
+ * 0.91-0.93), 0.89-0.95 at M of 33 to 64 where tma_ws_m64 at 4 stages ran
  * 0.93-1.01; 4 stages no better (within 3 % either way). A replay of the
  * model (scripts/auto-replay.py) over those runs beside the other
  * candidates' (the 9d033fd runs, tma_ws_m64's 4-stage runs) found 88 best:
