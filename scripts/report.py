@@ -85,6 +85,7 @@ VARIANT_STYLES = {
     "tma_ws_n64": Style("#74c476", "-", "^"),
     "tma_ws_m256": Style("#6baed6", "-", "p"),
     "tma_ws_n256": Style("#08519c", "--", "h"),
+    "tma_ws_m32": Style("#9c9ede", "--", "s"),
     "tma_ws_streamk": Style("#8c2d04", "-", "D"),
     "auto": Style("#e7298a", "-.", "*"),             # star
     # The tensor-core regime: cuBLAS TF32 dotted (the reference of TF32
