@@ -86,6 +86,7 @@ VARIANT_STYLES = {
     "tma_ws_m256": Style("#6baed6", "-", "p"),
     "tma_ws_n256": Style("#08519c", "--", "h"),
     "tma_ws_m32": Style("#9c9ede", "--", "s"),
+    "tma_ws_n16": Style("#e7cb94", "--", "v"),
     "tma_ws_streamk": Style("#8c2d04", "-", "D"),
     "auto": Style("#e7298a", "-.", "*"),             # star
     # The tensor-core regime: cuBLAS TF32 dotted (the reference of TF32

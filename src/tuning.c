@@ -99,7 +99,12 @@
  * (at 96, 18 choices losing more than 2 % over the 95 against 11). It runs
  * faster than the model says at some shapes of 300-1300 a side (512^3
  * 1.10 x cuBLAS against tma_ws_n32's 0.97, 777x333x2223 0.94 against
- * 0.84), which no single figure gives it without losing the large ones. */
+ * 0.84), which no single figure gives it without losing the large ones.
+ * tma_ws_n16 (128 x 16, three blocks an SM) at 56, set before it ran: a
+ * figure that makes it the choice at N of 5 to 16 over tma_ws_n32 (95 at a
+ * quarter or half its columns) and skinny_ffma's columns, and leaves N of
+ * 1 to 4 to skinny_ffma (its 4-column chunk 16 against 56 x 4 / 16 = 14);
+ * bench/results/h200-skinny.md has what it ran. */
 /* skinny_ffma's rates, in percent of its rule's 40, at a full chunk:
  * chunks of 1, 2, 4, 8 and 16 rows, then of 1, 2, 4 and 8 columns; a later
  * chunk's cost in percent of the first's; the cap. Fitted to its speed
@@ -130,7 +135,7 @@
   {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
    {"tma_ws_m256", 3, 101, 1, 0, 0}, {"tma_ws_n256", 3, 101, 1, 0, 0},                           \
    {"tma_ws_n64", 3, 92, 3, 0, 0},  {"tma_ws_m64", 4, 93, 2, 0, 0},                              \
-   {"tma_ws_m32", 3, 88, 3, 0, 0},                                                               \
+   {"tma_ws_m32", 3, 88, 3, 0, 0},  {"tma_ws_n16", 3, 56, 3, 0, 0},                              \
    {"tma_ws_n32", 3, 95, 3, 0, 0},  {"skinny_ffma", 1, 40, 1, 512, 0},                           \
    {"tma", 4, 82, 2, 0, 0},         {"mbarrier", 2, 78, 2, 0, 0},                                \
    {"tiled32_db", 2, 13, 2, 0, 0}}
@@ -171,6 +176,7 @@
    {"tma_ws_m256", 3, 101, 1, 0, 0},      {"tma_ws_n256", 3, 101, 1, 0, 0},                      \
    {"tma_ws_n64", 3, 92, 3, 0, 0},        {"tma_ws_m64", 4, 93, 2, 0, 0},                        \
    {"tma_ws_m32", 3, 88, 3, 0, 0},        {"tma_ws_n32", 3, 95, 3, 0, 0},                        \
+   {"tma_ws_n16", 3, 56, 3, 0, 0},                                                               \
    {"skinny_ffma", 1, 40, 1, 512, 0},     {"tma", 4, 82, 2, 0, 0},                               \
    {"mbarrier", 2, 78, 2, 0, 0},          {"tiled32_db", 2, 13, 2, 0, 0}}
 

@@ -31,7 +31,7 @@ typedef struct {
 
 #define PG_SKINNY_FORMS 9 /* skinny_ffma: five short-M chunks, four short-N chunks */
 
-#define PG_AUTO_MAX_RULES 14 /* a list holds at most 13 and its NULL end */
+#define PG_AUTO_MAX_RULES 16 /* a list holds at most 15 and its NULL end */
 
 typedef struct {
   int cc;        /* compute capability major*10 + minor this row is for; 0: any */

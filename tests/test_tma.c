@@ -521,7 +521,8 @@ static void test_split_forms_take_any_layout(void **state) {
   g.b = storage + 1; /* B off 16 bytes */
   char why[200];
   const char *any[] = {"tma_ws_splitk", "tma_ws_n64", "tma_ws_m256", "tma_ws_n256",
-                       "tma_ws_m64",    "tma_ws_m32", "tma_ws_n32", "tma_ws_any"};
+                       "tma_ws_m64",    "tma_ws_m32", "tma_ws_n32", "tma_ws_n16",
+                       "tma_ws_any"};
   for (size_t i = 0; i < sizeof any / sizeof any[0]; ++i) {
     const pg_variant_entry *e = pg_entry_find(any[i]);
     assert_non_null(e);

@@ -16,8 +16,10 @@
  * x cuBLAS at M of 20 to 64 where the 128-row tiles run 0.35-0.55;
  * bench/results/h200-skinny.md), tma_ws_m32 (32 x 128 for an M of 17 to
  * 32, where the 64-row tile pads half its rows: the short tile's warps with
- * 4x8 outputs a thread, three blocks per SM) and tma_ws_n32 (128 x 32 for a
- * short N, three blocks per SM: 1.08-1.53 x at N of 4 to 32).
+ * 4x8 outputs a thread, three blocks per SM), tma_ws_n32 (128 x 32 for a
+ * short N, three blocks per SM: 1.08-1.53 x at N of 4 to 32) and
+ * tma_ws_n16 (128 x 16 for an N of 16 or less: 4x4 outputs a thread, its
+ * rows 32 apart, three blocks per SM).
  * Every form takes any layout: an operand TMA cannot read (a base off 16
  * bytes, a leading dimension no multiple of 4 floats) is copied first into
  * the call's workspace with 16-byte rows (copy_operands.cu), in the call's
@@ -145,6 +147,7 @@ static const tws_shape wide = TWS_SHAPE(TWS_TILE_M, TWS_WIDE_TILE_N);
 static const tws_shape short_shape = TWS_SHAPE(TWS_SHORT_TILE_M, TWS_TILE_N);
 static const tws_shape narrow = TWS_SHAPE(TWS_TILE_M, TWS_NARROW_TILE_N);
 static const tws_shape flat = TWS_SHAPE(TWS_FLAT_TILE_M, TWS_TILE_N);
+static const tws_shape thin = TWS_SHAPE(TWS_TILE_M, TWS_THIN_TILE_N);
 
 /* A form's kernels: the instances of its tile in each mode. */
 #define TWS_FORM_KERNELS(tm, tn)                                 \
@@ -161,6 +164,7 @@ static const split_form short_form = {&short_shape,
                                       TWS_FORM_KERNELS(TWS_SHORT_TILE_M, TWS_TILE_N)};
 static const split_form narrow_form = {&narrow, TWS_FORM_KERNELS(TWS_TILE_M, TWS_NARROW_TILE_N)};
 static const split_form flat_form = {&flat, TWS_FORM_KERNELS(TWS_FLAT_TILE_M, TWS_TILE_N)};
+static const split_form thin_form = {&thin, TWS_FORM_KERNELS(TWS_TILE_M, TWS_THIN_TILE_N)};
 
 /* Each entry's configure: its form. */
 #define TWS_SPLIT_CONFIGURE(fn, form)                                                  \
@@ -175,6 +179,7 @@ TWS_SPLIT_CONFIGURE(configure_n256, wide_form)
 TWS_SPLIT_CONFIGURE(configure_m64, short_form)
 TWS_SPLIT_CONFIGURE(configure_n32, narrow_form)
 TWS_SPLIT_CONFIGURE(configure_m32, flat_form)
+TWS_SPLIT_CONFIGURE(configure_n16, thin_form)
 
 /* Any layout: where a copy is made (an operand TMA cannot read, copied
  * first: pg_configure_operand_copies), its rows (K and N rounded up to 4)
@@ -278,6 +283,19 @@ PG_ENTRY(tma_ws_n32) = {
     .check = check_any,
     .kernel = {.symbol = "pg_tma_ws_kernel",
                .launched = TWS_INSTANCE(TWS_TILE_M, TWS_NARROW_TILE_N, 1), .dynamic_smem = 1,
+               PG_RULES(rules)},
+};
+
+PG_ENTRY(tma_ws_n16) = {
+    .info = {.name = "tma_ws_n16", .kind = PG_KIND_KERNEL,
+             .technique = "tma_ws on a 128x16 tile for an N of 16 or less (4x4 outputs a consumer thread, its rows 32 apart), three blocks per SM; K split as tma_ws_splitk does",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_THIN_TILE_N)},
+    .smem_bytes = tws_smem<TWS_TILE_M, TWS_THIN_TILE_N>,
+    .configure = configure_n16,
+    .check = check_any,
+    .kernel = {.symbol = "pg_tma_ws_kernel",
+               .launched = TWS_INSTANCE(TWS_TILE_M, TWS_THIN_TILE_N, 1), .dynamic_smem = 1,
                PG_RULES(rules)},
 };
 

@@ -57,36 +57,49 @@ template <int TM, int TN> struct tws_tile;
 template <> struct tws_tile<TWS_TILE_M, TWS_TILE_N> {
   enum { THREAD_M = TWS_THREAD_M, THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_CONSUMERS };
   enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_MIN_BLOCKS_PER_SM };
+  enum { ROW_STEP = TWS_ROW_STEP };
   enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_STAGE_BYTES };
 };
 template <> struct tws_tile<TWS_TILE_M, TWS_SMALL_TILE_N> {
   enum { THREAD_M = TWS_THREAD_M, THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS };
   enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
+  enum { ROW_STEP = TWS_ROW_STEP };
   enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_SMALL_STAGE_BYTES };
 };
 template <> struct tws_tile<TWS_TILE_M, TWS_NARROW_TILE_N> {
   enum { THREAD_M = TWS_THREAD_M, THREAD_N = TWS_NARROW_THREAD_N, CONSUMERS = TWS_CONSUMERS };
   enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
+  enum { ROW_STEP = TWS_ROW_STEP };
   enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_NARROW_STAGE_BYTES };
 };
 template <> struct tws_tile<TWS_TALL_TILE_M, TWS_TILE_N> {
   enum { THREAD_M = TWS_THREAD_M, THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_TALL_CONSUMERS };
   enum { THREADS = TWS_TALL_THREADS, MIN_BLOCKS = TWS_TALL_MIN_BLOCKS_PER_SM };
+  enum { ROW_STEP = TWS_ROW_STEP };
   enum { STAGE_A_BYTES = TWS_TALL_STAGE_A_BYTES, STAGE_BYTES = TWS_TALL_STAGE_BYTES };
 };
 template <> struct tws_tile<TWS_TILE_M, TWS_WIDE_TILE_N> {
   enum { THREAD_M = TWS_THREAD_M, THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_TALL_CONSUMERS };
   enum { THREADS = TWS_TALL_THREADS, MIN_BLOCKS = TWS_TALL_MIN_BLOCKS_PER_SM };
+  enum { ROW_STEP = TWS_ROW_STEP };
   enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_WIDE_STAGE_BYTES };
 };
 template <> struct tws_tile<TWS_SHORT_TILE_M, TWS_TILE_N> {
   enum { THREAD_M = TWS_THREAD_M, THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS };
   enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
+  enum { ROW_STEP = TWS_ROW_STEP };
   enum { STAGE_A_BYTES = TWS_SHORT_STAGE_A_BYTES, STAGE_BYTES = TWS_SHORT_STAGE_BYTES };
+};
+template <> struct tws_tile<TWS_TILE_M, TWS_THIN_TILE_N> {
+  enum { THREAD_M = TWS_THIN_THREAD_M, THREAD_N = TWS_NARROW_THREAD_N, CONSUMERS = TWS_CONSUMERS };
+  enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
+  enum { ROW_STEP = TWS_THIN_ROW_STEP };
+  enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_THIN_STAGE_BYTES };
 };
 template <> struct tws_tile<TWS_FLAT_TILE_M, TWS_TILE_N> {
   enum { THREAD_M = TWS_FLAT_THREAD_M, THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS };
   enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
+  enum { ROW_STEP = TWS_ROW_STEP };
   enum { STAGE_A_BYTES = TWS_FLAT_STAGE_A_BYTES, STAGE_BYTES = TWS_FLAT_STAGE_BYTES };
 };
 static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_SMALL_THREAD_N == TWS_TILE_M * TWS_SMALL_TILE_N,
@@ -107,6 +120,13 @@ static_assert(TWS_CONSUMERS * TWS_FLAT_THREAD_M * TWS_SMALL_THREAD_N ==
               "the warpgroup covers the flat tile");
 static_assert(TWS_FLAT_TILE_M == TWS_FLAT_THREAD_M * TWS_ROW_STEP,
               "the flat tile: each warp pair all 32 rows by 64 columns");
+static_assert(TWS_CONSUMERS * TWS_THIN_THREAD_M * TWS_NARROW_THREAD_N ==
+                  TWS_TILE_M * TWS_THIN_TILE_N,
+              "the warpgroup covers the thin tile");
+static_assert(TWS_THIN_TILE_N == 4 * 4 && TWS_THIN_ROW_STEP * TWS_THIN_THREAD_M == TWS_TILE_M &&
+                  TWS_THIN_ROW_STEP % 8 == 0,
+              "the thin tile: a warp's 4 column groups of 4 by 8 rows, a thread's rows a "
+              "multiple of 8 apart (one swizzle value)");
 static_assert(TWS_TALL_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TILE_M * TWS_WIDE_TILE_N,
               "the two warpgroups cover the wide tile");
 static_assert(TWS_TALL_TILE_M <= 256 && TWS_WIDE_TILE_N <= 256,
@@ -170,8 +190,8 @@ static __device__ __forceinline__ tws_geometry tws_geometry_of(const pg_gemm_arg
 /* The copy engine's swizzle: in a row of A (TWS_A_ROW_BYTES, 1024-byte
  * aligned stage) the 16-byte piece p is stored at piece p ^ x, where x is
  * bits [7, 7+b) of the row's byte offset, b = log2(row bytes / 16). A
- * thread's rows are 8 apart (TWS_ROW_STEP), which leaves x the same for all
- * of them: one value per thread, computed once. */
+ * thread's rows are 8 apart (ROW_STEP; 32 in the thin tile), which leaves
+ * x the same for all of them: one value per thread, computed once. */
 static __device__ __forceinline__ unsigned tws_swizzle_of_row(int row) {
   return (((unsigned)row * TWS_A_ROW_BYTES) >> 7) & (TWS_A_ROW_BYTES / 16 - 1);
 }
@@ -245,6 +265,7 @@ static __device__ __forceinline__ void tws_compute(
     const char *stage, int row0, unsigned swz, int col0,
     float acc[tws_tile<TM, TN>::THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
   enum { THREAD_M = tws_tile<TM, TN>::THREAD_M, THREAD_N = tws_tile<TM, TN>::THREAD_N };
+  enum { ROW_STEP = tws_tile<TM, TN>::ROW_STEP };
   const char *as = stage + row0 * TWS_A_ROW_BYTES;
   const float *bs = (const float *)(stage + tws_tile<TM, TN>::STAGE_A_BYTES) + col0;
 #pragma unroll
@@ -253,7 +274,7 @@ static __device__ __forceinline__ void tws_compute(
     float4 a[THREAD_M];
 #pragma unroll
     for (int i = 0; i < THREAD_M; ++i)
-      a[i] = *(const float4 *)(ap + TWS_ROW_STEP * i * TWS_A_ROW_BYTES);
+      a[i] = *(const float4 *)(ap + ROW_STEP * i * TWS_A_ROW_BYTES);
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
       const int kk = piece * 4 + q;
@@ -279,7 +300,7 @@ static __device__ __forceinline__ void tws_compute(
 /* out = alpha*acc + beta*out for this thread's part of an m x n matrix
  * (C, or a split's partial sums with alpha 1 and beta 0), guarded; 16-byte
  * stores where the rows allow them. out is not read when beta == 0. */
-template <int THREAD_M, int THREAD_N>
+template <int THREAD_M, int THREAD_N, int ROW_STEP>
 static __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, int n,
                                                     float alpha, float beta, int m0, int n0,
                                                     int row0, int col0,
@@ -287,7 +308,7 @@ static __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, i
   const int vec = ((uintptr_t)out % 16 == 0) && ld % 4 == 0;
 #pragma unroll
   for (int i = 0; i < THREAD_M; ++i) {
-    const int row = m0 + row0 + TWS_ROW_STEP * i;
+    const int row = m0 + row0 + ROW_STEP * i;
     if (row >= m) break;
     float *out_row = out + (size_t)row * ld;
 #pragma unroll
@@ -329,14 +350,14 @@ static __device__ __forceinline__ void tws_cluster_store(
     const pg_gemm_args &g, const tws_work &w, char *smem, int row0, int col0,
     float acc[tws_tile<TM, TN>::THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
   enum { THREAD_M = tws_tile<TM, TN>::THREAD_M, THREAD_N = tws_tile<TM, TN>::THREAD_N };
-  enum { CONSUMERS = tws_tile<TM, TN>::CONSUMERS };
+  enum { CONSUMERS = tws_tile<TM, TN>::CONSUMERS, ROW_STEP = tws_tile<TM, TN>::ROW_STEP };
   float *const tile = (float *)smem;
   pg_named_barrier_sync(1, CONSUMERS); /* every consumer is done with the ring */
 #pragma unroll
   for (int i = 0; i < THREAD_M; ++i)
 #pragma unroll
     for (int j = 0; j < THREAD_N / 4; ++j)
-      *(float4 *)(tile + (row0 + TWS_ROW_STEP * i) * TN + col0 + TWS_COL_STEP * j) =
+      *(float4 *)(tile + (row0 + ROW_STEP * i) * TN + col0 + TWS_COL_STEP * j) =
           make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]);
   pg_cluster_sync_any(); /* the cluster's sums are all in place */
   const int m0 = w.tm * TM, n0 = w.tn * TN, splits = g.splits;
@@ -396,21 +417,22 @@ static __device__ __forceinline__ void tws_store(const pg_gemm_args &g, const tw
                                                  float acc[tws_tile<TM, TN>::THREAD_M]
                                                           [tws_tile<TM, TN>::THREAD_N]) {
   enum { THREAD_M = tws_tile<TM, TN>::THREAD_M, THREAD_N = tws_tile<TM, TN>::THREAD_N };
+  enum { ROW_STEP = tws_tile<TM, TN>::ROW_STEP };
   const int m0 = w.tm * TM, n0 = w.tn * TN;
   if constexpr (MODE == TWS_SPLIT_CLUSTER) {
     (void)m0, (void)n0;
     tws_cluster_store<TM, TN>(g, w, smem, row0, col0, acc);
   } else if (MODE == TWS_WHOLE_TILES || w.dest == TWS_TO_C)
-    tws_epilogue<THREAD_M, THREAD_N>(g.c, g.ldc, g.m, g.n, g.alpha, g.beta, m0, n0, row0, col0,
-                                     acc);
+    tws_epilogue<THREAD_M, THREAD_N, ROW_STEP>(g.c, g.ldc, g.m, g.n, g.alpha, g.beta, m0, n0,
+                                               row0, col0, acc);
   else if (w.dest == TWS_TO_SPLIT) /* added up in split order by the reduction */
-    tws_epilogue<THREAD_M, THREAD_N>(g.partials + (size_t)w.index * (g.m - g.split_row0) * g.ldp,
-                                     g.ldp, g.m - g.split_row0, g.n, 1.0f, 0.0f,
-                                     m0 - g.split_row0, n0, row0, col0, acc);
+    tws_epilogue<THREAD_M, THREAD_N, ROW_STEP>(
+        g.partials + (size_t)w.index * (g.m - g.split_row0) * g.ldp, g.ldp, g.m - g.split_row0,
+        g.n, 1.0f, 0.0f, m0 - g.split_row0, n0, row0, col0, acc);
   else /* a dense tile of its own, added up in block order by the fixup */
-    tws_epilogue<THREAD_M, THREAD_N>(g.partials + (size_t)w.index * TM * TN, TN,
-                                     min(TM, g.m - m0), min(TN, g.n - n0), 1.0f, 0.0f, 0, 0,
-                                     row0, col0, acc);
+    tws_epilogue<THREAD_M, THREAD_N, ROW_STEP>(g.partials + (size_t)w.index * TM * TN, TN,
+                                               min(TM, g.m - m0), min(TN, g.n - n0), 1.0f, 0.0f,
+                                               0, 0, row0, col0, acc);
 }
 
 #endif
@@ -501,14 +523,18 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
    * in 4 distinct swizzle positions, so A reads are free of bank conflicts.
    * The short tile's 64 rows (the flat tile's 32): warp pair p takes them
    * all, at columns 64p .. 64p+63. The wide tile's warpgroup q (warps
-   * 4q .. 4q+3) takes all 128 rows at columns 128q .. 128q+127. */
+   * 4q .. 4q+3) takes all 128 rows at columns 128q .. 128q+127. The thin
+   * tile: warp w's lanes rows 8w + lane / 4 (+ 32i), columns 4 (lane % 4);
+   * the 8 rows a warp reads at once fall in the 8 swizzle positions. */
   constexpr bool short_tile = TM == TWS_SHORT_TILE_M || TM == TWS_FLAT_TILE_M;
-  constexpr bool wide_tile = TN == TWS_WIDE_TILE_N;
+  constexpr bool wide_tile = TN == TWS_WIDE_TILE_N, thin_tile = TN == TWS_THIN_TILE_N;
   const int pair = wide_tile ? (warp & 3) >> 1 : warp >> 1;
-  const int row0 = (short_tile ? 0 : pair * 64) + (warp & 1) * 4 + (lane / 8);
+  const int row0 = thin_tile ? warp * 8 + lane / 4
+                             : (short_tile ? 0 : pair * 64) + (warp & 1) * 4 + (lane / 8);
   const unsigned swz = tws_swizzle_of_row(row0);
-  const int col0 =
-      (lane % 8) * 4 + (short_tile ? pair * 64 : 0) + (wide_tile ? (warp >> 2) * 128 : 0);
+  const int col0 = thin_tile ? (lane % 4) * 4
+                             : (lane % 8) * 4 + (short_tile ? pair * 64 : 0) +
+                                   (wide_tile ? (warp >> 2) * 128 : 0);
   PG_TRACE_OPEN(g, PG_TRACE_ROLE_CONSUMER, threadIdx.x == 0);
   tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
   tws_work w;

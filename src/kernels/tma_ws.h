@@ -81,5 +81,14 @@
 #define TWS_FLAT_THREAD_M 4
 #define TWS_FLAT_STAGE_A_BYTES (TWS_FLAT_TILE_M * TWS_TILE_K * 4)
 #define TWS_FLAT_STAGE_BYTES (TWS_FLAT_STAGE_A_BYTES + TWS_STAGE_B_BYTES)
+/* The thin tile, 128 x 16 (tma_ws_n16), for an N of 16 or less, where the
+ * narrow tile pads at least half its columns: a warp's lanes take 8 rows
+ * (lane / 4) by 4 column groups of 4 (lane % 4), 4x4 outputs a thread,
+ * its rows 32 apart (the warps' 8-row bands between them), three blocks
+ * per SM with the small tile's register split. */
+#define TWS_THIN_TILE_N 16
+#define TWS_THIN_THREAD_M 4
+#define TWS_THIN_ROW_STEP 32
+#define TWS_THIN_STAGE_BYTES (TWS_STAGE_A_BYTES + TWS_TILE_K * TWS_THIN_TILE_N * 4)
 
 #endif
