@@ -103,8 +103,12 @@
  * tma_ws_n16 (128 x 16, three blocks an SM) at 56, set before it ran: a
  * figure that makes it the choice at N of 5 to 16 over tma_ws_n32 (95 at a
  * quarter or half its columns) and skinny_ffma's columns, and leaves N of
- * 1 to 4 to skinny_ffma (its 4-column chunk 16 against 56 x 4 / 16 = 14);
- * bench/results/h200-skinny.md has what it ran. */
+ * 1 to 4 to skinny_ffma (its 4-column chunk 16 against 56 x 4 / 16 = 14).
+ * Measured after (tree c431862, 05:56 UTC; bench/results/h200-skinny.md,
+ * "tma_ws_n16"): 1.36-2.18 x cuBLAS at N of 6 to 16 (tma_ws_n32
+ * 1.18-1.63), 0.70-0.76 at the large squares; over the short-N grid auto
+ * ran within 1 % of the fastest of tma_ws_n16, tma_ws_n32 and skinny_ffma
+ * at every shape, so 56 stays; no replay refitted it. */
 /* skinny_ffma's rates, in percent of its rule's 40, at a full chunk:
  * chunks of 1, 2, 4, 8 and 16 rows, then of 1, 2, 4 and 8 columns; a later
  * chunk's cost in percent of the first's; the cap. Fitted to its speed
