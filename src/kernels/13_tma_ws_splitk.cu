@@ -196,119 +196,46 @@ static pg_status check_any(const pg_gemm_args *g, char *why, size_t why_size) {
 /* tma_ws's kernel in each form, judged by the same rules. */
 static const pg_sass_rule rules[] = {TWS_RULES};
 
-PG_ENTRY(tma_ws_splitk) = {
-    .info = {.name = "tma_ws_splitk", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws with K split to fill the SMs a few tiles leave idle; partial sums added in split order by a second kernel, or by the ranges' blocks in a cluster through distributed shared memory where the GPU keeps the clusters resident; any layout: an operand TMA cannot read is copied first",
-             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N)},
-    .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
-    .configure = configure_splitk,
-    .check = check_any,
-    .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 1),
-               .dynamic_smem = 1, PG_RULES(rules)},
-};
+/* An entry of the flagship's split forms: its TM x TN tile's kernel (the
+ * whole-tile instance named, as the SASS names it), any layout (check_any),
+ * tma_ws's rules; stages 2 to `max_stages`, 3 by default. */
+#define TWS_SPLIT_ENTRY(entry, tm, tn, max, configure_fn, text)                             \
+  PG_ENTRY(entry) = {                                                                      \
+      .info = {.name = #entry, .kind = PG_KIND_KERNEL, .technique = text,                  \
+               .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = max,  \
+               .default_stages = 3, TWS_TILE_INFO(tm, tn)},                                \
+      .smem_bytes = tws_smem<tm, tn>,                                                      \
+      .configure = configure_fn,                                                           \
+      .check = check_any,                                                                  \
+      .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(tm, tn, 1),        \
+                 .dynamic_smem = 1, PG_RULES(rules)},                                      \
+  }
 
-PG_ENTRY(tma_ws_n64) = {
-    .info = {.name = "tma_ws_n64", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws on a 128x64 tile (8x8 outputs per consumer thread), three blocks per SM; K split as tma_ws_splitk does where the tiles leave block slots idle",
-             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_SMALL_TILE_N)},
-    .smem_bytes = tws_smem<TWS_TILE_M, TWS_SMALL_TILE_N>,
-    .configure = configure_n64,
-    .check = check_any,
-    .kernel = {.symbol = "pg_tma_ws_kernel",
-               .launched = TWS_INSTANCE(TWS_TILE_M, TWS_SMALL_TILE_N, 1), .dynamic_smem = 1,
-               PG_RULES(rules)},
-};
+TWS_SPLIT_ENTRY(tma_ws_splitk, TWS_TILE_M, TWS_TILE_N, 8, configure_splitk,
+                "tma_ws with K split to fill the SMs a few tiles leave idle; partial sums added in split order by a second kernel, or by the ranges' blocks in a cluster through distributed shared memory where the GPU keeps the clusters resident; any layout: an operand TMA cannot read is copied first");
 
-PG_ENTRY(tma_ws_m256) = {
-    .info = {.name = "tma_ws_m256", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws on a 256x128 tile: two consumer warpgroups share each stage's B, one block per SM; K split as tma_ws_splitk does where the tiles leave SMs idle",
-             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TALL_TILE_M, TWS_TILE_N)},
-    .smem_bytes = tws_smem<TWS_TALL_TILE_M, TWS_TILE_N>,
-    .configure = configure_m256,
-    .check = check_any,
-    .kernel = {.symbol = "pg_tma_ws_kernel",
-               .launched = TWS_INSTANCE(TWS_TALL_TILE_M, TWS_TILE_N, 1), .dynamic_smem = 1,
-               PG_RULES(rules)},
-};
+TWS_SPLIT_ENTRY(tma_ws_n64, TWS_TILE_M, TWS_SMALL_TILE_N, 8, configure_n64,
+                "tma_ws on a 128x64 tile (8x8 outputs per consumer thread), three blocks per SM; K split as tma_ws_splitk does where the tiles leave block slots idle");
 
-PG_ENTRY(tma_ws_n256) = {
-    .info = {.name = "tma_ws_n256", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws on a 128x256 tile for a short M against a long N: two consumer warpgroups share each stage's A, one block per SM; K split as tma_ws_splitk does where the tiles leave SMs idle",
-             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_WIDE_TILE_N)},
-    .smem_bytes = tws_smem<TWS_TILE_M, TWS_WIDE_TILE_N>,
-    .configure = configure_n256,
-    .check = check_any,
-    .kernel = {.symbol = "pg_tma_ws_kernel",
-               .launched = TWS_INSTANCE(TWS_TILE_M, TWS_WIDE_TILE_N, 1), .dynamic_smem = 1,
-               PG_RULES(rules)},
-};
+TWS_SPLIT_ENTRY(tma_ws_m256, TWS_TALL_TILE_M, TWS_TILE_N, 4, configure_m256,
+                "tma_ws on a 256x128 tile: two consumer warpgroups share each stage's B, one block per SM; K split as tma_ws_splitk does where the tiles leave SMs idle");
 
-PG_ENTRY(tma_ws_m64) = {
-    .info = {.name = "tma_ws_m64", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws on a 64x128 tile for a short M (each consumer warp pair 64 rows by 64 columns, 8x8 outputs a thread), three blocks per SM (two at 4 stages, as auto runs it); K split as tma_ws_splitk does",
-             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_SHORT_TILE_M, TWS_TILE_N)},
-    .smem_bytes = tws_smem<TWS_SHORT_TILE_M, TWS_TILE_N>,
-    .configure = configure_m64,
-    .check = check_any,
-    .kernel = {.symbol = "pg_tma_ws_kernel",
-               .launched = TWS_INSTANCE(TWS_SHORT_TILE_M, TWS_TILE_N, 1), .dynamic_smem = 1,
-               PG_RULES(rules)},
-};
+TWS_SPLIT_ENTRY(tma_ws_n256, TWS_TILE_M, TWS_WIDE_TILE_N, 4, configure_n256,
+                "tma_ws on a 128x256 tile for a short M against a long N: two consumer warpgroups share each stage's A, one block per SM; K split as tma_ws_splitk does where the tiles leave SMs idle");
 
-PG_ENTRY(tma_ws_m32) = {
-    .info = {.name = "tma_ws_m32", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws on a 32x128 tile for an M of 17 to 32 (each consumer warp pair all 32 rows by 64 columns, 4x8 outputs a thread), three blocks per SM; K split as tma_ws_splitk does",
-             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_FLAT_TILE_M, TWS_TILE_N)},
-    .smem_bytes = tws_smem<TWS_FLAT_TILE_M, TWS_TILE_N>,
-    .configure = configure_m32,
-    .check = check_any,
-    .kernel = {.symbol = "pg_tma_ws_kernel",
-               .launched = TWS_INSTANCE(TWS_FLAT_TILE_M, TWS_TILE_N, 1), .dynamic_smem = 1,
-               PG_RULES(rules)},
-};
+TWS_SPLIT_ENTRY(tma_ws_m64, TWS_SHORT_TILE_M, TWS_TILE_N, 8, configure_m64,
+                "tma_ws on a 64x128 tile for a short M (each consumer warp pair 64 rows by 64 columns, 8x8 outputs a thread), three blocks per SM (two at 4 stages, as auto runs it); K split as tma_ws_splitk does");
 
-PG_ENTRY(tma_ws_n32) = {
-    .info = {.name = "tma_ws_n32", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws on a 128x32 tile for a short N (8x4 outputs a consumer thread), three blocks per SM; K split as tma_ws_splitk does",
-             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_NARROW_TILE_N)},
-    .smem_bytes = tws_smem<TWS_TILE_M, TWS_NARROW_TILE_N>,
-    .configure = configure_n32,
-    .check = check_any,
-    .kernel = {.symbol = "pg_tma_ws_kernel",
-               .launched = TWS_INSTANCE(TWS_TILE_M, TWS_NARROW_TILE_N, 1), .dynamic_smem = 1,
-               PG_RULES(rules)},
-};
+TWS_SPLIT_ENTRY(tma_ws_m32, TWS_FLAT_TILE_M, TWS_TILE_N, 8, configure_m32,
+                "tma_ws on a 32x128 tile for an M of 17 to 32 (each consumer warp pair all 32 rows by 64 columns, 4x8 outputs a thread), three blocks per SM; K split as tma_ws_splitk does");
 
-PG_ENTRY(tma_ws_n16) = {
-    .info = {.name = "tma_ws_n16", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws on a 128x16 tile for an N of 16 or less (4x4 outputs a consumer thread, its rows 32 apart), three blocks per SM; K split as tma_ws_splitk does",
-             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_THIN_TILE_N)},
-    .smem_bytes = tws_smem<TWS_TILE_M, TWS_THIN_TILE_N>,
-    .configure = configure_n16,
-    .check = check_any,
-    .kernel = {.symbol = "pg_tma_ws_kernel",
-               .launched = TWS_INSTANCE(TWS_TILE_M, TWS_THIN_TILE_N, 1), .dynamic_smem = 1,
-               PG_RULES(rules)},
-};
+TWS_SPLIT_ENTRY(tma_ws_n32, TWS_TILE_M, TWS_NARROW_TILE_N, 8, configure_n32,
+                "tma_ws on a 128x32 tile for a short N (8x4 outputs a consumer thread), three blocks per SM; K split as tma_ws_splitk does");
 
-PG_ENTRY(tma_ws_any) = {
-    .info = {.name = "tma_ws_any", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws_splitk under the name it had when it alone took any layout: an operand TMA cannot read (off 16 bytes, or a leading dimension no multiple of 4) is copied with 16-byte rows into the workspace by a first kernel",
-             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N)},
-    .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
-    .configure = configure_splitk,
-    .check = check_any,
-    .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 1),
-               .dynamic_smem = 1, PG_RULES(rules)},
-};
+TWS_SPLIT_ENTRY(tma_ws_n16, TWS_TILE_M, TWS_THIN_TILE_N, 8, configure_n16,
+                "tma_ws on a 128x16 tile for an N of 16 or less (4x4 outputs a consumer thread, its rows 32 apart), three blocks per SM; K split as tma_ws_splitk does");
+
+TWS_SPLIT_ENTRY(tma_ws_any, TWS_TILE_M, TWS_TILE_N, 8, configure_splitk,
+                "tma_ws_splitk under the name it had when it alone took any layout: an operand TMA cannot read (off 16 bytes, or a leading dimension no multiple of 4) is copied with 16-byte rows into the workspace by a first kernel");
 
 PG_KERNELS_END
