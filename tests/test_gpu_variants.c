@@ -43,7 +43,10 @@ typedef struct {
  * multiple of the 16 rows a thread takes) its GEMV at 4, 8 and 16 lanes a
  * row, 1x2001x700 (126, a last block of one column) and 1x17003x100 (133
  * blocks of 32 lanes, the last thread's 3 columns) N no multiple of 4;
- * 2x333x2000 (K split)
+ * its GEMV of 2 rows at 2x4100x1000 (8 lanes), of 4 rows with one past M
+ * at 3x2001x700 (4 lanes, N no multiple of 4) and 3x9000x302 (16 lanes,
+ * A's rows in 16-byte loads but K no multiple of 4: A read a float at a
+ * time), and 7x9000x300 not (its chunk of 8 rows split); 2x333x2000 (K split)
  * of 2, 3x130x700 of 4, 7x13x5 of 8, 12x300x70 of 16 and 35x79x19 three
  * of 16; 400x1x3000 (16-byte loads, K split) its chunk of 1 column,
  * 600x2x777 of 2, 517x3x1100 of 4, 300x5x70 of 8 and 77x20x300 three of
@@ -73,7 +76,8 @@ static const shape shapes[] = {
     {2100, 2101, 256}, {1300, 1300, 256}, {1, 4100, 1000}, {2, 333, 2000}, {3, 130, 700},
     {1000, 1, 3000},   {600, 2, 777},     {517, 3, 1100}, {1, 1000, 3000}, {1, 9000, 300},
     {1, 2000, 700},  {1, 2001, 700},  {1, 17003, 100}, {600, 1, 1000}, {1000, 1, 8},
-    {2000, 2, 4100}, {1001, 3, 1000}, {400, 1, 3000},
+    {2000, 2, 4100}, {1001, 3, 1000}, {400, 1, 3000}, {2, 4100, 1000}, {3, 2001, 700},
+    {3, 9000, 302},  {7, 9000, 300},
 };
 #define BIG_WORK 1e8 /* shapes with M*N*K this large are dropped by PG_TEST_QUICK */
 

@@ -41,17 +41,21 @@
  * Block b of the grid: tile b % tiles (block of the long side fastest, then
  * the chunk), K range b / tiles; in clusters tile b / S, range b % S (a
  * tile's S ranges one cluster).
- * One row (M = 1) against a long enough N takes a third form with no split
- * of K between blocks, so no second kernel:
+ * One to four rows (M of 1 to 4) against a long enough N take a third form
+ * with no split of K between blocks, so no second kernel:
  *   GEMV: a block takes 4L columns of B (L = 8, 16 or 32 lanes a row, the
  *     narrowest whose blocks fit SK_GEMV_BLOCKS an SM, so that all are
  *     resident at once, up to N of 33792 on 132 SMs; 4 where 8 would leave
  *     too few blocks) and all of K; its 256 / L groups of L threads take
  *     SK_GEMV_ROWS consecutive rows of B a step each (all of a step's loads
- *     in flight), and their sums are added through shared memory at the
- *     end in a fixed order. The second kernel of a split K (its launch and
- *     its read of the planes) cost 5 of 26 us at 1 x 4096 x 4096 on the
- *     H200 (Nsight Compute, clocks locked), where cuBLAS runs one kernel.
+ *     in flight; 32 / R rows for R = 2 or 4 rows of A, A's values of the
+ *     step in flight beside them), and their sums are added through shared
+ *     memory at the end in a fixed order, a row at a time. The second
+ *     kernel of a split K (its launch and its read of the planes) cost 5
+ *     of 26 us at 1 x 4096 x 4096 on the H200 (Nsight Compute, clocks
+ *     locked), where cuBLAS runs one kernel; 2 to 4 rows ran 5-16 % faster
+ *     than their split chunks at N x K of 4096^2 to 8192^2 (2 x 4096 x 4096
+ *     23.6 us against 25.4; bench/results/h200-skinny.md).
  *
  * auto's model of it (the launch's speed_share): its form's rate at a full
  * chunk (the tuning's skinny_rate_percent, one a form), times the short
@@ -340,18 +344,45 @@ static __device__ __forceinline__ void sk_rows(const pg_gemm_args g) {
     });
 }
 
+/* The GEMV's sums of row m of C for the block's 4L columns, a thread's 4
+ * in `acc`: added through shared memory in group order, four groups a
+ * thread, then the slices of four, and stored. */
+template <int L>
+static __device__ __forceinline__ void sk_gemv_sum(const pg_gemm_args &g, long long m,
+                                                   const float (&acc)[4]) {
+  enum { G = SK_THREADS / L, W = 4 * L, SLICES = SK_THREADS / W };
+  static_assert(G == 4 * SLICES, "a slice is four groups");
+  __shared__ __align__(16) float sums[G][W];
+  __shared__ float slices[SLICES][W];
+  const int lane = threadIdx.x % L, group = threadIdx.x / L;
+  *(float4 *)&sums[group][4 * lane] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+  __syncthreads();
+  {
+    const int c = threadIdx.x % W, slice = threadIdx.x / W;
+    slices[slice][c] = ((sums[4 * slice][c] + sums[4 * slice + 1][c]) + sums[4 * slice + 2][c]) +
+                       sums[4 * slice + 3][c];
+  }
+  __syncthreads();
+  if (threadIdx.x < W) {
+    const long long col = (long long)blockIdx.x * W + threadIdx.x;
+    if (col < g.n) {
+      float v = slices[0][threadIdx.x];
+#pragma unroll
+      for (int u = 1; u < SLICES; ++u) v += slices[u][threadIdx.x];
+      sk_store(g, 0, m, col, v);
+    }
+  }
+}
+
 /* GEMV: C[0][n] for the block's 4L columns, over all of K. Group q of L
  * threads (q = thread / L) takes rows k0 .. k0 + SK_GEMV_ROWS - 1 of B,
  * k0 = SK_GEMV_ROWS (q + j 256 / L) for j = 0, 1, ...; a row past K reads
  * the last and its product is zeroed (a and b both, so that an infinity
- * there adds no NaN). The groups' sums are added in group order: four
- * groups a thread, then the slices of four. */
+ * there adds no NaN). The groups' sums are added in group order
+ * (sk_gemv_sum). */
 template <int L, bool VEC>
 static __device__ __forceinline__ void sk_gemv(const pg_gemm_args g) {
-  enum { G = SK_THREADS / L, W = 4 * L, U = SK_GEMV_ROWS, SLICES = SK_THREADS / W };
-  static_assert(G == 4 * SLICES, "a slice is four groups");
-  __shared__ __align__(16) float sums[G][W];
-  __shared__ float slices[SLICES][W];
+  enum { G = SK_THREADS / L, W = 4 * L, U = SK_GEMV_ROWS };
   const int lane = threadIdx.x % L, group = threadIdx.x / L;
   const long long n = (long long)blockIdx.x * W + 4 * lane;
   const int cols = g.n - n < 4 ? (int)(g.n - n) : 4; /* <= 0: past N, reads column 0 */
@@ -377,22 +408,73 @@ static __device__ __forceinline__ void sk_gemv(const pg_gemm_args g) {
       acc[3] = fmaf(a[j], b[j].w, acc[3]);
     }
   }
-  *(float4 *)&sums[group][4 * lane] = make_float4(acc[0], acc[1], acc[2], acc[3]);
-  __syncthreads();
-  {
-    const int c = threadIdx.x % W, slice = threadIdx.x / W;
-    slices[slice][c] = ((sums[4 * slice][c] + sums[4 * slice + 1][c]) + sums[4 * slice + 2][c]) +
-                       sums[4 * slice + 3][c];
-  }
-  __syncthreads();
-  if (threadIdx.x < W) {
-    const long long col = (long long)blockIdx.x * W + threadIdx.x;
-    if (col < g.n) {
-      float v = slices[0][threadIdx.x];
+  sk_gemv_sum<L>(g, 0, acc);
+}
+
+/* The GEMV of MR rows (2 or 4; M of 2 to 4, the narrowest that holds M):
+ * the same walk of B, U = 32 / MR rows of B a step, so that a step's loads
+ * of B and of A's MR x U values are all in flight together in the
+ * registers two blocks an SM leave; VEC: B and A both in 16-byte loads
+ * (A's rows allow them and K is whole vectors, as U is and so each step's
+ * k0: sk_gemv_vec), else both a float at a time; rows past M read row
+ * M - 1 and are not stored. The rows' sums are added up one row after
+ * another. */
+template <int L, int MR, bool VEC>
+static __device__ __forceinline__ void sk_gemv_rows(const pg_gemm_args g) {
+  enum { G = SK_THREADS / L, W = 4 * L, U = 32 / MR };
+  static_assert(U % 4 == 0, "a step's K is whole vectors of A");
+  const int lane = threadIdx.x % L, group = threadIdx.x / L;
+  const long long n = (long long)blockIdx.x * W + 4 * lane;
+  const int cols = g.n - n < 4 ? (int)(g.n - n) : 4; /* <= 0: past N, reads column 0 */
+  const float *const b_col = g.b + (cols > 0 ? n : 0);
+  constexpr bool a_vec = VEC;
+  float acc[MR][4];
 #pragma unroll
-      for (int u = 1; u < SLICES; ++u) v += slices[u][threadIdx.x];
-      sk_store(g, 0, 0, col, v);
+  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = acc[r][2] = acc[r][3] = 0.f;
+  for (long long k0 = (long long)group * U; k0 < g.k; k0 += (long long)G * U) {
+    float4 b[U];
+    float a[MR][U];
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+      const long long kk = k0 + j < g.k ? k0 + j : g.k - 1;
+      b[j] = sk_load4<VEC, true>(b_col + (size_t)kk * g.ldb, cols > 0 ? cols : 1);
     }
+#pragma unroll
+    for (int r = 0; r < MR; ++r) {
+      const float *const a_row = g.a + (size_t)(r < g.m ? r : g.m - 1) * g.lda;
+      if constexpr (a_vec) {
+#pragma unroll
+        for (int q = 0; q < U / 4; ++q) {
+          const long long kq = k0 + 4 * q < g.k ? k0 + 4 * q : g.k - 4;
+          const float4 v = __ldg((const float4 *)(a_row + kq));
+          a[r][4 * q] = v.x, a[r][4 * q + 1] = v.y, a[r][4 * q + 2] = v.z, a[r][4 * q + 3] = v.w;
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < U; ++j) a[r][j] = __ldg(a_row + (k0 + j < g.k ? k0 + j : g.k - 1));
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < U; ++j)
+      if (k0 + j >= g.k || cols <= 0) {
+        b[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+        for (int r = 0; r < MR; ++r) a[r][j] = 0.f;
+      }
+#pragma unroll
+    for (int j = 0; j < U; ++j)
+#pragma unroll
+      for (int r = 0; r < MR; ++r) {
+        acc[r][0] = fmaf(a[r][j], b[j].x, acc[r][0]);
+        acc[r][1] = fmaf(a[r][j], b[j].y, acc[r][1]);
+        acc[r][2] = fmaf(a[r][j], b[j].z, acc[r][2]);
+        acc[r][3] = fmaf(a[r][j], b[j].w, acc[r][3]);
+      }
+  }
+#pragma unroll
+  for (int r = 0; r < MR; ++r) {
+    if (r >= g.m) break; /* the same in every thread */
+    sk_gemv_sum<L>(g, r, acc[r]);
   }
 }
 
@@ -602,7 +684,7 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
  * instance of it by the entry's SASS rules): R > 0 the short-M form, R rows
  * a chunk; R = 0 the short-N form, chunks of C columns (C = -CN: its
  * RING form, chunks of CN, 16-byte loads only); R = -L the GEMV, L
- * lanes a row. VEC: the long operand is read in 16-byte loads (its rows may
+ * lanes a row, for up to C rows. VEC: the long operand is read in 16-byte loads (its rows may
  * be, and the side along them is a multiple of 4: a thread's 4 floats are
  * all in it or none). */
 template <int R, int C, bool VEC, bool CLUSTER = false>
@@ -615,8 +697,10 @@ __global__ void __launch_bounds__(SK_THREADS, R < 0   ? SK_GEMV_BLOCKS
    * added up in clusters, this kernel is the call's last: nothing of the
    * caller's may start early.) */
   if (!CLUSTER && g.splits > 1) pg_grid_launch_dependents();
-  if constexpr (R < 0)
+  if constexpr (R < 0 && C == 1)
     sk_gemv<-R, VEC>(g);
+  else if constexpr (R < 0)
+    sk_gemv_rows<-R, C, VEC>(g);
   else if constexpr (C < 0)
     sk_cols_ring<-C>(g);
   else if constexpr (R > 0)
@@ -641,10 +725,10 @@ typedef struct {
         {(const void *)pg_skinny_kernel<r, c, false, true>,                                        \
          (const void *)pg_skinny_kernel<r, c, true, true>}                                         \
   }
-#define SK_GEMV_FORM(lanes)                                                                        \
+#define SK_GEMV_FORM(lanes, rows)                                                                  \
   {                                                                                               \
-    lanes, {(const void *)pg_skinny_kernel<-lanes, 0, false>,                                      \
-            (const void *)pg_skinny_kernel<-lanes, 0, true>},                                      \
+    lanes, {(const void *)pg_skinny_kernel<-lanes, rows, false>,                                   \
+            (const void *)pg_skinny_kernel<-lanes, rows, true>},                                   \
         {NULL, NULL}                                                                               \
   }
 static const sk_form sk_row_forms[] = {SK_FORM(1, 1, 0), SK_FORM(2, 2, 0), SK_FORM(4, 4, 0),
@@ -659,13 +743,25 @@ static const sk_form sk_ring_forms[] = {SK_RING_FORM(1), SK_RING_FORM(2),
                                           SK_RING_FORM(SK_RING_MAX_CHUNK)};
 static_assert(sizeof sk_ring_forms / sizeof sk_ring_forms[0] == SK_RING_MAX_CHUNK,
               "a RING form for each N up to SK_RING_MAX_CHUNK: configure indexes them by N");
-/* The GEMV's forms by lanes a row: 4, 8, 16, 32 (chunk: the lanes). */
-static const sk_form sk_gemv_forms[] = {SK_GEMV_FORM(4), SK_GEMV_FORM(8), SK_GEMV_FORM(16),
-                                        SK_GEMV_FORM(32)};
-#define SK_GEMV_FORMS ((int)(sizeof sk_gemv_forms / sizeof sk_gemv_forms[0]))
-/* The GEMV's blocks across N in form l. */
+/* The GEMV's forms by rows (1, 2, 4: the short-M chunks up to
+ * SK_GEMV_MAX_ROWS, the same index as sk_row_forms) and lanes a row (4, 8,
+ * 16, 32; chunk: the lanes). 8 rows (4 of B a step) ran slower than the
+ * split chunk of 8 rows on the H200 (8 x 4096 x 4096 37.5 us against
+ * 28.8: bench/results/h200-skinny.md). */
+#define SK_GEMV_LANE_FORMS(rows) \
+  {SK_GEMV_FORM(4, rows), SK_GEMV_FORM(8, rows), SK_GEMV_FORM(16, rows), SK_GEMV_FORM(32, rows)}
+static const sk_form sk_gemv_forms[][4] = {SK_GEMV_LANE_FORMS(1), SK_GEMV_LANE_FORMS(2),
+                                           SK_GEMV_LANE_FORMS(4)};
+#define SK_GEMV_FORMS 4
+#define SK_GEMV_MAX_ROWS 4
+/* Whether the GEMV of two rows or more reads in 16-byte loads: B may be
+ * (`vec`), and A's rows may be with K whole vectors. */
+static int sk_gemv_vec(const pg_gemm_args *args, bool vec) {
+  return vec && args->vec_a && args->k % 4 == 0;
+}
+/* The GEMV's blocks across N in form l (any row count: the same lanes). */
 static long long sk_gemv_blocks(long long n, int l) {
-  const long long width = 4LL * sk_gemv_forms[l].chunk;
+  const long long width = 4LL * sk_gemv_forms[0][l].chunk;
   return (n + width - 1) / width;
 }
 #define SK_ROW_FORMS ((int)(sizeof sk_row_forms / sizeof sk_row_forms[0]))
@@ -766,10 +862,13 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
     launch->grid_x = ((long long)args->m + SK_RING_ROWS - 1) / SK_RING_ROWS;
     return;
   }
-  if (rows && short_side == 1) {
-    /* The GEMV: 8 lanes a row or more, the narrowest whose blocks all fit
-     * at once; 4 lanes where 8 would leave fewer blocks than
-     * SK_GEMV_MIN_FILL_PERCENT of the SMs; the split form where 4 would. */
+  if (rows && short_side <= SK_GEMV_MAX_ROWS) {
+    /* The GEMV (of its chunk's rows, f: 1, 2 or 4): 8 lanes a row or
+     * more, the narrowest whose blocks all fit at once; 4 lanes where 8
+     * would leave fewer blocks than SK_GEMV_MIN_FILL_PERCENT of the SMs;
+     * the split form where 4 would. */
+    static_assert(sizeof sk_gemv_forms / sizeof sk_gemv_forms[0] == 3 && SK_GEMV_MAX_ROWS == 4,
+                  "the GEMV's rows: the chunks of 1, 2 and 4");
     const long long fit = (long long)SK_GEMV_BLOCKS * device->sm_count;
     const long long least = (long long)device->sm_count * SK_GEMV_MIN_FILL_PERCENT / 100;
     int l = 1;
@@ -777,7 +876,8 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
     if (sk_gemv_blocks(args->n, l) < least) l = 0;
     const long long blocks = sk_gemv_blocks(args->n, l);
     if (blocks >= least) {
-      launch->kernel = sk_gemv_forms[l].kernel[vec];
+      /* Two rows or more: the 16-byte instance reads A so too. */
+      launch->kernel = sk_gemv_forms[f][l].kernel[f == 0 ? vec : sk_gemv_vec(args, vec)];
       launch->grid_x = blocks;
       return;
     }
@@ -811,7 +911,7 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(skinny_ffma) = {
     .info = {.name = "skinny_ffma", .kind = PG_KIND_KERNEL,
-             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; one row against a long N a GEMV of one kernel, K not split between blocks; 1-3 columns against many rows one kernel too, each lane's 16-byte copies in a cp.async ring of its own",
+             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; 1-4 rows against a long N a GEMV of one kernel, K not split between blocks; 1-3 columns against many rows one kernel too, each lane's 16-byte copies in a cp.async ring of its own",
              .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
              .default_stages = 1, .tile_m = SK_ROWS_MAX_CHUNK, .tile_n = SK_COLS_MAX_CHUNK,
              .tile_k = SK_SPLIT_K, .threads = SK_THREADS},
