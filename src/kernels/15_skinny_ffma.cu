@@ -53,7 +53,7 @@
  *     memory at the end in a fixed order, a row at a time. The second
  *     kernel of a split K (its launch and its read of the planes) cost 5
  *     of 26 us at 1 x 4096 x 4096 on the H200 (Nsight Compute, clocks
- *     locked), where cuBLAS runs one kernel; 2 to 4 rows ran 5-16 % faster
+ *     locked), where cuBLAS runs one kernel; 2 to 4 rows took 5-18 % less time
  *     than their split chunks at N x K of 4096^2 to 8192^2 (2 x 4096 x 4096
  *     23.6 us against 25.4; bench/results/h200-skinny.md).
  *
