@@ -45,8 +45,8 @@ typedef struct {
  * blocks of 32 lanes, the last thread's 3 columns) N no multiple of 4;
  * its GEMV of 2 rows at 2x4100x1000 (8 lanes), of 4 rows with one past M
  * at 3x2001x700 (4 lanes, N no multiple of 4) and 3x9000x302 (16 lanes,
- * A's rows in 16-byte loads but K no multiple of 4: A read a float at a
- * time), and 7x9000x300 not (its chunk of 8 rows split); 2x333x2000 (K split)
+ * K no multiple of 4: 4-byte loads though B's rows allow 16), and
+ * 7x9000x300 not (its chunk of 8 rows split); 2x333x2000 (K split)
  * of 2, 3x130x700 of 4, 7x13x5 of 8, 12x300x70 of 16 and 35x79x19 three
  * of 16; 400x1x3000 (16-byte loads, K split) its chunk of 1 column,
  * 600x2x777 of 2, 517x3x1100 of 4, 300x5x70 of 8 and 77x20x300 three of

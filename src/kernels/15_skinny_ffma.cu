@@ -427,7 +427,6 @@ static __device__ __forceinline__ void sk_gemv_rows(const pg_gemm_args g) {
   const long long n = (long long)blockIdx.x * W + 4 * lane;
   const int cols = g.n - n < 4 ? (int)(g.n - n) : 4; /* <= 0: past N, reads column 0 */
   const float *const b_col = g.b + (cols > 0 ? n : 0);
-  constexpr bool a_vec = VEC;
   float acc[MR][4];
 #pragma unroll
   for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = acc[r][2] = acc[r][3] = 0.f;
@@ -442,7 +441,7 @@ static __device__ __forceinline__ void sk_gemv_rows(const pg_gemm_args g) {
 #pragma unroll
     for (int r = 0; r < MR; ++r) {
       const float *const a_row = g.a + (size_t)(r < g.m ? r : g.m - 1) * g.lda;
-      if constexpr (a_vec) {
+      if constexpr (VEC) {
 #pragma unroll
         for (int q = 0; q < U / 4; ++q) {
           const long long kq = k0 + 4 * q < g.k ? k0 + 4 * q : g.k - 4;
@@ -684,9 +683,10 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
  * instance of it by the entry's SASS rules): R > 0 the short-M form, R rows
  * a chunk; R = 0 the short-N form, chunks of C columns (C = -CN: its
  * RING form, chunks of CN, 16-byte loads only); R = -L the GEMV, L
- * lanes a row, for up to C rows. VEC: the long operand is read in 16-byte loads (its rows may
- * be, and the side along them is a multiple of 4: a thread's 4 floats are
- * all in it or none). */
+ * lanes a row, of C rows (1, 2 or 4). VEC: the long operand is read in
+ * 16-byte loads (its rows may be, and the side along them is a multiple of
+ * 4: a thread's 4 floats are all in it or none); in the GEMV of 2 or 4
+ * rows A too (sk_gemv_vec). */
 template <int R, int C, bool VEC, bool CLUSTER = false>
 __global__ void __launch_bounds__(SK_THREADS, R < 0   ? SK_GEMV_BLOCKS
                                               : C < 0 ? SK_RING_BLOCKS
