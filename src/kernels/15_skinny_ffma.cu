@@ -418,7 +418,8 @@ static __device__ __forceinline__ void sk_gemv(const pg_gemm_args g) {
  * (A's rows allow them and K is whole vectors, as U is and so each step's
  * k0: sk_gemv_vec), else both a float at a time; rows past M read row
  * M - 1 and are not stored. The rows' sums are added up one row after
- * another. */
+ * another. One row stays sk_gemv, whose loads of A go beside B's in one
+ * loop: as an instance of this function it was scheduled otherwise. */
 template <int L, int MR, bool VEC>
 static __device__ __forceinline__ void sk_gemv_rows(const pg_gemm_args g) {
   enum { G = SK_THREADS / L, W = 4 * L, U = 32 / MR };
@@ -752,7 +753,7 @@ static_assert(sizeof sk_ring_forms / sizeof sk_ring_forms[0] == SK_RING_MAX_CHUN
   {SK_GEMV_FORM(4, rows), SK_GEMV_FORM(8, rows), SK_GEMV_FORM(16, rows), SK_GEMV_FORM(32, rows)}
 static const sk_form sk_gemv_forms[][4] = {SK_GEMV_LANE_FORMS(1), SK_GEMV_LANE_FORMS(2),
                                            SK_GEMV_LANE_FORMS(4)};
-#define SK_GEMV_FORMS 4
+#define SK_GEMV_FORMS ((int)(sizeof sk_gemv_forms[0] / sizeof sk_gemv_forms[0][0]))
 #define SK_GEMV_MAX_ROWS 4
 /* Whether the GEMV of two rows or more reads in 16-byte loads: B may be
  * (`vec`), and A's rows may be with K whole vectors. */
