@@ -31,6 +31,25 @@ static __device__ __forceinline__ void pg_cp_async_16(void *smem, const void *gm
                : "memory");
 }
 
+/* An L2 cache policy under which the lines an access brings in are the
+ * first evicted (PTX ISA, "createpolicy"): for an operand read once, so
+ * that streaming it does not push out lines that are read again. */
+static __device__ __forceinline__ unsigned long long pg_l2_evict_first_policy(void) {
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
+
+/* pg_cp_async_16 under an L2 cache policy (pg_l2_evict_first_policy). */
+static __device__ __forceinline__ void pg_cp_async_16_policy(void *smem, const void *gmem,
+                                                             int src_bytes,
+                                                             unsigned long long policy) {
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(
+                   pg_smem_addr(smem)),
+               "l"(gmem), "r"(src_bytes), "l"(policy)
+               : "memory");
+}
+
 /* Closes the group of copies this thread issued since the last commit. */
 static __device__ __forceinline__ void pg_cp_async_commit(void) {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
