@@ -49,12 +49,14 @@ typedef struct {
  * 7x9000x300 not (its chunk of 8 rows split); 2x333x2000 (K split)
  * of 2, 3x130x700 of 4, 7x13x5 of 8, 12x300x70 of 16 and 35x79x19 three
  * of 16; 400x1x3000 (16-byte loads, K split) its chunk of 1 column,
- * 600x2x777 of 2, 517x3x1100 of 4, 300x5x70 of 8 and 77x20x300 three of
- * 8; on a GPU of up to 150 SMs (16-byte rows of A, K whole vectors, a
- * block of 4 rows an SM at least) its RING form: 1000x1x3000 and
- * 600x1x1000 of 1 column (the last warp's slice of K short), 1000x1x8 (six
- * warps of eight with no K), 2000x2x4100 of 2 and 1001x3x1000 of 3 (a
- * last block of one row). 130x203x4100 and 130x200x4101, dense, split K
+ * 600x2x777 of 2, 250x3x1100 of 4 (125 blocks of 2 rows: too few for the
+ * RING form on 132 SMs), 300x5x70 of 8 and 77x20x300 three of 8; on a GPU of up to 150 SMs (16-byte rows of A, K whole
+ * vectors, a block an SM at least: 4 rows of 1 or 4 columns, 2 rows of 2
+ * or 3) its RING form: 1000x1x3000 and 600x1x1000 of 1 column (the last
+ * warp's slice of K short), 1000x1x8 (six warps of eight with no K),
+ * 2000x2x4100 of 2, 1001x3x1000 and 517x3x1100 of 3 (a last block of one
+ * row), 1000x4x3000, 1700x4x300 (425 blocks: a second wave) and
+ * 1003x4x1000 (a last block of 3 rows) of 4. 130x203x4100 and 130x200x4101, dense, split K
  * after the copy of B alone and of A alone (every split form).
  * 64x96x1000 and 130x200x4100 have a tile or four and K long enough for
  * tma_ws_splitk to split it: into ranges K is no multiple of, the last one
@@ -77,7 +79,8 @@ static const shape shapes[] = {
     {1000, 1, 3000},   {600, 2, 777},     {517, 3, 1100}, {1, 1000, 3000}, {1, 9000, 300},
     {1, 2000, 700},  {1, 2001, 700},  {1, 17003, 100}, {600, 1, 1000}, {1000, 1, 8},
     {2000, 2, 4100}, {1001, 3, 1000}, {400, 1, 3000}, {2, 4100, 1000}, {3, 2001, 700},
-    {3, 9000, 302},  {7, 9000, 300},
+    {3, 9000, 302},  {7, 9000, 300},  {250, 3, 1100}, {1700, 4, 300}, {1000, 4, 3000},
+    {1003, 4, 1000},
 };
 #define BIG_WORK 1e8 /* shapes with M*N*K this large are dropped by PG_TEST_QUICK */
 

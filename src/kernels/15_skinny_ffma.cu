@@ -29,17 +29,18 @@
  *     reads 4 consecutive K of its rows a step, all of a tile's steps in
  *     flight before B's tile is staged; the lanes' sums are added in a
  *     fixed butterfly order at the end.
- *   RING (M > N of 1 to 3, A's rows 16-byte aligned, K a multiple of 4, B
- *     dense and aligned, M / 4 blocks at least the SMs): a block takes 4
- *     rows of A and all of K, its 8 warps a slice of K each; a lane copies
- *     4 consecutive K of each row a step into a ring of 3 steps of its own
- *     in shared memory (cp.async: loads in flight while it computes; A's
- *     lines evict-first in L2, as the other forms' .cs loads: 4096 x 1 x
- *     4096 22.2 us where its plain copies took 25.1), B's
- *     step from global memory in 16-byte loads; the lanes' sums in a
- *     butterfly, the warps' in warp order. One kernel, no split of K
- *     between blocks (on the H200 1000 x 1 x 16384 24.9 us where the COLS
- *     form's 32 ranges and their reduction took 28.7; bench/results/h200-skinny.md).
+ *   RING (M > N of 1 to 4, A's rows 16-byte aligned, K a multiple of 4, B
+ *     dense and aligned, the blocks at least the SMs): a block takes 4 or 2
+ *     rows of A (sk_ring_geometry) and all of K, its 8 warps a slice of K
+ *     each; a lane copies 4 consecutive K of each row a step into a ring
+ *     of 2 or 3 steps of its own in shared memory (cp.async: loads in
+ *     flight while it computes; A's lines evict-first in L2, as the other
+ *     forms' .cs loads: 4096 x 1 x 4096 22.2 us where its plain copies
+ *     took 25.1), B's step from global memory in 16-byte loads a step
+ *     ahead; the lanes' sums in a butterfly, the warps' in warp order. One
+ *     kernel, no split of K between blocks (on the H200 1000 x 1 x 16384
+ *     24.9 us where the COLS form's 32 ranges and their reduction took
+ *     28.7; bench/results/h200-skinny.md).
  * Block b of the grid: tile b % tiles (block of the long side fastest, then
  * the chunk), K range b / tiles; in clusters tile b / S, range b % S (a
  * tile's S ranges one cluster).
@@ -92,19 +93,26 @@ PG_KERNELS_BEGIN
 #define SK_COLS_TILE_K 512
 #define SK_COLS_MAX_CHUNK 8
 /* RING (COLS where A's rows take 16-byte copies, K is whole vectors, B is
- * dense and N <= SK_RING_MAX_CHUNK): rows of A a block (all its warps on
- * them, each a slice of K), a lane's 16-byte copies in flight a row (the
- * ring's stages: 8 warps x 3 x 4 rows x 512 bytes, 48 KB a block), K a
- * warp takes a step (4 a lane), the widest N it takes (at 4 columns it ran
- * 0.96-1.20 x the COLS form's time, slower at 6144 x 4 x 6144 and at every
- * larger shape measured: not taken). It runs where its blocks are at least
- * the SMs (fewer: the split COLS form). */
-#define SK_RING_ROWS 4
-#define SK_RING_STAGES 3
+ * dense and N <= SK_RING_MAX_CHUNK): K a warp takes a step (4 a lane), the
+ * widest N it takes. By N (sk_ring_geometry): rows of A a block (all its
+ * warps on them, each a slice of K), the ring's stages (a lane's 16-byte
+ * copies of a row in flight: stages - 1 steps), blocks an SM its
+ * registers are held to. It runs where its blocks are at least the SMs
+ * (fewer: the split COLS form). Measured on the H200
+ * (bench/results/h200-skinny.md): 2 and 3 columns ran 4096 x N x 4096 in
+ * 22.7 and 23.2 us in blocks of 2 rows (their ring 24 KB a block) where
+ * blocks of 4 rows took 23.2 and 24.0; 4 columns, at 2 stages and 3
+ * blocks an SM, 4096 x 4 x 4096 in 25.8 us where the COLS form took
+ * 32.2, and ahead of it at 7 of the 8 other shapes of 4 columns tuned on
+ * and all 8 held out (behind at 2048 x 4 x 16384: 50.6 against 47.1). */
 #define SK_RING_STEP 128
-#define SK_RING_MAX_CHUNK 3
-/* Blocks an SM the RING forms are compiled for (64 registers a thread). */
-#define SK_RING_BLOCKS 4
+#define SK_RING_MAX_CHUNK 4
+typedef struct {
+  int rows, stages, blocks;
+} sk_ring_shape;
+static __host__ __device__ constexpr sk_ring_shape sk_ring_geometry(int cn) {
+  return cn == 1 ? sk_ring_shape{4, 3, 4} : cn <= 3 ? sk_ring_shape{2, 3, 4} : sk_ring_shape{4, 2, 3};
+}
 /* K is split in units of SK_SPLIT_K (a batch of every warp of the short-M
  * form), so that the blocks fill SK_FILL_BLOCKS an SM: measured on the
  * H200 (a kernel of these forms' design timed apart: 1024 blocks of short
@@ -576,33 +584,33 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
 /* RING's copies of step st into its place in the warp's ring; a step
  * past the slice copies nothing and zero-fills (the src-size operand 0).
  * A is read once: its lines are L2's first to go (`policy`). */
-template <int S>
-static __device__ __forceinline__ void sk_ring_copy(float4 (*ring)[SK_RING_ROWS][32],
+template <int S, int WR>
+static __device__ __forceinline__ void sk_ring_copy(float4 (*ring)[WR][32],
                                                       const float *first, int lda, long long last,
                                                       long long kb, long long ke, int st,
                                                       int lane, unsigned long long policy) {
   const long long k = kb + (long long)st * SK_RING_STEP + 4 * lane;
   const int bytes = k < ke ? 16 : 0;
 #pragma unroll
-  for (int r = 0; r < SK_RING_ROWS; ++r)
+  for (int r = 0; r < WR; ++r)
     pg_cp_async_16_policy(&ring[st % S][r][lane],
                           first + (size_t)(r < last ? r : last) * lda + (bytes ? k : 0), bytes,
                           policy);
 }
 
-/* RING: a block takes SK_RING_ROWS rows of A and all of K, its warps
- * a slice of K each (K / 8, whole vectors); a lane copies 4 consecutive K
- * of each row a step straight into its own places in a ring of
- * SK_RING_STAGES steps in shared memory (cp.async, 16 bytes, no
- * registers held: the loads stay in flight while the lane computes), reads
- * back only what it copied itself (so no barrier but its own wait), and
- * B's 4 x CN floats of the step from global memory (small, L1 and L2
- * hold it). No K split between blocks: no planes and no second kernel.
- * The lanes' sums are added in a fixed butterfly order, then the warps'
- * in warp order through shared memory. */
+/* RING: a block takes WR rows of A and all of K, its warps a slice of K
+ * each (K / 8, whole vectors); a lane copies 4 consecutive K of each row a
+ * step straight into its own places in a ring of S steps in shared memory
+ * (cp.async, 16 bytes, no registers held: the loads stay in flight while
+ * the lane computes), reads back only what it copied itself (so no
+ * barrier but its own wait), and B's 4 x CN floats of the step from global
+ * memory (small, L1 and L2 hold it) a step ahead, in registers. No K split
+ * between blocks: no planes and no second kernel. The lanes' sums are
+ * added in a fixed butterfly order, then the warps' in warp order through
+ * shared memory. */
 template <int CN>
 static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
-  enum { WARPS = SK_THREADS / 32, WR = SK_RING_ROWS, S = SK_RING_STAGES };
+  enum { WARPS = SK_THREADS / 32, WR = sk_ring_geometry(CN).rows, S = sk_ring_geometry(CN).stages };
   static_assert(S >= 2 && S <= 8, "cp.async.wait_group takes 0 to 7");
   __shared__ __align__(16) float4 ring[WARPS][S][WR][32];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -622,28 +630,37 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
     for (int c = 0; c < CN; ++c) acc[r][c] = 0.f;
 #pragma unroll
   for (int st = 0; st < S - 1; ++st) {
-    if (st < steps) sk_ring_copy<S>(ring[warp], first, g.lda, last, kb, ke, st, lane, policy);
+    if (st < steps) sk_ring_copy<S, WR>(ring[warp], first, g.lda, last, kb, ke, st, lane, policy);
     pg_cp_async_commit();
   }
-  for (int st = 0; st < steps; ++st) {
+  /* B is dense (ldb = N = CN) and 16-byte aligned, and K whole vectors,
+   * so are the slices: k < ke holds the step's 4 rows, 4 CN consecutive
+   * floats, CN 16-byte loads (a warp's 512 CN contiguous bytes). */
+  auto load_b = [&](int st, float4 (&v)[CN]) {
     const long long k = kb + (long long)st * SK_RING_STEP + 4 * lane;
-    /* B is dense (ldb = N = CN) and 16-byte aligned, and K whole vectors,
-     * so are the slices: k < ke holds the step's 4 rows, 4 CN consecutive
-     * floats, CN 16-byte loads (a warp's 512 CN contiguous bytes). */
-    float f[4 * CN];
-    if (k < ke) {
+    if (st < steps && k < ke) {
       const float4 *const pb = (const float4 *)(g.b + (size_t)k * CN);
 #pragma unroll
-      for (int q = 0; q < CN; ++q) {
-        const float4 v = __ldg(pb + q);
-        f[4 * q] = v.x;
-        f[4 * q + 1] = v.y;
-        f[4 * q + 2] = v.z;
-        f[4 * q + 3] = v.w;
-      }
+      for (int q = 0; q < CN; ++q) v[q] = __ldg(pb + q);
     } else {
 #pragma unroll
-      for (int q = 0; q < 4 * CN; ++q) f[q] = 0.f;
+      for (int q = 0; q < CN; ++q) v[q] = make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+  };
+  float4 next[CN];
+  load_b(0, next);
+  for (int st = 0; st < steps; ++st) {
+    float4 cur[CN];
+#pragma unroll
+    for (int q = 0; q < CN; ++q) cur[q] = next[q];
+    load_b(st + 1, next);
+    float f[4 * CN];
+#pragma unroll
+    for (int q = 0; q < CN; ++q) {
+      f[4 * q] = cur[q].x;
+      f[4 * q + 1] = cur[q].y;
+      f[4 * q + 2] = cur[q].z;
+      f[4 * q + 3] = cur[q].w;
     }
     float b[4][CN];
 #pragma unroll
@@ -664,7 +681,7 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
     }
     /* Into the place step st - 1 left, read in the iteration before. */
     if (st + S - 1 < steps)
-      sk_ring_copy<S>(ring[warp], first, g.lda, last, kb, ke, st + S - 1, lane, policy);
+      sk_ring_copy<S, WR>(ring[warp], first, g.lda, last, kb, ke, st + S - 1, lane, policy);
     pg_cp_async_commit();
   }
   pg_cp_async_wait(0);
@@ -696,7 +713,7 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
  * rows A too (sk_gemv_vec). */
 template <int R, int C, bool VEC, bool CLUSTER = false>
 __global__ void __launch_bounds__(SK_THREADS, R < 0   ? SK_GEMV_BLOCKS
-                                              : C < 0 ? SK_RING_BLOCKS
+                                              : C < 0 ? sk_ring_geometry(-C).blocks
                                                       : sk_blocks_per_sm(R))
     pg_skinny_kernel(const pg_gemm_args g) {
   /* A split K's reduction, launched programmatically behind this kernel,
@@ -743,10 +760,10 @@ static const sk_form sk_row_forms[] = {SK_FORM(1, 1, 0), SK_FORM(2, 2, 0), SK_FO
                                        SK_FORM(SK_ROWS_MAX_CHUNK, SK_ROWS_MAX_CHUNK, 0)};
 static const sk_form sk_col_forms[] = {SK_FORM(1, 0, 1), SK_FORM(2, 0, 2), SK_FORM(4, 0, 4),
                                        SK_FORM(SK_COLS_MAX_CHUNK, 0, SK_COLS_MAX_CHUNK)};
-/* The RING forms by N, 1 to 3 columns (16-byte copies only). */
+/* The RING forms by N, 1 to SK_RING_MAX_CHUNK columns (16-byte copies only). */
 #define SK_RING_FORM(cn) \
   { cn, {NULL, (const void *)pg_skinny_kernel<0, -cn, true>}, {NULL, NULL} }
-static const sk_form sk_ring_forms[] = {SK_RING_FORM(1), SK_RING_FORM(2),
+static const sk_form sk_ring_forms[] = {SK_RING_FORM(1), SK_RING_FORM(2), SK_RING_FORM(3),
                                           SK_RING_FORM(SK_RING_MAX_CHUNK)};
 static_assert(sizeof sk_ring_forms / sizeof sk_ring_forms[0] == SK_RING_MAX_CHUNK,
               "a RING form for each N up to SK_RING_MAX_CHUNK: configure indexes them by N");
@@ -861,12 +878,14 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   args->splits = 1;
   if (!rows && vec && short_side <= SK_RING_MAX_CHUNK && args->ldb == args->n &&
       (uintptr_t)args->b % 16 == 0 &&
-      (args->m + SK_RING_ROWS - 1) / SK_RING_ROWS >= device->sm_count) {
+      (args->m + sk_ring_geometry(short_side).rows - 1) / sk_ring_geometry(short_side).rows >=
+          device->sm_count) {
     /* Short N, A's rows in 16-byte copies, B dense and 16-byte aligned,
      * blocks enough for every SM: the RING form of N columns, all of K a
      * block (auto's model as the COLS form's). */
+    const int ring_rows = sk_ring_geometry(short_side).rows;
     launch->kernel = sk_ring_forms[short_side - 1].kernel[1];
-    launch->grid_x = ((long long)args->m + SK_RING_ROWS - 1) / SK_RING_ROWS;
+    launch->grid_x = ((long long)args->m + ring_rows - 1) / ring_rows;
     return;
   }
   if (rows && short_side <= SK_GEMV_MAX_ROWS) {
@@ -905,7 +924,12 @@ static size_t smem_bytes(int stages) {
   const size_t sums = sizeof(float) * SK_ROWS_WARPS * 4 * SK_ROWS_WIDTH;
   const size_t rows = tile > sums ? tile : sums;
   const size_t cols = sizeof(float) * SK_COLS_MAX_CHUNK * (SK_COLS_TILE_K + 4);
-  const size_t ring = 16 * (SK_THREADS / 32) * SK_RING_STAGES * SK_RING_ROWS * 32;
+  size_t ring = 0;
+  for (int cn = 1; cn <= SK_RING_MAX_CHUNK; ++cn) {
+    const sk_ring_shape shape = sk_ring_geometry(cn);
+    const size_t bytes = 16 * (SK_THREADS / 32) * shape.stages * shape.rows * 32;
+    if (bytes > ring) ring = bytes;
+  }
   const size_t most = rows > cols ? rows : cols;
   return most > ring ? most : ring;
 }
@@ -918,7 +942,7 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(skinny_ffma) = {
     .info = {.name = "skinny_ffma", .kind = PG_KIND_KERNEL,
-             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; 1-4 rows against a long N a GEMV of one kernel, K not split between blocks; 1-3 columns against many rows one kernel too, each lane's 16-byte copies in a cp.async ring of its own",
+             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; 1-4 rows against a long N a GEMV of one kernel, K not split between blocks; 1-4 columns against many rows one kernel too, each lane's 16-byte copies in a cp.async ring of its own",
              .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
              .default_stages = 1, .tile_m = SK_ROWS_MAX_CHUNK, .tile_n = SK_COLS_MAX_CHUNK,
              .tile_k = SK_SPLIT_K, .threads = SK_THREADS},
