@@ -107,6 +107,8 @@ PG_KERNELS_BEGIN
  * and all 8 held out (behind at 2048 x 4 x 16384: 50.6 against 47.1). */
 #define SK_RING_STEP 128
 #define SK_RING_MAX_CHUNK 4
+/* A RING form's geometry, by its columns: rows of A a block, the ring's
+ * stages, blocks an SM (the bound its registers are compiled to). */
 typedef struct {
   int rows, stages, blocks;
 } sk_ring_shape;
@@ -876,14 +878,12 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   launch->speed_share = share < tuning->skinny_cap_percent / 100.0 ? share : tuning->skinny_cap_percent / 100.0;
   launch->grid_y = 1;
   args->splits = 1;
+  const int ring_rows = sk_ring_geometry(short_side).rows;
   if (!rows && vec && short_side <= SK_RING_MAX_CHUNK && args->ldb == args->n &&
-      (uintptr_t)args->b % 16 == 0 &&
-      (args->m + sk_ring_geometry(short_side).rows - 1) / sk_ring_geometry(short_side).rows >=
-          device->sm_count) {
+      (uintptr_t)args->b % 16 == 0 && (args->m + ring_rows - 1) / ring_rows >= device->sm_count) {
     /* Short N, A's rows in 16-byte copies, B dense and 16-byte aligned,
      * blocks enough for every SM: the RING form of N columns, all of K a
      * block (auto's model as the COLS form's). */
-    const int ring_rows = sk_ring_geometry(short_side).rows;
     launch->kernel = sk_ring_forms[short_side - 1].kernel[1];
     launch->grid_x = ((long long)args->m + ring_rows - 1) / ring_rows;
     return;
