@@ -1,7 +1,8 @@
 /* The host half of the TMA variants, without a GPU: the layout rules that
  * decide PG_ERR_UNSUPPORTED and their reasons, the tuning table and its
  * overrides, split K's rule (pg_configure_split_k), and the registry facts
- * of tma, tma_ws and auto. */
+ * of tma, tma_ws and auto; and where skinny_ffma, auto's short-side
+ * candidate beside them, takes its one-kernel RING form. */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -681,6 +682,48 @@ static void test_split_in_clusters_rule(void **state) {
   }
 }
 
+/* skinny_ffma's RING form (src/kernels/15_skinny_ffma.cu) on an H200's
+ * facts: N of 1 to 4 against rows of A in 16-byte copies, K whole vectors
+ * and B dense take it wherever its blocks (4 rows of A for 1 and 4
+ * columns, 2 for 2 and 3) are at least the SMs: one kernel over all of K,
+ * no split and no second kernel; 5 columns, too few blocks, or A's rows
+ * off 16 bytes take a split form. */
+static void test_skinny_ring_form(void **state) {
+  (void)state;
+  const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
+  const pg_variant_entry *e = pg_entry_find("skinny_ffma");
+  assert_non_null(e);
+  struct {
+    int m, n, k, lda, blocks; /* blocks: the RING form's grid, 0: a split form */
+  } cases[] = {
+      {4096, 1, 4096, 4096, 1024}, {4096, 2, 4096, 4096, 2048}, {4096, 3, 4096, 4096, 2048},
+      {4096, 4, 4096, 4096, 1024}, {263, 3, 1000, 1000, 132},   {1001, 4, 1000, 1000, 251},
+      {4096, 5, 4096, 4096, 0},    {400, 1, 3000, 3000, 0},     {262, 3, 1000, 1000, 0},
+      {4096, 2, 4096, 4097, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    pg_gemm_args g = aligned_args();
+    g.m = cases[i].m;
+    g.n = g.ldb = g.ldc = cases[i].n;
+    g.k = cases[i].k;
+    g.lda = cases[i].lda;
+    g.c = storage;
+    g.vec_a = g.lda % 4 == 0;
+    g.vec_b = g.ldb % 4 == 0;
+    pg_kernel_launch launch;
+    memset(&launch, 0, sizeof launch);
+    e->configure(&g, &h200, &h200.tuning, &launch);
+    if (cases[i].blocks > 0) {
+      assert_int_equal(launch.grid_x, cases[i].blocks);
+      assert_int_equal(g.splits, 1);
+      assert_null(launch.reduce_kernel);
+      assert_int_equal(launch.workspace_bytes, 0);
+    } else {
+      assert_true(g.splits > 1);
+    }
+  }
+}
+
 /* auto's model alone on an H200's facts (pg_auto_model, no GPU asked):
  * every candidate a row, the chosen one the first of the best predicted,
  * refusals with no speed; the layout rules as a call applies them. */
@@ -737,6 +780,7 @@ int main(void) {
       cmocka_unit_test(test_auto_model),
       cmocka_unit_test(test_split_in_clusters),
       cmocka_unit_test(test_split_in_clusters_rule),
+      cmocka_unit_test(test_skinny_ring_form),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
