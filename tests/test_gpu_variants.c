@@ -50,14 +50,15 @@ typedef struct {
  * of 2, 3x130x700 of 4, 7x13x5 of 8, 12x300x70 of 16 and 35x79x19 three
  * of 16; 400x1x3000 (16-byte loads, K split) its chunk of 1 column,
  * 600x2x777 of 2, 250x3x1100 of 4 (125 blocks of 2 rows: too few for the
- * RING form on 132 SMs), 300x5x70 of 8 and 77x20x300 three of 8; on a GPU of up to 150 SMs (16-byte rows of A, K whole
- * vectors, a block an SM at least: 4 rows of 1 or 4 columns, 2 rows of 2
- * or 3) its RING form: 1000x1x3000 and 600x1x1000 of 1 column (the last
- * warp's slice of K short), 1000x1x8 (six warps of eight with no K),
- * 2000x2x4100 of 2, 1001x3x1000 and 517x3x1100 of 3 (a last block of one
- * row), 1000x4x3000, 1700x4x300 (425 blocks: a second wave) and
- * 1003x4x1000 (a last block of 3 rows) of 4. 130x203x4100 and 130x200x4101, dense, split K
- * after the copy of B alone and of A alone (every split form).
+ * RING form on 132 SMs), 300x5x70 of 8 and 77x20x300 three of 8; on a GPU
+ * of up to 150 SMs (16-byte rows of A, K whole vectors, a block an SM at
+ * least: 4 rows of 1 or 4 columns, 2 rows of 2 or 3) its RING form:
+ * 1000x1x3000 and 600x1x1000 of 1 column (the last warp's slice of K
+ * short), 1000x1x8 (six warps of eight with no K), 2000x2x4100 of 2,
+ * 1001x3x1000 and 517x3x1100 of 3 (a last block of one row), 1000x4x3000,
+ * 1700x4x300 (425 blocks: a second wave) and 1003x4x1000 (a last block of
+ * 3 rows) of 4. 130x203x4100 and 130x200x4101, dense, split K after the
+ * copy of B alone and of A alone (every split form).
  * 64x96x1000 and 130x200x4100 have a tile or four and K long enough for
  * tma_ws_splitk to split it: into ranges K is no multiple of, the last one
  * short and ending in a partial step. 3000x2900x40 has 552 tiles of 128x128:
