@@ -652,18 +652,15 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
   float4 next[CN];
   load_b(0, next);
   for (int st = 0; st < steps; ++st) {
-    float4 cur[CN];
-#pragma unroll
-    for (int q = 0; q < CN; ++q) cur[q] = next[q];
-    load_b(st + 1, next);
     float f[4 * CN];
 #pragma unroll
     for (int q = 0; q < CN; ++q) {
-      f[4 * q] = cur[q].x;
-      f[4 * q + 1] = cur[q].y;
-      f[4 * q + 2] = cur[q].z;
-      f[4 * q + 3] = cur[q].w;
+      f[4 * q] = next[q].x;
+      f[4 * q + 1] = next[q].y;
+      f[4 * q + 2] = next[q].z;
+      f[4 * q + 3] = next[q].w;
     }
+    load_b(st + 1, next);
     float b[4][CN];
 #pragma unroll
     for (int e = 0; e < 4; ++e)
