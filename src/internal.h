@@ -217,8 +217,8 @@ typedef struct {
 
 /* A kernel entry's launch, as its configure function decides it: which
  * kernel and its grid. The block is the entry's info.threads and the dynamic
- * shared memory its smem_bytes (when kernel.dynamic_smem says so): one
- * number each, in the entry. */
+ * shared memory its smem_bytes (when kernel.dynamic_smem says so), or the
+ * launch's own dynamic_smem where that is more. */
 typedef struct {
   const void *kernel;
   long long grid_x, grid_y; /* the core refuses a grid past CUDA's limits */
@@ -243,6 +243,9 @@ typedef struct {
    * shared memory that no more fit), so that the hardware spreads a grid
    * of clusters evenly over the SMs rather than filling some. */
   int max_blocks_per_sm;
+  /* > 0: dynamic shared memory this launch's kernel needs, where its form
+   * holds more than a kernel may declare statically (48 KiB). */
+  size_t dynamic_smem;
   /* Non-zero: device memory the launch needs for a first kernel's output
    * and partial sums (the core takes it from its pool, stream-ordered, and
    * sets args->partials), and

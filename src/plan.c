@@ -371,6 +371,7 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
   plan->kernel = kernel->kernel;
   plan->threads = (unsigned)entry->info.threads;
   plan->dynamic_smem = dynamic_smem_of(entry, plan->stages);
+  if (kernel->dynamic_smem > plan->dynamic_smem) plan->dynamic_smem = kernel->dynamic_smem;
   if (kernel->max_blocks_per_sm > 0) {
     /* A block's share of the SM's shared memory, its static part (the
      * kernel image's) taken off, so that that many blocks fit and no more. */
