@@ -133,8 +133,14 @@
  * tma_ws_m32, 1.00 and 1.08 against its 1.13 and 1.20), a later chunk
  * 60 % (three chunks of 16 rows ran 0.64-0.85 x what 40 % predicts, and
  * at 40 % 33 and 40 x 4096 x 4096 went to it at 0.70 x cuBLAS against
- * tma_ws_m64's 1.01 and 0.98). */
-#define PG_H200_SKINNY {11, 19, 36, 69, 120, 10, 20, 40, 53}, 60, 150
+ * tma_ws_m64's 1.01 and 0.98). The RING form of 5-8 columns
+ * (2026-12-03 12:31 UTC; bench/results/h200-skinny.md): 88, the ratio of its time to tma_ws_n16's at 4096 x 8 x 4096 (26.0 against 32.5
+ * us) times the 70 at which the two predict alike at N = 8 (56 x 8 / 16
+ * against 40 x 70 %): past 4 columns it runs wherever its blocks are at
+ * least the SMs, and there it ran ahead of tma_ws_n16 at 18 of the 20
+ * shapes measured, 1.3 % behind at 16384 x 8 x 4096 (85.1 against 83.9
+ * us) and even at 8192 x 8 x 8192. */
+#define PG_H200_SKINNY {11, 19, 36, 69, 120, 10, 20, 40, 53}, 60, 150, 88
 #define PG_H200_AUTO_RULES                                                              \
   {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
    {"tma_ws_m256", 3, 101, 1, 0, 0}, {"tma_ws_n256", 3, 101, 1, 0, 0},                           \

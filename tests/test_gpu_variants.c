@@ -52,12 +52,18 @@ typedef struct {
  * 600x2x777 of 2, 250x3x1100 of 4 (125 blocks of 2 rows: too few for the
  * RING form on 132 SMs), 300x5x70 of 8 and 77x20x300 three of 8; on a GPU
  * of up to 150 SMs (16-byte rows of A, K whole vectors, a block an SM at
- * least: 4 rows of 1 or 4 columns, 2 rows of 2 or 3) its RING form:
+ * least: 4 rows of 1 or 4-8 columns, 2 rows of 2 or 3) its RING form:
  * 1000x1x3000 and 600x1x1000 of 1 column (the last warp's slice of K
  * short), 1000x1x8 (six warps of eight with no K), 2000x2x4100 of 2,
  * 1001x3x1000 and 517x3x1100 of 3 (a last block of one row), 1000x4x3000,
  * 1700x4x300 (425 blocks: a second wave) and 1003x4x1000 (a last block of
- * 3 rows) of 4. 130x203x4100 and 130x200x4101, dense, split K after the
+ * 3 rows) of 4; past 4 columns B's step handed out through shared memory,
+ * on 132 SMs: 1000x5x1000, 530x8x3000 (133 blocks, the last of 2 rows)
+ * and 999x8x8 (six warps with no K) a warp group a block; 2001x6x700 (a
+ * last block of one row, the last warp's step short) and 1500x7x4100 (the
+ * second group past M) 2 groups; 3800x5x260 4 (the last block's last two
+ * groups past M); 7700x7x300 8, each warp all of K (three groups of the
+ * last block past M). 130x203x4100 and 130x200x4101, dense, split K after the
  * copy of B alone and of A alone (every split form).
  * 64x96x1000 and 130x200x4100 have a tile or four and K long enough for
  * tma_ws_splitk to split it: into ranges K is no multiple of, the last one
@@ -81,7 +87,8 @@ static const shape shapes[] = {
     {1, 2000, 700},  {1, 2001, 700},  {1, 17003, 100}, {600, 1, 1000}, {1000, 1, 8},
     {2000, 2, 4100}, {1001, 3, 1000}, {400, 1, 3000}, {2, 4100, 1000}, {3, 2001, 700},
     {3, 9000, 302},  {7, 9000, 300},  {250, 3, 1100}, {1700, 4, 300}, {1000, 4, 3000},
-    {1003, 4, 1000},
+    {1003, 4, 1000}, {1000, 5, 1000}, {2001, 6, 700}, {1500, 7, 4100}, {530, 8, 3000},
+    {999, 8, 8},     {3800, 5, 260},  {7700, 7, 300},
 };
 #define BIG_WORK 1e8 /* shapes with M*N*K this large are dropped by PG_TEST_QUICK */
 

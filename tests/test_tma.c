@@ -683,11 +683,13 @@ static void test_split_in_clusters_rule(void **state) {
 }
 
 /* skinny_ffma's RING form (src/kernels/15_skinny_ffma.cu) on an H200's
- * facts: N of 1 to 4 against rows of A in 16-byte copies, K whole vectors
+ * facts: N of 1 to 8 against rows of A in 16-byte copies, K whole vectors
  * and B dense take it wherever its blocks (4 rows of A for 1 and 4
- * columns, 2 for 2 and 3) are at least the SMs: one kernel over all of K,
- * no split and no second kernel; 5 columns, too few blocks, or A's rows
- * off 16 bytes take a split form. */
+ * columns, 2 for 2 and 3; 5-8 columns 4 rows a group of warps, the most
+ * groups whose blocks fill 90 % of a wave of 2 an SM, else the most whose
+ * blocks are at least the SMs) are at least the SMs: one kernel over all
+ * of K, no split and no second kernel; 9 columns, too few blocks, or A's
+ * rows off 16 bytes take a split form. */
 static void test_skinny_ring_form(void **state) {
   (void)state;
   const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
@@ -698,8 +700,10 @@ static void test_skinny_ring_form(void **state) {
   } cases[] = {
       {4096, 1, 4096, 4096, 1024}, {4096, 2, 4096, 4096, 2048}, {4096, 3, 4096, 4096, 2048},
       {4096, 4, 4096, 4096, 1024}, {263, 3, 1000, 1000, 132},   {1001, 4, 1000, 1000, 251},
-      {4096, 5, 4096, 4096, 0},    {400, 1, 3000, 3000, 0},     {262, 3, 1000, 1000, 0},
-      {4096, 2, 4096, 4097, 0},
+      {4096, 5, 4096, 4096, 256},  {4096, 8, 4096, 4096, 256},  {530, 8, 3000, 3000, 133},
+      {8192, 6, 8192, 8192, 256},  {3000, 8, 12288, 12288, 375}, {1000, 7, 3000, 3000, 250},
+      {4096, 9, 4096, 4096, 0},    {524, 8, 3000, 3000, 0},     {400, 1, 3000, 3000, 0},
+      {262, 3, 1000, 1000, 0},     {4096, 2, 4096, 4097, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     pg_gemm_args g = aligned_args();
@@ -715,6 +719,9 @@ static void test_skinny_ring_form(void **state) {
     e->configure(&g, &h200, &h200.tuning, &launch);
     if (cases[i].blocks > 0) {
       assert_int_equal(launch.grid_x, cases[i].blocks);
+      /* Past 4 columns B's step is handed out through shared memory,
+       * dynamic (more than 48 KiB). */
+      assert_true(cases[i].n > 4 ? launch.dynamic_smem > 48 * 1024 : launch.dynamic_smem == 0);
       assert_int_equal(g.splits, 1);
       assert_null(launch.reduce_kernel);
       assert_int_equal(launch.workspace_bytes, 0);
@@ -763,6 +770,32 @@ static void test_auto_model(void **state) {
   assert_int_equal(chosen, -1);
 }
 
+/* auto's choice at short N on an H200's facts: skinny_ffma where its RING
+ * form runs (N of 1 to 8, blocks of 4 rows at least the SMs), tma_ws_n16
+ * past 8 columns. */
+static void test_auto_short_n(void **state) {
+  (void)state;
+  const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
+  const pg_variant_info *selector = pg_variant_find("auto");
+  const struct {
+    int m, n, k;
+    const char *want;
+  } cases[] = {{4096, 5, 4096, "skinny_ffma"}, {4096, 8, 4096, "skinny_ffma"},
+               {16384, 8, 4096, "skinny_ffma"}, {700, 6, 8192, "skinny_ffma"},
+               {4096, 4, 4096, "skinny_ffma"},  {4096, 12, 4096, "tma_ws_n16"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    pg_model_row rows[PG_AUTO_MAX_RULES];
+    int chosen = -2;
+    pg_auto_model(&h200, selector, cases[i].m, cases[i].n, cases[i].k, rows, PG_AUTO_MAX_RULES,
+                  &chosen);
+    assert_true(chosen >= 0);
+    if (strcmp(rows[chosen].variant->name, cases[i].want) != 0)
+      print_message("%dx%dx%d: auto chose %s\n", cases[i].m, cases[i].n, cases[i].k,
+                    rows[chosen].variant->name);
+    assert_string_equal(rows[chosen].variant->name, cases[i].want);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_aligned_layout_passes),
@@ -781,6 +814,7 @@ int main(void) {
       cmocka_unit_test(test_split_in_clusters),
       cmocka_unit_test(test_split_in_clusters_rule),
       cmocka_unit_test(test_skinny_ring_form),
+      cmocka_unit_test(test_auto_short_n),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

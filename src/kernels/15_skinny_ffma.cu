@@ -29,18 +29,22 @@
  *     reads 4 consecutive K of its rows a step, all of a tile's steps in
  *     flight before B's tile is staged; the lanes' sums are added in a
  *     fixed butterfly order at the end.
- *   RING (M > N of 1 to 4, A's rows 16-byte aligned, K a multiple of 4, B
- *     dense and aligned, the blocks at least the SMs): a block takes 4 or 2
- *     rows of A (sk_ring_geometry) and all of K, its 8 warps a slice of K
- *     each; a lane copies 4 consecutive K of each row a step into a ring
- *     of 2 or 3 steps of its own in shared memory (cp.async: loads in
- *     flight while it computes; A's lines evict-first in L2, as the other
- *     forms' .cs loads: 4096 x 1 x 4096 22.2 us where its plain copies
- *     took 25.1), B's step from global memory in 16-byte loads a step
- *     ahead; the lanes' sums in a butterfly, the warps' in warp order. One
- *     kernel, no split of K between blocks (on the H200 1000 x 1 x 16384
- *     24.9 us where the COLS form's 32 ranges and their reduction took
- *     28.7; bench/results/h200-skinny.md).
+ *   RING (M > N of 1 to 8, A's rows 16-byte aligned, K a multiple of 4, B
+ *     dense and aligned, the blocks at least the SMs): a block takes rows
+ *     of A (sk_ring_geometry: 4 or 2 a warp; past 4 columns the warps in 1,
+ *     2, 4 or 8 groups of 4 rows each, by the rows, sk_ring_groups_log2)
+ *     and all of K, a group's warps a slice of K each; a lane copies 4
+ *     consecutive K of each row a step into a ring of 2 or 3 steps of its
+ *     own in shared memory (cp.async: loads in flight while it computes;
+ *     A's lines evict-first in L2, as the other forms' .cs loads: 4096 x 1
+ *     x 4096 22.2 us where its plain copies took 25.1), B's step from
+ *     global memory in 16-byte loads a step ahead (past 4 columns the
+ *     warp's step coalesced and handed to its lanes through shared
+ *     memory); the lanes' sums in a butterfly, the warps' in warp order.
+ *     One kernel, no split of K between blocks (on the H200 1000 x 1 x
+ *     16384 24.9 us where the COLS form's 32 ranges and their reduction
+ *     took 28.7; 4096 x 8 x 4096 26.0 us where tma_ws_n16 took 32.5;
+ *     bench/results/h200-skinny.md).
  * Block b of the grid: tile b % tiles (block of the long side fastest, then
  * the chunk), K range b / tiles; in clusters tile b / S, range b % S (a
  * tile's S ranges one cluster).
@@ -94,7 +98,7 @@ PG_KERNELS_BEGIN
 #define SK_COLS_MAX_CHUNK 8
 /* RING (COLS where A's rows take 16-byte copies, K is whole vectors, B is
  * dense and N <= SK_RING_MAX_CHUNK): K a warp takes a step (4 a lane), the
- * widest N it takes. By N (sk_ring_geometry): rows of A a block (all its
+ * widest N it takes. By N (sk_ring_geometry): rows of A a warp (a group's
  * warps on them, each a slice of K), the ring's stages (a lane's 16-byte
  * copies of a row in flight: stages - 1 steps), blocks an SM its
  * registers are held to. It runs where its blocks are at least the SMs
@@ -104,16 +108,55 @@ PG_KERNELS_BEGIN
  * blocks of 4 rows took 23.2 and 24.0; 4 columns, at 2 stages and 3
  * blocks an SM, 4096 x 4 x 4096 in 25.8 us where the COLS form took
  * 32.2, and ahead of it at 7 of the 8 other shapes of 4 columns tuned on
- * and all 8 held out (behind at 2048 x 4 x 16384: 50.6 against 47.1). */
+ * and all 8 held out (behind at 2048 x 4 x 16384: 50.6 against 47.1);
+ * 5-8 columns at 3 stages and 2 blocks an SM (128 registers; their
+ * shared memory 68-84 KiB a block) 23.5-26.0 us at 4096 x N x 4096 in 4
+ * groups, where tma_ws_n16 took 32.5-36.1. */
 #define SK_RING_STEP 128
-#define SK_RING_MAX_CHUNK 4
-/* A RING form's geometry, by its columns: rows of A a block, the ring's
- * stages, blocks an SM (the bound its registers are compiled to). */
+#define SK_RING_MAX_CHUNK 8
+/* The widest N whose lanes load their own B (4 N consecutive floats a
+ * step, N 16-byte loads: the lanes 16 N bytes apart); wider, a lane's
+ * load instruction would touch 32 lines, and the warp loads its step
+ * coalesced and hands it out through shared memory instead. */
+#define SK_RING_DIRECT 4
+/* A RING form's geometry: rows of A a warp, the groups its warps are in
+ * (a group's warps take the same rows, each a slice of K: the block's rows
+ * are rows x groups, and B, which every block reads whole, is read once a
+ * block), the ring's stages, blocks an SM (the bound its registers are
+ * compiled to). A form is named by a code: its columns, plus 100 times
+ * (groups - 1). */
 typedef struct {
-  int rows, stages, blocks;
+  int rows, groups, stages, blocks;
 } sk_ring_shape;
-static __host__ __device__ constexpr sk_ring_shape sk_ring_geometry(int cn) {
-  return cn == 1 ? sk_ring_shape{4, 3, 4} : cn <= 3 ? sk_ring_shape{2, 3, 4} : sk_ring_shape{4, 2, 3};
+#define SK_RING_MAX_GROUPS 8
+static __host__ __device__ constexpr int sk_ring_code(int cn, int groups) {
+  return cn + 100 * (groups - 1);
+}
+static __host__ __device__ constexpr sk_ring_shape sk_ring_geometry(int code) {
+  return code % 100 == 1                ? sk_ring_shape{4, code / 100 + 1, 3, 4}
+         : code % 100 <= 3              ? sk_ring_shape{2, code / 100 + 1, 3, 4}
+         : code % 100 <= SK_RING_DIRECT ? sk_ring_shape{4, code / 100 + 1, 2, 3}
+                                        : sk_ring_shape{4, code / 100 + 1, 3, 2};
+}
+/* A RING form's rows of A a block: its groups' rows. */
+static __host__ __device__ constexpr int sk_ring_block_rows(int code) {
+  return sk_ring_geometry(code).rows * sk_ring_geometry(code).groups;
+}
+/* The exchange of B's step (N > SK_RING_DIRECT), a warp's: its 32 N
+ * vectors, vector i in slot i, plus one slot every 8 where N is even, so
+ * that a lane's reads (N vectors apart from its neighbours') spread over
+ * the banks. */
+static __host__ __device__ constexpr int sk_ring_exchange_slot(int cn, int i) {
+  return cn % 2 == 0 ? i + i / 8 : i;
+}
+static __host__ __device__ constexpr int sk_ring_exchange_vectors(int cn) {
+  return sk_ring_exchange_slot(cn, 32 * cn - 1) + 1;
+}
+/* A RING form's shared memory: its warps' rings, and the exchanges. */
+static __host__ __device__ constexpr size_t sk_ring_smem(int code) {
+  return 16 * (size_t)(SK_THREADS / 32) *
+         (sk_ring_geometry(code).stages * sk_ring_geometry(code).rows * 32 +
+          (code % 100 > SK_RING_DIRECT ? sk_ring_exchange_vectors(code % 100) : 0));
 }
 /* K is split in units of SK_SPLIT_K (a batch of every warp of the short-M
  * form), so that the blocks fill SK_FILL_BLOCKS an SM: measured on the
@@ -605,20 +648,49 @@ static __device__ __forceinline__ void sk_ring_copy(float4 (*ring)[WR][32],
  * step straight into its own places in a ring of S steps in shared memory
  * (cp.async, 16 bytes, no registers held: the loads stay in flight while
  * the lane computes), reads back only what it copied itself (so no
- * barrier but its own wait), and B's 4 x CN floats of the step from global
- * memory (small, L1 and L2 hold it) a step ahead, in registers. No K split
- * between blocks: no planes and no second kernel. The lanes' sums are
- * added in a fixed butterfly order, then the warps' in warp order through
- * shared memory. */
-template <int CN>
+ * barrier but its own wait), and B's 4 x CN floats of the step (small, L1
+ * and L2 hold it) a step ahead, in registers: up to SK_RING_DIRECT columns
+ * from global memory straight, its own CN 16-byte loads; wider, the warp's
+ * 512 CN contiguous bytes in coalesced 16-byte loads, handed to their
+ * lanes through shared memory (sk_ring_exchange). No K split between
+ * blocks: no planes and no second kernel. The lanes' sums are added in a
+ * fixed butterfly order, then the warps' in warp order through shared
+ * memory. */
+template <int CODE>
 static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
-  enum { WARPS = SK_THREADS / 32, WR = sk_ring_geometry(CN).rows, S = sk_ring_geometry(CN).stages };
+  enum {
+    CN = CODE % 100,
+    WARPS = SK_THREADS / 32,
+    WR = sk_ring_geometry(CODE).rows,
+    S = sk_ring_geometry(CODE).stages,
+    G = sk_ring_geometry(CODE).groups,
+    KW = WARPS / G,
+    EXCHANGE = CN > SK_RING_DIRECT
+  };
   static_assert(S >= 2 && S <= 8, "cp.async.wait_group takes 0 to 7");
-  __shared__ __align__(16) float4 ring[WARPS][S][WR][32];
+  static_assert(WARPS % G == 0, "the warps in whole groups");
+  typedef float4 ring_step[WR][32];
+  float4 *base;    /* the block's rings (the warps' sums at the end) */
+  ring_step *ring; /* this warp's S steps */
+  float4 *exchange = nullptr;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const long long m0 = (long long)blockIdx.x * WR;
-  const long long slice = ((long long)g.k + 4 * WARPS - 1) / (4 * WARPS) * 4;
-  const long long kb = warp * slice, ke = kb + slice < g.k ? kb + slice : g.k;
+  if constexpr (EXCHANGE) {
+    /* More than 48 KiB: dynamic (the launch's dynamic_smem, sk_ring_smem). */
+    extern __shared__ __align__(16) float4 sk_ring_dynamic[];
+    base = sk_ring_dynamic;
+    ring = (ring_step *)sk_ring_dynamic + warp * S;
+    exchange = sk_ring_dynamic + WARPS * S * WR * 32 + warp * sk_ring_exchange_vectors(CN);
+  } else {
+    __shared__ __align__(16) float4 ring_static[WARPS][S][WR][32];
+    base = &ring_static[0][0][0][0];
+    ring = ring_static[warp];
+  }
+  /* The warps in G groups of KW, a group WR rows, its warps a slice of K
+   * each. */
+  const int group = G == 1 ? 0 : warp / KW, kw = G == 1 ? warp : warp % KW;
+  const long long m0 = (long long)blockIdx.x * (G * WR) + group * WR;
+  const long long slice = ((long long)g.k + 4 * KW - 1) / (4 * KW) * 4;
+  const long long kb = kw * slice, ke = kb + slice < g.k ? kb + slice : g.k;
   const int steps = ke > kb ? (int)((ke - kb + SK_RING_STEP - 1) / SK_RING_STEP) : 0;
   /* Row r of the block is min(r, last) rows past its first: a row past M
    * copies the last one (its sums are dropped). */
@@ -632,33 +704,50 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
     for (int c = 0; c < CN; ++c) acc[r][c] = 0.f;
 #pragma unroll
   for (int st = 0; st < S - 1; ++st) {
-    if (st < steps) sk_ring_copy<S, WR>(ring[warp], first, g.lda, last, kb, ke, st, lane, policy);
+    if (st < steps) sk_ring_copy<S, WR>(ring, first, g.lda, last, kb, ke, st, lane, policy);
     pg_cp_async_commit();
   }
   /* B is dense (ldb = N = CN) and 16-byte aligned, and K whole vectors,
-   * so are the slices: k < ke holds the step's 4 rows, 4 CN consecutive
-   * floats, CN 16-byte loads (a warp's 512 CN contiguous bytes). */
+   * so are the slices: the step's rows below ke are 4 CN floats a lane,
+   * CN 16-byte vectors, the warp's 32 CN vectors contiguous. Direct: lane
+   * l's own CN vectors (l CN on); exchanged: vector 32 q + l, coalesced. */
   auto load_b = [&](int st, float4 (&v)[CN]) {
-    const long long k = kb + (long long)st * SK_RING_STEP + 4 * lane;
-    if (st < steps && k < ke) {
-      const float4 *const pb = (const float4 *)(g.b + (size_t)k * CN);
+    if constexpr (EXCHANGE) {
+      const long long k0 = kb + (long long)st * SK_RING_STEP;
+      const long long whole = st < steps ? (ke - k0) * CN / 4 : 0; /* the step's vectors */
+      const float4 *const pb = (const float4 *)(g.b + (size_t)k0 * CN);
 #pragma unroll
-      for (int q = 0; q < CN; ++q) v[q] = __ldg(pb + q);
+      for (int q = 0; q < CN; ++q)
+        v[q] = 32 * q + lane < whole ? __ldg(pb + 32 * q + lane) : make_float4(0.f, 0.f, 0.f, 0.f);
     } else {
+      const long long k = kb + (long long)st * SK_RING_STEP + 4 * lane;
+      if (st < steps && k < ke) {
+        const float4 *const pb = (const float4 *)(g.b + (size_t)k * CN);
 #pragma unroll
-      for (int q = 0; q < CN; ++q) v[q] = make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int q = 0; q < CN; ++q) v[q] = __ldg(pb + q);
+      } else {
+#pragma unroll
+        for (int q = 0; q < CN; ++q) v[q] = make_float4(0.f, 0.f, 0.f, 0.f);
+      }
     }
   };
   float4 next[CN];
   load_b(0, next);
   for (int st = 0; st < steps; ++st) {
     float f[4 * CN];
+    if constexpr (EXCHANGE) {
+      __syncwarp(); /* every lane has read the step before's vectors */
+#pragma unroll
+      for (int q = 0; q < CN; ++q) exchange[sk_ring_exchange_slot(CN, 32 * q + lane)] = next[q];
+      __syncwarp();
+    }
 #pragma unroll
     for (int q = 0; q < CN; ++q) {
-      f[4 * q] = next[q].x;
-      f[4 * q + 1] = next[q].y;
-      f[4 * q + 2] = next[q].z;
-      f[4 * q + 3] = next[q].w;
+      const float4 v = EXCHANGE ? exchange[sk_ring_exchange_slot(CN, CN * lane + q)] : next[q];
+      f[4 * q] = v.x;
+      f[4 * q + 1] = v.y;
+      f[4 * q + 2] = v.z;
+      f[4 * q + 3] = v.w;
     }
     load_b(st + 1, next);
     float b[4][CN];
@@ -669,7 +758,7 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
     pg_cp_async_wait(S - 2); /* step st is in (at most S - 2 later groups pending) */
 #pragma unroll
     for (int r = 0; r < WR; ++r) {
-      const float4 a = ring[warp][st % S][r][lane];
+      const float4 a = ring[st % S][r][lane];
 #pragma unroll
       for (int c = 0; c < CN; ++c) {
         acc[r][c] = fmaf(a.x, b[0][c], acc[r][c]);
@@ -680,25 +769,28 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
     }
     /* Into the place step st - 1 left, read in the iteration before. */
     if (st + S - 1 < steps)
-      sk_ring_copy<S, WR>(ring[warp], first, g.lda, last, kb, ke, st + S - 1, lane, policy);
+      sk_ring_copy<S, WR>(ring, first, g.lda, last, kb, ke, st + S - 1, lane, policy);
     pg_cp_async_commit();
   }
   pg_cp_async_wait(0);
   sk_warp_sums<WR, CN>(acc);
   /* The warps' sums through shared memory (the ring, read by now). */
   __syncthreads();
-  float *const sums = (float *)&ring[0][0][0][0];
+  float *const sums = (float *)base;
   if (lane == 0)
 #pragma unroll
     for (int r = 0; r < WR; ++r)
 #pragma unroll
       for (int c = 0; c < CN; ++c) sums[(warp * WR + r) * CN + c] = acc[r][c];
   __syncthreads();
-  if (threadIdx.x < WR * CN) {
-    const int r = threadIdx.x / CN, c = threadIdx.x % CN;
-    float v = sums[r * CN + c];
-    for (int w = 1; w < WARPS; ++w) v += sums[(w * WR + r) * CN + c];
-    if (m0 + r < g.m) sk_store_c(g, m0 + r, c, v);
+  if (threadIdx.x < G * WR * CN) {
+    /* Group gr's row r, column c: its warps' sums in warp order. */
+    const int gr = G == 1 ? 0 : threadIdx.x / (WR * CN);
+    const int r = G == 1 ? threadIdx.x / CN : threadIdx.x / CN % WR, c = threadIdx.x % CN;
+    float v = sums[(gr * KW * WR + r) * CN + c];
+    for (int w = 1; w < KW; ++w) v += sums[((gr * KW + w) * WR + r) * CN + c];
+    const long long m = (long long)blockIdx.x * (G * WR) + gr * WR + r;
+    if (m < g.m) sk_store_c(g, m, c, v);
   }
 }
 
@@ -759,13 +851,27 @@ static const sk_form sk_row_forms[] = {SK_FORM(1, 1, 0), SK_FORM(2, 2, 0), SK_FO
                                        SK_FORM(SK_ROWS_MAX_CHUNK, SK_ROWS_MAX_CHUNK, 0)};
 static const sk_form sk_col_forms[] = {SK_FORM(1, 0, 1), SK_FORM(2, 0, 2), SK_FORM(4, 0, 4),
                                        SK_FORM(SK_COLS_MAX_CHUNK, 0, SK_COLS_MAX_CHUNK)};
-/* The RING forms by N, 1 to SK_RING_MAX_CHUNK columns (16-byte copies only). */
-#define SK_RING_FORM(cn) \
-  { cn, {NULL, (const void *)pg_skinny_kernel<0, -cn, true>}, {NULL, NULL} }
-static const sk_form sk_ring_forms[] = {SK_RING_FORM(1), SK_RING_FORM(2), SK_RING_FORM(3),
-                                          SK_RING_FORM(SK_RING_MAX_CHUNK)};
-static_assert(sizeof sk_ring_forms / sizeof sk_ring_forms[0] == SK_RING_MAX_CHUNK,
-              "a RING form for each N up to SK_RING_MAX_CHUNK: configure indexes them by N");
+/* The RING forms: by N, 1 to SK_RING_MAX_CHUNK columns, one group of
+ * warps; past SK_RING_DIRECT columns also 2, 4 and 8 groups (by log2 - 1,
+ * then N - SK_RING_DIRECT - 1). 16-byte copies only. */
+#define SK_RING_FORM(cn, groups) \
+  { cn, {NULL, (const void *)pg_skinny_kernel<0, -sk_ring_code(cn, groups), true>}, {NULL, NULL} }
+#define SK_RING_GROUPED_FORMS(groups)                                                              \
+  {SK_RING_FORM(5, groups), SK_RING_FORM(6, groups), SK_RING_FORM(7, groups),                      \
+   SK_RING_FORM(SK_RING_MAX_CHUNK, groups)}
+static const sk_form sk_ring_forms[] = {SK_RING_FORM(1, 1), SK_RING_FORM(2, 1),
+                                        SK_RING_FORM(3, 1), SK_RING_FORM(4, 1),
+                                        SK_RING_FORM(5, 1), SK_RING_FORM(6, 1),
+                                        SK_RING_FORM(7, 1), SK_RING_FORM(SK_RING_MAX_CHUNK, 1)};
+static const sk_form sk_ring_grouped_forms[][SK_RING_MAX_CHUNK - SK_RING_DIRECT] = {
+    SK_RING_GROUPED_FORMS(2), SK_RING_GROUPED_FORMS(4), SK_RING_GROUPED_FORMS(8)};
+static_assert(sizeof sk_ring_forms / sizeof sk_ring_forms[0] == SK_RING_MAX_CHUNK &&
+                  SK_RING_DIRECT == 4 && SK_RING_MAX_CHUNK == 8,
+              "a RING form for each N up to SK_RING_MAX_CHUNK, grouped ones past "
+              "SK_RING_DIRECT: configure indexes them by N");
+static_assert(sizeof sk_ring_grouped_forms / sizeof sk_ring_grouped_forms[0] == 3 &&
+                  SK_RING_MAX_GROUPS == 8,
+              "the grouped RING forms: 2, 4 and 8 groups");
 /* The GEMV's forms by rows (1, 2, 4: the short-M chunks up to
  * SK_GEMV_MAX_ROWS, the same index as sk_row_forms) and lanes a row (4, 8,
  * 16, 32; chunk: the lanes). 8 rows (4 of B a step) ran slower than the
@@ -849,6 +955,29 @@ static void sk_configure_split(pg_gemm_args *args, const pg_device *device,
   *launch = split;
 }
 
+/* A RING form's groups of warps for M rows of CN columns, as log2 (-1:
+ * none, the split COLS form). One up to SK_RING_DIRECT columns; past it
+ * the most whose blocks fill SK_RING_WAVE_FILL percent of a wave (the
+ * form's blocks an SM), else the most whose blocks are at least the SMs.
+ * Measured on the H200 (bench/results/h200-skinny.md): at 4096 x 8 x 4096
+ * 4 groups (256 blocks) 26.0 us, 2 groups 29.0, 1 group 34.1; at 3000 x 8
+ * x 12288 2 groups (375 blocks) 53.4 us where 4 (188) took 61.7; 8 groups
+ * at 8192 x 6 x 8192 76.9 us against 4 groups' 82.5. Groups at 1-4
+ * columns (the same rule) ran 0.95-1.34 x the time of one over 33 shapes,
+ * slower at 20 of them. */
+#define SK_RING_WAVE_FILL 90
+static int sk_ring_groups_log2(long long m, int cn, int sms) {
+  int fill = -1, enough = -1;
+  for (int gl = 0; (1 << gl) <= (cn > SK_RING_DIRECT ? SK_RING_MAX_GROUPS : 1); ++gl) {
+    const int code = sk_ring_code(cn, 1 << gl);
+    const long long blocks = (m + sk_ring_block_rows(code) - 1) / sk_ring_block_rows(code);
+    const long long wave = (long long)sk_ring_geometry(code).blocks * sms;
+    if (blocks * 100 >= wave * SK_RING_WAVE_FILL) fill = gl;
+    if (blocks >= sms) enough = gl;
+  }
+  return fill >= 0 ? fill : enough;
+}
+
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   const bool rows = args->m <= args->n;
@@ -875,15 +1004,24 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   launch->speed_share = share < tuning->skinny_cap_percent / 100.0 ? share : tuning->skinny_cap_percent / 100.0;
   launch->grid_y = 1;
   args->splits = 1;
-  const int ring_rows = sk_ring_geometry(short_side).rows;
   if (!rows && vec && short_side <= SK_RING_MAX_CHUNK && args->ldb == args->n &&
-      (uintptr_t)args->b % 16 == 0 && (args->m + ring_rows - 1) / ring_rows >= device->sm_count) {
-    /* Short N, A's rows in 16-byte copies, B dense and 16-byte aligned,
-     * blocks enough for every SM: the RING form of N columns, all of K a
-     * block (auto's model as the COLS form's). */
-    launch->kernel = sk_ring_forms[short_side - 1].kernel[1];
-    launch->grid_x = ((long long)args->m + ring_rows - 1) / ring_rows;
-    return;
+      (uintptr_t)args->b % 16 == 0) {
+    /* Short N, A's rows in 16-byte copies, B dense and 16-byte aligned:
+     * the RING form of N columns, all of K a block, where its blocks are
+     * enough (auto's model: the COLS form's for N of 1 to 4, where no TMA
+     * entry competes; past 4 the tuning's skinny_ring_percent). */
+    const int cn = (int)short_side, gl = sk_ring_groups_log2(args->m, cn, device->sm_count);
+    if (gl >= 0) {
+      const int code = sk_ring_code(cn, 1 << gl);
+      launch->kernel = gl == 0 ? sk_ring_forms[cn - 1].kernel[1]
+                               : sk_ring_grouped_forms[gl - 1][cn - SK_RING_DIRECT - 1].kernel[1];
+      launch->grid_x = ((long long)args->m + sk_ring_block_rows(code) - 1) / sk_ring_block_rows(code);
+      if (cn > SK_RING_DIRECT) {
+        launch->dynamic_smem = sk_ring_smem(code);
+        launch->speed_share = (double)cn / SK_RING_MAX_CHUNK * tuning->skinny_ring_percent / 100.0;
+      }
+      return;
+    }
   }
   if (rows && short_side <= SK_GEMV_MAX_ROWS) {
     /* The GEMV (of its chunk's rows, f: 1, 2 or 4): 8 lanes a row or
@@ -914,7 +1052,8 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
                      sk_blocks_per_sm(rows ? chunk : 0), slots, k_tiles, min_steps);
 }
 
-/* Static shared memory, the larger of the forms' widest tiles. */
+/* Shared memory a block, the most of any form (the RING forms of more than
+ * SK_RING_DIRECT columns hold theirs as dynamic shared memory). */
 static size_t smem_bytes(int stages) {
   (void)stages;
   const size_t tile = sizeof(float) * SK_ROWS_TILE_K * (SK_ROWS_MAX_CHUNK + 4);
@@ -922,11 +1061,8 @@ static size_t smem_bytes(int stages) {
   const size_t rows = tile > sums ? tile : sums;
   const size_t cols = sizeof(float) * SK_COLS_MAX_CHUNK * (SK_COLS_TILE_K + 4);
   size_t ring = 0;
-  for (int cn = 1; cn <= SK_RING_MAX_CHUNK; ++cn) {
-    const sk_ring_shape shape = sk_ring_geometry(cn);
-    const size_t bytes = 16 * (SK_THREADS / 32) * shape.stages * shape.rows * 32;
-    if (bytes > ring) ring = bytes;
-  }
+  for (int cn = 1; cn <= SK_RING_MAX_CHUNK; ++cn) /* the same at any groups */
+    if (sk_ring_smem(cn) > ring) ring = sk_ring_smem(cn);
   const size_t most = rows > cols ? rows : cols;
   return most > ring ? most : ring;
 }
@@ -939,7 +1075,7 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(skinny_ffma) = {
     .info = {.name = "skinny_ffma", .kind = PG_KIND_KERNEL,
-             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; 1-4 rows against a long N a GEMV of one kernel, K not split between blocks; 1-4 columns against many rows one kernel too, each lane's 16-byte copies in a cp.async ring of its own",
+             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; 1-4 rows against a long N a GEMV of one kernel, K not split between blocks; 1-8 columns against many rows one kernel too, each lane's 16-byte copies in a cp.async ring of its own (past 4 columns B's step handed out through shared memory)",
              .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
              .default_stages = 1, .tile_m = SK_ROWS_MAX_CHUNK, .tile_n = SK_COLS_MAX_CHUNK,
              .tile_k = SK_SPLIT_K, .threads = SK_THREADS},
