@@ -138,8 +138,8 @@
  * us) times the 70 at which the two predict alike at N = 8 (56 x 8 / 16
  * against 40 x 70 %): past 4 columns it runs wherever its blocks are at
  * least the SMs, and there it ran ahead of tma_ws_n16 at 18 of the 20
- * shapes measured, 1.3 % behind at 16384 x 8 x 4096 (85.1 against 83.9
- * us) and even at 8192 x 8 x 8192. */
+ * shapes measured, 1.4 % behind at 16384 x 8 x 4096 (85.1 against 83.9
+ * us, the means of two runs) and 0.3 % at 8192 x 8 x 8192. */
 #define PG_H200_SKINNY {11, 19, 36, 69, 120, 10, 20, 40, 53}, 60, 150, 88
 #define PG_H200_AUTO_RULES                                                              \
   {{"tma_ws", 3, 100, 2, 0, 0},     {"tma_ws_splitk", 3, 100, 2, 0, 0},                          \
