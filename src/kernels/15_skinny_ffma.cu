@@ -109,7 +109,7 @@ PG_KERNELS_BEGIN
  * blocks an SM, 4096 x 4 x 4096 in 25.8 us where the COLS form took
  * 32.2, and ahead of it at 7 of the 8 other shapes of 4 columns tuned on
  * and all 8 held out (behind at 2048 x 4 x 16384: 50.6 against 47.1);
- * 5-8 columns at 3 stages and 2 blocks an SM (128 registers; their
+ * 5-8 columns at 3 stages and 2 blocks an SM (111-128 registers; their
  * shared memory 68-84 KiB a block) 23.5-26.0 us at 4096 x N x 4096 in 4
  * groups, where tma_ws_n16 took 32.5-36.1. */
 #define SK_RING_STEP 128
@@ -652,7 +652,7 @@ static __device__ __forceinline__ void sk_ring_copy(float4 (*ring)[WR][32],
  * and L2 hold it) a step ahead, in registers: up to SK_RING_DIRECT columns
  * from global memory straight, its own CN 16-byte loads; wider, the warp's
  * 512 CN contiguous bytes in coalesced 16-byte loads, handed to their
- * lanes through shared memory (sk_ring_exchange). No K split between
+ * lanes through shared memory (sk_ring_exchange_slot). No K split between
  * blocks: no planes and no second kernel. The lanes' sums are added in a
  * fixed butterfly order, then the warps' in warp order through shared
  * memory. */
