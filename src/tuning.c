@@ -134,9 +134,10 @@
  * 60 % (three chunks of 16 rows ran 0.64-0.85 x what 40 % predicts, and
  * at 40 % 33 and 40 x 4096 x 4096 went to it at 0.70 x cuBLAS against
  * tma_ws_m64's 1.01 and 0.98). The RING form of 5-8 columns
- * (2026-12-03 12:31 UTC; bench/results/h200-skinny.md): 88, the ratio of its time to tma_ws_n16's at 4096 x 8 x 4096 (26.0 against 32.5
- * us) times the 70 at which the two predict alike at N = 8 (56 x 8 / 16
- * against 40 x 70 %): past 4 columns it runs wherever its blocks are at
+ * (2026-12-03 12:31 UTC; bench/results/h200-skinny.md): 88, tma_ws_n16's
+ * time over its own at 4096 x 8 x 4096 (32.5 against 26.0 us) times the
+ * 70 at which the two predict alike at N = 8 (56 x 8 / 16 against 40 x
+ * 70 %): past 4 columns it runs wherever its blocks are at
  * least the SMs, and there it ran ahead of tma_ws_n16 at 18 of the 20
  * shapes measured, 1.4 % behind at 16384 x 8 x 4096 (85.1 against 83.9
  * us, the means of two runs) and 0.3 % at 8192 x 8 x 8192. */

@@ -142,6 +142,15 @@ static __host__ __device__ constexpr sk_ring_shape sk_ring_geometry(int code) {
 static __host__ __device__ constexpr int sk_ring_block_rows(int code) {
   return sk_ring_geometry(code).rows * sk_ring_geometry(code).groups;
 }
+/* A RING form's blocks for M rows. */
+static long long sk_ring_blocks(long long m, int code) {
+  return (m + sk_ring_block_rows(code) - 1) / sk_ring_block_rows(code);
+}
+/* Whether a RING form hands B's step out through shared memory (past
+ * SK_RING_DIRECT columns), rather than its lanes loading their own. */
+static __host__ __device__ constexpr bool sk_ring_exchanged(int code) {
+  return code % 100 > SK_RING_DIRECT;
+}
 /* The exchange of B's step (N > SK_RING_DIRECT), a warp's: its 32 N
  * vectors, vector i in slot i, plus one slot every 8 where N is even, so
  * that a lane's reads (N vectors apart from its neighbours') spread over
@@ -156,7 +165,7 @@ static __host__ __device__ constexpr int sk_ring_exchange_vectors(int cn) {
 static __host__ __device__ constexpr size_t sk_ring_smem(int code) {
   return 16 * (size_t)(SK_THREADS / 32) *
          (sk_ring_geometry(code).stages * sk_ring_geometry(code).rows * 32 +
-          (code % 100 > SK_RING_DIRECT ? sk_ring_exchange_vectors(code % 100) : 0));
+          (sk_ring_exchanged(code) ? sk_ring_exchange_vectors(code % 100) : 0));
 }
 /* K is split in units of SK_SPLIT_K (a batch of every warp of the short-M
  * form), so that the blocks fill SK_FILL_BLOCKS an SM: measured on the
@@ -665,7 +674,7 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
     S = sk_ring_geometry(CODE).stages,
     G = sk_ring_geometry(CODE).groups,
     KW = WARPS / G,
-    EXCHANGE = CN > SK_RING_DIRECT
+    EXCHANGE = sk_ring_exchanged(CODE)
   };
   static_assert(S >= 2 && S <= 8, "cp.async.wait_group takes 0 to 7");
   static_assert(WARPS % G == 0, "the warps in whole groups");
@@ -970,7 +979,7 @@ static int sk_ring_groups_log2(long long m, int cn, int sms) {
   int fill = -1, enough = -1;
   for (int gl = 0; (1 << gl) <= (cn > SK_RING_DIRECT ? SK_RING_MAX_GROUPS : 1); ++gl) {
     const int code = sk_ring_code(cn, 1 << gl);
-    const long long blocks = (m + sk_ring_block_rows(code) - 1) / sk_ring_block_rows(code);
+    const long long blocks = sk_ring_blocks(m, code);
     const long long wave = (long long)sk_ring_geometry(code).blocks * sms;
     if (blocks * 100 >= wave * SK_RING_WAVE_FILL) fill = gl;
     if (blocks >= sms) enough = gl;
@@ -1015,8 +1024,8 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
       const int code = sk_ring_code(cn, 1 << gl);
       launch->kernel = gl == 0 ? sk_ring_forms[cn - 1].kernel[1]
                                : sk_ring_grouped_forms[gl - 1][cn - SK_RING_DIRECT - 1].kernel[1];
-      launch->grid_x = ((long long)args->m + sk_ring_block_rows(code) - 1) / sk_ring_block_rows(code);
-      if (cn > SK_RING_DIRECT) {
+      launch->grid_x = sk_ring_blocks(args->m, code);
+      if (sk_ring_exchanged(code)) {
         launch->dynamic_smem = sk_ring_smem(code);
         launch->speed_share = (double)cn / SK_RING_MAX_CHUNK * tuning->skinny_ring_percent / 100.0;
       }
