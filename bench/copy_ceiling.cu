@@ -9,6 +9,10 @@
  *             (one 16-byte store), loading them one by one from the input
  *             row wherever it lies
  *   memcpy2D  cudaMemcpy2DAsync, the runtime's copy with two pitches
+ *   read      the input's bytes read and nothing written but a float a
+ *             block (16-byte loads, CC_PER_THREAD in flight a thread,
+ *             evict-first): the floor under the skinny forms, which read
+ *             their long operand once and write little
  * and, for each, the bytes read over the median time. A pitched copy as
  * fast as the plain one is at the ceiling; what is left of the time is
  * the bytes and the launch.
@@ -71,6 +75,33 @@ __global__ void pitched_copy(const float *__restrict__ in, float4 *__restrict__ 
   }
 }
 
+/* Reads n4 vectors, CC_PER_THREAD a thread in flight, and stores the block's
+ * sum, so that no load is dropped. */
+__global__ void read_only(const float4 *__restrict__ in, float *__restrict__ out, long long n4) {
+  __shared__ float sums[CC_THREADS / 32];
+  const long long stride = (long long)gridDim.x * CC_THREADS * CC_PER_THREAD;
+  float acc = 0.f;
+  for (long long base = blockIdx.x * (long long)CC_THREADS * CC_PER_THREAD + threadIdx.x;
+       base < n4; base += stride) {
+    float4 v[CC_PER_THREAD];
+#pragma unroll
+    for (int j = 0; j < CC_PER_THREAD; ++j) {
+      const long long e = base + (long long)j * CC_THREADS;
+      v[j] = e < n4 ? __ldcs(in + e) : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+#pragma unroll
+    for (int j = 0; j < CC_PER_THREAD; ++j) acc += (v[j].x + v[j].y) + (v[j].z + v[j].w);
+  }
+  for (int off = 16; off > 0; off /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+  if (threadIdx.x % 32 == 0) sums[threadIdx.x / 32] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float s = 0.f;
+    for (int w = 0; w < CC_THREADS / 32; ++w) s += sums[w];
+    out[blockIdx.x] = s;
+  }
+}
+
 int main(int argc, char **argv) {
   std::vector<std::pair<int, int>> shapes;
   for (int i = 1; i < argc; ++i) {
@@ -104,13 +135,13 @@ int main(int argc, char **argv) {
               CC_RUNS);
   std::printf("%-12s %-9s %10s %10s %8s\n", "rows x width", "copy", "median us", "min us",
               "TB/s");
-  const char *names[] = {"plain", "pitched", "memcpy2D"};
+  const char *names[] = {"plain", "pitched", "memcpy2D", "read"};
   for (auto s : shapes) {
     const int rows = s.first, width = s.second, ld_out = (width + 3) / 4 * 4;
     const long long n4 = (long long)rows * ld_out / 4;
     const long long blocks = std::min<long long>(
         8LL * sms, (n4 + CC_THREADS * CC_PER_THREAD - 1) / (CC_THREADS * CC_PER_THREAD));
-    for (int kind = 0; kind < 3; ++kind) {
+    for (int kind = 0; kind < 4; ++kind) {
       std::vector<float> us;
       for (int run = 0; run < CC_RUNS + 3; ++run) {
         CC_CHECK(cudaMemsetAsync(flush, run, CC_FLUSH_BYTES));
@@ -120,6 +151,8 @@ int main(int argc, char **argv) {
         else if (kind == 1)
           pitched_copy<<<(unsigned)blocks, CC_THREADS>>>(in, (float4 *)out, width, width, ld_out,
                                                           n4);
+        else if (kind == 3)
+          read_only<<<(unsigned)blocks, CC_THREADS>>>((const float4 *)in, out, n4);
         else
           CC_CHECK(cudaMemcpy2DAsync(out, ld_out * sizeof(float), in, width * sizeof(float),
                                      width * sizeof(float), rows, cudaMemcpyDeviceToDevice));

@@ -37,16 +37,21 @@ typedef struct {
  * blocks per SM on a 132-SM GPU, so in the persistent pass below (main) the
  * blocks of tma_ws take several tiles and their stage rings run on across
  * tiles. */
-/* skinny_ffma's forms: 1x1x1 and 1x1000x3000 (16-byte loads, a partial
- * block of columns, K split) take its chunk of 1 row; on a GPU of 132 SMs
- * 1x2000x700 (125 blocks), 1x4100x1000 (129) and 1x9000x300 (141, K no
- * multiple of the 16 rows a thread takes) its GEMV at 4, 8 and 16 lanes a
- * row, 1x2001x700 (126, a last block of one column) and 1x17003x100 (133
+/* skinny_ffma's forms: 1x1x1 takes its chunk of 1 row; on a GPU of 132
+ * SMs (B's and A's rows 16 bytes, N and K whole vectors) its RING ROWS
+ * form: 1x1000x3000 (32 blocks of columns, K in 4 ranges), 1x2000x700 (2
+ * ranges, the last short), 1x4100x1000 (129 blocks, the last of 4
+ * columns), 2x4100x1000 of 2 rows, 5x1000x8 of 8 (one step, short, and
+ * seven warps with none), 4x2048x260 of 4 (64 blocks, K too short to
+ * split), 8x2048x1000 of 8 (2 ranges), 7x9000x300 of 8 (282 blocks, 2 an
+ * SM, a row past M, the last step short); 1x2000x701 (125 blocks), 1x4100x1001
+ * (129) and 1x9000x300 (141, K no multiple of the 16 rows a thread takes)
+ * its GEMV at 4, 8 and 16 lanes a row, 2x9000x1000 of 2 rows at 16 lanes,
+ * 1x2001x700 (126, a last block of one column) and 1x17003x100 (133
  * blocks of 32 lanes, the last thread's 3 columns) N no multiple of 4;
- * its GEMV of 2 rows at 2x4100x1000 (8 lanes), of 4 rows with one past M
+ * its GEMV of 4 rows with one past M
  * at 3x2001x700 (4 lanes, N no multiple of 4) and 3x9000x302 (16 lanes,
- * K no multiple of 4: 4-byte loads though B's rows allow 16), and
- * 7x9000x300 not (its chunk of 8 rows split); 2x333x2000 (K split)
+ * K no multiple of 4: 4-byte loads though B's rows allow 16); 2x333x2000 (K split)
  * of 2, 3x130x700 of 4, 7x13x5 of 8, 12x300x70 of 16 and 35x79x19 three
  * of 16; 400x1x3000 (16-byte loads, K split) its chunk of 1 column,
  * 600x2x777 of 2, 250x3x1100 of 4 (125 blocks of 2 rows: too few for the
@@ -88,7 +93,8 @@ static const shape shapes[] = {
     {2000, 2, 4100}, {1001, 3, 1000}, {400, 1, 3000}, {2, 4100, 1000}, {3, 2001, 700},
     {3, 9000, 302},  {7, 9000, 300},  {250, 3, 1100}, {1700, 4, 300}, {1000, 4, 3000},
     {1003, 4, 1000}, {1000, 5, 1000}, {2001, 6, 700}, {1500, 7, 4100}, {530, 8, 3000},
-    {999, 8, 8},     {3800, 5, 260},  {7700, 7, 300},
+    {999, 8, 8},     {3800, 5, 260},  {7700, 7, 300}, {1, 2000, 701}, {1, 4100, 1001},
+    {2, 9000, 1000}, {5, 1000, 8},    {4, 2048, 260}, {8, 2048, 1000},
 };
 #define BIG_WORK 1e8 /* shapes with M*N*K this large are dropped by PG_TEST_QUICK */
 
@@ -561,7 +567,9 @@ int main(void) {
   /* skinny_ffma's split K: added up in clusters where they all fit at
    * once on the GPU (sm_90: at some of these shapes, each of which splits
    * on a GPU of up to 150 SMs, too few rows of A for the ring form of one
-   * column at 400x1x3000; on an H200 all but 4100x8x4100 in clusters), and
+   * column at 400x1x3000, the RING ROWS form's ranges at 8x1500x4100 and
+   * 3x1000x4100, the ROWS form's chunk of 8 rows at 7x1500x4101 (K no
+   * multiple of 4); on an H200 all but 4100x8x4100 in clusters), and
    * in planes by the second kernel
    * (PIPEGEMM_SPLIT_IN_CLUSTERS=0); the two split K differently (clusters
    * take at most 8 ranges), so each is checked against the reference alone,
@@ -571,7 +579,7 @@ int main(void) {
     const int index = index_of(sk);
     const shape sk_shapes[] = {{2, 333, 2000}, {400, 1, 3000}, {8, 1500, 4100},
                                {900, 8, 4100},  {16, 600, 9000}, {600, 3, 7777},
-                               {4100, 8, 4100}};
+                               {4100, 8, 4100}, {3, 1000, 4100}, {7, 1500, 4101}};
     int in_clusters = 0;
     const char *env_clusters = getenv("PIPEGEMM_SPLIT_IN_CLUSTERS");
     const int clusters_off = env_clusters != NULL && strcmp(env_clusters, "0") == 0;

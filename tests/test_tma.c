@@ -731,6 +731,52 @@ static void test_skinny_ring_form(void **state) {
   }
 }
 
+/* skinny_ffma's RING ROWS form on an H200's facts: M of 1 to 8 against
+ * B's and A's rows in 16-byte copies and K whole vectors take it where M
+ * is more than 4 or its blocks of 32 columns are no more than the SMs (else
+ * the GEMV): a block of 32 columns over all of K, K split into ranges only
+ * where the blocks are fewer than the SMs (planes here: a model has no
+ * clusters), its rings dynamic shared memory (more than 48 KiB); 9 rows, N
+ * or K off whole vectors, or A's rows off 16 bytes take another form,
+ * none of which asks for dynamic shared memory. */
+static void test_skinny_ring_rows_form(void **state) {
+  (void)state;
+  const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
+  const pg_variant_entry *e = pg_entry_find("skinny_ffma");
+  assert_non_null(e);
+  struct {
+    int m, n, k, lda, grid, splits; /* grid 0: another form */
+  } cases[] = {
+      {8, 4096, 4096, 4096, 128, 1}, {1, 4096, 4096, 4096, 128, 1}, {4, 2048, 8192, 8192, 128, 2},
+      {1, 1000, 8192, 8192, 128, 4}, {8, 12288, 3000, 3000, 384, 1}, {6, 4224, 100, 100, 132, 1},
+      {3, 4224, 4096, 4096, 132, 1}, {2, 4228, 1000, 1000, 0, 1},   {1, 6144, 5000, 5000, 0, 1},
+      {8, 4096, 4098, 4098, 0, 0},   {8, 4098, 4096, 4096, 0, 0},   {9, 4096, 4096, 4096, 0, 0},
+      {8, 4096, 4096, 4097, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    pg_gemm_args g = aligned_args();
+    g.m = cases[i].m;
+    g.n = g.ldb = g.ldc = cases[i].n;
+    g.k = cases[i].k;
+    g.lda = cases[i].lda;
+    g.c = storage;
+    g.vec_a = g.lda % 4 == 0;
+    g.vec_b = g.ldb % 4 == 0;
+    pg_kernel_launch launch;
+    memset(&launch, 0, sizeof launch);
+    e->configure(&g, &h200, &h200.tuning, &launch);
+    if (cases[i].grid > 0) {
+      assert_int_equal(launch.grid_x, cases[i].grid);
+      assert_true(launch.dynamic_smem > 48 * 1024);
+      assert_int_equal(g.splits, cases[i].splits);
+      assert_true(cases[i].splits > 1 ? launch.reduce_kernel != NULL : launch.reduce_kernel == NULL);
+    } else {
+      assert_int_equal(launch.dynamic_smem, 0);
+      if (cases[i].splits == 1) assert_int_equal(g.splits, 1); /* the GEMV: one kernel */
+    }
+  }
+}
+
 /* auto's model alone on an H200's facts (pg_auto_model, no GPU asked):
  * every candidate a row, the chosen one the first of the best predicted,
  * refusals with no speed; the layout rules as a call applies them. */
@@ -814,6 +860,7 @@ int main(void) {
       cmocka_unit_test(test_split_in_clusters),
       cmocka_unit_test(test_split_in_clusters_rule),
       cmocka_unit_test(test_skinny_ring_form),
+      cmocka_unit_test(test_skinny_ring_rows_form),
       cmocka_unit_test(test_auto_short_n),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

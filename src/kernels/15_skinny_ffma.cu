@@ -45,11 +45,22 @@
  *     16384 24.9 us where the COLS form's 32 ranges and their reduction
  *     took 28.7; 4096 x 8 x 4096 26.0 us where tma_ws_n16 took 32.5;
  *     bench/results/h200-skinny.md).
+ *   RING ROWS (M of 1 to 8, B's and A's rows 16-byte aligned, N and K
+ *     multiples of 4; 1 to 4 rows only where its blocks are no more than
+ *     the SMs, else the GEMV below): the same ring turned to a short M. A
+ *     block takes 32 columns of B and all of K (K split into ranges where
+ *     the blocks are fewer than the SMs: a block an SM), its warps the
+ *     K steps of 16 rows of B in turn; a lane copies 4 rows of its 4
+ *     columns a step into its warp's ring of 4 steps, and A's values of
+ *     the step beside them (sk_rows_ring). On the H200 8 x 4096 x 4096 in
+ *     23.5 us where the split ROWS form took 29.0, 4 x 4096 x 4096 23.0
+ *     where the GEMV took 24.7 (bench/results/h200-skinny.md).
  * Block b of the grid: tile b % tiles (block of the long side fastest, then
  * the chunk), K range b / tiles; in clusters tile b / S, range b % S (a
  * tile's S ranges one cluster).
- * One to four rows (M of 1 to 4) against a long enough N take a third form
- * with no split of K between blocks, so no second kernel:
+ * One to four rows (M of 1 to 4) against a long enough N, where RING ROWS
+ * does not run, take a third form with no split of K between blocks, so
+ * no second kernel:
  *   GEMV: a block takes 4L columns of B (L = 8, 16 or 32 lanes a row, the
  *     narrowest whose blocks fit SK_GEMV_BLOCKS an SM, so that all are
  *     resident at once, up to N of 33792 on 132 SMs; 4 where 8 would leave
@@ -167,6 +178,35 @@ static __host__ __device__ constexpr size_t sk_ring_smem(int code) {
          (sk_ring_geometry(code).stages * sk_ring_geometry(code).rows * 32 +
           (sk_ring_exchanged(code) ? sk_ring_exchange_vectors(code % 100) : 0));
 }
+/* RING ROWS (M <= SK_RROW_MAX_ROWS, B's and A's rows in 16-byte copies):
+ * columns of B a block (8 lanes a row, 128 bytes), rows of B a warp's step
+ * (4 a lane), the ring's steps, blocks an SM (the bound its registers are
+ * compiled to; its shared memory, 66-80 KiB, fits 2), the widest chunk of
+ * rows, the shortest K range of a split (2 steps a warp). Measured on the
+ * H200 (bench/results/h200-skinny.md): 8 x 4096 x 4096 in 23.5 us where
+ * the split ROWS form took 29.0; K split only to fill the SMs, a block an
+ * SM (at 4096 columns 128 blocks over all of K 23.4 us, where 2 ranges a
+ * tile in clusters took 25.1 and 4 took 27.3, each warp a slice of K);
+ * 6 and 8 stages within 3 % of 4 either way (faster at 2-4 rows and
+ * 64 MB, slower at 6-8 rows and 134 MB and more). */
+#define SK_RROW_WIDTH 32
+#define SK_RROW_STEP 16
+#define SK_RROW_STAGES 4
+#define SK_RROW_BLOCKS 2
+#define SK_RROW_MAX_ROWS 8
+#define SK_RROW_MIN_RANGE (SK_THREADS / 32 * 2 * SK_RROW_STEP)
+/* Its shared memory: the warps' rings (B's step and A's values of it;
+ * after the loop the warps' sums, and in clusters the block's). */
+static __host__ __device__ constexpr size_t sk_rrow_smem(int mr) {
+  return (size_t)(SK_THREADS / 32) * SK_RROW_STAGES * 16 *
+         (SK_RROW_STEP * SK_RROW_WIDTH / 4 + mr * SK_RROW_STEP / 4);
+}
+static_assert(sk_rrow_smem(1) >= sizeof(float) * (SK_THREADS / 32 + 1) * 1 * SK_RROW_WIDTH &&
+                  sk_rrow_smem(SK_RROW_MAX_ROWS) >=
+                      sizeof(float) * (SK_THREADS / 32 + 1) * SK_RROW_MAX_ROWS * SK_RROW_WIDTH,
+              "the sums fit in the rings");
+/* Its column blocks for N. */
+static long long sk_rrow_blocks(long long n) { return (n + SK_RROW_WIDTH - 1) / SK_RROW_WIDTH; }
 /* K is split in units of SK_SPLIT_K (a batch of every warp of the short-M
  * form), so that the blocks fill SK_FILL_BLOCKS an SM: measured on the
  * H200 (a kernel of these forms' design timed apart: 1024 blocks of short
@@ -803,6 +843,139 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
   }
 }
 
+/* RING ROWS (M of 1 to 8 where B's rows and A's take 16-byte copies and
+ * K is whole vectors): RING's ring turned to a short M. A block takes
+ * SK_RROW_WIDTH columns of B (8 lanes a row, 4 columns a lane) and its K
+ * range (all of K, or one of its tile's ranges where the column blocks
+ * are fewer than the SMs); the range's steps of SK_RROW_STEP rows of B go
+ * to the warps in turn (warp w steps w, w + 8, ...: the block reads 128
+ * consecutive rows at a time, which ran 2-10 % faster than a slice of K a
+ * warp). In a step lane l copies rows 4 (l / 8) + j (j < 4) of its 4
+ * columns (an instruction: 4 rows of 128 contiguous bytes) into its places
+ * in the warp's ring of SK_RROW_STAGES steps (cp.async, evict-first: B is
+ * read once), and the step's MR x SK_RROW_STEP values of A beside them (MR
+ * x 4 vectors, one a lane; L2 holds A, which every block reads). A lane
+ * reads back its own B and the step's A, which other lanes copied: a
+ * __syncwarp after its wait (the copies' writes seen by the warp), which
+ * also orders every lane's reads of a step before the copies into its
+ * place. Rows of A past M copy row M - 1 and are not stored. The sums of
+ * the lanes of the same columns are added in a butterfly, the warps' in
+ * warp order through shared memory, the ranges' in split order (in
+ * clusters, or planes and the reduction). */
+template <int MR, bool CLUSTER>
+static __device__ __forceinline__ void sk_rows_ring(const pg_gemm_args g) {
+  enum {
+    WARPS = SK_THREADS / 32,
+    S = SK_RROW_STAGES,
+    STEP = SK_RROW_STEP,
+    W = SK_RROW_WIDTH,
+    LANES_ROW = W / 4
+  };
+  static_assert(LANES_ROW == 8 && STEP == 16, "a lane's 4 rows of B a step, 4 of the warp's 8 x 4");
+  static_assert(S >= 2 && S <= 8, "cp.async.wait_group takes 0 to 7");
+  static_assert(4 * MR <= 32, "a lane copies at most one vector of A a step");
+  static_assert(SK_SPLIT_K % STEP == 0, "a range starts a step, and a vector of A");
+  /* A step in the ring: B's STEP rows of W columns, then A's MR x STEP. */
+  struct step_t {
+    float4 b[STEP][LANES_ROW];
+    float4 a[MR][STEP / 4];
+  };
+  /* More than 48 KiB: dynamic (the launch's dynamic_smem, sk_rrow_smem). */
+  extern __shared__ __align__(16) float4 sk_rrow_dynamic[];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  step_t *const ring = (step_t *)sk_rrow_dynamic + warp * S;
+  const sk_work w = sk_where<CLUSTER>(g, ((long long)g.n + W - 1) / W, W, MR);
+  const long long range_steps = (w.k1 - w.k0 + STEP - 1) / STEP;
+  const int steps = range_steps > warp ? (int)((range_steps - warp + WARPS - 1) / WARPS) : 0;
+  /* This lane's columns of B (past N: zero-filled, reading column 0), its
+   * rows of a step, and the vector of A it copies (row ar, K 4 aq on). */
+  const long long n = w.first + 4 * (lane % LANES_ROW);
+  const int b_bytes = n < g.n ? 16 : 0;
+  const float *const b_col = g.b + (b_bytes ? n : 0);
+  const int row0 = 4 * (lane / LANES_ROW);
+  const int ar = lane / 4 < MR ? lane / 4 : MR - 1, aq = lane % 4;
+  const bool copies_a = lane < 4 * MR;
+  const float *const a_row = g.a + (size_t)(ar < g.m ? ar : g.m - 1) * g.lda;
+  const unsigned long long policy = pg_l2_evict_first_policy();
+  /* Step st of this warp: the range's step st WARPS + warp. */
+  auto copy = [&](int st) {
+    step_t &into = ring[st % S];
+    const long long k0 = w.k0 + ((long long)st * WARPS + warp) * STEP;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const long long k = k0 + row0 + j;
+      const int bytes = k < w.k1 ? b_bytes : 0;
+      pg_cp_async_16_policy(&into.b[row0 + j][lane % LANES_ROW],
+                            b_col + (size_t)(bytes ? k : 0) * g.ldb, bytes, policy);
+    }
+    if (copies_a) {
+      const long long k = k0 + 4 * aq; /* K and the ranges are whole vectors */
+      pg_cp_async_16(&into.a[ar][aq], a_row + (k < w.k1 ? k : 0), k < w.k1 ? 16 : 0);
+    }
+  };
+  float acc[MR][4];
+#pragma unroll
+  for (int r = 0; r < MR; ++r) acc[r][0] = acc[r][1] = acc[r][2] = acc[r][3] = 0.f;
+#pragma unroll
+  for (int st = 0; st < S - 1; ++st) {
+    if (st < steps) copy(st);
+    pg_cp_async_commit();
+  }
+  for (int st = 0; st < steps; ++st) {
+    pg_cp_async_wait(S - 2); /* step st is in (at most S - 2 later groups pending) */
+    __syncwarp();            /* ... every lane's (A's values); the step before is read */
+    if (st + S - 1 < steps) copy(st + S - 1);
+    pg_cp_async_commit();
+    const step_t &in = ring[st % S];
+    float4 a[MR], b[4];
+#pragma unroll
+    for (int r = 0; r < MR; ++r) a[r] = in.a[r][lane / LANES_ROW];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) b[j] = in.b[row0 + j][lane % LANES_ROW];
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+#pragma unroll
+      for (int r = 0; r < MR; ++r) {
+        const float av = j == 0 ? a[r].x : j == 1 ? a[r].y : j == 2 ? a[r].z : a[r].w;
+        acc[r][0] = fmaf(av, b[j].x, acc[r][0]);
+        acc[r][1] = fmaf(av, b[j].y, acc[r][1]);
+        acc[r][2] = fmaf(av, b[j].z, acc[r][2]);
+        acc[r][3] = fmaf(av, b[j].w, acc[r][3]);
+      }
+  }
+  pg_cp_async_wait(0);
+  /* The lanes of the same columns (lane % 8), then the warps. */
+#pragma unroll
+  for (int r = 0; r < MR; ++r)
+#pragma unroll
+    for (int c = 0; c < 4; ++c)
+#pragma unroll
+      for (int off = LANES_ROW; off < 32; off *= 2)
+        acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], off);
+  __syncthreads(); /* every warp's ring is read */
+  float *const sums = (float *)sk_rrow_dynamic, *const tile_out = sums + WARPS * MR * W;
+  if (lane < LANES_ROW)
+#pragma unroll
+    for (int r = 0; r < MR; ++r)
+      *(float4 *)&sums[(warp * MR + r) * W + 4 * lane] =
+          make_float4(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
+  __syncthreads();
+  for (int e = threadIdx.x; e < MR * W; e += SK_THREADS) {
+    const int r = e / W, c = e % W;
+    float v = sums[r * W + c];
+    for (int u = 1; u < WARPS; ++u) v += sums[(u * MR + r) * W + c];
+    if constexpr (CLUSTER)
+      tile_out[e] = v;
+    else if (r < g.m && w.first + c < g.n)
+      sk_store(g, w.split, r, w.first + c, v);
+  }
+  if constexpr (CLUSTER)
+    sk_cluster_sum(g, w, tile_out, MR * W, [&](int e, float sum) {
+      const long long m = e / W, col = w.first + e % W;
+      if (m < g.m && col < g.n) sk_store_c(g, m, col, sum);
+    });
+}
+
 /* The entry's one kernel, every form under one name (inspect judges every
  * instance of it by the entry's SASS rules): R > 0 the short-M form, R rows
  * a chunk; R = 0 the short-N form, chunks of C columns (C = -CN: its
@@ -812,8 +985,9 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
  * 4: a thread's 4 floats are all in it or none); in the GEMV of 2 or 4
  * rows A too (sk_gemv_vec). */
 template <int R, int C, bool VEC, bool CLUSTER = false>
-__global__ void __launch_bounds__(SK_THREADS, R < 0   ? SK_GEMV_BLOCKS
-                                              : C < 0 ? sk_ring_geometry(-C).blocks
+__global__ void __launch_bounds__(SK_THREADS, R < 0            ? SK_GEMV_BLOCKS
+                                              : R > 0 && C < 0 ? SK_RROW_BLOCKS
+                                              : C < 0          ? sk_ring_geometry(-C).blocks
                                                       : sk_blocks_per_sm(R))
     pg_skinny_kernel(const pg_gemm_args g) {
   /* A split K's reduction, launched programmatically behind this kernel,
@@ -825,6 +999,8 @@ __global__ void __launch_bounds__(SK_THREADS, R < 0   ? SK_GEMV_BLOCKS
     sk_gemv<-R, VEC>(g);
   else if constexpr (R < 0)
     sk_gemv_rows<-R, C, VEC>(g);
+  else if constexpr (C < 0 && R > 0)
+    sk_rows_ring<R, CLUSTER>(g);
   else if constexpr (C < 0)
     sk_cols_ring<-C>(g);
   else if constexpr (R > 0)
@@ -902,6 +1078,17 @@ static long long sk_gemv_blocks(long long n, int l) {
   const long long width = 4LL * sk_gemv_forms[0][l].chunk;
   return (n + width - 1) / width;
 }
+/* The RING ROWS forms, by rows: 1, 2, 4, 8 (the chunks up to
+ * SK_RROW_MAX_ROWS). 16-byte copies only. */
+#define SK_RROW_FORM(rows)                                                                         \
+  {                                                                                               \
+    rows, {NULL, (const void *)pg_skinny_kernel<rows, -1, true>}, {                                \
+      NULL, (const void *)pg_skinny_kernel<rows, -1, true, true>                                   \
+    }                                                                                             \
+  }
+static const sk_form sk_rrow_forms[] = {SK_RROW_FORM(1), SK_RROW_FORM(2), SK_RROW_FORM(4),
+                                        SK_RROW_FORM(SK_RROW_MAX_ROWS)};
+#define SK_RROW_FORMS ((int)(sizeof sk_rrow_forms / sizeof sk_rrow_forms[0]))
 #define SK_ROW_FORMS ((int)(sizeof sk_row_forms / sizeof sk_row_forms[0]))
 #define SK_COL_FORMS ((int)(sizeof sk_col_forms / sizeof sk_col_forms[0]))
 static_assert(SK_ROW_FORMS + SK_COL_FORMS == PG_SKINNY_FORMS, "a rate for each form in the tuning");
@@ -1032,6 +1219,21 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
       return;
     }
   }
+  if (rows && short_side <= SK_RROW_MAX_ROWS && vec && args->vec_a && args->k % 4 == 0 &&
+      (short_side > SK_GEMV_MAX_ROWS || sk_rrow_blocks(args->n) <= device->sm_count)) {
+    /* The RING ROWS form: more than the GEMV's rows, or its blocks no
+     * more than the SMs (a block an SM, K split into ranges where they
+     * are fewer: sk_configure_split, at most SK_RROW_BLOCKS an SM in
+     * clusters; auto's model as the short-M form's above). */
+    const int r = sk_pick(sk_rrow_forms, SK_RROW_FORMS, short_side);
+    launch->kernel = sk_rrow_forms[r].kernel[1];
+    launch->grid_x = sk_rrow_blocks(args->n);
+    launch->dynamic_smem = sk_rrow_smem(sk_rrow_forms[r].chunk);
+    sk_configure_split(args, device, tuning, launch, sk_rrow_forms[r].cluster[1], SK_RROW_BLOCKS,
+                       device->sm_count, ((long long)args->k + SK_SPLIT_K - 1) / SK_SPLIT_K,
+                       SK_RROW_MIN_RANGE / SK_SPLIT_K);
+    return;
+  }
   if (rows && short_side <= SK_GEMV_MAX_ROWS) {
     /* The GEMV (of its chunk's rows, f: 1, 2 or 4): 8 lanes a row or
      * more, the narrowest whose blocks all fit at once; 4 lanes where 8
@@ -1072,6 +1274,8 @@ static size_t smem_bytes(int stages) {
   size_t ring = 0;
   for (int cn = 1; cn <= SK_RING_MAX_CHUNK; ++cn) /* the same at any groups */
     if (sk_ring_smem(cn) > ring) ring = sk_ring_smem(cn);
+  for (int f = 0; f < SK_RROW_FORMS; ++f)
+    if (sk_rrow_smem(sk_rrow_forms[f].chunk) > ring) ring = sk_rrow_smem(sk_rrow_forms[f].chunk);
   const size_t most = rows > cols ? rows : cols;
   return most > ring ? most : ring;
 }
@@ -1084,7 +1288,7 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(skinny_ffma) = {
     .info = {.name = "skinny_ffma", .kind = PG_KIND_KERNEL,
-             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; 1-4 rows against a long N a GEMV of one kernel, K not split between blocks; 1-8 columns against many rows one kernel too, each lane's 16-byte copies in a cp.async ring of its own (past 4 columns B's step handed out through shared memory)",
+             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; 1-4 rows against a long N a GEMV of one kernel, K not split between blocks; 1-8 columns against many rows one kernel too, each lane's 16-byte copies in a cp.async ring of its own (past 4 columns B's step handed out through shared memory); 1-8 rows the same ring turned round, a block 32 columns of B over all of K",
              .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
              .default_stages = 1, .tile_m = SK_ROWS_MAX_CHUNK, .tile_n = SK_COLS_MAX_CHUNK,
              .tile_k = SK_SPLIT_K, .threads = SK_THREADS},
