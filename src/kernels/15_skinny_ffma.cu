@@ -33,7 +33,8 @@
  *     dense and aligned, the blocks at least the SMs): a block takes rows
  *     of A (sk_ring_geometry: 4 or 2 a warp; past 4 columns the warps in 1,
  *     2, 4 or 8 groups of 4 rows each, by the rows, sk_ring_groups_log2)
- *     and all of K, a group's warps a slice of K each; a lane copies 4
+ *     and all of K, a group's warps K's steps in turn (up to 4 columns)
+ *     or a slice of K each (past 4); a lane copies 4
  *     consecutive K of each row a step into a ring of 2 or 3 steps of its
  *     own in shared memory (cp.async: loads in flight while it computes;
  *     A's lines evict-first in L2, as the other forms' .cs loads: 4096 x 1
@@ -678,12 +679,12 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
 /* RING's copies of step st into its place in the warp's ring; a step
  * past the slice copies nothing and zero-fills (the src-size operand 0).
  * A is read once: its lines are L2's first to go (`policy`). */
-template <int S, int WR>
+template <int S, int WR, int STRIDE = 1>
 static __device__ __forceinline__ void sk_ring_copy(float4 (*ring)[WR][32],
                                                       const float *first, int lda, long long last,
                                                       long long kb, long long ke, int st,
                                                       int lane, unsigned long long policy) {
-  const long long k = kb + (long long)st * SK_RING_STEP + 4 * lane;
+  const long long k = kb + (long long)st * STRIDE * SK_RING_STEP + 4 * lane;
   const int bytes = k < ke ? 16 : 0;
 #pragma unroll
   for (int r = 0; r < WR; ++r)
@@ -692,8 +693,14 @@ static __device__ __forceinline__ void sk_ring_copy(float4 (*ring)[WR][32],
                           policy);
 }
 
-/* RING: a block takes WR rows of A and all of K, its warps a slice of K
- * each (K / 8, whole vectors); a lane copies 4 consecutive K of each row a
+/* RING: a block takes WR rows of A and all of K, its warps K's steps in
+ * turn up to SK_RING_DIRECT columns (warp w steps w, w + 8, ...: the
+ * block reads 8 consecutive steps of a row, 4 KiB, at a time; on the H200
+ * 0-4 % faster than a slice of K a warp at all 17 shapes of 1-4 columns
+ * measured, 6000 x 3 x 3000 24.7 us against 25.8), past it a slice of K
+ * each (K / 8 or K / (8 / groups), whole vectors; K's steps in turn ran
+ * up to 5 % slower there, 4096 x 8 x 4096 27.5 us against 26.2:
+ * bench/results/h200-skinny.md); a lane copies 4 consecutive K of each row a
  * step straight into its own places in a ring of S steps in shared memory
  * (cp.async, 16 bytes, no registers held: the loads stay in flight while
  * the lane computes), reads back only what it copied itself (so no
@@ -738,9 +745,13 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
    * each. */
   const int group = G == 1 ? 0 : warp / KW, kw = G == 1 ? warp : warp % KW;
   const long long m0 = (long long)blockIdx.x * (G * WR) + group * WR;
-  const long long slice = ((long long)g.k + 4 * KW - 1) / (4 * KW) * 4;
-  const long long kb = kw * slice, ke = kb + slice < g.k ? kb + slice : g.k;
-  const int steps = ke > kb ? (int)((ke - kb + SK_RING_STEP - 1) / SK_RING_STEP) : 0;
+  /* K's steps in turn (IL) or a slice a warp (above). */
+  enum { IL = !EXCHANGE, STRIDE = IL ? KW : 1 };
+  const long long slice = IL ? g.k : ((long long)g.k + 4 * KW - 1) / (4 * KW) * 4;
+  const long long kb = IL ? (long long)kw * SK_RING_STEP : kw * slice;
+  const long long ke = IL ? g.k : kb + slice < g.k ? kb + slice : g.k;
+  const long long all = ke > kb ? (ke - kb + SK_RING_STEP - 1) / SK_RING_STEP : 0;
+  const int steps = IL ? (int)((all + STRIDE - 1) / STRIDE) : (int)all;
   /* Row r of the block is min(r, last) rows past its first: a row past M
    * copies the last one (its sums are dropped). */
   const float *const first = g.a + (size_t)m0 * g.lda;
@@ -753,7 +764,7 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
     for (int c = 0; c < CN; ++c) acc[r][c] = 0.f;
 #pragma unroll
   for (int st = 0; st < S - 1; ++st) {
-    if (st < steps) sk_ring_copy<S, WR>(ring, first, g.lda, last, kb, ke, st, lane, policy);
+    if (st < steps) sk_ring_copy<S, WR, STRIDE>(ring, first, g.lda, last, kb, ke, st, lane, policy);
     pg_cp_async_commit();
   }
   /* B is dense (ldb = N = CN) and 16-byte aligned, and K whole vectors,
@@ -762,14 +773,14 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
    * l's own CN vectors (l CN on); exchanged: vector 32 q + l, coalesced. */
   auto load_b = [&](int st, float4 (&v)[CN]) {
     if constexpr (EXCHANGE) {
-      const long long k0 = kb + (long long)st * SK_RING_STEP;
+      const long long k0 = kb + (long long)st * STRIDE * SK_RING_STEP;
       const long long whole = st < steps ? (ke - k0) * CN / 4 : 0; /* the step's vectors */
       const float4 *const pb = (const float4 *)(g.b + (size_t)k0 * CN);
 #pragma unroll
       for (int q = 0; q < CN; ++q)
         v[q] = 32 * q + lane < whole ? __ldg(pb + 32 * q + lane) : make_float4(0.f, 0.f, 0.f, 0.f);
     } else {
-      const long long k = kb + (long long)st * SK_RING_STEP + 4 * lane;
+      const long long k = kb + (long long)st * STRIDE * SK_RING_STEP + 4 * lane;
       if (st < steps && k < ke) {
         const float4 *const pb = (const float4 *)(g.b + (size_t)k * CN);
 #pragma unroll
@@ -818,7 +829,7 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
     }
     /* Into the place step st - 1 left, read in the iteration before. */
     if (st + S - 1 < steps)
-      sk_ring_copy<S, WR>(ring, first, g.lda, last, kb, ke, st + S - 1, lane, policy);
+      sk_ring_copy<S, WR, STRIDE>(ring, first, g.lda, last, kb, ke, st + S - 1, lane, policy);
     pg_cp_async_commit();
   }
   pg_cp_async_wait(0);
