@@ -58,8 +58,7 @@ typedef struct {
  * RING form on 132 SMs), 300x5x70 of 8 and 77x20x300 three of 8; on a GPU
  * of up to 150 SMs (16-byte rows of A, K whole vectors, a block an SM at
  * least: 4 rows of 1 or 4-8 columns, 2 rows of 2 or 3) its RING form:
- * 1000x1x3000 and 600x1x1000 of 1 column (the last warp's slice of K
- * short), 1000x1x8 (six warps of eight with no K), 2000x2x4100 of 2,
+ * 1000x1x3000 and 600x1x1000 of 1 column (the last step short), 1000x1x8 (seven warps of eight with no step of K), 2000x2x4100 of 2,
  * 1001x3x1000 and 517x3x1100 of 3 (a last block of one row), 1000x4x3000,
  * 1700x4x300 (425 blocks: a second wave) and 1003x4x1000 (a last block of
  * 3 rows) of 4; past 4 columns B's step handed out through shared memory,
