@@ -682,6 +682,25 @@ static void test_split_in_clusters_rule(void **state) {
   }
 }
 
+/* skinny_ffma's configure on an H200's facts: M x N x K, B and C dense
+ * and 16-byte aligned, A's rows lda floats apart. */
+static void configure_skinny(int m, int n, int k, int lda, pg_gemm_args *g,
+                             pg_kernel_launch *launch) {
+  const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
+  const pg_variant_entry *e = pg_entry_find("skinny_ffma");
+  assert_non_null(e);
+  *g = aligned_args();
+  g->m = m;
+  g->n = g->ldb = g->ldc = n;
+  g->k = k;
+  g->lda = lda;
+  g->c = storage;
+  g->vec_a = g->lda % 4 == 0;
+  g->vec_b = g->ldb % 4 == 0;
+  memset(launch, 0, sizeof *launch);
+  e->configure(g, &h200, &h200.tuning, launch);
+}
+
 /* skinny_ffma's RING form (src/kernels/15_skinny_ffma.cu) on an H200's
  * facts: N of 1 to 8 against rows of A in 16-byte copies, K whole vectors
  * and B dense take it wherever its blocks (4 rows of A for 1 and 4
@@ -692,9 +711,6 @@ static void test_split_in_clusters_rule(void **state) {
  * rows off 16 bytes take a split form. */
 static void test_skinny_ring_form(void **state) {
   (void)state;
-  const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
-  const pg_variant_entry *e = pg_entry_find("skinny_ffma");
-  assert_non_null(e);
   struct {
     int m, n, k, lda, blocks; /* blocks: the RING form's grid, 0: a split form */
   } cases[] = {
@@ -706,17 +722,9 @@ static void test_skinny_ring_form(void **state) {
       {262, 3, 1000, 1000, 0},     {4096, 2, 4096, 4097, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    pg_gemm_args g = aligned_args();
-    g.m = cases[i].m;
-    g.n = g.ldb = g.ldc = cases[i].n;
-    g.k = cases[i].k;
-    g.lda = cases[i].lda;
-    g.c = storage;
-    g.vec_a = g.lda % 4 == 0;
-    g.vec_b = g.ldb % 4 == 0;
+    pg_gemm_args g;
     pg_kernel_launch launch;
-    memset(&launch, 0, sizeof launch);
-    e->configure(&g, &h200, &h200.tuning, &launch);
+    configure_skinny(cases[i].m, cases[i].n, cases[i].k, cases[i].lda, &g, &launch);
     if (cases[i].blocks > 0) {
       assert_int_equal(launch.grid_x, cases[i].blocks);
       /* Past 4 columns B's step is handed out through shared memory,
@@ -741,9 +749,6 @@ static void test_skinny_ring_form(void **state) {
  * none of which asks for dynamic shared memory. */
 static void test_skinny_ring_rows_form(void **state) {
   (void)state;
-  const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
-  const pg_variant_entry *e = pg_entry_find("skinny_ffma");
-  assert_non_null(e);
   struct {
     int m, n, k, lda, grid, splits; /* grid 0: another form */
   } cases[] = {
@@ -754,17 +759,9 @@ static void test_skinny_ring_rows_form(void **state) {
       {8, 4096, 4096, 4097, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    pg_gemm_args g = aligned_args();
-    g.m = cases[i].m;
-    g.n = g.ldb = g.ldc = cases[i].n;
-    g.k = cases[i].k;
-    g.lda = cases[i].lda;
-    g.c = storage;
-    g.vec_a = g.lda % 4 == 0;
-    g.vec_b = g.ldb % 4 == 0;
+    pg_gemm_args g;
     pg_kernel_launch launch;
-    memset(&launch, 0, sizeof launch);
-    e->configure(&g, &h200, &h200.tuning, &launch);
+    configure_skinny(cases[i].m, cases[i].n, cases[i].k, cases[i].lda, &g, &launch);
     if (cases[i].grid > 0) {
       assert_int_equal(launch.grid_x, cases[i].grid);
       assert_true(launch.dynamic_smem > 48 * 1024);
