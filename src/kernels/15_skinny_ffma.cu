@@ -860,8 +860,9 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
  * range (all of K, or one of its tile's ranges where the column blocks
  * are fewer than the SMs); the range's steps of SK_RROW_STEP rows of B go
  * to the warps in turn (warp w steps w, w + 8, ...: the block reads 128
- * consecutive rows at a time, which ran 2-10 % faster than a slice of K a
- * warp). In a step lane l copies rows 4 (l / 8) + j (j < 4) of its 4
+ * consecutive rows at a time; on the H200 up to 12 % faster than a slice
+ * of K a warp, 1 x 3000 x 8192 32.0 us against 36.5, the same at 4096
+ * columns). In a step lane l copies rows 4 (l / 8) + j (j < 4) of its 4
  * columns (an instruction: 4 rows of 128 contiguous bytes) into its places
  * in the warp's ring of SK_RROW_STAGES steps (cp.async, evict-first: B is
  * read once), and the step's MR x SK_RROW_STEP values of A beside them (MR
