@@ -44,21 +44,22 @@ typedef struct {
  * columns), 2x4100x1000 of 2 rows, 5x1000x8 of 8 (one step, short, and
  * seven warps with none), 4x2048x260 of 4 (64 blocks, K too short to
  * split), 8x2048x1000 of 8 (2 ranges), 7x9000x300 of 8 (282 blocks, 2 an
- * SM, a row past M, the last step short); 1x2000x701 (125 blocks), 1x4100x1001
- * (129) and 1x9000x300 (141, K no multiple of the 16 rows a thread takes)
+ * SM, a row past M, the last step short); 1x2000x701 (125 blocks),
+ * 1x4100x1001 (129) and 1x9000x300 (141, K no multiple of the 16 rows a thread takes)
  * its GEMV at 4, 8 and 16 lanes a row, 2x9000x1000 of 2 rows at 16 lanes,
  * 1x2001x700 (126, a last block of one column) and 1x17003x100 (133
  * blocks of 32 lanes, the last thread's 3 columns) N no multiple of 4;
  * its GEMV of 4 rows with one past M
  * at 3x2001x700 (4 lanes, N no multiple of 4) and 3x9000x302 (16 lanes,
- * K no multiple of 4: 4-byte loads though B's rows allow 16); 2x333x2000 (K split)
- * of 2, 3x130x700 of 4, 7x13x5 of 8, 12x300x70 of 16 and 35x79x19 three
+ * K no multiple of 4: 4-byte loads though B's rows allow 16); 2x333x2000
+ * (K split) of 2, 3x130x700 of 4, 7x13x5 of 8, 12x300x70 of 16 and 35x79x19 three
  * of 16; 400x1x3000 (16-byte loads, K split) its chunk of 1 column,
  * 600x2x777 of 2, 250x3x1100 of 4 (125 blocks of 2 rows: too few for the
  * RING form on 132 SMs), 300x5x70 of 8 and 77x20x300 three of 8; on a GPU
  * of up to 150 SMs (16-byte rows of A, K whole vectors, a block an SM at
  * least: 4 rows of 1 or 4-8 columns, 2 rows of 2 or 3) its RING form:
- * 1000x1x3000 and 600x1x1000 of 1 column (the last step short), 1000x1x8 (seven warps of eight with no step of K), 2000x2x4100 of 2,
+ * 1000x1x3000 and 600x1x1000 of 1 column (the last step short),
+ * 1000x1x8 (seven warps of eight with no step of K), 2000x2x4100 of 2,
  * 1001x3x1000 and 517x3x1100 of 3 (a last block of one row), 1000x4x3000,
  * 1700x4x300 (425 blocks: a second wave) and 1003x4x1000 (a last block of
  * 3 rows) of 4; past 4 columns B's step handed out through shared memory,
