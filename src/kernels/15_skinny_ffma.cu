@@ -207,7 +207,9 @@ static_assert(sk_rrow_smem(1) >= sizeof(float) * (SK_THREADS / 32 + 1) * 1 * SK_
                       sizeof(float) * (SK_THREADS / 32 + 1) * SK_RROW_MAX_ROWS * SK_RROW_WIDTH,
               "the sums fit in the rings");
 /* Its column blocks for N. */
-static long long sk_rrow_blocks(long long n) { return (n + SK_RROW_WIDTH - 1) / SK_RROW_WIDTH; }
+static __host__ __device__ constexpr long long sk_rrow_blocks(long long n) {
+  return (n + SK_RROW_WIDTH - 1) / SK_RROW_WIDTH;
+}
 /* K is split in units of SK_SPLIT_K (a batch of every warp of the short-M
  * form), so that the blocks fill SK_FILL_BLOCKS an SM: measured on the
  * H200 (a kernel of these forms' design timed apart: 1024 blocks of short
@@ -741,8 +743,8 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
     base = &ring_static[0][0][0][0];
     ring = ring_static[warp];
   }
-  /* The warps in G groups of KW, a group WR rows, its warps a slice of K
-   * each. */
+  /* The warps in G groups of KW, a group WR rows, its warps K's steps in
+   * turn or a slice of K each (IL, below). */
   const int group = G == 1 ? 0 : warp / KW, kw = G == 1 ? warp : warp % KW;
   const long long m0 = (long long)blockIdx.x * (G * WR) + group * WR;
   /* K's steps in turn (IL) or a slice a warp (above). */
@@ -896,7 +898,7 @@ static __device__ __forceinline__ void sk_rows_ring(const pg_gemm_args g) {
   extern __shared__ __align__(16) float4 sk_rrow_dynamic[];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   step_t *const ring = (step_t *)sk_rrow_dynamic + warp * S;
-  const sk_work w = sk_where<CLUSTER>(g, ((long long)g.n + W - 1) / W, W, MR);
+  const sk_work w = sk_where<CLUSTER>(g, sk_rrow_blocks(g.n), W, MR);
   const long long range_steps = (w.k1 - w.k0 + STEP - 1) / STEP;
   const int steps = range_steps > warp ? (int)((range_steps - warp + WARPS - 1) / WARPS) : 0;
   /* This lane's columns of B (past N: zero-filled, reading column 0), its
@@ -1286,8 +1288,7 @@ static size_t smem_bytes(int stages) {
   size_t ring = 0;
   for (int cn = 1; cn <= SK_RING_MAX_CHUNK; ++cn) /* the same at any groups */
     if (sk_ring_smem(cn) > ring) ring = sk_ring_smem(cn);
-  for (int f = 0; f < SK_RROW_FORMS; ++f)
-    if (sk_rrow_smem(sk_rrow_forms[f].chunk) > ring) ring = sk_rrow_smem(sk_rrow_forms[f].chunk);
+  if (sk_rrow_smem(SK_RROW_MAX_ROWS) > ring) ring = sk_rrow_smem(SK_RROW_MAX_ROWS); /* its most */
   const size_t most = rows > cols ? rows : cols;
   return most > ring ? most : ring;
 }
