@@ -86,9 +86,10 @@ typedef struct {
    * skinny_cap_percent (where many chunks make it bound by its FFMA). */
   int skinny_rate_percent[PG_SKINNY_FORMS];
   int skinny_chunk_percent, skinny_cap_percent;
-  /* skinny_ffma's RING form of 5 to 8 columns (B's step handed out
-   * through shared memory) where it runs: its speed at 8 columns, in
-   * percent of the skinny rule's speed_percent, scaled by N / 8. */
+  /* skinny_ffma's BAND form of 5 to 8 columns (it took the RING form's
+   * place there, and its figure, fitted on the RING form, which it runs
+   * faster than at most shapes): its speed at 8 columns, in percent of
+   * the skinny rule's speed_percent, scaled by N / 8. */
   int skinny_ring_percent;
   /* auto's candidates, ending at a NULL variant: of those this GPU runs
    * (architecture, shared memory, a loadable kernel image) and that accept

@@ -55,20 +55,19 @@ typedef struct {
  * (K split) of 2, 3x130x700 of 4, 7x13x5 of 8, 12x300x70 of 16 and 35x79x19 three
  * of 16; 400x1x3000 (16-byte loads, K split) its chunk of 1 column,
  * 600x2x777 of 2, 250x3x1100 of 4 (125 blocks of 2 rows: too few for the
- * RING form on 132 SMs), 300x5x70 of 8 and 77x20x300 three of 8; on a GPU
- * of up to 150 SMs (16-byte rows of A, K whole vectors, a block an SM at
- * least: 4 rows of 1 or 4-8 columns, 2 rows of 2 or 3) its RING form:
- * 1000x1x3000 and 600x1x1000 of 1 column (the last step short),
- * 1000x1x8 (seven warps of eight with no step of K), 2000x2x4100 of 2,
- * 1001x3x1000 and 517x3x1100 of 3 (a last block of one row), 1000x4x3000,
- * 1700x4x300 (425 blocks: a second wave) and 1003x4x1000 (a last block of
- * 3 rows) of 4; past 4 columns B's step handed out through shared memory,
- * on 132 SMs: 1000x5x1000, 530x8x3000 (133 blocks, the last of 2 rows)
- * and 999x8x8 (six warps with no K) a warp group a block; 2001x6x700 (a
- * last block of one row, the last warp's step short) and 1500x7x4100 (the
- * second group past M) 2 groups; 3800x5x260 4 (the last block's last two
- * groups past M); 7700x7x300 8, each warp all of K (three groups of the
- * last block past M). 130x203x4100 and 130x200x4101, dense, split K after the
+ * RING form on 132 SMs), 300x5x70 of 8 (K no multiple of 4) and 77x20x300
+ * three of 8; on a GPU of up to 150 SMs (16-byte rows of A, K whole
+ * vectors, a block an SM at least: 4 rows of 1 column, 2 rows of 2 or 3)
+ * its RING form: 1000x1x3000 and 600x1x1000 of 1 column (the last step
+ * short), 1000x1x8 (seven warps of eight with no step of K), 2000x2x4100
+ * of 2, 1001x3x1000 and 517x3x1100 of 3 (a last block of one row); 4 to 8
+ * columns (16-byte rows of A, K whole vectors) its BAND form, 16 rows a
+ * block: 1700x4x300 (107 blocks, two warps with two steps, the last step
+ * short), 1003x4x1000 (K in 2 ranges on 132 SMs, a last block of 11
+ * rows), 1000x4x3000 and 1000x5x1000 (2 ranges), 2001x6x700 (a last block
+ * of one row), 1500x7x4100 (94 blocks), 530x8x3000 (3 ranges), 999x8x8
+ * (one step: seven warps with none), 3800x5x260 (238 blocks, the last of
+ * 8 rows) and 7700x7x300 (482 blocks: a second wave at 2 an SM). 130x203x4100 and 130x200x4101, dense, split K after the
  * copy of B alone and of A alone (every split form).
  * 64x96x1000 and 130x200x4100 have a tile or four and K long enough for
  * tma_ws_splitk to split it: into ranges K is no multiple of, the last one
@@ -104,7 +103,8 @@ typedef enum {
   MODE_PADDED,
   MODE_UNALIGNED_AB,
   MODE_UNALIGNED_C,
-  MODE_UNALIGNED_PTR
+  MODE_UNALIGNED_PTR,
+  MODE_PADDED_B /* B's rows alone padded (off 16 bytes): not in modes[], below */
 } mode_id;
 typedef struct {
   mode_id id;
@@ -120,6 +120,10 @@ static const mode modes[] = {
     {MODE_UNALIGNED_PTR, "unaligned_ptr", 2.0f, 0.0f},
 };
 #define N_MODES ((int)(sizeof modes / sizeof modes[0]))
+/* A and C dense, B's rows 3 floats longer than N: a layout the modes above
+ * never give a 16-byte A with (skinny_ffma's BAND form, which reads B in
+ * 4-byte copies, runs it). */
+static const mode padded_b = {MODE_PADDED_B, "padded_b", 1.5f, -1.0f};
 
 #define GUARD_FLOATS 64       /* sentinel after the last row of C */
 #define MAX_FAILURE_REPORTS 40 /* full reports; later failures are only counted */
@@ -178,6 +182,9 @@ static void setup_layout(problem *p) {
     p->lda = round_up4(p->lda);
     p->ldb = round_up4(p->ldb);
     p->ldc = round_up4(p->ldc);
+    break;
+  case MODE_PADDED_B:
+    p->ldb = n + 3;
     break;
   }
   p->a_total = (size_t)p->a_off + (size_t)m * p->lda + GUARD_FLOATS;
@@ -569,17 +576,20 @@ int main(void) {
    * on a GPU of up to 150 SMs, too few rows of A for the ring form of one
    * column at 400x1x3000, the RING ROWS form's ranges at 8x1500x4100 and
    * 3x1000x4100, the ROWS form's chunk of 8 rows at 7x1500x4101 (K no
-   * multiple of 4); on an H200 all but 4100x8x4100 in clusters), and
+   * multiple of 4), the BAND form's at 900x8x4100 and 1003x5x3000 (a last
+   * block of 11 rows); on an H200 all but 4100x8x4100 in clusters), and
    * in planes by the second kernel
    * (PIPEGEMM_SPLIT_IN_CLUSTERS=0); the two split K differently (clusters
    * take at most 8 ranges), so each is checked against the reference alone,
-   * in every layout. */
+   * in every layout and with B's rows alone padded (padded_b: the BAND
+   * form's 4-byte copies of B). */
   const pg_variant_info *sk = pg_variant_find("skinny_ffma");
   if (sk != NULL && pgt_selected(sk->name) && pg_variant_supported(sk, 0) == PG_OK) {
     const int index = index_of(sk);
-    const shape sk_shapes[] = {{2, 333, 2000}, {400, 1, 3000}, {8, 1500, 4100},
+    const shape sk_shapes[] = {{2, 333, 2000},  {400, 1, 3000}, {8, 1500, 4100},
                                {900, 8, 4100},  {16, 600, 9000}, {600, 3, 7777},
-                               {4100, 8, 4100}, {3, 1000, 4100}, {7, 1500, 4101}};
+                               {4100, 8, 4100}, {3, 1000, 4100}, {7, 1500, 4101},
+                               {1003, 5, 3000}};
     int in_clusters = 0;
     const char *env_clusters = getenv("PIPEGEMM_SPLIT_IN_CLUSTERS");
     const int clusters_off = env_clusters != NULL && strcmp(env_clusters, "0") == 0;
@@ -588,9 +598,9 @@ int main(void) {
       const shape sh = sk_shapes[si];
       if (quick && (double)sh.m * sh.n * sh.k >= BIG_WORK) continue;
       in_clusters += plan_in_clusters(sk, sh, any, dev.sm_count) == 1;
-      for (int mi = 0; mi < N_MODES; mi++) {
+      for (int mi = 0; mi <= N_MODES; mi++) {
         problem p;
-        start_problem(&p, sh, &modes[mi], (int)si);
+        start_problem(&p, sh, mi < N_MODES ? &modes[mi] : &padded_b, (int)si);
         run_one(&p, index, 0);
         setenv("PIPEGEMM_SPLIT_IN_CLUSTERS", "0", 1);
         run_one(&p, index, 0);

@@ -682,16 +682,17 @@ static void test_split_in_clusters_rule(void **state) {
   }
 }
 
-/* skinny_ffma's configure on an H200's facts: M x N x K, B and C dense
- * and 16-byte aligned, A's rows lda floats apart. */
-static void configure_skinny(int m, int n, int k, int lda, pg_gemm_args *g,
+/* skinny_ffma's configure on an H200's facts: M x N x K, C dense and B and
+ * C 16-byte aligned, A's rows lda floats apart, B's ldb (0: N, dense). */
+static void configure_skinny(int m, int n, int k, int lda, int ldb, pg_gemm_args *g,
                              pg_kernel_launch *launch) {
   const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
   const pg_variant_entry *e = pg_entry_find("skinny_ffma");
   assert_non_null(e);
   *g = aligned_args();
   g->m = m;
-  g->n = g->ldb = g->ldc = n;
+  g->n = g->ldc = n;
+  g->ldb = ldb > 0 ? ldb : n;
   g->k = k;
   g->lda = lda;
   g->c = storage;
@@ -702,39 +703,68 @@ static void configure_skinny(int m, int n, int k, int lda, pg_gemm_args *g,
 }
 
 /* skinny_ffma's RING form (src/kernels/15_skinny_ffma.cu) on an H200's
- * facts: N of 1 to 8 against rows of A in 16-byte copies, K whole vectors
- * and B dense take it wherever its blocks (4 rows of A for 1 and 4
- * columns, 2 for 2 and 3; 5-8 columns 4 rows a group of warps, the most
- * groups whose blocks fill 90 % of a wave of 2 an SM, else the most whose
- * blocks are at least the SMs) are at least the SMs: one kernel over all
- * of K, no split and no second kernel; 9 columns, too few blocks, or A's
- * rows off 16 bytes take a split form. */
+ * facts: N of 1 to 3 against rows of A in 16-byte copies, K whole vectors
+ * and B dense take it wherever its blocks (4 rows of A for 1 column, 2 for
+ * 2 and 3) are at least the SMs: one kernel over all of K, no split and no
+ * second kernel; too few blocks or A's rows off 16 bytes take a split
+ * form. */
 static void test_skinny_ring_form(void **state) {
   (void)state;
   struct {
     int m, n, k, lda, blocks; /* blocks: the RING form's grid, 0: a split form */
   } cases[] = {
       {4096, 1, 4096, 4096, 1024}, {4096, 2, 4096, 4096, 2048}, {4096, 3, 4096, 4096, 2048},
-      {4096, 4, 4096, 4096, 1024}, {263, 3, 1000, 1000, 132},   {1001, 4, 1000, 1000, 251},
-      {4096, 5, 4096, 4096, 256},  {4096, 8, 4096, 4096, 256},  {530, 8, 3000, 3000, 133},
-      {8192, 6, 8192, 8192, 256},  {3000, 8, 12288, 12288, 375}, {1000, 7, 3000, 3000, 250},
-      {4096, 9, 4096, 4096, 0},    {524, 8, 3000, 3000, 0},     {400, 1, 3000, 3000, 0},
+      {263, 3, 1000, 1000, 132},   {528, 1, 1000, 1000, 132},   {400, 1, 3000, 3000, 0},
       {262, 3, 1000, 1000, 0},     {4096, 2, 4096, 4097, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     pg_gemm_args g;
     pg_kernel_launch launch;
-    configure_skinny(cases[i].m, cases[i].n, cases[i].k, cases[i].lda, &g, &launch);
+    configure_skinny(cases[i].m, cases[i].n, cases[i].k, cases[i].lda, 0, &g, &launch);
     if (cases[i].blocks > 0) {
       assert_int_equal(launch.grid_x, cases[i].blocks);
-      /* Past 4 columns B's step is handed out through shared memory,
-       * dynamic (more than 48 KiB). */
-      assert_true(cases[i].n > 4 ? launch.dynamic_smem > 48 * 1024 : launch.dynamic_smem == 0);
+      assert_int_equal(launch.dynamic_smem, 0);
       assert_int_equal(g.splits, 1);
       assert_null(launch.reduce_kernel);
       assert_int_equal(launch.workspace_bytes, 0);
     } else {
       assert_true(g.splits > 1);
+    }
+  }
+}
+
+/* skinny_ffma's BAND form on an H200's facts: N of 4 to 8 against rows of
+ * A in 16-byte copies and K whole vectors take it, whatever B's layout: a
+ * block of 16 rows over all of K, K split into ranges only where the
+ * blocks are at most half the SMs (planes here: a model has no clusters),
+ * its rings dynamic shared memory (more than 48 KiB); 9 columns, K off
+ * whole vectors or A's rows off 16 bytes take another form, none of which
+ * asks for dynamic shared memory. */
+static void test_skinny_band_form(void **state) {
+  (void)state;
+  struct {
+    int m, n, k, lda, ldb, grid, splits; /* grid 0: another form */
+  } cases[] = {
+      {4096, 4, 4096, 4096, 4, 256, 1},    {4096, 8, 4096, 4096, 8, 256, 1},
+      {3000, 8, 12288, 12288, 8, 188, 1},  {2112, 5, 1000, 1000, 5, 132, 1},
+      {2096, 5, 1000, 1000, 5, 131, 1},    {1000, 7, 3000, 3000, 7, 126, 2},
+      {530, 8, 3000, 3000, 8, 102, 3},     {900, 6, 4100, 4100, 13, 114, 2},
+      {4096, 6, 4096, 4096, 7, 256, 1},    {100, 8, 500, 500, 8, 7, 1},
+      {4096, 9, 4096, 4096, 9, 0, 0},      {4096, 8, 4098, 4098, 8, 0, 0},
+      {4096, 8, 4096, 4097, 8, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    pg_gemm_args g;
+    pg_kernel_launch launch;
+    configure_skinny(cases[i].m, cases[i].n, cases[i].k, cases[i].lda, cases[i].ldb, &g,
+                     &launch);
+    if (cases[i].grid > 0) {
+      assert_int_equal(launch.grid_x, cases[i].grid);
+      assert_true(launch.dynamic_smem > 48 * 1024);
+      assert_int_equal(g.splits, cases[i].splits);
+      assert_true(cases[i].splits > 1 ? launch.reduce_kernel != NULL : launch.reduce_kernel == NULL);
+    } else {
+      assert_int_equal(launch.dynamic_smem, 0);
     }
   }
 }
@@ -761,7 +791,7 @@ static void test_skinny_ring_rows_form(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     pg_gemm_args g;
     pg_kernel_launch launch;
-    configure_skinny(cases[i].m, cases[i].n, cases[i].k, cases[i].lda, &g, &launch);
+    configure_skinny(cases[i].m, cases[i].n, cases[i].k, cases[i].lda, 0, &g, &launch);
     if (cases[i].grid > 0) {
       assert_int_equal(launch.grid_x, cases[i].grid);
       assert_true(launch.dynamic_smem > 48 * 1024);
@@ -857,6 +887,7 @@ int main(void) {
       cmocka_unit_test(test_split_in_clusters),
       cmocka_unit_test(test_split_in_clusters_rule),
       cmocka_unit_test(test_skinny_ring_form),
+      cmocka_unit_test(test_skinny_band_form),
       cmocka_unit_test(test_skinny_ring_rows_form),
       cmocka_unit_test(test_auto_short_n),
   };

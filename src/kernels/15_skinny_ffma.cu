@@ -29,23 +29,26 @@
  *     reads 4 consecutive K of its rows a step, all of a tile's steps in
  *     flight before B's tile is staged; the lanes' sums are added in a
  *     fixed butterfly order at the end.
- *   RING (M > N of 1 to 8, A's rows 16-byte aligned, K a multiple of 4, B
- *     dense and aligned, the blocks at least the SMs): a block takes rows
- *     of A (sk_ring_geometry: 4 or 2 a warp; past 4 columns the warps in 1,
- *     2, 4 or 8 groups of 4 rows each, by the rows, sk_ring_groups_log2)
- *     and all of K, a group's warps K's steps in turn (up to 4 columns)
- *     or a slice of K each (past 4); a lane copies 4
- *     consecutive K of each row a step into a ring of 2 or 3 steps of its
- *     own in shared memory (cp.async: loads in flight while it computes;
- *     A's lines evict-first in L2, as the other forms' .cs loads: 4096 x 1
- *     x 4096 22.2 us where its plain copies took 25.1), B's step from
- *     global memory in 16-byte loads a step ahead (past 4 columns the
- *     warp's step coalesced and handed to its lanes through shared
- *     memory); the lanes' sums in a butterfly, the warps' in warp order.
- *     One kernel, no split of K between blocks (on the H200 1000 x 1 x
- *     16384 24.9 us where the COLS form's 32 ranges and their reduction
- *     took 28.7; 4096 x 8 x 4096 26.0 us where tma_ws_n16 took 32.5;
- *     bench/results/h200-skinny.md).
+ *   RING (M > N of 1 to 3, A's rows 16-byte aligned, K a multiple of 4, B
+ *     dense and aligned, the blocks at least the SMs): a block takes 4 or 2
+ *     rows of A (sk_ring_geometry) and all of K, its warps K's steps in
+ *     turn; a lane copies 4 consecutive K of each row a step into a ring
+ *     of 3 steps of its own in shared memory (cp.async: loads in flight
+ *     while it computes; A's lines evict-first in L2, as the other forms'
+ *     .cs loads: 4096 x 1 x 4096 22.2 us where its plain copies took
+ *     25.1), B's step from global memory in 16-byte loads a step ahead;
+ *     the lanes' sums in a butterfly, the warps' in warp order. One
+ *     kernel, no split of K between blocks (on the H200 1000 x 1 x 16384
+ *     24.9 us where the COLS form's 32 ranges and their reduction took
+ *     28.7; bench/results/h200-skinny.md).
+ *   BAND (M > N of 4 to 8, A's rows 16-byte aligned, K a multiple of 4, B
+ *     any layout): a block takes 16 rows of A and all of K (K split into
+ *     ranges where the blocks are fewer than the SMs), its warps K's steps
+ *     of 32 in turn; a lane copies 4 consecutive K of 4 rows a step into
+ *     its warp's ring of 4 steps, and a share of the step's B beside them
+ *     (sk_cols_band). On the H200 4096 x 8 x 4096 in 24.7 us where the
+ *     RING form of those columns took 26.1, 4096 x 4 x 4096 23.2 against
+ *     25.8 (bench/results/h200-skinny.md).
  *   RING ROWS (M of 1 to 8, B's and A's rows 16-byte aligned, N and K
  *     multiples of 4; 1 to 4 rows only where its blocks are no more than
  *     the SMs, else the GEMV below): the same ring turned to a short M. A
@@ -110,96 +113,60 @@ PG_KERNELS_BEGIN
 #define SK_COLS_MAX_CHUNK 8
 /* RING (COLS where A's rows take 16-byte copies, K is whole vectors, B is
  * dense and N <= SK_RING_MAX_CHUNK): K a warp takes a step (4 a lane), the
- * widest N it takes. By N (sk_ring_geometry): rows of A a warp (a group's
- * warps on them, each a slice of K), the ring's stages (a lane's 16-byte
- * copies of a row in flight: stages - 1 steps), blocks an SM its
- * registers are held to. It runs where its blocks are at least the SMs
- * (fewer: the split COLS form). Measured on the H200
+ * widest N it takes. By N (sk_ring_geometry): rows of A a warp, the ring's
+ * stages (a lane's 16-byte copies of a row in flight: stages - 1 steps),
+ * blocks an SM its registers are held to. It runs where its blocks are at
+ * least the SMs (fewer: the split COLS form). Measured on the H200
  * (bench/results/h200-skinny.md): 2 and 3 columns ran 4096 x N x 4096 in
  * 22.7 and 23.2 us in blocks of 2 rows (their ring 24 KB a block) where
- * blocks of 4 rows took 23.2 and 24.0; 4 columns, at 2 stages and 3
- * blocks an SM, 4096 x 4 x 4096 in 25.8 us where the COLS form took
- * 32.2, and ahead of it at 7 of the 8 other shapes of 4 columns tuned on
- * and all 8 held out (behind at 2048 x 4 x 16384: 50.6 against 47.1);
- * 5-8 columns at 3 stages and 2 blocks an SM (111-128 registers; their
- * shared memory 68-84 KiB a block) 23.5-26.0 us at 4096 x N x 4096 in 4
- * groups, where tma_ws_n16 took 32.5-36.1. */
+ * blocks of 4 rows took 23.2 and 24.0. Wider N takes the BAND form
+ * (below), which the RING form of 4 to 8 columns (its B handed out
+ * through shared memory past 4) ran 0-19 % slower than at 23 of 27
+ * shapes. */
 #define SK_RING_STEP 128
-#define SK_RING_MAX_CHUNK 8
-/* The widest N whose lanes load their own B (4 N consecutive floats a
- * step, N 16-byte loads: the lanes 16 N bytes apart); wider, a lane's
- * load instruction would touch 32 lines, and the warp loads its step
- * coalesced and hands it out through shared memory instead. */
-#define SK_RING_DIRECT 4
-/* A RING form's geometry: rows of A a warp, the groups its warps are in
- * (a group's warps take the same rows, each a slice of K: the block's rows
- * are rows x groups, and B, which every block reads whole, is read once a
- * block), the ring's stages, blocks an SM (the bound its registers are
- * compiled to). A form is named by a code: its columns, plus 100 times
- * (groups - 1). */
+#define SK_RING_MAX_CHUNK 3
 typedef struct {
-  int rows, groups, stages, blocks;
+  int rows, stages, blocks;
 } sk_ring_shape;
-#define SK_RING_MAX_GROUPS 8
-static __host__ __device__ constexpr int sk_ring_code(int cn, int groups) {
-  return cn + 100 * (groups - 1);
+static __host__ __device__ constexpr sk_ring_shape sk_ring_geometry(int cn) {
+  return cn == 1 ? sk_ring_shape{4, 3, 4} : sk_ring_shape{2, 3, 4};
 }
-static __host__ __device__ constexpr sk_ring_shape sk_ring_geometry(int code) {
-  return code % 100 == 1                ? sk_ring_shape{4, code / 100 + 1, 3, 4}
-         : code % 100 <= 3              ? sk_ring_shape{2, code / 100 + 1, 3, 4}
-         : code % 100 <= SK_RING_DIRECT ? sk_ring_shape{4, code / 100 + 1, 2, 3}
-                                        : sk_ring_shape{4, code / 100 + 1, 3, 2};
-}
-/* A RING form's rows of A a block: its groups' rows. */
-static __host__ __device__ constexpr int sk_ring_block_rows(int code) {
-  return sk_ring_geometry(code).rows * sk_ring_geometry(code).groups;
+/* A RING form's shared memory: its warps' rings. */
+static __host__ __device__ constexpr size_t sk_ring_smem(int cn) {
+  return sizeof(float4) * (SK_THREADS / 32) * sk_ring_geometry(cn).stages *
+         sk_ring_geometry(cn).rows * 32;
 }
 /* A RING form's blocks for M rows. */
-static long long sk_ring_blocks(long long m, int code) {
-  return (m + sk_ring_block_rows(code) - 1) / sk_ring_block_rows(code);
-}
-/* Whether a RING form hands B's step out through shared memory (past
- * SK_RING_DIRECT columns), rather than its lanes loading their own. */
-static __host__ __device__ constexpr bool sk_ring_exchanged(int code) {
-  return code % 100 > SK_RING_DIRECT;
-}
-/* The exchange of B's step (N > SK_RING_DIRECT), a warp's: its 32 N
- * vectors, vector i in slot i, plus one slot every 8 where N is even, so
- * that a lane's reads (N vectors apart from its neighbours') spread over
- * the banks. */
-static __host__ __device__ constexpr int sk_ring_exchange_slot(int cn, int i) {
-  return cn % 2 == 0 ? i + i / 8 : i;
-}
-static __host__ __device__ constexpr int sk_ring_exchange_vectors(int cn) {
-  return sk_ring_exchange_slot(cn, 32 * cn - 1) + 1;
-}
-/* A RING form's shared memory: its warps' rings, and the exchanges. */
-static __host__ __device__ constexpr size_t sk_ring_smem(int code) {
-  return 16 * (size_t)(SK_THREADS / 32) *
-         (sk_ring_geometry(code).stages * sk_ring_geometry(code).rows * 32 +
-          (sk_ring_exchanged(code) ? sk_ring_exchange_vectors(code % 100) : 0));
+static long long sk_ring_blocks(long long m, int cn) {
+  return (m + sk_ring_geometry(cn).rows - 1) / sk_ring_geometry(cn).rows;
 }
 /* RING ROWS (M <= SK_RROW_MAX_ROWS, B's and A's rows in 16-byte copies):
  * columns of B a block (8 lanes a row, 128 bytes), rows of B a warp's step
- * (4 a lane), the ring's steps, blocks an SM (the bound its registers are
- * compiled to; its shared memory, 66-80 KiB, fits 2), the widest chunk of
- * rows, the shortest K range of a split (2 steps a warp). Measured on the
+ * (4 a lane), the ring's steps (sk_rrow_stages: 6 at 2 and 4 rows), blocks
+ * an SM (the bound its registers are compiled to; its shared memory,
+ * 66-108 KiB, fits 2), the widest chunk of rows, the shortest K range of a
+ * split (2 steps a warp). Measured on the
  * H200 (bench/results/h200-skinny.md): 8 x 4096 x 4096 in 23.5 us where
  * the split ROWS form took 29.0; K split only to fill the SMs, a block an
  * SM (at 4096 columns 128 blocks over all of K 23.4 us, where 2 ranges a
  * tile in clusters took 25.1 and 4 took 27.3, each warp a slice of K);
  * 6 and 8 stages within 3 % of 4 either way (faster at 2-4 rows and
- * 64 MB, slower at 6-8 rows and 134 MB and more). */
+ * 64 MB, slower at 6-8 rows and 134 MB and more), so 2 and 4 rows take
+ * 6 (4 x 2048 x 8192 23.0 us against 23.5). */
 #define SK_RROW_WIDTH 32
 #define SK_RROW_STEP 16
 #define SK_RROW_STAGES 4
 #define SK_RROW_BLOCKS 2
 #define SK_RROW_MAX_ROWS 8
 #define SK_RROW_MIN_RANGE (SK_THREADS / 32 * 2 * SK_RROW_STEP)
+/* Its ring's steps for MR rows. */
+static __host__ __device__ constexpr int sk_rrow_stages(int mr) {
+  return mr == 2 || mr == 4 ? 6 : SK_RROW_STAGES;
+}
 /* Its shared memory: the warps' rings (B's step and A's values of it;
  * after the loop the warps' sums, and in clusters the block's). */
 static __host__ __device__ constexpr size_t sk_rrow_smem(int mr) {
-  return (size_t)(SK_THREADS / 32) * SK_RROW_STAGES * 16 *
+  return (size_t)(SK_THREADS / 32) * sk_rrow_stages(mr) * 16 *
          (SK_RROW_STEP * SK_RROW_WIDTH / 4 + mr * SK_RROW_STEP / 4);
 }
 static_assert(sk_rrow_smem(1) >= sizeof(float) * (SK_THREADS / 32 + 1) * 1 * SK_RROW_WIDTH &&
@@ -209,6 +176,48 @@ static_assert(sk_rrow_smem(1) >= sizeof(float) * (SK_THREADS / 32 + 1) * 1 * SK_
 /* Its column blocks for N. */
 static __host__ __device__ constexpr long long sk_rrow_blocks(long long n) {
   return (n + SK_RROW_WIDTH - 1) / SK_RROW_WIDTH;
+}
+/* BAND (short N of SK_BAND_MIN_COLS to SK_BAND_MAX_COLS where A's rows
+ * take 16-byte copies and K is whole vectors; B any layout): rows of A a
+ * block (16: 4 a lane, the lanes of a warp 4 groups of rows by 8 of K),
+ * K a warp's step (4 a lane), the ring's steps, blocks an SM (the bound
+ * its registers, 85-128 a thread, are compiled to; its shared memory,
+ * 84-100 KiB, fits 2), the widest N, the shortest K range of a split (2
+ * steps a warp). A form's kernel is named by -(SK_BAND_CODE + N).
+ * Measured on the H200 (bench/results/h200-skinny.md), beside the RING
+ * form that took 4-8 columns before: faster at 23 of 27 shapes,
+ * 4096 x 8 x 4096 24.7 us against 26.1, 2048 x 4 x 16384 41.0 against
+ * 50.5; slower at 4 (3000 x 8 x 12288 56.8 against 53.7, 6144 x 4 x
+ * 6144 47.5 against 45.8). */
+#define SK_BAND_ROWS 16
+#define SK_BAND_STEP 32
+#define SK_BAND_STAGES 4
+#define SK_BAND_BLOCKS 2
+#define SK_BAND_MIN_COLS 4
+#define SK_BAND_MAX_COLS 8
+#define SK_BAND_CODE 1000
+#define SK_BAND_MIN_RANGE (SK_THREADS / 32 * 2 * SK_BAND_STEP)
+/* A BAND step's B: its SK_BAND_STEP rows, a row's N floats at the start of
+ * 4 or 8 (pitch), 4 floats more every 4 rows (so that the lanes' 16-byte
+ * reads, rows 4 apart, fall in different banks). */
+static __host__ __device__ constexpr int sk_band_pitch(int cn) { return cn <= 4 ? 4 : 8; }
+static __host__ __device__ constexpr int sk_band_b_at(int cn, int row) {
+  return row * sk_band_pitch(cn) + row / 4 * 4;
+}
+static __host__ __device__ constexpr int sk_band_b_floats(int cn) {
+  return sk_band_b_at(cn, SK_BAND_STEP);
+}
+/* Its shared memory: the warps' rings, a step A's 16 x SK_BAND_STEP and B's
+ * step (after the loop the warps' sums, and in clusters the block's). */
+static __host__ __device__ constexpr size_t sk_band_smem(int cn) {
+  return sizeof(float) * (SK_THREADS / 32) * SK_BAND_STAGES *
+         (SK_BAND_ROWS * SK_BAND_STEP + sk_band_b_floats(cn));
+}
+static_assert(sk_band_smem(SK_BAND_MIN_COLS) >= sizeof(float) * (SK_THREADS / 32 + 1) * SK_BAND_ROWS * SK_BAND_MAX_COLS,
+              "the sums fit in the rings");
+/* Its row blocks for M. */
+static __host__ __device__ constexpr long long sk_band_blocks(long long m) {
+  return (m + SK_BAND_ROWS - 1) / SK_BAND_ROWS;
 }
 /* K is split in units of SK_SPLIT_K (a batch of every warp of the short-M
  * form), so that the blocks fill SK_FILL_BLOCKS an SM: measured on the
@@ -681,84 +690,50 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
 /* RING's copies of step st into its place in the warp's ring; a step
  * past the slice copies nothing and zero-fills (the src-size operand 0).
  * A is read once: its lines are L2's first to go (`policy`). */
-template <int S, int WR, int STRIDE = 1>
-static __device__ __forceinline__ void sk_ring_copy(float4 (*ring)[WR][32],
-                                                      const float *first, int lda, long long last,
-                                                      long long kb, long long ke, int st,
-                                                      int lane, unsigned long long policy) {
-  const long long k = kb + (long long)st * STRIDE * SK_RING_STEP + 4 * lane;
-  const int bytes = k < ke ? 16 : 0;
-#pragma unroll
-  for (int r = 0; r < WR; ++r)
-    pg_cp_async_16_policy(&ring[st % S][r][lane],
-                          first + (size_t)(r < last ? r : last) * lda + (bytes ? k : 0), bytes,
-                          policy);
-}
-
 /* RING: a block takes WR rows of A and all of K, its warps K's steps in
- * turn up to SK_RING_DIRECT columns (warp w steps w, w + 8, ...: the
- * block reads 8 consecutive steps of a row, 4 KiB, at a time; on the H200
- * 0-4 % faster than a slice of K a warp at all 17 shapes of 1-4 columns
- * measured, 6000 x 3 x 3000 24.7 us against 25.8), past it a slice of K
- * each (K / 8 or K / (8 / groups), whole vectors; K's steps in turn ran
- * up to 5 % slower there, 4096 x 8 x 4096 27.5 us against 26.2:
- * bench/results/h200-skinny.md); a lane copies 4 consecutive K of each row a
- * step straight into its own places in a ring of S steps in shared memory
- * (cp.async, 16 bytes, no registers held: the loads stay in flight while
- * the lane computes), reads back only what it copied itself (so no
- * barrier but its own wait), and B's 4 x CN floats of the step (small, L1
- * and L2 hold it) a step ahead, in registers: up to SK_RING_DIRECT columns
- * from global memory straight, its own CN 16-byte loads; wider, the warp's
- * 512 CN contiguous bytes in coalesced 16-byte loads, handed to their
- * lanes through shared memory (sk_ring_exchange_slot). No K split between
- * blocks: no planes and no second kernel. The lanes' sums are added in a
- * fixed butterfly order, then the warps' in warp order through shared
- * memory. */
-template <int CODE>
+ * turn (warp w steps w, w + 8, ...: the block reads 8 consecutive steps of
+ * a row, 4 KiB, at a time; on the H200 0-4 % faster than a slice of K a
+ * warp at all 17 shapes of 1-4 columns measured, 6000 x 3 x 3000 24.7 us
+ * against 25.8: bench/results/h200-skinny.md); a lane copies 4
+ * consecutive K of each row a step straight into its own places in a ring
+ * of S steps in shared memory (cp.async, 16 bytes, no registers held: the
+ * loads stay in flight while the lane computes), reads back only what it
+ * copied itself (so no barrier but its own wait), and B's 4 x CN floats of
+ * the step (small, L1 and L2 hold it) a step ahead, in registers, its own
+ * CN 16-byte loads. No K split between blocks: no planes and no second
+ * kernel. The lanes' sums are added in a fixed butterfly order, then the
+ * warps' in warp order through shared memory. */
+template <int CN>
 static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
   enum {
-    CN = CODE % 100,
     WARPS = SK_THREADS / 32,
-    WR = sk_ring_geometry(CODE).rows,
-    S = sk_ring_geometry(CODE).stages,
-    G = sk_ring_geometry(CODE).groups,
-    KW = WARPS / G,
-    EXCHANGE = sk_ring_exchanged(CODE)
+    WR = sk_ring_geometry(CN).rows,
+    S = sk_ring_geometry(CN).stages
   };
   static_assert(S >= 2 && S <= 8, "cp.async.wait_group takes 0 to 7");
-  static_assert(WARPS % G == 0, "the warps in whole groups");
-  typedef float4 ring_step[WR][32];
-  float4 *base;    /* the block's rings (the warps' sums at the end) */
-  ring_step *ring; /* this warp's S steps */
-  float4 *exchange = nullptr;
+  static_assert(sk_ring_smem(CN) <= 48 * 1024, "static shared memory");
+  __shared__ __align__(16) float4 ring_all[WARPS][S][WR][32];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if constexpr (EXCHANGE) {
-    /* More than 48 KiB: dynamic (the launch's dynamic_smem, sk_ring_smem). */
-    extern __shared__ __align__(16) float4 sk_ring_dynamic[];
-    base = sk_ring_dynamic;
-    ring = (ring_step *)sk_ring_dynamic + warp * S;
-    exchange = sk_ring_dynamic + WARPS * S * WR * 32 + warp * sk_ring_exchange_vectors(CN);
-  } else {
-    __shared__ __align__(16) float4 ring_static[WARPS][S][WR][32];
-    base = &ring_static[0][0][0][0];
-    ring = ring_static[warp];
-  }
-  /* The warps in G groups of KW, a group WR rows, its warps K's steps in
-   * turn or a slice of K each (IL, below). */
-  const int group = G == 1 ? 0 : warp / KW, kw = G == 1 ? warp : warp % KW;
-  const long long m0 = (long long)blockIdx.x * (G * WR) + group * WR;
-  /* K's steps in turn (IL) or a slice a warp (above). */
-  enum { IL = !EXCHANGE, STRIDE = IL ? KW : 1 };
-  const long long slice = IL ? g.k : ((long long)g.k + 4 * KW - 1) / (4 * KW) * 4;
-  const long long kb = IL ? (long long)kw * SK_RING_STEP : kw * slice;
-  const long long ke = IL ? g.k : kb + slice < g.k ? kb + slice : g.k;
-  const long long all = ke > kb ? (ke - kb + SK_RING_STEP - 1) / SK_RING_STEP : 0;
-  const int steps = IL ? (int)((all + STRIDE - 1) / STRIDE) : (int)all;
+  float4 (*const ring)[WR][32] = ring_all[warp];
+  const long long m0 = (long long)blockIdx.x * WR;
+  const long long all = (g.k + SK_RING_STEP - 1) / SK_RING_STEP;
+  const int steps = all > warp ? (int)((all - warp + WARPS - 1) / WARPS) : 0;
   /* Row r of the block is min(r, last) rows past its first: a row past M
    * copies the last one (its sums are dropped). */
   const float *const first = g.a + (size_t)m0 * g.lda;
   const long long last = g.m - 1 - m0;
   const unsigned long long policy = pg_l2_evict_first_policy();
+  /* Step st of this warp: K from (st WARPS + warp) SK_RING_STEP, 4 a lane. */
+  auto k_of = [&](int st) { return ((long long)st * WARPS + warp) * SK_RING_STEP + 4 * lane; };
+  auto copy = [&](int st) {
+    const long long k = k_of(st);
+    const int bytes = k < g.k ? 16 : 0;
+#pragma unroll
+    for (int r = 0; r < WR; ++r)
+      pg_cp_async_16_policy(&ring[st % S][r][lane],
+                            first + (size_t)(r < last ? r : last) * g.lda + (bytes ? k : 0), bytes,
+                            policy);
+  };
   float acc[WR][CN];
 #pragma unroll
   for (int r = 0; r < WR; ++r)
@@ -766,93 +741,66 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
     for (int c = 0; c < CN; ++c) acc[r][c] = 0.f;
 #pragma unroll
   for (int st = 0; st < S - 1; ++st) {
-    if (st < steps) sk_ring_copy<S, WR, STRIDE>(ring, first, g.lda, last, kb, ke, st, lane, policy);
+    if (st < steps) copy(st);
     pg_cp_async_commit();
   }
-  /* B is dense (ldb = N = CN) and 16-byte aligned, and K whole vectors,
-   * so are the slices: the step's rows below ke are 4 CN floats a lane,
-   * CN 16-byte vectors, the warp's 32 CN vectors contiguous. Direct: lane
-   * l's own CN vectors (l CN on); exchanged: vector 32 q + l, coalesced. */
+  /* B is dense (ldb = N = CN) and 16-byte aligned, and K whole vectors:
+   * the step's 4 rows of a lane are 4 CN floats, CN 16-byte vectors. */
   auto load_b = [&](int st, float4 (&v)[CN]) {
-    if constexpr (EXCHANGE) {
-      const long long k0 = kb + (long long)st * STRIDE * SK_RING_STEP;
-      const long long whole = st < steps ? (ke - k0) * CN / 4 : 0; /* the step's vectors */
-      const float4 *const pb = (const float4 *)(g.b + (size_t)k0 * CN);
+    const long long k = k_of(st);
+    if (st < steps && k < g.k) {
+      const float4 *const pb = (const float4 *)(g.b + (size_t)k * CN);
 #pragma unroll
-      for (int q = 0; q < CN; ++q)
-        v[q] = 32 * q + lane < whole ? __ldg(pb + 32 * q + lane) : make_float4(0.f, 0.f, 0.f, 0.f);
+      for (int q = 0; q < CN; ++q) v[q] = __ldg(pb + q);
     } else {
-      const long long k = kb + (long long)st * STRIDE * SK_RING_STEP + 4 * lane;
-      if (st < steps && k < ke) {
-        const float4 *const pb = (const float4 *)(g.b + (size_t)k * CN);
 #pragma unroll
-        for (int q = 0; q < CN; ++q) v[q] = __ldg(pb + q);
-      } else {
-#pragma unroll
-        for (int q = 0; q < CN; ++q) v[q] = make_float4(0.f, 0.f, 0.f, 0.f);
-      }
+      for (int q = 0; q < CN; ++q) v[q] = make_float4(0.f, 0.f, 0.f, 0.f);
     }
   };
   float4 next[CN];
   load_b(0, next);
   for (int st = 0; st < steps; ++st) {
     float f[4 * CN];
-    if constexpr (EXCHANGE) {
-      __syncwarp(); /* every lane has read the step before's vectors */
-#pragma unroll
-      for (int q = 0; q < CN; ++q) exchange[sk_ring_exchange_slot(CN, 32 * q + lane)] = next[q];
-      __syncwarp();
-    }
 #pragma unroll
     for (int q = 0; q < CN; ++q) {
-      const float4 v = EXCHANGE ? exchange[sk_ring_exchange_slot(CN, CN * lane + q)] : next[q];
-      f[4 * q] = v.x;
-      f[4 * q + 1] = v.y;
-      f[4 * q + 2] = v.z;
-      f[4 * q + 3] = v.w;
+      f[4 * q] = next[q].x;
+      f[4 * q + 1] = next[q].y;
+      f[4 * q + 2] = next[q].z;
+      f[4 * q + 3] = next[q].w;
     }
     load_b(st + 1, next);
-    float b[4][CN];
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-#pragma unroll
-      for (int c = 0; c < CN; ++c) b[e][c] = f[e * CN + c];
     pg_cp_async_wait(S - 2); /* step st is in (at most S - 2 later groups pending) */
 #pragma unroll
     for (int r = 0; r < WR; ++r) {
       const float4 a = ring[st % S][r][lane];
 #pragma unroll
       for (int c = 0; c < CN; ++c) {
-        acc[r][c] = fmaf(a.x, b[0][c], acc[r][c]);
-        acc[r][c] = fmaf(a.y, b[1][c], acc[r][c]);
-        acc[r][c] = fmaf(a.z, b[2][c], acc[r][c]);
-        acc[r][c] = fmaf(a.w, b[3][c], acc[r][c]);
+        acc[r][c] = fmaf(a.x, f[c], acc[r][c]);
+        acc[r][c] = fmaf(a.y, f[CN + c], acc[r][c]);
+        acc[r][c] = fmaf(a.z, f[2 * CN + c], acc[r][c]);
+        acc[r][c] = fmaf(a.w, f[3 * CN + c], acc[r][c]);
       }
     }
     /* Into the place step st - 1 left, read in the iteration before. */
-    if (st + S - 1 < steps)
-      sk_ring_copy<S, WR, STRIDE>(ring, first, g.lda, last, kb, ke, st + S - 1, lane, policy);
+    if (st + S - 1 < steps) copy(st + S - 1);
     pg_cp_async_commit();
   }
   pg_cp_async_wait(0);
   sk_warp_sums<WR, CN>(acc);
   /* The warps' sums through shared memory (the ring, read by now). */
   __syncthreads();
-  float *const sums = (float *)base;
+  float *const sums = (float *)&ring_all[0][0][0][0];
   if (lane == 0)
 #pragma unroll
     for (int r = 0; r < WR; ++r)
 #pragma unroll
       for (int c = 0; c < CN; ++c) sums[(warp * WR + r) * CN + c] = acc[r][c];
   __syncthreads();
-  if (threadIdx.x < G * WR * CN) {
-    /* Group gr's row r, column c: its warps' sums in warp order. */
-    const int gr = G == 1 ? 0 : threadIdx.x / (WR * CN);
-    const int r = G == 1 ? threadIdx.x / CN : threadIdx.x / CN % WR, c = threadIdx.x % CN;
-    float v = sums[(gr * KW * WR + r) * CN + c];
-    for (int w = 1; w < KW; ++w) v += sums[((gr * KW + w) * WR + r) * CN + c];
-    const long long m = (long long)blockIdx.x * (G * WR) + gr * WR + r;
-    if (m < g.m) sk_store_c(g, m, c, v);
+  if (threadIdx.x < WR * CN) {
+    const int r = threadIdx.x / CN, c = threadIdx.x % CN;
+    float v = sums[r * CN + c];
+    for (int w = 1; w < WARPS; ++w) v += sums[(w * WR + r) * CN + c];
+    if (m0 + r < g.m) sk_store_c(g, m0 + r, c, v);
   }
 }
 
@@ -866,7 +814,7 @@ static __device__ __forceinline__ void sk_cols_ring(const pg_gemm_args g) {
  * of K a warp, 1 x 3000 x 8192 32.0 us against 36.5, the same at 4096
  * columns). In a step lane l copies rows 4 (l / 8) + j (j < 4) of its 4
  * columns (an instruction: 4 rows of 128 contiguous bytes) into its places
- * in the warp's ring of SK_RROW_STAGES steps (cp.async, evict-first: B is
+ * in the warp's ring of sk_rrow_stages steps (cp.async, evict-first: B is
  * read once), and the step's MR x SK_RROW_STEP values of A beside them (MR
  * x 4 vectors, one a lane; L2 holds A, which every block reads). A lane
  * reads back its own B and the step's A, which other lanes copied: a
@@ -880,7 +828,7 @@ template <int MR, bool CLUSTER>
 static __device__ __forceinline__ void sk_rows_ring(const pg_gemm_args g) {
   enum {
     WARPS = SK_THREADS / 32,
-    S = SK_RROW_STAGES,
+    S = sk_rrow_stages(MR),
     STEP = SK_RROW_STEP,
     W = SK_RROW_WIDTH,
     LANES_ROW = W / 4
@@ -990,10 +938,158 @@ static __device__ __forceinline__ void sk_rows_ring(const pg_gemm_args g) {
     });
 }
 
+/* BAND: a block takes SK_BAND_ROWS rows of A and its K range (all of K,
+ * or one of the row block's ranges where the blocks are fewer than the
+ * SMs); the range's steps of SK_BAND_STEP go to the warps in turn (warp w
+ * steps w, w + 8, ...). In a step lane l copies 4 consecutive K (l % 8)
+ * of rows l / 8 + 4 i (i < 4: an instruction 4 rows of 128 contiguous
+ * bytes) into its own places in the warp's ring of SK_BAND_STAGES steps
+ * (cp.async, evict-first: A is read once), and CN of the step's 32 x CN
+ * values of B (4-byte copies, any ldb) beside them, B's rows padded
+ * (sk_band_b_at). B is not held a step ahead in registers nor handed out
+ * by a second store: each warp copies its step's B with its A, which
+ * takes a third of the load path's work of the RING form's exchange
+ * (under Nsight Compute at 4096 x 8 x 4096 that form's L1 was 87 % busy
+ * at 47 % of the DRAM's throughput). A lane reads its own A and the B
+ * rows of its K, which other lanes copied: a __syncwarp after its wait,
+ * which also orders every lane's reads of a step before the copies into
+ * its place. The sums of a row's 8 lanes are added in a butterfly, the
+ * warps' in warp order through shared memory, the ranges' in split order
+ * (in clusters, or planes and the reduction). Rows past M copy row M - 1
+ * and are not stored. */
+template <int CN, bool CLUSTER>
+static __device__ __forceinline__ void sk_cols_band(const pg_gemm_args g) {
+  enum {
+    WARPS = SK_THREADS / 32,
+    S = SK_BAND_STAGES,
+    STEP = SK_BAND_STEP,
+    ROWS = SK_BAND_ROWS,
+    LANES_K = STEP / 4,
+    GROUPS = 32 / LANES_K,
+    LROWS = ROWS / GROUPS,
+    BF = sk_band_b_floats(CN)
+  };
+  static_assert(LANES_K == 8 && GROUPS * LROWS == ROWS, "a lane's 4 rows, 4 of the warp's 4 x 4");
+  static_assert(S >= 2 && S <= 8, "cp.async.wait_group takes 0 to 7");
+  static_assert(SK_SPLIT_K % STEP == 0, "a range starts a step");
+  static_assert(BF % 4 == 0, "a step's A starts 16-byte aligned");
+  struct step_t {
+    float4 a[LROWS][32];
+    float b[BF];
+  };
+  /* More than 48 KiB: dynamic (the launch's dynamic_smem, sk_band_smem). */
+  extern __shared__ __align__(16) float4 sk_band_dynamic[];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  step_t *const ring = (step_t *)sk_band_dynamic + warp * S;
+  const sk_work w = sk_where<CLUSTER>(g, sk_band_blocks(g.m), ROWS, CN);
+  const long long range_steps = (w.k1 - w.k0 + STEP - 1) / STEP;
+  const int steps = range_steps > warp ? (int)((range_steps - warp + WARPS - 1) / WARPS) : 0;
+  /* This lane's K in a step, its rows (past M: row M - 1). */
+  const int kq = lane % LANES_K, group = lane / LANES_K;
+  const float *a_row[LROWS];
+#pragma unroll
+  for (int i = 0; i < LROWS; ++i) {
+    const long long m = w.first + group + GROUPS * i;
+    a_row[i] = g.a + (size_t)(m < g.m ? m : g.m - 1) * g.lda;
+  }
+  const unsigned long long policy = pg_l2_evict_first_policy();
+  /* Step st of this warp: the range's step st WARPS + warp. */
+  auto copy = [&](int st) {
+    step_t &into = ring[st % S];
+    const long long k0 = w.k0 + ((long long)st * WARPS + warp) * STEP;
+    const long long k = k0 + 4 * kq; /* K and the ranges are whole vectors */
+    const int bytes = k < w.k1 ? 16 : 0;
+#pragma unroll
+    for (int i = 0; i < LROWS; ++i)
+      pg_cp_async_16_policy(&into.a[i][lane], a_row[i] + (bytes ? k : 0), bytes, policy);
+#pragma unroll
+    for (int q = 0; q < CN; ++q) {
+      const int e = q * 32 + lane, row = e / CN, col = e % CN;
+      const long long kb = k0 + row;
+      pg_cp_async_4(&into.b[sk_band_b_at(CN, row) + col],
+                    g.b + (kb < w.k1 ? (size_t)kb * g.ldb + col : 0), kb < w.k1 ? 4 : 0);
+    }
+  };
+  float acc[LROWS][CN];
+#pragma unroll
+  for (int i = 0; i < LROWS; ++i)
+#pragma unroll
+    for (int c = 0; c < CN; ++c) acc[i][c] = 0.f;
+#pragma unroll
+  for (int st = 0; st < S - 1; ++st) {
+    if (st < steps) copy(st);
+    pg_cp_async_commit();
+  }
+  for (int st = 0; st < steps; ++st) {
+    pg_cp_async_wait(S - 2); /* step st is in (at most S - 2 later groups pending) */
+    __syncwarp();            /* ... every lane's (B's values); the step before is read */
+    if (st + S - 1 < steps) copy(st + S - 1);
+    pg_cp_async_commit();
+    const step_t &in = ring[st % S];
+    float4 a[LROWS];
+#pragma unroll
+    for (int i = 0; i < LROWS; ++i) a[i] = in.a[i][lane];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const float *const brow = in.b + sk_band_b_at(CN, 4 * kq + j);
+      float b[CN];
+#pragma unroll
+      for (int q = 0; q + 4 <= CN; q += 4) {
+        const float4 v = *(const float4 *)(brow + q);
+        b[q] = v.x;
+        b[q + 1] = v.y;
+        b[q + 2] = v.z;
+        b[q + 3] = v.w;
+      }
+#pragma unroll
+      for (int c = CN / 4 * 4; c < CN; ++c) b[c] = brow[c];
+#pragma unroll
+      for (int i = 0; i < LROWS; ++i) {
+        const float av = j == 0 ? a[i].x : j == 1 ? a[i].y : j == 2 ? a[i].z : a[i].w;
+#pragma unroll
+        for (int c = 0; c < CN; ++c) acc[i][c] = fmaf(av, b[c], acc[i][c]);
+      }
+    }
+  }
+  pg_cp_async_wait(0);
+  /* The lanes of the same rows (lane / 8), then the warps. */
+#pragma unroll
+  for (int i = 0; i < LROWS; ++i)
+#pragma unroll
+    for (int c = 0; c < CN; ++c)
+#pragma unroll
+      for (int off = 1; off < LANES_K; off *= 2)
+        acc[i][c] += __shfl_xor_sync(0xffffffffu, acc[i][c], off);
+  __syncthreads(); /* every warp's ring is read */
+  float *const sums = (float *)sk_band_dynamic, *const tile_out = sums + WARPS * ROWS * CN;
+  if (kq == 0)
+#pragma unroll
+    for (int i = 0; i < LROWS; ++i)
+#pragma unroll
+      for (int c = 0; c < CN; ++c) sums[(warp * ROWS + group + GROUPS * i) * CN + c] = acc[i][c];
+  __syncthreads();
+  for (int e = threadIdx.x; e < ROWS * CN; e += SK_THREADS) {
+    float v = sums[e];
+    for (int u = 1; u < WARPS; ++u) v += sums[u * ROWS * CN + e];
+    const long long m = w.first + e / CN;
+    if constexpr (CLUSTER)
+      tile_out[e] = v;
+    else if (m < g.m)
+      sk_store(g, w.split, m, e % CN, v);
+  }
+  if constexpr (CLUSTER)
+    sk_cluster_sum(g, w, tile_out, ROWS * CN, [&](int e, float sum) {
+      const long long m = w.first + e / CN;
+      if (m < g.m) sk_store_c(g, m, e % CN, sum);
+    });
+}
+
 /* The entry's one kernel, every form under one name (inspect judges every
  * instance of it by the entry's SASS rules): R > 0 the short-M form, R rows
  * a chunk; R = 0 the short-N form, chunks of C columns (C = -CN: its
- * RING form, chunks of CN, 16-byte loads only); R = -L the GEMV, L
+ * RING form of CN columns, 16-byte loads only; C = -(SK_BAND_CODE + CN):
+ * the BAND form of CN columns, likewise); R > 0 and C = -1: the RING ROWS
+ * form of R rows; R = -L the GEMV, L
  * lanes a row, of C rows (1, 2 or 4). VEC: the long operand is read in
  * 16-byte loads (its rows may be, and the side along them is a multiple of
  * 4: a thread's 4 floats are all in it or none); in the GEMV of 2 or 4
@@ -1001,6 +1097,7 @@ static __device__ __forceinline__ void sk_rows_ring(const pg_gemm_args g) {
 template <int R, int C, bool VEC, bool CLUSTER = false>
 __global__ void __launch_bounds__(SK_THREADS, R < 0            ? SK_GEMV_BLOCKS
                                               : R > 0 && C < 0 ? SK_RROW_BLOCKS
+                                              : C <= -SK_BAND_CODE ? SK_BAND_BLOCKS
                                               : C < 0          ? sk_ring_geometry(-C).blocks
                                                       : sk_blocks_per_sm(R))
     pg_skinny_kernel(const pg_gemm_args g) {
@@ -1015,6 +1112,8 @@ __global__ void __launch_bounds__(SK_THREADS, R < 0            ? SK_GEMV_BLOCKS
     sk_gemv_rows<-R, C, VEC>(g);
   else if constexpr (C < 0 && R > 0)
     sk_rows_ring<R, CLUSTER>(g);
+  else if constexpr (C <= -SK_BAND_CODE)
+    sk_cols_band<-C - SK_BAND_CODE, CLUSTER>(g);
   else if constexpr (C < 0)
     sk_cols_ring<-C>(g);
   else if constexpr (R > 0)
@@ -1050,27 +1149,16 @@ static const sk_form sk_row_forms[] = {SK_FORM(1, 1, 0), SK_FORM(2, 2, 0), SK_FO
                                        SK_FORM(SK_ROWS_MAX_CHUNK, SK_ROWS_MAX_CHUNK, 0)};
 static const sk_form sk_col_forms[] = {SK_FORM(1, 0, 1), SK_FORM(2, 0, 2), SK_FORM(4, 0, 4),
                                        SK_FORM(SK_COLS_MAX_CHUNK, 0, SK_COLS_MAX_CHUNK)};
-/* The RING forms: by N, 1 to SK_RING_MAX_CHUNK columns, one group of
- * warps; past SK_RING_DIRECT columns also 2, 4 and 8 groups (by log2 - 1,
- * then N - SK_RING_DIRECT - 1). 16-byte copies only. */
-#define SK_RING_FORM(cn, groups) \
-  { cn, {NULL, (const void *)pg_skinny_kernel<0, -sk_ring_code(cn, groups), true>}, {NULL, NULL} }
-#define SK_RING_GROUPED_FORMS(groups)                                                              \
-  {SK_RING_FORM(5, groups), SK_RING_FORM(6, groups), SK_RING_FORM(7, groups),                      \
-   SK_RING_FORM(SK_RING_MAX_CHUNK, groups)}
-static const sk_form sk_ring_forms[] = {SK_RING_FORM(1, 1), SK_RING_FORM(2, 1),
-                                        SK_RING_FORM(3, 1), SK_RING_FORM(4, 1),
-                                        SK_RING_FORM(5, 1), SK_RING_FORM(6, 1),
-                                        SK_RING_FORM(7, 1), SK_RING_FORM(SK_RING_MAX_CHUNK, 1)};
-static const sk_form sk_ring_grouped_forms[][SK_RING_MAX_CHUNK - SK_RING_DIRECT] = {
-    SK_RING_GROUPED_FORMS(2), SK_RING_GROUPED_FORMS(4), SK_RING_GROUPED_FORMS(8)};
+/* The RING forms: by N, 1 to SK_RING_MAX_CHUNK columns. 16-byte copies
+ * only. */
+#define SK_RING_FORM(cn) \
+  { cn, {NULL, (const void *)pg_skinny_kernel<0, -cn, true>}, {NULL, NULL} }
+static const sk_form sk_ring_forms[] = {SK_RING_FORM(1), SK_RING_FORM(2),
+                                        SK_RING_FORM(SK_RING_MAX_CHUNK)};
 static_assert(sizeof sk_ring_forms / sizeof sk_ring_forms[0] == SK_RING_MAX_CHUNK &&
-                  SK_RING_DIRECT == 4 && SK_RING_MAX_CHUNK == 8,
-              "a RING form for each N up to SK_RING_MAX_CHUNK, grouped ones past "
-              "SK_RING_DIRECT: configure indexes them by N");
-static_assert(sizeof sk_ring_grouped_forms / sizeof sk_ring_grouped_forms[0] == 3 &&
-                  SK_RING_MAX_GROUPS == 8,
-              "the grouped RING forms: 2, 4 and 8 groups");
+                  SK_RING_MAX_CHUNK + 1 == SK_BAND_MIN_COLS,
+              "a RING form for each N up to SK_RING_MAX_CHUNK, the BAND forms' from there on: "
+              "configure indexes them by N");
 /* The GEMV's forms by rows (1, 2, 4: the short-M chunks up to
  * SK_GEMV_MAX_ROWS, the same index as sk_row_forms) and lanes a row (4, 8,
  * 16, 32; chunk: the lanes). 8 rows (4 of B a step) ran slower than the
@@ -1103,6 +1191,19 @@ static long long sk_gemv_blocks(long long n, int l) {
 static const sk_form sk_rrow_forms[] = {SK_RROW_FORM(1), SK_RROW_FORM(2), SK_RROW_FORM(4),
                                         SK_RROW_FORM(SK_RROW_MAX_ROWS)};
 #define SK_RROW_FORMS ((int)(sizeof sk_rrow_forms / sizeof sk_rrow_forms[0]))
+/* The BAND forms, by N: SK_BAND_MIN_COLS to SK_BAND_MAX_COLS columns.
+ * 16-byte copies of A only. */
+#define SK_BAND_FORM(cn)                                                                           \
+  {                                                                                               \
+    cn, {NULL, (const void *)pg_skinny_kernel<0, -(SK_BAND_CODE + cn), true>}, {                   \
+      NULL, (const void *)pg_skinny_kernel<0, -(SK_BAND_CODE + cn), true, true>                    \
+    }                                                                                             \
+  }
+static const sk_form sk_band_forms[] = {SK_BAND_FORM(4), SK_BAND_FORM(5), SK_BAND_FORM(6),
+                                        SK_BAND_FORM(7), SK_BAND_FORM(SK_BAND_MAX_COLS)};
+static_assert(sizeof sk_band_forms / sizeof sk_band_forms[0] ==
+                  SK_BAND_MAX_COLS - SK_BAND_MIN_COLS + 1 && SK_BAND_MIN_COLS == 4,
+              "a BAND form for each N from SK_BAND_MIN_COLS: configure indexes them by N");
 #define SK_ROW_FORMS ((int)(sizeof sk_row_forms / sizeof sk_row_forms[0]))
 #define SK_COL_FORMS ((int)(sizeof sk_col_forms / sizeof sk_col_forms[0]))
 static_assert(SK_ROW_FORMS + SK_COL_FORMS == PG_SKINNY_FORMS, "a rate for each form in the tuning");
@@ -1165,29 +1266,6 @@ static void sk_configure_split(pg_gemm_args *args, const pg_device *device,
   *launch = split;
 }
 
-/* A RING form's groups of warps for M rows of CN columns, as log2 (-1:
- * none, the split COLS form). One up to SK_RING_DIRECT columns; past it
- * the most whose blocks fill SK_RING_WAVE_FILL percent of a wave (the
- * form's blocks an SM), else the most whose blocks are at least the SMs.
- * Measured on the H200 (bench/results/h200-skinny.md): at 4096 x 8 x 4096
- * 4 groups (256 blocks) 26.0 us, 2 groups 29.0, 1 group 34.1; at 3000 x 8
- * x 12288 2 groups (375 blocks) 53.4 us where 4 (188) took 61.7; 8 groups
- * at 8192 x 6 x 8192 76.9 us against 4 groups' 82.5. Groups at 1-4
- * columns (the same rule) ran 0.95-1.34 x the time of one over 33 shapes,
- * slower at 20 of them. */
-#define SK_RING_WAVE_FILL 90
-static int sk_ring_groups_log2(long long m, int cn, int sms) {
-  int fill = -1, enough = -1;
-  for (int gl = 0; (1 << gl) <= (cn > SK_RING_DIRECT ? SK_RING_MAX_GROUPS : 1); ++gl) {
-    const int code = sk_ring_code(cn, 1 << gl);
-    const long long blocks = sk_ring_blocks(m, code);
-    const long long wave = (long long)sk_ring_geometry(code).blocks * sms;
-    if (blocks * 100 >= wave * SK_RING_WAVE_FILL) fill = gl;
-    if (blocks >= sms) enough = gl;
-  }
-  return fill >= 0 ? fill : enough;
-}
-
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   const bool rows = args->m <= args->n;
@@ -1215,23 +1293,35 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   launch->grid_y = 1;
   args->splits = 1;
   if (!rows && vec && short_side <= SK_RING_MAX_CHUNK && args->ldb == args->n &&
-      (uintptr_t)args->b % 16 == 0) {
-    /* Short N, A's rows in 16-byte copies, B dense and 16-byte aligned:
-     * the RING form of N columns, all of K a block, where its blocks are
-     * enough (auto's model: the COLS form's for N of 1 to 4, where no TMA
-     * entry competes; past 4 the tuning's skinny_ring_percent). */
-    const int cn = (int)short_side, gl = sk_ring_groups_log2(args->m, cn, device->sm_count);
-    if (gl >= 0) {
-      const int code = sk_ring_code(cn, 1 << gl);
-      launch->kernel = gl == 0 ? sk_ring_forms[cn - 1].kernel[1]
-                               : sk_ring_grouped_forms[gl - 1][cn - SK_RING_DIRECT - 1].kernel[1];
-      launch->grid_x = sk_ring_blocks(args->m, code);
-      if (sk_ring_exchanged(code)) {
-        launch->dynamic_smem = sk_ring_smem(code);
-        launch->speed_share = (double)cn / SK_RING_MAX_CHUNK * tuning->skinny_ring_percent / 100.0;
-      }
-      return;
-    }
+      (uintptr_t)args->b % 16 == 0 &&
+      sk_ring_blocks(args->m, (int)short_side) >= device->sm_count) {
+    /* Short N of 1 to 3, A's rows in 16-byte copies, B dense and 16-byte
+     * aligned: the RING form of N columns, all of K a block, where its
+     * blocks are at least the SMs (auto's model: the COLS form's, no TMA
+     * entry competes). */
+    launch->kernel = sk_ring_forms[short_side - 1].kernel[1];
+    launch->grid_x = sk_ring_blocks(args->m, (int)short_side);
+    return;
+  }
+  if (!rows && vec && short_side >= SK_BAND_MIN_COLS && short_side <= SK_BAND_MAX_COLS) {
+    /* Short N of 4 to 8, A's rows in 16-byte copies, B any layout: the
+     * BAND form of N columns, a block 16 rows over all of K, K split into
+     * ranges only where the blocks are fewer than the SMs (sk_configure_split,
+     * at most SK_BAND_BLOCKS an SM in clusters). auto's model: the COLS
+     * form's at 4 columns, past it the tuning's skinny_ring_percent (fitted
+     * on the RING form those columns took before; the BAND form is
+     * faster). */
+    const sk_form *const band = &sk_band_forms[short_side - SK_BAND_MIN_COLS];
+    launch->kernel = band->kernel[1];
+    launch->grid_x = sk_band_blocks(args->m);
+    launch->dynamic_smem = sk_band_smem((int)short_side);
+    if (short_side > SK_BAND_MIN_COLS)
+      launch->speed_share =
+          (double)short_side / SK_BAND_MAX_COLS * tuning->skinny_ring_percent / 100.0;
+    sk_configure_split(args, device, tuning, launch, band->cluster[1], SK_BAND_BLOCKS,
+                       device->sm_count, ((long long)args->k + SK_SPLIT_K - 1) / SK_SPLIT_K,
+                       SK_BAND_MIN_RANGE / SK_SPLIT_K);
+    return;
   }
   if (rows && short_side <= SK_RROW_MAX_ROWS && vec && args->vec_a && args->k % 4 == 0 &&
       (short_side > SK_GEMV_MAX_ROWS || sk_rrow_blocks(args->n) <= device->sm_count)) {
@@ -1277,8 +1367,8 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
                      sk_blocks_per_sm(rows ? chunk : 0), slots, k_tiles, min_steps);
 }
 
-/* Shared memory a block, the most of any form (the RING forms of more than
- * SK_RING_DIRECT columns hold theirs as dynamic shared memory). */
+/* Shared memory a block, the most of any form (the RING ROWS and BAND
+ * forms hold theirs as dynamic shared memory). */
 static size_t smem_bytes(int stages) {
   (void)stages;
   const size_t tile = sizeof(float) * SK_ROWS_TILE_K * (SK_ROWS_MAX_CHUNK + 4);
@@ -1286,9 +1376,12 @@ static size_t smem_bytes(int stages) {
   const size_t rows = tile > sums ? tile : sums;
   const size_t cols = sizeof(float) * SK_COLS_MAX_CHUNK * (SK_COLS_TILE_K + 4);
   size_t ring = 0;
-  for (int cn = 1; cn <= SK_RING_MAX_CHUNK; ++cn) /* the same at any groups */
+  for (int cn = 1; cn <= SK_RING_MAX_CHUNK; ++cn)
     if (sk_ring_smem(cn) > ring) ring = sk_ring_smem(cn);
-  if (sk_rrow_smem(SK_RROW_MAX_ROWS) > ring) ring = sk_rrow_smem(SK_RROW_MAX_ROWS); /* its most */
+  for (int r = 1; r <= SK_RROW_MAX_ROWS; r *= 2) /* its forms' rows */
+    if (sk_rrow_smem(r) > ring) ring = sk_rrow_smem(r);
+  for (int cn = SK_BAND_MIN_COLS; cn <= SK_BAND_MAX_COLS; ++cn)
+    if (sk_band_smem(cn) > ring) ring = sk_band_smem(cn);
   const size_t most = rows > cols ? rows : cols;
   return most > ring ? most : ring;
 }
@@ -1301,7 +1394,7 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(skinny_ffma) = {
     .info = {.name = "skinny_ffma", .kind = PG_KIND_KERNEL,
-             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; 1-4 rows against a long N a GEMV of one kernel, K not split between blocks; 1-8 columns against many rows one kernel too, each lane's 16-byte copies in a cp.async ring of its own (past 4 columns B's step handed out through shared memory); 1-8 rows the same ring turned round, a block 32 columns of B over all of K",
+             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; 1-4 rows against a long N a GEMV of one kernel, K not split between blocks; 1-3 columns against many rows one kernel too, each lane's 16-byte copies in a cp.async ring of its own; 4-8 columns a block 16 rows of A over all of K, each warp's ring holding its step of B beside A's; 1-8 rows the ring turned round, a block 32 columns of B over all of K",
              .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
              .default_stages = 1, .tile_m = SK_ROWS_MAX_CHUNK, .tile_n = SK_COLS_MAX_CHUNK,
              .tile_k = SK_SPLIT_K, .threads = SK_THREADS},
