@@ -939,14 +939,19 @@ static __device__ __forceinline__ void sk_rows_ring(const pg_gemm_args g) {
 }
 
 /* BAND: a block takes SK_BAND_ROWS rows of A and its K range (all of K,
- * or one of the row block's ranges where the blocks are fewer than the
+ * or one of the row block's ranges where the blocks are at most half the
  * SMs); the range's steps of SK_BAND_STEP go to the warps in turn (warp w
  * steps w, w + 8, ...). In a step lane l copies 4 consecutive K (l % 8)
  * of rows l / 8 + 4 i (i < 4: an instruction 4 rows of 128 contiguous
  * bytes) into its own places in the warp's ring of SK_BAND_STAGES steps
- * (cp.async, evict-first: A is read once), and CN of the step's 32 x CN
- * values of B (4-byte copies, any ldb) beside them, B's rows padded
- * (sk_band_b_at). B is not held a step ahead in registers nor handed out
+ * (cp.async, evict-first: A is read once), and its share of the step's
+ * 32 x CN values of B beside them, B's rows padded (sk_band_b_at): where B
+ * is dense and 16-byte aligned at 4 or 8 columns CN / 4 16-byte copies
+ * through L1 (.ca: the blocks of an SM read the same B; on the H200 up
+ * to 14 % faster than 4-byte ones, 3000 x 8 x 12288 49.4 us against
+ * 57.3, 5 % at 8192 x 8 x 8192, but 11 % slower at 6000 x 8 x 2000 and
+ * 7 % at 5000 x 4 x 3000; .cg, past L1, had lost up to 13 %:
+ * bench/results/h200-skinny.md), else CN 4-byte copies (any ldb). B is not held a step ahead in registers nor handed out
  * by a second store: each warp copies its step's B with its A, which
  * takes a third of the load path's work of the RING form's exchange
  * (under Nsight Compute at 4096 x 8 x 4096 that form's L1 was 87 % busy
@@ -993,6 +998,9 @@ static __device__ __forceinline__ void sk_cols_band(const pg_gemm_args g) {
     a_row[i] = g.a + (size_t)(m < g.m ? m : g.m - 1) * g.lda;
   }
   const unsigned long long policy = pg_l2_evict_first_policy();
+  /* B dense and 16-byte aligned at 4 or 8 columns: its step in 16-byte
+   * copies (a uniform branch). */
+  const bool dense_b = CN % 4 == 0 && g.vec_b && g.ldb == CN;
   /* Step st of this warp: the range's step st WARPS + warp. */
   auto copy = [&](int st) {
     step_t &into = ring[st % S];
@@ -1002,12 +1010,25 @@ static __device__ __forceinline__ void sk_cols_band(const pg_gemm_args g) {
 #pragma unroll
     for (int i = 0; i < LROWS; ++i)
       pg_cp_async_16_policy(&into.a[i][lane], a_row[i] + (bytes ? k : 0), bytes, policy);
+    if (dense_b) {
+      /* The step's B is 32 CN contiguous floats, 16-byte aligned: a lane
+       * copies vectors lane, lane + 32, ... (CN / 4 of them), each a
+       * quarter or half of a row. */
 #pragma unroll
-    for (int q = 0; q < CN; ++q) {
-      const int e = q * 32 + lane, row = e / CN, col = e % CN;
-      const long long kb = k0 + row;
-      pg_cp_async_4(&into.b[sk_band_b_at(CN, row) + col],
-                    g.b + (kb < w.k1 ? (size_t)kb * g.ldb + col : 0), kb < w.k1 ? 4 : 0);
+      for (int q = 0; q < CN / 4; ++q) {
+        const int v = q * 32 + lane, row = v * 4 / CN, col = v * 4 % CN;
+        const long long kb = k0 + row;
+        pg_cp_async_16_ca(&into.b[sk_band_b_at(CN, row) + col],
+                          g.b + (kb < w.k1 ? (size_t)kb * CN + col : 0), kb < w.k1 ? 16 : 0);
+      }
+    } else {
+#pragma unroll
+      for (int q = 0; q < CN; ++q) {
+        const int e = q * 32 + lane, row = e / CN, col = e % CN;
+        const long long kb = k0 + row;
+        pg_cp_async_4(&into.b[sk_band_b_at(CN, row) + col],
+                      g.b + (kb < w.k1 ? (size_t)kb * g.ldb + col : 0), kb < w.k1 ? 4 : 0);
+      }
     }
   };
   float acc[LROWS][CN];

@@ -23,6 +23,15 @@ static __device__ __forceinline__ void pg_cp_async_4(void *smem, const void *gme
                : "memory");
 }
 
+/* 16-byte asynchronous copy through L1 (`.ca`): for a small operand that
+ * the blocks of an SM read again. */
+static __device__ __forceinline__ void pg_cp_async_16_ca(void *smem, const void *gmem,
+                                                         int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(pg_smem_addr(smem)),
+               "l"(gmem), "r"(src_bytes)
+               : "memory");
+}
+
 /* 16-byte asynchronous copy; `.cg` skips L1 (the tile is read once per block). */
 static __device__ __forceinline__ void pg_cp_async_16(void *smem, const void *gmem,
                                                       int src_bytes) {
