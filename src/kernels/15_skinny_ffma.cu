@@ -185,10 +185,11 @@ static __host__ __device__ constexpr long long sk_rrow_blocks(long long n) {
  * 84-100 KiB, fits 2), the widest N, the shortest K range of a split (2
  * steps a warp). A form's kernel is named by -(SK_BAND_CODE + N).
  * Measured on the H200 (bench/results/h200-skinny.md), beside the RING
- * form that took 4-8 columns before: faster at 23 of 27 shapes,
- * 4096 x 8 x 4096 24.7 us against 26.1, 2048 x 4 x 16384 41.0 against
- * 50.5; slower at 4 (3000 x 8 x 12288 56.8 against 53.7, 6144 x 4 x
- * 6144 47.5 against 45.8). */
+ * form that took 4-8 columns before (B in 4-byte copies): faster at 23 of
+ * 27 shapes, 4096 x 8 x 4096 24.7 us against 26.1, 2048 x 4 x 16384 41.0
+ * against 50.5; slower at 4 (3000 x 8 x 12288 56.8 against 53.7, 6144 x
+ * 4 x 6144 47.5 against 45.8), the first two of which a dense B's
+ * 16-byte copies since took to 49.4 and 45.0 (sk_cols_band). */
 #define SK_BAND_ROWS 16
 #define SK_BAND_STEP 32
 #define SK_BAND_STAGES 4
