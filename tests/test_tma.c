@@ -737,7 +737,8 @@ static void test_skinny_ring_form(void **state) {
  * A in 16-byte copies and K whole vectors take it, whatever B's layout: a
  * block of 16 rows over all of K, K split into ranges only where the
  * blocks are at most half the SMs (planes here: a model has no clusters),
- * its rings dynamic shared memory (more than 48 KiB); 9 columns, K off
+ * its rings dynamic shared memory (more than 48 KiB), its blocks counted
+ * full by auto's model where they are at least the SMs; 9 columns, K off
  * whole vectors or A's rows off 16 bytes take another form, none of which
  * asks for dynamic shared memory. */
 static void test_skinny_band_form(void **state) {
@@ -763,6 +764,9 @@ static void test_skinny_band_form(void **state) {
       assert_true(launch.dynamic_smem > 48 * 1024);
       assert_int_equal(g.splits, cases[i].splits);
       assert_true(cases[i].splits > 1 ? launch.reduce_kernel != NULL : launch.reduce_kernel == NULL);
+      /* Bound by memory: counted full by auto's model where its blocks
+       * are at least the SMs, else by their share of one wave. */
+      assert_true(launch.grid_x >= 132 ? launch.fill == 1.0 : launch.fill == 0.0);
     } else {
       assert_int_equal(launch.dynamic_smem, 0);
     }
@@ -844,8 +848,10 @@ static void test_auto_model(void **state) {
 }
 
 /* auto's choice at short N on an H200's facts: skinny_ffma where its RING
- * form runs (N of 1 to 8, blocks of 4 rows at least the SMs), tma_ws_n16
- * past 8 columns. */
+ * form (N of 1 to 3) or BAND form (4 to 8) runs, also at 3000x8x12288 and
+ * 2500x6x6000, whose 188 and 157 blocks of 16 rows, fewer than a wave of
+ * two an SM, the model counts full (tma_ws_n16 was its choice there while
+ * it counted them in waves of one an SM); tma_ws_n16 past 8 columns. */
 static void test_auto_short_n(void **state) {
   (void)state;
   const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
@@ -855,7 +861,8 @@ static void test_auto_short_n(void **state) {
     const char *want;
   } cases[] = {{4096, 5, 4096, "skinny_ffma"}, {4096, 8, 4096, "skinny_ffma"},
                {16384, 8, 4096, "skinny_ffma"}, {700, 6, 8192, "skinny_ffma"},
-               {4096, 4, 4096, "skinny_ffma"},  {4096, 12, 4096, "tma_ws_n16"}};
+               {4096, 4, 4096, "skinny_ffma"},  {4096, 12, 4096, "tma_ws_n16"},
+               {3000, 8, 12288, "skinny_ffma"}, {2500, 6, 6000, "skinny_ffma"}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     pg_model_row rows[PG_AUTO_MAX_RULES];
     int chosen = -2;
