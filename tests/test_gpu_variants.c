@@ -104,7 +104,7 @@ typedef enum {
   MODE_UNALIGNED_AB,
   MODE_UNALIGNED_C,
   MODE_UNALIGNED_PTR,
-  MODE_PADDED_B /* B's rows alone padded (off 16 bytes): not in modes[], below */
+  MODE_PADDED_B /* B's rows alone padded, not dense: not in modes[], below */
 } mode_id;
 typedef struct {
   mode_id id;
@@ -121,8 +121,8 @@ static const mode modes[] = {
 };
 #define N_MODES ((int)(sizeof modes / sizeof modes[0]))
 /* A and C dense, B's rows 3 floats longer than N: a layout the modes above
- * never give a 16-byte A with (skinny_ffma's BAND form, which reads B in
- * 4-byte copies, runs it). */
+ * never give a 16-byte A with (skinny_ffma's BAND form, which reads a B
+ * that is not dense in 4-byte copies, runs it). */
 static const mode padded_b = {MODE_PADDED_B, "padded_b", 1.5f, -1.0f};
 
 #define GUARD_FLOATS 64       /* sentinel after the last row of C */
@@ -577,7 +577,8 @@ int main(void) {
    * column at 400x1x3000, the RING ROWS form's ranges at 8x1500x4100 and
    * 3x1000x4100, the ROWS form's chunk of 8 rows at 7x1500x4101 (K no
    * multiple of 4), the BAND form's at 900x8x4100 and 1003x5x3000 (a last
-   * block of 11 rows); on an H200 all but 4100x8x4100 in clusters), and
+   * block of 11 rows) on a GPU of 114 and 126 SMs or more; on an H200 all
+   * but 4100x8x4100, which does not split, in clusters), and
    * in planes by the second kernel
    * (PIPEGEMM_SPLIT_IN_CLUSTERS=0); the two split K differently (clusters
    * take at most 8 ranges), so each is checked against the reference alone,

@@ -808,6 +808,41 @@ static void test_skinny_ring_rows_form(void **state) {
   }
 }
 
+/* skinny_ffma on a GPU that allows a block 99 KiB of shared memory
+ * (sm_86, sm_89): the entry asks for no more than that, and its RING ROWS
+ * and BAND forms run only where their rings fit (8 rows in 80 KiB and 4
+ * columns in 84 do, 2 and 4 rows in 102 and 108 and 8 columns in 100 do
+ * not: the GEMV and the split COLS form take those, no dynamic shared
+ * memory). */
+static void test_skinny_small_smem(void **state) {
+  (void)state;
+  const pg_device sm86 = pg_device_model(86, 84, 99 * 1024);
+  const pg_variant_entry *e = pg_entry_find("skinny_ffma");
+  assert_non_null(e);
+  size_t bytes = 0;
+  assert_int_equal(pg_variant_smem_bytes(&e->info, 0, &bytes), PG_OK);
+  assert_true(bytes <= sm86.smem_optin);
+  struct {
+    int m, n, k;
+    int dynamic; /* 1: a form with dynamic shared memory (RING ROWS, BAND) */
+  } cases[] = {{8, 4096, 4096, 1}, {4096, 4, 4096, 1}, {2, 4096, 4096, 0},
+               {4, 2048, 8192, 0}, {4096, 8, 4096, 0}, {4096, 5, 4096, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    pg_gemm_args g = aligned_args();
+    g.m = cases[i].m;
+    g.n = g.ldb = g.ldc = cases[i].n;
+    g.k = g.lda = cases[i].k;
+    g.c = storage;
+    g.vec_a = g.vec_b = 1;
+    pg_kernel_launch launch;
+    memset(&launch, 0, sizeof launch);
+    e->configure(&g, &sm86, &sm86.tuning, &launch);
+    assert_non_null(launch.kernel);
+    assert_true(launch.dynamic_smem <= sm86.smem_optin);
+    assert_true(cases[i].dynamic ? launch.dynamic_smem > 48 * 1024 : launch.dynamic_smem == 0);
+  }
+}
+
 /* auto's model alone on an H200's facts (pg_auto_model, no GPU asked):
  * every candidate a row, the chosen one the first of the best predicted,
  * refusals with no speed; the layout rules as a call applies them. */
@@ -895,6 +930,7 @@ int main(void) {
       cmocka_unit_test(test_split_in_clusters_rule),
       cmocka_unit_test(test_skinny_ring_form),
       cmocka_unit_test(test_skinny_band_form),
+      cmocka_unit_test(test_skinny_small_smem),
       cmocka_unit_test(test_skinny_ring_rows_form),
       cmocka_unit_test(test_auto_short_n),
   };

@@ -43,7 +43,7 @@
  *     28.7; bench/results/h200-skinny.md).
  *   BAND (M > N of 4 to 8, A's rows 16-byte aligned, K a multiple of 4, B
  *     any layout): a block takes 16 rows of A and all of K (K split into
- *     ranges where the blocks are fewer than the SMs), its warps K's steps
+ *     ranges where the blocks are at most half the SMs), its warps K's steps
  *     of 32 in turn; a lane copies 4 consecutive K of 4 rows a step into
  *     its warp's ring of 4 steps, and a share of the step's B beside them
  *     (sk_cols_band). On the H200 4096 x 8 x 4096 in 24.7 us where the
@@ -53,9 +53,9 @@
  *     multiples of 4; 1 to 4 rows only where its blocks are no more than
  *     the SMs, else the GEMV below): the same ring turned to a short M. A
  *     block takes 32 columns of B and all of K (K split into ranges where
- *     the blocks are fewer than the SMs: a block an SM), its warps the
- *     K steps of 16 rows of B in turn; a lane copies 4 rows of its 4
- *     columns a step into its warp's ring of 4 steps, and A's values of
+ *     the blocks are at most half the SMs), its warps the K steps of 16
+ *     rows of B in turn; a lane copies 4 rows of its 4 columns a step into
+ *     its warp's ring of 4 steps (6 at 2 and 4 rows), and A's values of
  *     the step beside them (sk_rows_ring). On the H200 8 x 4096 x 4096 in
  *     23.5 us where the split ROWS form took 29.0, 4 x 4096 x 4096 23.0
  *     where the GEMV took 24.7 (bench/results/h200-skinny.md).
@@ -120,9 +120,9 @@ PG_KERNELS_BEGIN
  * (bench/results/h200-skinny.md): 2 and 3 columns ran 4096 x N x 4096 in
  * 22.7 and 23.2 us in blocks of 2 rows (their ring 24 KB a block) where
  * blocks of 4 rows took 23.2 and 24.0. Wider N takes the BAND form
- * (below), which the RING form of 4 to 8 columns (its B handed out
- * through shared memory past 4) ran 0-19 % slower than at 23 of 27
- * shapes. */
+ * (below): the RING form of 4 to 8 columns (its B handed out through
+ * shared memory past 4) took up to 1.24 x its time, at 23 of 27 shapes
+ * longer. */
 #define SK_RING_STEP 128
 #define SK_RING_MAX_CHUNK 3
 typedef struct {
@@ -144,7 +144,8 @@ static long long sk_ring_blocks(long long m, int cn) {
  * columns of B a block (8 lanes a row, 128 bytes), rows of B a warp's step
  * (4 a lane), the ring's steps (sk_rrow_stages: 6 at 2 and 4 rows), blocks
  * an SM (the bound its registers are compiled to; its shared memory,
- * 66-108 KiB, fits 2), the widest chunk of rows, the shortest K range of a
+ * 66-108 KiB, fits 2 on the H200, 1 at 2 and 4 rows on an A100), the
+ * widest chunk of rows, the shortest K range of a
  * split (2 steps a warp). Measured on the
  * H200 (bench/results/h200-skinny.md): 8 x 4096 x 4096 in 23.5 us where
  * the split ROWS form took 29.0; K split only to fill the SMs, a block an
@@ -182,14 +183,15 @@ static __host__ __device__ constexpr long long sk_rrow_blocks(long long n) {
  * block (16: 4 a lane, the lanes of a warp 4 groups of rows by 8 of K),
  * K a warp's step (4 a lane), the ring's steps, blocks an SM (the bound
  * its registers, 85-128 a thread, are compiled to; its shared memory,
- * 84-100 KiB, fits 2), the widest N, the shortest K range of a split (2
+ * 84-100 KiB, fits 2 on the H200), the widest N, the shortest K range of a split (2
  * steps a warp). A form's kernel is named by -(SK_BAND_CODE + N).
  * Measured on the H200 (bench/results/h200-skinny.md), beside the RING
  * form that took 4-8 columns before (B in 4-byte copies): faster at 23 of
  * 27 shapes, 4096 x 8 x 4096 24.7 us against 26.1, 2048 x 4 x 16384 41.0
- * against 50.5; slower at 4 (3000 x 8 x 12288 56.8 against 53.7, 6144 x
- * 4 x 6144 47.5 against 45.8), the first two of which a dense B's
- * 16-byte copies since took to 49.4 and 45.0 (sk_cols_band). */
+ * against 50.5; slower at 4, among them 3000 x 8 x 12288 (56.8 against
+ * 53.7) and 6144 x 4 x 6144 (47.5 against 45.8), which a dense B's 16-byte
+ * copies since took to 49.4 and 45.0 (sk_cols_band). Two blocks an SM on
+ * the H200 (228 KiB an SM), one on an A100 (164) past 4 columns. */
 #define SK_BAND_ROWS 16
 #define SK_BAND_STEP 32
 #define SK_BAND_STAGES 4
@@ -688,9 +690,6 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
     });
 }
 
-/* RING's copies of step st into its place in the warp's ring; a step
- * past the slice copies nothing and zero-fills (the src-size operand 0).
- * A is read once: its lines are L2's first to go (`policy`). */
 /* RING: a block takes WR rows of A and all of K, its warps K's steps in
  * turn (warp w steps w, w + 8, ...: the block reads 8 consecutive steps of
  * a row, 4 KiB, at a time; on the H200 0-4 % faster than a slice of K a
@@ -1325,10 +1324,13 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
     launch->grid_x = sk_ring_blocks(args->m, (int)short_side);
     return;
   }
-  if (!rows && vec && short_side >= SK_BAND_MIN_COLS && short_side <= SK_BAND_MAX_COLS) {
-    /* Short N of 4 to 8, A's rows in 16-byte copies, B any layout: the
-     * BAND form of N columns, a block 16 rows over all of K, K split into
-     * ranges only where the blocks are fewer than the SMs (sk_configure_split,
+  if (!rows && vec && short_side >= SK_BAND_MIN_COLS && short_side <= SK_BAND_MAX_COLS &&
+      sk_band_smem((int)short_side) <= device->smem_optin) {
+    /* Short N of 4 to 8, A's rows in 16-byte copies, B any layout, where
+     * the GPU allows a block its rings (not 5-8 columns on one of 99 KiB
+     * a block, sm_86 and sm_89: the split COLS form there): the BAND form
+     * of N columns, a block 16 rows over all of K, K split into ranges
+     * only where the blocks are at most half the SMs (sk_configure_split,
      * at most SK_BAND_BLOCKS an SM in clusters). auto's model: the COLS
      * form's at 4 columns, past it the tuning's skinny_ring_percent (fitted
      * on the RING form those columns took before; the BAND form is
@@ -1351,13 +1353,15 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
     if (launch->grid_x >= device->sm_count) launch->fill = 1.0;
     return;
   }
+  const int r = sk_pick(sk_rrow_forms, SK_RROW_FORMS, short_side);
   if (rows && short_side <= SK_RROW_MAX_ROWS && vec && args->vec_a && args->k % 4 == 0 &&
+      sk_rrow_smem(sk_rrow_forms[r].chunk) <= device->smem_optin &&
       (short_side > SK_GEMV_MAX_ROWS || sk_rrow_blocks(args->n) <= device->sm_count)) {
-    /* The RING ROWS form: more than the GEMV's rows, or its blocks no
-     * more than the SMs (a block an SM, K split into ranges where they
-     * are fewer: sk_configure_split, at most SK_RROW_BLOCKS an SM in
-     * clusters; auto's model as the short-M form's above). */
-    const int r = sk_pick(sk_rrow_forms, SK_RROW_FORMS, short_side);
+    /* The RING ROWS form, where the GPU allows a block its rings: more
+     * than the GEMV's rows, or its blocks no more than the SMs (a block
+     * an SM, K split into ranges where they are at most half the SMs:
+     * sk_configure_split, at most SK_RROW_BLOCKS an SM in clusters;
+     * auto's model as the short-M form's above). */
     launch->kernel = sk_rrow_forms[r].kernel[1];
     launch->grid_x = sk_rrow_blocks(args->n);
     launch->dynamic_smem = sk_rrow_smem(sk_rrow_forms[r].chunk);
@@ -1395,8 +1399,11 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
                      sk_blocks_per_sm(rows ? chunk : 0), slots, k_tiles, min_steps);
 }
 
-/* Shared memory a block, the most of any form (the RING ROWS and BAND
- * forms hold theirs as dynamic shared memory). */
+/* Shared memory a block, the most of the forms every GPU of the entry
+ * runs. The RING ROWS and BAND forms hold theirs as dynamic shared memory
+ * (66-108 KiB) and run only where the GPU allows a block that much
+ * (configure): on a GPU of 99 KiB a block (sm_86, sm_89) the other forms
+ * take their shapes. */
 static size_t smem_bytes(int stages) {
   (void)stages;
   const size_t tile = sizeof(float) * SK_ROWS_TILE_K * (SK_ROWS_MAX_CHUNK + 4);
@@ -1406,10 +1413,6 @@ static size_t smem_bytes(int stages) {
   size_t ring = 0;
   for (int cn = 1; cn <= SK_RING_MAX_CHUNK; ++cn)
     if (sk_ring_smem(cn) > ring) ring = sk_ring_smem(cn);
-  for (int r = 1; r <= SK_RROW_MAX_ROWS; r *= 2) /* its forms' rows */
-    if (sk_rrow_smem(r) > ring) ring = sk_rrow_smem(r);
-  for (int cn = SK_BAND_MIN_COLS; cn <= SK_BAND_MAX_COLS; ++cn)
-    if (sk_band_smem(cn) > ring) ring = sk_band_smem(cn);
   const size_t most = rows > cols ? rows : cols;
   return most > ring ? most : ring;
 }
