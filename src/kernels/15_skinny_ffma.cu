@@ -145,12 +145,12 @@ static long long sk_ring_blocks(long long m, int cn) {
  * (4 a lane), the ring's steps (sk_rrow_stages: 6 at 2 and 4 rows), blocks
  * an SM (the bound its registers are compiled to; its shared memory,
  * 66-108 KiB, fits 2 on the H200, 1 at 2 and 4 rows on an A100), the
- * widest chunk of rows, the shortest K range of a
- * split (2 steps a warp). Measured on the
- * H200 (bench/results/h200-skinny.md): 8 x 4096 x 4096 in 23.5 us where
- * the split ROWS form took 29.0; K split only to fill the SMs, a block an
- * SM (at 4096 columns 128 blocks over all of K 23.4 us, where 2 ranges a
- * tile in clusters took 25.1 and 4 took 27.3, each warp a slice of K);
+ * widest chunk of rows, the shortest K range of a split (2 steps a warp).
+ * Measured on the H200 (bench/results/h200-skinny.md): 8 x 4096 x 4096 in
+ * 23.5 us where the split ROWS form took 29.0; K split only to fill the
+ * SMs, a block an SM (at 4096 columns 128 blocks over all of K 23.4 us,
+ * where 2 ranges a tile in clusters took 25.1 and 4 took 27.3, each warp
+ * a slice of K);
  * 6 and 8 stages within 3 % of 4 either way (faster at 2-4 rows and
  * 64 MB, slower at 6-8 rows and 134 MB and more), so 2 and 4 rows take
  * 6 (4 x 2048 x 8192 23.0 us against 23.5). */
@@ -183,8 +183,9 @@ static __host__ __device__ constexpr long long sk_rrow_blocks(long long n) {
  * block (16: 4 a lane, the lanes of a warp 4 groups of rows by 8 of K),
  * K a warp's step (4 a lane), the ring's steps, blocks an SM (the bound
  * its registers, 85-128 a thread, are compiled to; its shared memory,
- * 84-100 KiB, fits 2 on the H200), the widest N, the shortest K range of a split (2
- * steps a warp). A form's kernel is named by -(SK_BAND_CODE + N).
+ * 84-100 KiB, fits 2 on the H200), the widest N, the shortest K range of
+ * a split (2 steps a warp). A form's kernel is named by -(SK_BAND_CODE +
+ * N).
  * Measured on the H200 (bench/results/h200-skinny.md), beside the RING
  * form that took 4-8 columns before (B in 4-byte copies): faster at 23 of
  * 27 shapes, 4096 x 8 x 4096 24.7 us against 26.1, 2048 x 4 x 16384 41.0
@@ -216,7 +217,8 @@ static __host__ __device__ constexpr size_t sk_band_smem(int cn) {
   return sizeof(float) * (SK_THREADS / 32) * SK_BAND_STAGES *
          (SK_BAND_ROWS * SK_BAND_STEP + sk_band_b_floats(cn));
 }
-static_assert(sk_band_smem(SK_BAND_MIN_COLS) >= sizeof(float) * (SK_THREADS / 32 + 1) * SK_BAND_ROWS * SK_BAND_MAX_COLS,
+static_assert(sk_band_smem(SK_BAND_MIN_COLS) >=
+                  sizeof(float) * (SK_THREADS / 32 + 1) * SK_BAND_ROWS * SK_BAND_MAX_COLS,
               "the sums fit in the rings");
 /* Its row blocks for M. */
 static __host__ __device__ constexpr long long sk_band_blocks(long long m) {
@@ -951,11 +953,11 @@ static __device__ __forceinline__ void sk_rows_ring(const pg_gemm_args g) {
  * to 14 % faster than 4-byte ones, 3000 x 8 x 12288 49.4 us against
  * 57.3, 5 % at 8192 x 8 x 8192, but 11 % slower at 6000 x 8 x 2000 and
  * 7 % at 5000 x 4 x 3000; .cg, past L1, had lost up to 13 %:
- * bench/results/h200-skinny.md), else CN 4-byte copies (any ldb). B is not held a step ahead in registers nor handed out
- * by a second store: each warp copies its step's B with its A, which
- * takes a third of the load path's work of the RING form's exchange
- * (under Nsight Compute at 4096 x 8 x 4096 that form's L1 was 87 % busy
- * at 47 % of the DRAM's throughput). A lane reads its own A and the B
+ * bench/results/h200-skinny.md), else CN 4-byte copies (any ldb). B is
+ * not held a step ahead in registers nor handed out by a second store:
+ * each warp copies its step's B with its A (under Nsight Compute at 4096
+ * x 8 x 4096 L1 55 % busy at 60 % of the DRAM's throughput, where the
+ * RING form's exchange kept it 87 % busy at 47 %). A lane reads its own A and the B
  * rows of its K, which other lanes copied: a __syncwarp after its wait,
  * which also orders every lane's reads of a step before the copies into
  * its place. The sums of a row's 8 lanes are added in a butterfly, the
