@@ -69,6 +69,9 @@ typedef struct {
    * hold rows split_row0 .. m-1 only, and the reduction adds those up. 0:
    * every row is split (or none is, splits <= 1). */
   int split_row0;
+  /* skinny_ffma's BAND form: the floats a copy of a step's B moves (4 or
+   * 2: B dense and aligned to them; else 1), as its configure decides. */
+  int b_vector;
 } pg_gemm_args;
 #ifdef __cplusplus
 static_assert(sizeof(pg_gemm_args) <= 128, "the TMA kernels' maps start at byte 128");

@@ -67,7 +67,11 @@ typedef struct {
  * rows), 1000x4x3000 and 1000x5x1000 (2 ranges), 2001x6x700 (a last block
  * of one row), 1500x7x4100 (94 blocks), 530x8x3000 (3 ranges), 999x8x8
  * (one step: seven warps with none), 3800x5x260 (238 blocks, the last of
- * 8 rows) and 7700x7x300 (482 blocks: a second wave at 2 an SM). 130x203x4100 and 130x200x4101, dense, split K after the
+ * 8 rows) and 7700x7x300 (482 blocks: a second wave at 2 an SM); B's
+ * step in 16-byte copies where B is dense at 4 or 8 columns and K at least
+ * 2500 (1000x4x3000, 530x8x3000), 8-byte ones at 6 (1500x6x3000, 94
+ * blocks, the last of 12 rows; 700x6x4100, K in ranges, the last step
+ * short), else 4-byte ones. 130x203x4100 and 130x200x4101, dense, split K after the
  * copy of B alone and of A alone (every split form).
  * 64x96x1000 and 130x200x4100 have a tile or four and K long enough for
  * tma_ws_splitk to split it: into ranges K is no multiple of, the last one
@@ -93,7 +97,8 @@ static const shape shapes[] = {
     {3, 9000, 302},  {7, 9000, 300},  {250, 3, 1100}, {1700, 4, 300}, {1000, 4, 3000},
     {1003, 4, 1000}, {1000, 5, 1000}, {2001, 6, 700}, {1500, 7, 4100}, {530, 8, 3000},
     {999, 8, 8},     {3800, 5, 260},  {7700, 7, 300}, {1, 2000, 701}, {1, 4100, 1001},
-    {2, 9000, 1000}, {5, 1000, 8},    {4, 2048, 260}, {8, 2048, 1000},
+    {2, 9000, 1000}, {5, 1000, 8},    {4, 2048, 260}, {8, 2048, 1000}, {1500, 6, 3000},
+    {700, 6, 4100},
 };
 #define BIG_WORK 1e8 /* shapes with M*N*K this large are dropped by PG_TEST_QUICK */
 

@@ -682,14 +682,16 @@ static void test_split_in_clusters_rule(void **state) {
   }
 }
 
-/* skinny_ffma's configure on an H200's facts: M x N x K, C dense and B and
- * C 16-byte aligned, A's rows lda floats apart, B's ldb (0: N, dense). */
-static void configure_skinny(int m, int n, int k, int lda, int ldb, pg_gemm_args *g,
-                             pg_kernel_launch *launch) {
+/* skinny_ffma's configure on an H200's facts: M x N x K, C dense and 16-byte
+ * aligned, B b_offset floats past a 16-byte boundary, A's rows lda floats
+ * apart, B's ldb (0: N, dense). */
+static void configure_skinny_at(int m, int n, int k, int lda, int ldb, int b_offset,
+                                pg_gemm_args *g, pg_kernel_launch *launch) {
   const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
   const pg_variant_entry *e = pg_entry_find("skinny_ffma");
   assert_non_null(e);
   *g = aligned_args();
+  g->b = storage + b_offset;
   g->m = m;
   g->n = g->ldc = n;
   g->ldb = ldb > 0 ? ldb : n;
@@ -697,9 +699,15 @@ static void configure_skinny(int m, int n, int k, int lda, int ldb, pg_gemm_args
   g->lda = lda;
   g->c = storage;
   g->vec_a = g->lda % 4 == 0;
-  g->vec_b = g->ldb % 4 == 0;
+  g->vec_b = g->ldb % 4 == 0 && b_offset % 4 == 0;
   memset(launch, 0, sizeof *launch);
   e->configure(g, &h200, &h200.tuning, launch);
+}
+
+/* The same with B 16-byte aligned. */
+static void configure_skinny(int m, int n, int k, int lda, int ldb, pg_gemm_args *g,
+                             pg_kernel_launch *launch) {
+  configure_skinny_at(m, n, k, lda, ldb, 0, g, launch);
 }
 
 /* skinny_ffma's RING form (src/kernels/15_skinny_ffma.cu) on an H200's
@@ -740,26 +748,36 @@ static void test_skinny_ring_form(void **state) {
  * its rings dynamic shared memory (more than 48 KiB), its blocks counted
  * full by auto's model where they are at least the SMs; 9 columns, K off
  * whole vectors or A's rows off 16 bytes take another form, none of which
- * asks for dynamic shared memory. */
+ * asks for dynamic shared memory. B's step goes in vectors of 4 floats
+ * (2 at 6 columns, or B 8-byte aligned alone) where B is dense and aligned
+ * to them and the blocks fit one wave (264 here), and 4 past it where K
+ * is at least 4096; else a float at a time. */
 static void test_skinny_band_form(void **state) {
   (void)state;
   struct {
-    int m, n, k, lda, ldb, grid, splits; /* grid 0: another form */
+    int m, n, k, lda, ldb, b_offset, grid, splits, vector; /* grid 0: another form */
   } cases[] = {
-      {4096, 4, 4096, 4096, 4, 256, 1},    {4096, 8, 4096, 4096, 8, 256, 1},
-      {3000, 8, 12288, 12288, 8, 188, 1},  {2112, 5, 1000, 1000, 5, 132, 1},
-      {2096, 5, 1000, 1000, 5, 131, 1},    {1000, 7, 3000, 3000, 7, 126, 2},
-      {530, 8, 3000, 3000, 8, 102, 3},     {900, 6, 4100, 4100, 13, 114, 2},
-      {4096, 6, 4096, 4096, 7, 256, 1},    {100, 8, 500, 500, 8, 7, 1},
-      {4096, 9, 4096, 4096, 9, 0, 0},      {4096, 8, 4098, 4098, 8, 0, 0},
-      {4096, 8, 4096, 4097, 8, 0, 0},
+      {4096, 4, 4096, 4096, 4, 0, 256, 1, 4},    {4096, 8, 4096, 4096, 8, 0, 256, 1, 4},
+      {3000, 8, 12288, 12288, 8, 0, 188, 1, 4},  {2112, 5, 1000, 1000, 5, 0, 132, 1, 1},
+      {2096, 5, 1000, 1000, 5, 0, 131, 1, 1},    {1000, 7, 3000, 3000, 7, 0, 126, 2, 1},
+      {530, 8, 3000, 3000, 8, 0, 102, 3, 4},     {900, 6, 4100, 4100, 13, 0, 114, 2, 1},
+      {4096, 6, 4096, 4096, 7, 0, 256, 1, 1},    {100, 8, 500, 500, 8, 0, 7, 1, 4},
+      {4096, 6, 4096, 4096, 6, 0, 256, 1, 2},    {2500, 6, 6000, 6000, 6, 0, 157, 1, 2},
+      {9000, 6, 3000, 3000, 6, 0, 563, 1, 1},    {6000, 8, 2000, 2000, 8, 0, 375, 1, 1},
+      {16384, 8, 4096, 4096, 8, 0, 1024, 1, 4},  {4224, 4, 2000, 2000, 4, 0, 264, 1, 4},
+      {4240, 4, 2000, 2000, 4, 0, 265, 1, 1},    {4096, 8, 4096, 4096, 8, 2, 256, 1, 2},
+      {4096, 8, 4096, 4096, 8, 1, 256, 1, 1},    {4096, 4, 4096, 4096, 8, 0, 256, 1, 1},
+      {16384, 6, 4096, 4096, 6, 0, 1024, 1, 1},  {16384, 8, 4092, 4092, 8, 0, 1024, 1, 1},
+      {4096, 9, 4096, 4096, 9, 0, 0, 0, 0},      {4096, 8, 4098, 4098, 8, 0, 0, 0, 0},
+      {4096, 8, 4096, 4097, 8, 0, 0, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     pg_gemm_args g;
     pg_kernel_launch launch;
-    configure_skinny(cases[i].m, cases[i].n, cases[i].k, cases[i].lda, cases[i].ldb, &g,
-                     &launch);
+    configure_skinny_at(cases[i].m, cases[i].n, cases[i].k, cases[i].lda, cases[i].ldb,
+                        cases[i].b_offset, &g, &launch);
     if (cases[i].grid > 0) {
+      assert_int_equal(g.b_vector, cases[i].vector);
       assert_int_equal(launch.grid_x, cases[i].grid);
       assert_true(launch.dynamic_smem > 48 * 1024);
       assert_int_equal(g.splits, cases[i].splits);

@@ -201,6 +201,36 @@ static __host__ __device__ constexpr long long sk_rrow_blocks(long long n) {
 #define SK_BAND_MAX_COLS 8
 #define SK_BAND_CODE 1000
 #define SK_BAND_MIN_RANGE (SK_THREADS / 32 * 2 * SK_BAND_STEP)
+/* The floats a copy of a BAND step's B moves for these arguments, with
+ * `blocks` blocks of which `slots` are resident at once: 4 (16-byte
+ * copies) where B is dense and 16-byte aligned at 4 or 8 columns, 2 where
+ * it is dense and 8-byte aligned at an even N, where the blocks fit one
+ * wave, and the 16-byte copies past it too where K is at least
+ * SK_BAND_VECTOR_MIN_K; else 1 (4-byte copies). Measured on the H200 over
+ * 66 shapes of 4, 6 and 8 columns in four runs (bench/results/
+ * h200-skinny.md, "B's copies and the waves"; the rule fitted to all of
+ * them): in one wave the vectors were faster at 23 of 28 (4.4 % as a
+ * geometric mean, up to 15 %: 2500 x 8 x 4000 19.5 us against 22.9),
+ * within 0.5 % at 4, 1.2 % slower at 4096 x 6 x 4096; past one wave with K
+ * below 4096 slower at 17 of 25 (2.8 %, up to 13 %: 5200 x 6 x 2000),
+ * faster at 5 (up to 3 %); with K of 4096 or more the 16-byte copies
+ * faster at 8 of 10 (1.8 %, up to 6 %: 16384 x 8 x 4096 75.2 against
+ * 79.7), the 8-byte ones at none of 3 (up to 6 % slower). Measured, not
+ * explained. */
+#define SK_BAND_VECTOR_MIN_K 4096
+static int sk_band_b_vector(const pg_gemm_args *g, long long blocks, long long slots) {
+  if (g->ldb != g->n) return 1;
+  const bool one_wave = blocks <= slots;
+  if (g->n % 4 == 0 && (uintptr_t)g->b % 16 == 0 && (one_wave || g->k >= SK_BAND_VECTOR_MIN_K))
+    return 4;
+  if (g->n % 2 == 0 && (uintptr_t)g->b % 8 == 0 && one_wave) return 2;
+  return 1;
+}
+
+/* An int as a type, for a generic lambda's compile-time argument. */
+template <int V> struct sk_int {
+  static constexpr int value = V;
+};
 /* A BAND step's B: its SK_BAND_STEP rows, a row's N floats at the start of
  * 4 or 8 (pitch), 4 floats more every 4 rows (so that the lanes' 16-byte
  * reads, rows 4 apart, fall in different banks). */
@@ -947,23 +977,22 @@ static __device__ __forceinline__ void sk_rows_ring(const pg_gemm_args g) {
  * of rows l / 8 + 4 i (i < 4: an instruction 4 rows of 128 contiguous
  * bytes) into its own places in the warp's ring of SK_BAND_STAGES steps
  * (cp.async, evict-first: A is read once), and its share of the step's
- * 32 x CN values of B beside them, B's rows padded (sk_band_b_at): where B
- * is dense and 16-byte aligned at 4 or 8 columns CN / 4 16-byte copies
- * through L1 (.ca: the blocks of an SM read the same B; on the H200 up
- * to 14 % faster than 4-byte ones, 3000 x 8 x 12288 49.4 us against
- * 57.3, 5 % at 8192 x 8 x 8192, but 11 % slower at 6000 x 8 x 2000 and
- * 7 % at 5000 x 4 x 3000; .cg, past L1, had lost up to 13 %:
- * bench/results/h200-skinny.md), else CN 4-byte copies (any ldb). B is
- * not held a step ahead in registers nor handed out by a second store:
- * each warp copies its step's B with its A (under Nsight Compute at 4096
- * x 8 x 4096 L1 55 % busy at 60 % of the DRAM's throughput, where the
- * RING form's exchange kept it 87 % busy at 47 %). A lane reads its own A and the B
- * rows of its K, which other lanes copied: a __syncwarp after its wait,
- * which also orders every lane's reads of a step before the copies into
- * its place. The sums of a row's 8 lanes are added in a butterfly, the
- * warps' in warp order through shared memory, the ranges' in split order
- * (in clusters, or planes and the reduction). Rows past M copy row M - 1
- * and are not stored. */
+ * 32 x CN values of B beside them, B's rows padded (sk_band_b_at): in
+ * vectors of 4 or 2 floats where B is dense and aligned to them and the
+ * blocks fit one wave or K is long (sk_band_b_vector), through L1 (.ca: the blocks of
+ * an SM read the same B; 3000 x 8 x 12288 49.4 us against 57.3 on the
+ * H200; .cg, past L1, had lost up to 13 %: bench/results/h200-skinny.md),
+ * else CN 4-byte copies (any ldb). B is not held a step ahead in
+ * registers nor handed out by a second store: each warp copies its step's
+ * B with its A (under Nsight Compute at 4096 x 8 x 4096 L1 55 % busy at
+ * 60 % of the DRAM's throughput, where the RING form's exchange kept it
+ * 87 % busy at 47 %). A lane reads its own A and the B rows of its K,
+ * which other lanes copied: a __syncwarp after its wait, which also orders
+ * every lane's reads of a step before the copies into its place. The sums
+ * of a row's 8 lanes are added in a butterfly, the warps' in warp order
+ * through shared memory, the ranges' in split order (in clusters, or
+ * planes and the reduction). Rows past M copy row M - 1 and are not
+ * stored. */
 template <int CN, bool CLUSTER>
 static __device__ __forceinline__ void sk_cols_band(const pg_gemm_args g) {
   enum {
@@ -1000,9 +1029,6 @@ static __device__ __forceinline__ void sk_cols_band(const pg_gemm_args g) {
     a_row[i] = g.a + (size_t)(m < g.m ? m : g.m - 1) * g.lda;
   }
   const unsigned long long policy = pg_l2_evict_first_policy();
-  /* B dense and 16-byte aligned at 4 or 8 columns: its step in 16-byte
-   * copies (a uniform branch). */
-  const bool dense_b = CN % 4 == 0 && g.vec_b && g.ldb == CN;
   /* Step st of this warp: the range's step st WARPS + warp. */
   auto copy = [&](int st) {
     step_t &into = ring[st % S];
@@ -1012,26 +1038,32 @@ static __device__ __forceinline__ void sk_cols_band(const pg_gemm_args g) {
 #pragma unroll
     for (int i = 0; i < LROWS; ++i)
       pg_cp_async_16_policy(&into.a[i][lane], a_row[i] + (bytes ? k : 0), bytes, policy);
-    if (dense_b) {
-      /* The step's B is 32 CN contiguous floats, 16-byte aligned: a lane
-       * copies vectors lane, lane + 32, ... (CN / 4 of them), each a
-       * quarter or half of a row. */
+    /* The step's B in vectors of VW floats (none across a row): a lane
+     * copies vectors lane, lane + 32, ... (CN / VW of them). */
+    auto copy_b = [&](auto vw) {
+      constexpr int VW = decltype(vw)::value;
 #pragma unroll
-      for (int q = 0; q < CN / 4; ++q) {
-        const int v = q * 32 + lane, row = v * 4 / CN, col = v * 4 % CN;
+      for (int q = 0; q < CN / VW; ++q) {
+        const int v = q * 32 + lane, row = v * VW / CN, col = v * VW % CN;
         const long long kb = k0 + row;
-        pg_cp_async_16_ca(&into.b[sk_band_b_at(CN, row) + col],
-                          g.b + (kb < w.k1 ? (size_t)kb * CN + col : 0), kb < w.k1 ? 16 : 0);
+        float *const to = &into.b[sk_band_b_at(CN, row) + col];
+        const float *const from = g.b + (kb < w.k1 ? (size_t)kb * g.ldb + col : 0);
+        const int got = kb < w.k1 ? 4 * VW : 0;
+        if constexpr (VW == 4)
+          pg_cp_async_16_ca(to, from, got);
+        else if constexpr (VW == 2)
+          pg_cp_async_8(to, from, got);
+        else
+          pg_cp_async_4(to, from, got);
       }
-    } else {
-#pragma unroll
-      for (int q = 0; q < CN; ++q) {
-        const int e = q * 32 + lane, row = e / CN, col = e % CN;
-        const long long kb = k0 + row;
-        pg_cp_async_4(&into.b[sk_band_b_at(CN, row) + col],
-                      g.b + (kb < w.k1 ? (size_t)kb * g.ldb + col : 0), kb < w.k1 ? 4 : 0);
-      }
-    }
+    };
+    /* B dense and aligned: vectors of g.b_vector floats (a uniform
+     * branch; sk_band_b_vector); else single floats, any ldb. */
+    if constexpr (CN % 4 == 0)
+      if (g.b_vector == 4) return copy_b(sk_int<4>());
+    if constexpr (CN % 2 == 0)
+      if (g.b_vector == 2) return copy_b(sk_int<2>());
+    copy_b(sk_int<1>());
   };
   float acc[LROWS][CN];
 #pragma unroll
@@ -1353,6 +1385,14 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
      * 3000 x 8 x 12288 ran 49.4 us where tma_ws_n16, the model's choice,
      * took 54.4). */
     if (launch->grid_x >= device->sm_count) launch->fill = 1.0;
+    /* Its blocks an SM: SK_BAND_BLOCKS, fewer where their rings do not fit. */
+    long long per_sm = SK_BAND_BLOCKS;
+    if (device->smem_per_sm > 0) {
+      const long long fit =
+          (long long)(device->smem_per_sm / (launch->dynamic_smem + device->smem_reserved));
+      if (fit < per_sm) per_sm = fit > 1 ? fit : 1;
+    }
+    args->b_vector = sk_band_b_vector(args, launch->grid_x, per_sm * device->sm_count);
     return;
   }
   const int r = sk_pick(sk_rrow_forms, SK_RROW_FORMS, short_side);

@@ -23,6 +23,14 @@ static __device__ __forceinline__ void pg_cp_async_4(void *smem, const void *gme
                : "memory");
 }
 
+/* 8-byte asynchronous copy (`.ca`, as every copy under 16 bytes). */
+static __device__ __forceinline__ void pg_cp_async_8(void *smem, const void *gmem,
+                                                     int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(pg_smem_addr(smem)),
+               "l"(gmem), "r"(src_bytes)
+               : "memory");
+}
+
 /* 16-byte asynchronous copy through L1 (`.ca`): for a small operand that
  * the blocks of an SM read again. */
 static __device__ __forceinline__ void pg_cp_async_16_ca(void *smem, const void *gmem,
