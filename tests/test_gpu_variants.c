@@ -68,11 +68,12 @@ typedef struct {
  * of one row), 1500x7x4100 (94 blocks), 530x8x3000 (3 ranges), 999x8x8
  * (one step: seven warps with none), 3800x5x260 (238 blocks, the last of
  * 8 rows) and 7700x7x300 (482 blocks: a second wave at 2 an SM); B's
- * step in 16-byte copies where B is dense at 4 or 8 columns and K at least
- * 2500 (1000x4x3000, 530x8x3000), 8-byte ones at 6 (1500x6x3000, 94
- * blocks, the last of 12 rows; 700x6x4100, K in ranges, the last step
- * short), else 4-byte ones. 130x203x4100 and 130x200x4101, dense, split K after the
- * copy of B alone and of A alone (every split form).
+ * step, where B is dense and the blocks fit one wave, in 16-byte copies
+ * at 4 or 8 columns (1700x4x300, 1000x4x3000, 530x8x3000) and 8-byte ones
+ * at 6 (2001x6x700; 1500x6x3000, the last block of 12 rows; 700x6x4100, K
+ * in ranges, the last step short), in 4-byte ones in the padded layouts.
+ * 130x203x4100 and 130x200x4101, dense, split K after the copy of B alone
+ * and of A alone (every split form).
  * 64x96x1000 and 130x200x4100 have a tile or four and K long enough for
  * tma_ws_splitk to split it: into ranges K is no multiple of, the last one
  * short and ending in a partial step. 3000x2900x40 has 552 tiles of 128x128:

@@ -979,10 +979,10 @@ static __device__ __forceinline__ void sk_rows_ring(const pg_gemm_args g) {
  * (cp.async, evict-first: A is read once), and its share of the step's
  * 32 x CN values of B beside them, B's rows padded (sk_band_b_at): in
  * vectors of 4 or 2 floats where B is dense and aligned to them and the
- * blocks fit one wave or K is long (sk_band_b_vector), through L1 (.ca: the blocks of
- * an SM read the same B; 3000 x 8 x 12288 49.4 us against 57.3 on the
- * H200; .cg, past L1, had lost up to 13 %: bench/results/h200-skinny.md),
- * else CN 4-byte copies (any ldb). B is not held a step ahead in
+ * blocks fit one wave or K is long (sk_band_b_vector), through L1 (.ca:
+ * the blocks of an SM read the same B; 3000 x 8 x 12288 49.4 us against
+ * 57.3 on the H200; .cg, past L1, had lost up to 13 %:
+ * bench/results/h200-skinny.md), else CN 4-byte copies (any ldb). B is not held a step ahead in
  * registers nor handed out by a second store: each warp copies its step's
  * B with its A (under Nsight Compute at 4096 x 8 x 4096 L1 55 % busy at
  * 60 % of the DRAM's throughput, where the RING form's exchange kept it
