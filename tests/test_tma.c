@@ -861,6 +861,38 @@ static void test_skinny_small_smem(void **state) {
   }
 }
 
+/* The BAND form's wave where an SM's shared memory is known: 188 blocks of
+ * 8 columns (102 KiB of rings each) fit one wave two an SM on 132 SMs of
+ * 228 KiB (16-byte copies of B at K = 2000), not one an SM on 108 SMs of
+ * 164 KiB, where two would have fit them (4-byte copies). */
+static void test_skinny_band_wave(void **state) {
+  (void)state;
+  pg_device h200 = pg_device_model(90, 132, 227 * 1024);
+  h200.smem_per_sm = 228 * 1024;
+  h200.smem_reserved = 1024;
+  pg_device a100 = pg_device_model(80, 108, 163 * 1024);
+  a100.smem_per_sm = 164 * 1024;
+  a100.smem_reserved = 1024;
+  const pg_device *devices[] = {&h200, &a100};
+  const int vectors[] = {4, 1};
+  const pg_variant_entry *e = pg_entry_find("skinny_ffma");
+  assert_non_null(e);
+  for (int d = 0; d < 2; ++d) {
+    pg_gemm_args g = aligned_args();
+    g.m = 3000;
+    g.n = g.ldb = g.ldc = 8;
+    g.k = g.lda = 2000;
+    g.c = storage;
+    g.vec_a = g.vec_b = 1;
+    pg_kernel_launch launch;
+    memset(&launch, 0, sizeof launch);
+    e->configure(&g, devices[d], &devices[d]->tuning, &launch);
+    assert_int_equal(launch.grid_x, 188);
+    assert_true(launch.dynamic_smem > 48 * 1024);
+    assert_int_equal(g.b_vector, vectors[d]);
+  }
+}
+
 /* auto's model alone on an H200's facts (pg_auto_model, no GPU asked):
  * every candidate a row, the chosen one the first of the best predicted,
  * refusals with no speed; the layout rules as a call applies them. */
@@ -949,6 +981,7 @@ int main(void) {
       cmocka_unit_test(test_skinny_ring_form),
       cmocka_unit_test(test_skinny_band_form),
       cmocka_unit_test(test_skinny_small_smem),
+      cmocka_unit_test(test_skinny_band_wave),
       cmocka_unit_test(test_skinny_ring_rows_form),
       cmocka_unit_test(test_auto_short_n),
   };

@@ -88,6 +88,8 @@
  *
  *   pipegemm bench --shapes bench/shapes/skinny.txt --variant cublas,auto,skinny_ffma
  */
+#include <type_traits>
+
 #include "internal.h"
 #include "kernels/entry.h"
 #include "kernels/ptx.cuh"
@@ -227,10 +229,6 @@ static int sk_band_b_vector(const pg_gemm_args *g, long long blocks, long long s
   return 1;
 }
 
-/* An int as a type, for a generic lambda's compile-time argument. */
-template <int V> struct sk_int {
-  static constexpr int value = V;
-};
 /* A BAND step's B: its SK_BAND_STEP rows, a row's N floats at the start of
  * 4 or 8 (pitch), 4 floats more every 4 rows (so that the lanes' 16-byte
  * reads, rows 4 apart, fall in different banks). */
@@ -1060,10 +1058,10 @@ static __device__ __forceinline__ void sk_cols_band(const pg_gemm_args g) {
     /* B dense and aligned: vectors of g.b_vector floats (a uniform
      * branch; sk_band_b_vector); else single floats, any ldb. */
     if constexpr (CN % 4 == 0)
-      if (g.b_vector == 4) return copy_b(sk_int<4>());
+      if (g.b_vector == 4) return copy_b(std::integral_constant<int, 4>{});
     if constexpr (CN % 2 == 0)
-      if (g.b_vector == 2) return copy_b(sk_int<2>());
-    copy_b(sk_int<1>());
+      if (g.b_vector == 2) return copy_b(std::integral_constant<int, 2>{});
+    copy_b(std::integral_constant<int, 1>{});
   };
   float acc[LROWS][CN];
 #pragma unroll
@@ -1386,13 +1384,12 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
      * took 54.4). */
     if (launch->grid_x >= device->sm_count) launch->fill = 1.0;
     /* Its blocks an SM: SK_BAND_BLOCKS, fewer where their rings do not fit. */
-    long long per_sm = SK_BAND_BLOCKS;
-    if (device->smem_per_sm > 0) {
-      const long long fit =
-          (long long)(device->smem_per_sm / (launch->dynamic_smem + device->smem_reserved));
-      if (fit < per_sm) per_sm = fit > 1 ? fit : 1;
-    }
-    args->b_vector = sk_band_b_vector(args, launch->grid_x, per_sm * device->sm_count);
+    int per_sm = SK_BAND_BLOCKS;
+    if (device->smem_per_sm > 0)
+      while (per_sm > 1 && pg_smem_for_blocks_per_sm(device, per_sm) < launch->dynamic_smem)
+        --per_sm;
+    args->b_vector =
+        sk_band_b_vector(args, launch->grid_x, (long long)per_sm * device->sm_count);
     return;
   }
   const int r = sk_pick(sk_rrow_forms, SK_RROW_FORMS, short_side);
