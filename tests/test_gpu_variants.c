@@ -49,6 +49,13 @@ typedef struct {
  * its GEMV at 4, 8 and 16 lanes a row, 2x9000x1000 of 2 rows at 16 lanes,
  * 1x2001x700 (126, a last block of one column) and 1x17003x100 (133
  * blocks of 32 lanes, the last thread's 3 columns) N no multiple of 4;
+ * B dense but its rows off 16 bytes (N no multiple of 4, or B one float
+ * past a boundary in unaligned_ab and unaligned_ptr) its realigned GEMV:
+ * 1x3003x301 (108 blocks of 8 lanes, the last of 7 columns; B ends off a
+ * boundary, or starts off one), 1x3601x33 (K in one step, rows past it),
+ * 1x3001x1 (row 0 is row K - 1), 1x17003x100 (32 lanes), 1x9000x300 (16
+ * lanes, unaligned_ptr) and 1x3600x1001 (8 lanes, unaligned_ptr: B's rows
+ * all one float off);
  * its GEMV of 4 rows with one past M
  * at 3x2001x700 (4 lanes, N no multiple of 4) and 3x9000x302 (16 lanes,
  * K no multiple of 4: 4-byte loads though B's rows allow 16); 2x333x2000
@@ -99,7 +106,8 @@ static const shape shapes[] = {
     {1003, 4, 1000}, {1000, 5, 1000}, {2001, 6, 700}, {1500, 7, 4100}, {530, 8, 3000},
     {999, 8, 8},     {3800, 5, 260},  {7700, 7, 300}, {1, 2000, 701}, {1, 4100, 1001},
     {2, 9000, 1000}, {5, 1000, 8},    {4, 2048, 260}, {8, 2048, 1000}, {1500, 6, 3000},
-    {700, 6, 4100},
+    {700, 6, 4100},  {1, 3003, 301},   {1, 3601, 33},   {1, 3001, 1},
+    {1, 3600, 1001},
 };
 #define BIG_WORK 1e8 /* shapes with M*N*K this large are dropped by PG_TEST_QUICK */
 

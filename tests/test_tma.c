@@ -826,6 +826,51 @@ static void test_skinny_ring_rows_form(void **state) {
   }
 }
 
+/* skinny_ffma's GEMV of one row where B is dense but its rows are not
+ * 16-byte aligned (N no multiple of 4, or B a float past a boundary), on
+ * an H200's facts: the realigned GEMV, blocks of 4 (L - 1) columns (L = 8:
+ * 28, 16: 60, 32: 124), one kernel, where 8 lanes leave no more blocks than
+ * the SMs (1x3696: 132) or 16 and 32 lanes are needed; past the SMs at 8
+ * lanes (1x3697: 133, 1x4095: 147), B padded, two rows, or too few blocks
+ * (1x2001x700: 72 of 28 columns) the GEMV of 4-byte loads (blocks of 4L
+ * columns); B aligned the RING ROWS form. */
+static void test_skinny_gemv_realigned(void **state) {
+  (void)state;
+  struct {
+    int m, n, k, ldb, b_offset, grid, realigned;
+  } cases[] = {
+      {1, 3001, 8192, 0, 0, 108, 1},    {1, 3696, 1000, 0, 1, 132, 1},
+      {1, 17003, 100, 0, 0, 138, 1},    {1, 9000, 300, 0, 3, 150, 1},
+      {1, 3697, 1000, 0, 0, 116, 0},    {1, 4095, 4097, 0, 0, 128, 0},
+      {1, 4100, 4100, 0, 1, 129, 0},    {1, 3001, 8192, 3003, 0, 94, 0},
+      {1, 2001, 700, 0, 0, 126, 0},     {2, 3001, 8192, 0, 0, 94, 0},
+      {1, 4096, 4096, 0, 0, 128, 0},
+  };
+  const void *realigned8 = NULL, *scalar8 = NULL;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    pg_gemm_args g;
+    pg_kernel_launch launch;
+    configure_skinny_at(cases[i].m, cases[i].n, cases[i].k, cases[i].k, cases[i].ldb,
+                        cases[i].b_offset, &g, &launch);
+    assert_int_equal(launch.grid_x, cases[i].grid);
+    assert_int_equal(g.splits, 1);
+    assert_null(launch.reduce_kernel);
+    /* 8 lanes: the realigned instance, or the one of 4-byte loads. */
+    if (i <= 1) {
+      if (realigned8 == NULL) realigned8 = launch.kernel;
+      assert_ptr_equal(launch.kernel, realigned8);
+    }
+    if (i >= 4 && i <= 7) {
+      if (scalar8 == NULL) scalar8 = launch.kernel;
+      assert_ptr_equal(launch.kernel, scalar8);
+    }
+    if (!cases[i].realigned) assert_ptr_not_equal(launch.kernel, realigned8);
+    /* RING ROWS (dynamic shared memory) only where B is aligned. */
+    assert_true(i == 10 ? launch.dynamic_smem > 0 : launch.dynamic_smem == 0);
+  }
+  assert_ptr_not_equal(realigned8, scalar8);
+}
+
 /* skinny_ffma on a GPU that allows a block 99 KiB of shared memory
  * (sm_86, sm_89): the entry asks for no more than that, and its RING ROWS
  * and BAND forms run only where their rings fit (8 rows in 80 KiB and 4
@@ -980,6 +1025,7 @@ int main(void) {
       cmocka_unit_test(test_split_in_clusters_rule),
       cmocka_unit_test(test_skinny_ring_form),
       cmocka_unit_test(test_skinny_band_form),
+      cmocka_unit_test(test_skinny_gemv_realigned),
       cmocka_unit_test(test_skinny_small_smem),
       cmocka_unit_test(test_skinny_band_wave),
       cmocka_unit_test(test_skinny_ring_rows_form),

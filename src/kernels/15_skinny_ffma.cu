@@ -77,7 +77,12 @@
  *     of 26 us at 1 x 4096 x 4096 on the H200 (Nsight Compute, clocks
  *     locked), where cuBLAS runs one kernel; 2 to 4 rows took 5-18 % less time
  *     than their split chunks at N x K of 4096^2 to 8192^2 (2 x 4096 x 4096
- *     23.6 us against 25.4; bench/results/h200-skinny.md).
+ *     23.6 us against 25.4; bench/results/h200-skinny.md). One row
+ *     against a dense B whose rows are off 16 bytes reads them in aligned
+ *     16-byte loads all the same, blocks of 4(L - 1) columns, a thread's
+ *     sums kept apart by the rows' shift (sk_gemv_realigned): 1 x 3001 x
+ *     8192 35.1 us where 4-byte loads took 41.2, used where its blocks are
+ *     at most the SMs at 8 lanes, or at 16 and 32 lanes (configure).
  *
  * auto's model of it (the launch's speed_share): its form's rate at a full
  * chunk (the tuning's skinny_rate_percent, one a form), times the short
@@ -493,12 +498,11 @@ static __device__ __forceinline__ void sk_rows(const pg_gemm_args g) {
     });
 }
 
-/* The GEMV's sums of row m of C for the block's 4L columns, a thread's 4
+/* The sums of a GEMV's groups for the block's 4L positions, a thread's 4
  * in `acc`: added through shared memory in group order, four groups a
- * thread, then the slices of four, and stored. */
-template <int L>
-static __device__ __forceinline__ void sk_gemv_sum(const pg_gemm_args &g, long long m,
-                                                   const float (&acc)[4]) {
+ * thread, then the slices of four; thread p < 4L gets position p's total
+ * (the others 0). Calls one after another need no barrier between them. */
+template <int L> static __device__ __forceinline__ float sk_gemv_groups(const float (&acc)[4]) {
   enum { G = SK_THREADS / L, W = 4 * L, SLICES = SK_THREADS / W };
   static_assert(G == 4 * SLICES, "a slice is four groups");
   __shared__ __align__(16) float sums[G][W];
@@ -512,14 +516,24 @@ static __device__ __forceinline__ void sk_gemv_sum(const pg_gemm_args &g, long l
                        sums[4 * slice + 3][c];
   }
   __syncthreads();
+  float v = 0.f;
   if (threadIdx.x < W) {
-    const long long col = (long long)blockIdx.x * W + threadIdx.x;
-    if (col < g.n) {
-      float v = slices[0][threadIdx.x];
+    v = slices[0][threadIdx.x];
 #pragma unroll
-      for (int u = 1; u < SLICES; ++u) v += slices[u][threadIdx.x];
-      sk_store(g, 0, m, col, v);
-    }
+    for (int u = 1; u < SLICES; ++u) v += slices[u][threadIdx.x];
+  }
+  return v;
+}
+
+/* The GEMV's sums of row m of C for the block's 4L columns, a thread's 4
+ * in `acc` (sk_gemv_groups), stored. */
+template <int L>
+static __device__ __forceinline__ void sk_gemv_sum(const pg_gemm_args &g, long long m,
+                                                   const float (&acc)[4]) {
+  const float v = sk_gemv_groups<L>(acc);
+  if (threadIdx.x < 4 * L) {
+    const long long col = (long long)blockIdx.x * (4 * L) + threadIdx.x;
+    if (col < g.n) sk_store(g, 0, m, col, v);
   }
 }
 
@@ -558,6 +572,91 @@ static __device__ __forceinline__ void sk_gemv(const pg_gemm_args g) {
     }
   }
   sk_gemv_sum<L>(g, 0, acc);
+}
+
+/* The GEMV of one row where B is dense (ldb = N) but its rows are not
+ * 16-byte aligned (N, or B's address, no multiple of 4 floats:
+ * 1 x 3001 x 8192), read in aligned 16-byte loads all the same, each
+ * miss in L2 fetching its whole 128-byte line (pg_ld_stream_line): lane l of
+ * a group loads the 4 floats 4l on from the 16-byte boundary at or below
+ * row k's column c0 (the block's first), columns c0 - s + 4l .. + 3 where
+ * s = (B's address in floats + k N + c0) % 4, the row's shift. Rows k0 + j
+ * of a step (k0 a multiple of 4) have the same shift for the same j % 4,
+ * so a thread keeps four sets of sums, set t for rows j % 4 = t, of shift
+ * s_t = (s_0 + t N) % 4; the block's W = 4(L - 1) columns are read off
+ * the sets' totals at the end, column c0 + i from position i + s_t of set
+ * t (i + s_t < 4L), the sets added in order. A load that would reach
+ * outside B (the 16 bytes that hold B's first float, where B starts off a
+ * boundary, and those that hold its last, where it ends off one) is not
+ * made: its floats of B (up to 3 of row 0's first and of row K - 1's
+ * last) are added to their columns at the end. Positions that fall outside
+ * the block's columns hold other columns' products, and are not read. */
+template <int L> static __device__ __forceinline__ void sk_gemv_realigned(const pg_gemm_args g) {
+  enum { G = SK_THREADS / L, W = 4 * (L - 1), U = SK_GEMV_ROWS };
+  static_assert(U % 4 == 0, "a step's first row is a multiple of 4: its rows' shifts repeat");
+  const int lane = threadIdx.x % L, group = threadIdx.x / L;
+  const long long c0 = (long long)blockIdx.x * W;
+  const uintptr_t first = (uintptr_t)g.b, end = (uintptr_t)(g.b + (size_t)g.k * g.n);
+  /* The first and last whole 16 bytes of B (K N >= 4L floats: configure). */
+  const uintptr_t lo = (first + 15) & ~(uintptr_t)15, hi = (end - 16) & ~(uintptr_t)15;
+  float acc[4][4] = {};
+  /* A step of rows k0 .. k0 + U - 1. EDGE: it holds row 0 or K - 1, or
+   * rows past K (read as row K - 1): each load checked against B's bounds,
+   * those outside not made and their products zeroed (a and b both, so
+   * that an infinity there adds no NaN); otherwise every load made as it
+   * is, all of the step's in flight before the first product. */
+  const auto step = [&](long long k0, auto edge) {
+    float4 b[U];
+    float a[U];
+    bool in[U];
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+      const long long kk = !decltype(edge)::value || k0 + j < g.k ? k0 + j : g.k - 1;
+      const uintptr_t at =
+          ((uintptr_t)(g.b + (size_t)kk * g.n + c0) & ~(uintptr_t)15) + 16 * (uintptr_t)lane;
+      in[j] = !decltype(edge)::value || (k0 + j < g.k && at >= lo && at <= hi);
+      b[j] = pg_ld_stream_line((const float4 *)(in[j] ? at : lo));
+      a[j] = __ldg(g.a + kk);
+    }
+    if constexpr (decltype(edge)::value) {
+#pragma unroll
+      for (int j = 0; j < U; ++j)
+        if (!in[j]) a[j] = 0.f, b[j] = make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+#pragma unroll
+    for (int j = 0; j < U; ++j) {
+      float(&s)[4] = acc[j % 4];
+      s[0] = fmaf(a[j], b[j].x, s[0]);
+      s[1] = fmaf(a[j], b[j].y, s[1]);
+      s[2] = fmaf(a[j], b[j].z, s[2]);
+      s[3] = fmaf(a[j], b[j].w, s[3]);
+    }
+  };
+  for (long long k0 = (long long)group * U; k0 < g.k; k0 += (long long)G * U) {
+    if (k0 > 0 && k0 + U < g.k)
+      step(k0, std::false_type{});
+    else
+      step(k0, std::true_type{});
+  }
+  __shared__ float sets[4][4 * L];
+#pragma unroll
+  for (int t = 0; t < 4; ++t) {
+    const float v = sk_gemv_groups<L>(acc[t]);
+    if (threadIdx.x < 4 * L) sets[t][threadIdx.x] = v;
+  }
+  __syncthreads();
+  const long long col = c0 + threadIdx.x;
+  if (threadIdx.x < W && col < g.n) {
+    const int s0 = (int)((first / sizeof(float)) % 4), n4 = (int)(g.n % 4);
+    float v = sets[0][threadIdx.x + s0];
+#pragma unroll
+    for (int t = 1; t < 4; ++t) v += sets[t][threadIdx.x + (s0 + t * n4) % 4];
+    const long long head = (long long)((lo - first) / sizeof(float));
+    const long long tail = (long long)((end - (hi + 16)) / sizeof(float));
+    if (col < head) v = fmaf(g.a[0], g.b[col], v);
+    if (col >= g.n - tail) v = fmaf(g.a[g.k - 1], g.b[(size_t)(g.k - 1) * g.n + col], v);
+    sk_store(g, 0, 0, col, v);
+  }
 }
 
 /* The GEMV of MR rows (2 or 4; M of 2 to 4, the narrowest that holds M):
@@ -1143,7 +1242,8 @@ static __device__ __forceinline__ void sk_cols_band(const pg_gemm_args g) {
  * RING form of CN columns, 16-byte loads only; C = -(SK_BAND_CODE + CN):
  * the BAND form of CN columns, likewise); R > 0 and C = -1: the RING ROWS
  * form of R rows; R = -L the GEMV, L
- * lanes a row, of C rows (1, 2 or 4). VEC: the long operand is read in
+ * lanes a row, of C rows (1, 2 or 4; C = -1: of one row, B dense and read
+ * realigned, sk_gemv_realigned). VEC: the long operand is read in
  * 16-byte loads (its rows may be, and the side along them is a multiple of
  * 4: a thread's 4 floats are all in it or none); in the GEMV of 2 or 4
  * rows A too (sk_gemv_vec). */
@@ -1161,6 +1261,8 @@ __global__ void __launch_bounds__(SK_THREADS, R < 0            ? SK_GEMV_BLOCKS
   if (!CLUSTER && g.splits > 1) pg_grid_launch_dependents();
   if constexpr (R < 0 && C == 1)
     sk_gemv<-R, VEC>(g);
+  else if constexpr (R < 0 && C == -1)
+    sk_gemv_realigned<-R>(g);
   else if constexpr (R < 0)
     sk_gemv_rows<-R, C, VEC>(g);
   else if constexpr (C < 0 && R > 0)
@@ -1231,6 +1333,19 @@ static int sk_gemv_vec(const pg_gemm_args *args, bool vec) {
 /* The GEMV's blocks across N in form l (any row count: the same lanes). */
 static long long sk_gemv_blocks(long long n, int l) {
   const long long width = 4LL * sk_gemv_forms[0][l].chunk;
+  return (n + width - 1) / width;
+}
+/* The realigned GEMV of one row (sk_gemv_realigned) by lanes a row: 8,
+ * 16, 32 (4 would give 12 columns a block of 16 floats read). */
+static const sk_form sk_gemv_realigned_forms[] = {
+    {8, {NULL, (const void *)pg_skinny_kernel<-8, -1, true>}, {NULL, NULL}},
+    {16, {NULL, (const void *)pg_skinny_kernel<-16, -1, true>}, {NULL, NULL}},
+    {32, {NULL, (const void *)pg_skinny_kernel<-32, -1, true>}, {NULL, NULL}}};
+#define SK_GEMV_REALIGNED_FORMS \
+  ((int)(sizeof sk_gemv_realigned_forms / sizeof sk_gemv_realigned_forms[0]))
+/* Its blocks across N in form r: 4 (L - 1) columns a block. */
+static long long sk_gemv_realigned_blocks(long long n, int r) {
+  const long long width = 4LL * (sk_gemv_realigned_forms[r].chunk - 1);
   return (n + width - 1) / width;
 }
 /* The RING ROWS forms, by rows: 1, 2, 4, 8 (the chunks up to
@@ -1418,6 +1533,31 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
                   "the GEMV's rows: the chunks of 1, 2 and 4");
     const long long fit = (long long)SK_GEMV_BLOCKS * device->sm_count;
     const long long least = (long long)device->sm_count * SK_GEMV_MIN_FILL_PERCENT / 100;
+    if (f == 0 && !vec && args->ldb == args->n && args->k >= 1) {
+      /* One row, B dense but its rows not 16-byte aligned: the realigned
+       * GEMV, its lanes a row chosen as the GEMV's below (from 8, blocks of
+       * 4 (L - 1) columns), where its blocks are at least
+       * SK_GEMV_MIN_FILL_PERCENT of the SMs and N at least a block's 4L
+       * floats, and where they are no more than the SMs at 8 lanes or
+       * need 16 or 32; else the GEMV of 4-byte loads below (or the split
+       * form). Measured on the H200 beside that GEMV (both in one process,
+       * alternating; bench/results/h200-skinny.md): at 8 lanes a block an
+       * SM 1 x 3001 x 8192 in 35.1 us against 41.2, 1 x 2999 x 12000 47.7
+       * against 57.4; at 16 and 32 lanes 1 x 8191 x 8192 86.8 against 99.3,
+       * 1 x 16383 x 4096 77.7 against 84.5, 1 x 12001 x 3000 51.4 against
+       * 52.1; at 8 lanes past one block an SM slower at 3 of 4 shapes
+       * (1 x 4095 x 4097 29.3 against 26.4, 1 x 4097 x 16384 106 against
+       * 88), why not known. */
+      int r = 0;
+      while (r < SK_GEMV_REALIGNED_FORMS - 1 && sk_gemv_realigned_blocks(args->n, r) > fit) ++r;
+      const long long blocks = sk_gemv_realigned_blocks(args->n, r);
+      if (blocks >= least && (r > 0 || blocks <= device->sm_count) &&
+          args->n >= 4LL * sk_gemv_realigned_forms[r].chunk) {
+        launch->kernel = sk_gemv_realigned_forms[r].kernel[1];
+        launch->grid_x = blocks;
+        return;
+      }
+    }
     int l = 1;
     while (l < SK_GEMV_FORMS - 1 && sk_gemv_blocks(args->n, l) > fit) ++l;
     if (sk_gemv_blocks(args->n, l) < least) l = 0;
@@ -1464,7 +1604,7 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(skinny_ffma) = {
     .info = {.name = "skinny_ffma", .kind = PG_KIND_KERNEL,
-             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; 1-4 rows against a long N a GEMV of one kernel, K not split between blocks; 1-3 columns against many rows one kernel too, each lane's 16-byte copies in a cp.async ring of its own; 4-8 columns a block 16 rows of A over all of K, each warp's ring holding its step of B beside A's; 1-8 rows the ring turned round, a block 32 columns of B over all of K",
+             .technique = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; 1-4 rows against a long N a GEMV of one kernel, K not split between blocks (one row against B's rows off 16 bytes in aligned 16-byte loads, the rows' four shifts summed apart); 1-3 columns against many rows one kernel too, each lane's 16-byte copies in a cp.async ring of its own; 4-8 columns a block 16 rows of A over all of K, each warp's ring holding its step of B beside A's; 1-8 rows the ring turned round, a block 32 columns of B over all of K",
              .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
              .default_stages = 1, .tile_m = SK_ROWS_MAX_CHUNK, .tile_n = SK_COLS_MAX_CHUNK,
              .tile_k = SK_SPLIT_K, .threads = SK_THREADS},

@@ -67,6 +67,20 @@ static __device__ __forceinline__ void pg_cp_async_16_policy(void *smem, const v
                : "memory");
 }
 
+/* A 16-byte load of data read once (evict-first, as __ldcs) whose miss
+ * in L2 fetches the whole 128-byte line around it, not only the sectors
+ * asked for (PTX ISA, "ld": .L2::128B): where a warp's pieces of a line
+ * are not all its own (rows off 16 bytes, each block a window of its own),
+ * the line still comes from DRAM in one piece. Not volatile: a pure read
+ * of memory the kernel does not write, free to be scheduled. */
+static __device__ __forceinline__ float4 pg_ld_stream_line(const float4 *p) {
+  float4 v;
+  asm("ld.global.cs.L2::128B.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+      : "l"(p));
+  return v;
+}
+
 /* Closes the group of copies this thread issued since the last commit. */
 static __device__ __forceinline__ void pg_cp_async_commit(void) {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
