@@ -81,7 +81,7 @@
  *     against a dense B whose rows are off 16 bytes reads them in aligned
  *     16-byte loads all the same, blocks of 4(L - 1) columns, a thread's
  *     sums kept apart by the rows' shift (sk_gemv_realigned): 1 x 3001 x
- *     8192 35.1 us where 4-byte loads took 41.2, used where its blocks are
+ *     8192 35.2 us where 4-byte loads took 41.0, used where its blocks are
  *     at most the SMs at 8 lanes, or at 16 and 32 lanes (configure).
  *
  * auto's model of it (the launch's speed_share): its form's rate at a full
@@ -1540,14 +1540,14 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
        * SK_GEMV_MIN_FILL_PERCENT of the SMs and N at least a block's 4L
        * floats, and where they are no more than the SMs at 8 lanes or
        * need 16 or 32; else the GEMV of 4-byte loads below (or the split
-       * form). Measured on the H200 beside that GEMV (both in one process,
-       * alternating; bench/results/h200-skinny.md): at 8 lanes a block an
-       * SM 1 x 3001 x 8192 in 35.1 us against 41.2, 1 x 2999 x 12000 47.7
-       * against 57.4; at 16 and 32 lanes 1 x 8191 x 8192 86.8 against 99.3,
-       * 1 x 16383 x 4096 77.7 against 84.5, 1 x 12001 x 3000 51.4 against
-       * 52.1; at 8 lanes past one block an SM slower at 3 of 4 shapes
-       * (1 x 4095 x 4097 29.3 against 26.4, 1 x 4097 x 16384 106 against
-       * 88), why not known. */
+       * form). Measured on the H200 beside that GEMV (one build, the two
+       * alternating, the mean of two passes; bench/results/h200-skinny.md):
+       * at 8 lanes a block an SM 1 x 3001 x 8192 in 35.2 us against 41.0,
+       * 1 x 2999 x 12000 47.9 against 56.4; at 16 and 32 lanes
+       * 1 x 8191 x 8192 86.5 against 97.5, 1 x 16383 x 4096 76.7 against
+       * 83.6, 1 x 12001 x 3000 51.4 against 51.8; at 8 lanes past one
+       * block an SM slower at 3 of 4 shapes (1 x 4095 x 4097 29.3 against
+       * 26.4, 1 x 4097 x 16384 106 against 88), why not known. */
       int r = 0;
       while (r < SK_GEMV_REALIGNED_FORMS - 1 && sk_gemv_realigned_blocks(args->n, r) > fit) ++r;
       const long long blocks = sk_gemv_realigned_blocks(args->n, r);
