@@ -11,6 +11,9 @@
  *   unaligned_ptr A, B and C start one float past a 16-byte boundary while
  *                 every ld is a multiple of 4: alignment is a property of the
  *                 pointer too, not of the stride alone
+ *   unaligned_23  A and C start three floats past a 16-byte boundary, B two,
+ *                 odd lda, ldb, ldc: a first row off by 2 or 3 floats (the
+ *                 realigned GEMV's head and tail at B's ends)
  * Around and between C's rows lies a sentinel: a variant that writes outside
  * the M x N window fails. A variant may answer PG_ERR_UNSUPPORTED only for a
  * layout whose pointers or strides are not 16-byte multiples, and never for
@@ -118,6 +121,7 @@ typedef enum {
   MODE_UNALIGNED_AB,
   MODE_UNALIGNED_C,
   MODE_UNALIGNED_PTR,
+  MODE_UNALIGNED_23,
   MODE_PADDED_B /* B's rows alone padded, not dense: not in modes[], below */
 } mode_id;
 typedef struct {
@@ -132,6 +136,7 @@ static const mode modes[] = {
     {MODE_UNALIGNED_AB, "unaligned_ab", -0.75f, 0.25f},
     {MODE_UNALIGNED_C, "unaligned_c", 1.0f, -2.0f},
     {MODE_UNALIGNED_PTR, "unaligned_ptr", 2.0f, 0.0f},
+    {MODE_UNALIGNED_23, "unaligned_23", -1.25f, 0.75f},
 };
 #define N_MODES ((int)(sizeof modes / sizeof modes[0]))
 /* A and C dense, B's rows 3 floats longer than N: a layout the modes above
@@ -196,6 +201,13 @@ static void setup_layout(problem *p) {
     p->lda = round_up4(p->lda);
     p->ldb = round_up4(p->ldb);
     p->ldc = round_up4(p->ldc);
+    break;
+  case MODE_UNALIGNED_23:
+    p->a_off = p->c_off = 3;
+    p->b_off = 2;
+    p->lda = odd(p->lda);
+    p->ldb = odd(p->ldb);
+    p->ldc = odd(p->ldc);
     break;
   case MODE_PADDED_B:
     p->ldb = n + 3;
