@@ -46,7 +46,7 @@ def functions(text):
     """(architecture, kernel name, SASS lines) of each function, in order."""
     arch, name, lines = "?", None, []
     for line in text.splitlines():
-        a = re.search(r"arch = (sm_\w+)", line)
+        a = re.search(r"(?:arch = |code for )(sm_\w+)", line)
         m = re.search(r"Function : (\S+)", line)
         if a or m:
             if name:
