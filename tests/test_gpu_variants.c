@@ -53,7 +53,8 @@ typedef struct {
  * 1x2001x700 (126, a last block of one column) and 1x17003x100 (133
  * blocks of 32 lanes, the last thread's 3 columns) N no multiple of 4;
  * B dense but its rows off 16 bytes (N no multiple of 4, or B one float
- * past a boundary in unaligned_ab and unaligned_ptr) its realigned GEMV:
+ * past a boundary in unaligned_ab and unaligned_ptr, two in unaligned_23)
+ * its realigned GEMV:
  * 1x3003x301 (108 blocks of 8 lanes, the last of 7 columns; B ends off a
  * boundary, or starts off one), 1x3601x33 (K in one step, rows past it),
  * 1x3001x1 (row 0 is row K - 1), 1x17003x100 (32 lanes), 1x9000x300 (16
