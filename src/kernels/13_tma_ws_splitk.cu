@@ -41,7 +41,7 @@ template <> struct tws_schedule<TWS_SPLIT_K> {
   static __device__ __forceinline__ tws_cursor start(const pg_gemm_args &g,
                                                      const tws_geometry &geo) {
     tws_cursor c;
-    c.streaming = c.fresh = 0;
+    c.sk_next = c.sk_end = 0;
     c.next = blockIdx.x;
     c.end = geo.whole_tiles + (geo.tiles - geo.whole_tiles) * g.splits;
     return c;
@@ -61,7 +61,7 @@ template <> struct tws_schedule<TWS_SPLIT_CLUSTER> {
                                                      const tws_geometry &geo) {
     (void)g, (void)geo;
     tws_cursor c;
-    c.streaming = c.fresh = 0;
+    c.sk_next = c.sk_end = 0;
     c.next = blockIdx.x;
     c.end = blockIdx.x + 1;
     return c;
@@ -124,13 +124,7 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
    * a split K after the copies. */
   (void)pg_configure_operand_copies(args, device, launch);
   const tws_shape *shape = form->shape;
-  /* The blocks an SM: the tile's, unless its stages' shared memory fits
-   * fewer (tma_ws_splitk at 4 stages: one). */
-  long long per_sm = shape->blocks_per_sm;
-  const size_t smem = tws_shape_smem(shape, args->stages);
-  if (smem > 0 && (long long)(device->smem_optin / smem) < per_sm)
-    per_sm = (long long)(device->smem_optin / smem);
-  if (per_sm < 1) per_sm = 1;
+  const long long per_sm = tws_blocks_per_sm(shape, args->stages, device);
   const long long slots = per_sm * device->sm_count;
   if (pg_configure_split_tail(args, launch, slots, shape->tile_m, shape->tile_n,
                               tws_k_tiles(args), tuning->tma_ws_split_min_k_tiles,

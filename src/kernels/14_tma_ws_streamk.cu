@@ -15,55 +15,57 @@ extern "C" const pg_variant_entry pg_entry_tma_ws;
 
 #ifdef PG_HAVE_TMA
 /* Stream-K: block b's share of the stream-K part's K steps starts here
- * (counted from the part's first tile). */
+ * (counted from the part's first tile): b I / B for I steps over B blocks,
+ * in 32 bits (a 64-bit division is a call into a runtime routine). With
+ * I = q B + r it is b q + b r / B, and b r < B^2 (B at most
+ * TWS_MAX_SK_BLOCKS) fits. */
 static __device__ __forceinline__ int tws_sk_start(int b, const tws_geometry &geo, int blocks) {
-  return (int)((long long)b * geo.sk_iterations / blocks);
-}
-
-static __device__ __forceinline__ void tws_cursor_stream(tws_cursor *c, const tws_geometry &geo) {
-  c->streaming = 1;
-  c->fresh = 1;
-  c->next = tws_sk_start(blockIdx.x, geo, gridDim.x);
-  c->end = tws_sk_start(blockIdx.x + 1, geo, gridDim.x);
+  const unsigned steps = (unsigned)geo.sk_iterations, n = (unsigned)blocks;
+  return (int)((unsigned)b * (steps / n) + (unsigned)b * (steps % n) / n);
 }
 
 /* Stream-K: first the whole tiles before sk_first_tile, data-parallel
  * (blocks running together share A and B in L2); then the block's
- * contiguous share of the remaining tiles' K steps, cut at tile boundaries. */
+ * contiguous share of the remaining tiles' K steps, cut at tile boundaries,
+ * its first stretch to slot 0 of the block's two, the others to slot 1.
+ * Both parts end in one path (one tile lookup, one set of fields): with a
+ * path each, ptxas numbered the FFMA block's registers with twice the bank
+ * conflicts of tma_ws's (scripts/ffma-banks.py: 0.725 extra cycles a FFMA
+ * against 0.335; this form 0.392) and the kernel ran 19-30 % longer. */
 template <> struct tws_schedule<TWS_STREAM_K> {
   static __device__ __forceinline__ tws_cursor start(const pg_gemm_args &g,
                                                      const tws_geometry &geo) {
     tws_cursor c;
-    c.streaming = c.fresh = 0;
     c.next = blockIdx.x;
     c.end = g.sk_first_tile;
-    if (c.next >= c.end) tws_cursor_stream(&c, geo);
+    c.sk_next = tws_sk_start(blockIdx.x, geo, gridDim.x);
+    c.sk_end = tws_sk_start(blockIdx.x + 1, geo, gridDim.x);
     return c;
   }
   static __device__ __forceinline__ bool next(const pg_gemm_args &g, const tws_geometry &geo,
                                               tws_cursor *c, tws_work *w) {
-    if (c->next >= c->end) {
-      if (c->streaming) return false;
-      tws_cursor_stream(c, geo);
-      if (c->next >= c->end) return false;
-    }
-    if (c->streaming) {
-      const int part_tile = c->next / geo.k_tiles;
-      const int tile_start = part_tile * geo.k_tiles;
-      const int stop = min(c->end, tile_start + geo.k_tiles);
-      pg_grouped_tile(g.sk_first_tile + part_tile, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm,
-                      &w->tn);
-      w->kt_begin = c->next - tile_start;
-      w->kt_end = stop - tile_start;
-      /* A whole tile goes to C; a part to the block's slot 0 (its first
-       * stretch) or 1 (its last), for the fixup kernel to add up. */
-      w->dest = w->kt_begin == 0 && w->kt_end == geo.k_tiles ? TWS_TO_C : TWS_TO_SLOT;
-      w->index = 2 * (int)blockIdx.x + (c->fresh ? 0 : 1);
-      c->fresh = 0;
-      c->next = stop;
+    int tile, first, last, slot = 0;
+    if (c->next < c->end) {
+      tile = c->next;
+      first = 0;
+      last = geo.k_tiles;
+      c->next += gridDim.x;
     } else {
-      tws_take_split(g, geo, c, w);
+      const int it = c->sk_next;
+      if (it >= c->sk_end) return false;
+      slot = it == tws_sk_start(blockIdx.x, geo, gridDim.x) ? 0 : 1;
+      const int part_tile = it / geo.k_tiles;
+      const int tile_start = part_tile * geo.k_tiles;
+      tile = g.sk_first_tile + part_tile;
+      first = it - tile_start;
+      last = min(c->sk_end - tile_start, geo.k_tiles);
+      c->sk_next = tile_start + last;
     }
+    pg_grouped_tile(tile, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm, &w->tn);
+    w->kt_begin = first;
+    w->kt_end = last;
+    w->dest = first == 0 && last == geo.k_tiles ? TWS_TO_C : TWS_TO_SLOT;
+    w->index = 2 * (int)blockIdx.x + slot;
     return true;
   }
 };
@@ -90,13 +92,13 @@ static __device__ __forceinline__ int tws_sk_block_of(int it, const tws_geometry
 }
 #endif
 
-template <int TN>
+template <int TM, int TN>
 __global__ void __launch_bounds__(TWS_REDUCE_THREADS)
     pg_tma_ws_fixup_kernel(const pg_gemm_args g) {
 #ifdef PG_HAVE_TMA
   __shared__ unsigned slots[TWS_MAX_SK_BLOCKS]; /* the tile's slots, in block order */
   __shared__ int first_block, slot_count;
-  const tws_geometry geo = tws_geometry_of<TWS_TILE_M, TN>(g);
+  const tws_geometry geo = tws_geometry_of<TM, TN>(g);
   const int t = g.sk_first_tile + blockIdx.x;
   const int begin = blockIdx.x * geo.k_tiles;
   if (threadIdx.x == 0) {
@@ -113,17 +115,17 @@ __global__ void __launch_bounds__(TWS_REDUCE_THREADS)
   __syncthreads();
   int tm, tn;
   pg_grouped_tile(t, geo.tiles_m, geo.tiles_n, g.group_m, &tm, &tn);
-  const int rows = min(TWS_TILE_M, g.m - tm * TWS_TILE_M);
+  const int rows = min(TM, g.m - tm * TM);
   const int cols = min(TN, g.n - tn * TN);
-  const int band = TWS_TILE_M / TWS_FIXUP_CHUNKS;
+  const int band = TM / TWS_FIXUP_CHUNKS;
   for (int e = blockIdx.y * band * TN + threadIdx.x; e < (int)(blockIdx.y + 1) * band * TN;
        e += TWS_REDUCE_THREADS) {
     const int r = e / TN, col = e % TN;
     if (r >= rows || col >= cols) continue;
     float sum = 0.f;
     for (int i = 0; i < slot_count; ++i)
-      sum += g.partials[(size_t)slots[i] * TWS_TILE_M * TN + e];
-    float *c = g.c + (size_t)(tm * TWS_TILE_M + r) * g.ldc + (tn * TN + col);
+      sum += g.partials[(size_t)slots[i] * TM * TN + e];
+    float *c = g.c + (size_t)(tm * TM + r) * g.ldc + (tn * TN + col);
     const float v = g.alpha * sum;
     *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
   }
@@ -137,14 +139,16 @@ __global__ void __launch_bounds__(TWS_REDUCE_THREADS)
  * together share A and B in L2); the tiles of the partial last wave are
  * shared out evenly by K steps, in tile order. Whole tiles go straight to C;
  * a tile cut between blocks is finished by the fixup kernel. Where the tiles
- * fill whole waves, nothing is cut and the plan is data-parallel. */
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
-                      pg_kernel_launch *launch) {
-  pg_entry_tma_ws.configure(args, device, tuning, launch);
+ * fill whole waves, nothing is cut and the plan is data-parallel. `launch`
+ * comes planned for whole tiles (grid_x the tiles); `stream_kernel` and
+ * `fixup` are the shape's instances. */
+static void configure_stream(const tws_shape *shape, const void *stream_kernel,
+                             const void *fixup, pg_gemm_args *args, const pg_device *device,
+                             pg_kernel_launch *launch) {
   launch->persistent_blocks_per_sm = 0;
   const long long tiles = launch->grid_x;
   const long long k_tiles = tws_k_tiles(args);
-  long long blocks = (long long)TWS_MIN_BLOCKS_PER_SM * device->sm_count;
+  long long blocks = tws_blocks_per_sm(shape, args->stages, device) * device->sm_count;
   if (blocks > TWS_MAX_SK_BLOCKS) blocks = TWS_MAX_SK_BLOCKS;
   if (k_tiles == 0 || tiles % blocks == 0) return;
   /* Only the partial wave streamed: streamed blocks run at different K at
@@ -161,16 +165,27 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   const long long iterations = (tiles - first_streamed) * k_tiles;
   if (iterations > INT_MAX) return; /* the kernel counts them in int */
   if (blocks > iterations) blocks = iterations;
-  launch->kernel = (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_STREAM_K>;
+  launch->kernel = stream_kernel;
   args->stream_k = 1;
   args->sk_blocks = (int)blocks;
   args->sk_first_tile = (int)first_streamed;
   launch->grid_x = blocks;
-  launch->workspace_bytes = (size_t)blocks * 2 * TWS_TILE_M * TWS_TILE_N * sizeof(float);
-  launch->reduce_kernel = (const void *)pg_tma_ws_fixup_kernel<TWS_TILE_N>;
+  launch->workspace_bytes = (size_t)blocks * 2 * shape->tile_m * shape->tile_n * sizeof(float);
+  launch->reduce_kernel = fixup;
   launch->reduce_threads = TWS_REDUCE_THREADS;
   launch->reduce_grid_x = tiles - first_streamed;
   launch->reduce_grid_y = TWS_FIXUP_CHUNKS;
+}
+
+/* tma_ws_streamk: tma_ws's tile (128 x 128, two blocks an SM), planned as
+ * tma_ws plans it where nothing is cut. */
+static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
+static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
+  pg_entry_tma_ws.configure(args, device, tuning, launch);
+  configure_stream(&large, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_STREAM_K>,
+                   (const void *)pg_tma_ws_fixup_kernel<TWS_TILE_M, TWS_TILE_N>, args, device,
+                   launch);
 }
 
 /* tma_ws's kernel, judged by the same rules. */

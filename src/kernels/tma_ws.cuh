@@ -158,8 +158,7 @@ typedef struct {
  * few registers setmaxnreg leaves it. */
 typedef struct {
   int next, end;
-  int streaming; /* stream-K: in its streamed part */
-  int fresh;     /* stream-K: the next stretch is the block's first of that part */
+  int sk_next, sk_end; /* stream-K: its streamed part's K steps still to take */
 } tws_cursor;
 
 /* The device helpers exist where the kernel does: sm_90 code. */
@@ -209,7 +208,7 @@ template <> struct tws_schedule<TWS_WHOLE_TILES> {
                                                      const tws_geometry &geo) {
     (void)g;
     tws_cursor c;
-    c.streaming = c.fresh = 0;
+    c.sk_next = c.sk_end = 0;
     c.next = blockIdx.x;
     c.end = geo.tiles;
     return c;
@@ -443,8 +442,6 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
     pg_tma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
 #ifdef PG_HAVE_TMA
   typedef tws_tile<TM, TN> tile;
-  /* Stream-K's slots and fixup kernel are laid out for the 128-row tile. */
-  static_assert(MODE != TWS_STREAM_K || TM == TWS_TILE_M, "stream-K is built for 128 rows");
   enum { THREAD_M = tile::THREAD_M, THREAD_N = tile::THREAD_N, STAGE_BYTES = tile::STAGE_BYTES };
   enum { CONSUMERS = tile::CONSUMERS, STAGE_A_BYTES = tile::STAGE_A_BYTES };
   extern __shared__ float4 smem_raw[];
@@ -582,6 +579,17 @@ typedef struct {
 /* A block's shared memory at `stages`: its ring of the tile's stages. */
 static inline size_t tws_shape_smem(const tws_shape *shape, int stages) {
   return pg_tma_ring_smem(stages, shape->stage_bytes, TWS_STAGE_SYNC_BYTES);
+}
+
+/* The shape's blocks an SM at `stages`: its own count, fewer where its
+ * stages' shared memory fits fewer (the 128 x 128 tile at 4 stages: one). */
+static inline long long tws_blocks_per_sm(const tws_shape *shape, int stages,
+                                          const pg_device *device) {
+  long long per_sm = shape->blocks_per_sm;
+  const size_t smem = tws_shape_smem(shape, stages);
+  if (smem > 0 && (long long)(device->smem_optin / smem) < per_sm)
+    per_sm = (long long)(device->smem_optin / smem);
+  return per_sm < 1 ? 1 : per_sm;
 }
 
 static inline long long tws_k_tiles(const pg_gemm_args *args) {
