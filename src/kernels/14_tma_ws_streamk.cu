@@ -1,7 +1,7 @@
 /* 14 tma_ws_streamk — the flagship over stream-K, after data-parallel
  * waves: where the tiles leave the last wave partly empty, as many blocks as
- * fit at once share that wave's tiles out by K steps (the tiles before it
- * run data-parallel, a block per tile); a tile cut between blocks leaves its
+ * fit at once share that wave's tiles out by K steps (the same blocks walk
+ * the tiles before it first, data-parallel); a tile cut between blocks leaves its
  * parts in slots of a workspace, and a second kernel adds them up in block
  * order, so a call gives the same bits on every run. Where the tiles fill
  * whole waves, nothing is cut and the call is tma_ws's (12). sm_90 only.
