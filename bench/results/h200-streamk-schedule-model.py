@@ -1,4 +1,4 @@
-"""The stream-K schedule of bench/results/h200-streamk-schedule.patch (tws_schedule<TWS_STREAM_K>::next and tws_sk_start)
+"""The stream-K schedule of src/kernels/14_tma_ws_streamk.cu since ac071cb (tws_schedule<TWS_STREAM_K>::next and tws_sk_start)
 and the fixup kernel's slot rule (pg_tma_ws_fixup_kernel), modelled in Python over random plans as the
 planner (configure_stream) makes them: every K step of every tile taken once, whole tiles to C, and
 each cut tile's slots, as the fixup finds them, holding that tile's parts. python3 THIS_FILE -> "ok N"."""
