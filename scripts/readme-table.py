@@ -35,6 +35,7 @@ COLUMNS = [
     ("tflops", "TFLOP/s", 1),
     ("x_baseline", "× baseline", 2),
     ("x_cublas", "× cuBLAS", 2),
+    ("x_cublas_tf32", "× cuBLAS TF32", 2),
     ("pct_ffma_peak", "% FFMA peak", 1),
     ("verdict", "verdict", None),
 ]
