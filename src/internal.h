@@ -229,6 +229,10 @@ typedef struct {
    * auto's model in place of the registry tile's useful share (an entry
    * whose form and tile follow the shape: skinny_ffma). */
   double speed_share;
+  /* > 0, with a persistent grid: auto's model takes the launch's predicted
+   * speed times this (tma_ws's persistent grid at few K steps: its
+   * measured gain, from the tuning row). */
+  double speed_factor;
   /* > 0: how full the launch keeps its block slots, for auto's model in
    * place of its blocks over the slots of the waves they take (a plan whose
    * blocks differ in length: pg_configure_split_tail). */

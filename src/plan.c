@@ -229,7 +229,10 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
                           (double)kernel->copied_floats / (2.0 * (double)args->m * args->n);
     copy_share = k / (k + copy_k);
   }
-  return rule->speed_percent * fill * useful * k_share * kb_share * copy_share;
+  const double factor =
+      kernel->persistent_blocks_per_sm > 0 && kernel->speed_factor > 0.0 ? kernel->speed_factor
+                                                                         : 1.0;
+  return rule->speed_percent * fill * useful * k_share * kb_share * copy_share * factor;
 }
 
 /* The entry a tuning rule names, if a selector of `precision` may run it: a

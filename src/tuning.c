@@ -196,17 +196,22 @@
 
 static const pg_tuning rows[] = {
     /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile
-     * beat the persistent grid; the group size moved nothing beyond noise.
+     * beat the persistent grid, but where a tile has at most four K steps
+     * (K <= 128) the persistent grid of two blocks an SM ran 2-10 % faster
+     * at each of five shapes (even at K = 256, 2-3 % slower at K = 200,
+     * 512 and 1024: bench/results/h200-small-k-persistent-*.csv), so
+     * tma_ws runs it there, counted at 102 %, the least of those gains;
+     * the group size moved nothing beyond noise.
      * The split model's constants are estimates, not fits: a split block's
      * extra cost one K step (its pipeline's fill and its 64 KB of partial
      * sums, against the ~5 us a K step of a whole wave takes), 16 FLOPs a
      * byte (~60 TFLOP/s of FFMA over ~4 TB/s); what they choose is measured
      * in bench/results/h200-skinny.md. */
     {90, 132, "NVIDIA H200, bench/results/h200-tma.md, h200-shapes.md and h200-tensorcore.md",
-     8, 0, 2, 1, 16, 4, 4096, 4, 512, 1, 1, PG_H200_SKINNY, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES,
+     8, 0, 4, 102, 2, 1, 16, 4, 4096, 4, 512, 1, 1, PG_H200_SKINNY, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES,
      PG_H200_AUTO_EMULATED_RULES},
     /* Untuned Hopper and anything else: the H200's choices. */
-    {0, 0, "untuned (the H200's choices)", 8, 0, 2, 1, 16, 4, 4096, 4, 512, 1, 1, PG_H200_SKINNY, PG_H200_AUTO_RULES,
+    {0, 0, "untuned (the H200's choices)", 8, 0, 4, 102, 2, 1, 16, 4, 4096, 4, 512, 1, 1, PG_H200_SKINNY, PG_H200_AUTO_RULES,
      PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
 };
 
@@ -238,7 +243,11 @@ pg_tuning pg_tuning_with_env(const pg_tuning *row) {
   pg_tuning t = *row;
   t.tma_ws_group_m = env_int("PIPEGEMM_TMA_WS_GROUP_M", t.tma_ws_group_m);
   if (t.tma_ws_group_m < 1) t.tma_ws_group_m = 1;
-  t.tma_ws_blocks_per_sm = env_int("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", t.tma_ws_blocks_per_sm);
+  const int blocks_per_sm = env_int("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", -1);
+  if (blocks_per_sm >= 0) {
+    t.tma_ws_blocks_per_sm = blocks_per_sm;
+    t.tma_ws_persistent_max_k_tiles = 0;
+  }
   const int steps = env_int("PIPEGEMM_EMULATED_SUM_STEPS", -1);
   if (steps >= 0) {
     t.emulated_sum_steps = steps;

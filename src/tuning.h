@@ -42,6 +42,12 @@ typedef struct {
    * persistence). */
   int tma_ws_group_m;
   int tma_ws_blocks_per_sm;
+  /* tma_ws (the 128 x 128 tile, two blocks an SM): at or below this many K
+   * steps (of TWS_TILE_K) a persistent grid of two blocks an SM, whose
+   * producers load the next tile while the consumers store the last (0:
+   * never); and its speed there, in percent of one block a tile, for
+   * auto's model. */
+  int tma_ws_persistent_max_k_tiles, tma_ws_persistent_speed_percent;
   /* tma_ws_splitk: the fewest K steps (of TWS_TILE_K) a split may have. */
   int tma_ws_split_min_k_tiles;
   /* tma_ws_splitk and its forms: what a block of a split K costs beyond
@@ -108,7 +114,8 @@ pg_tuning pg_tuning_row(int cc, int sm_count);
 
 /* A row with the environment's overrides of its tma_ws fields (for tuning
  * runs): PIPEGEMM_TMA_WS_GROUP_M and PIPEGEMM_TMA_WS_BLOCKS_PER_SM, when set
- * to a number, of emulated_sum_steps (PIPEGEMM_EMULATED_SUM_STEPS, then at
+ * to a number (the second then at every K: tma_ws_persistent_max_k_tiles
+ * 0), of emulated_sum_steps (PIPEGEMM_EMULATED_SUM_STEPS, then at
  * every K: emulated_sum_min_k 0), of emulated_split_min_k_tiles
  * (PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES) and of emulated_fused_max_n
  * (PIPEGEMM_EMULATED_FUSED_SPLIT: 1 fuses at every N, 0 at none) and of

@@ -247,11 +247,18 @@ static void test_tuning_table(void **state) {
   pg_tuning t = pg_tuning_for(90, 132);
   assert_int_equal(t.tma_ws_group_m, 3);
   assert_int_equal(t.tma_ws_blocks_per_sm, h200.tma_ws_blocks_per_sm + 2);
+  /* The persistent grid at few K steps: on the H200 where K <= 128, at a
+   * gain above the 1 % that tma_ws_m256's rule holds over tma_ws's; the
+   * environment's blocks an SM, where set, decide at every K. */
+  assert_int_equal(h200.tma_ws_persistent_max_k_tiles, 4);
+  assert_true(h200.tma_ws_persistent_speed_percent > 101);
+  assert_int_equal(t.tma_ws_persistent_max_k_tiles, 0);
   setenv("PIPEGEMM_TMA_WS_GROUP_M", "many", 1);
   setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "-2", 1);
   t = pg_tuning_for(90, 132);
   assert_int_equal(t.tma_ws_group_m, h200.tma_ws_group_m);
   assert_int_equal(t.tma_ws_blocks_per_sm, h200.tma_ws_blocks_per_sm);
+  assert_int_equal(t.tma_ws_persistent_max_k_tiles, h200.tma_ws_persistent_max_k_tiles);
   unsetenv("PIPEGEMM_TMA_WS_GROUP_M");
   unsetenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM");
 }
@@ -1006,6 +1013,57 @@ static void test_auto_short_n(void **state) {
   }
 }
 
+/* tma_ws at few K steps on an H200's facts: a persistent grid of two
+ * blocks an SM where K <= 128 (and auto then runs it, ahead of
+ * tma_ws_m256), one block a tile above, and at the stage count where one
+ * block fills an SM; the environment's blocks an SM decide at every K. */
+static void test_tma_ws_small_k(void **state) {
+  (void)state;
+  const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
+  const pg_variant_entry *e = pg_entry_find("tma_ws");
+  assert_non_null(e);
+  const struct {
+    int k, stages, persistent;
+  } cases[] = {{64, 3, 2}, {128, 3, 2}, {129, 3, 0}, {256, 3, 0}, {4096, 3, 0}, {128, 4, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    pg_gemm_args g = aligned_args();
+    g.m = g.n = g.ldb = g.ldc = 8192;
+    g.k = g.lda = cases[i].k;
+    g.c = storage;
+    g.stages = cases[i].stages;
+    pg_kernel_launch launch;
+    memset(&launch, 0, sizeof launch);
+    e->configure(&g, &h200, &h200.tuning, &launch);
+    if (launch.persistent_blocks_per_sm != cases[i].persistent)
+      print_message("K %d at %d stages: %d blocks an SM\n", cases[i].k, cases[i].stages,
+                    launch.persistent_blocks_per_sm);
+    assert_int_equal(launch.persistent_blocks_per_sm, cases[i].persistent);
+    assert_true((launch.speed_factor > 1.0) == (cases[i].persistent > 0));
+  }
+  const pg_variant_info *selector = pg_variant_find("auto");
+  const int ks[] = {128, 256};
+  const char *want[] = {"tma_ws", "tma_ws_m256"};
+  for (int i = 0; i < 2; ++i) {
+    pg_model_row rows[PG_AUTO_MAX_RULES];
+    int chosen = -2;
+    pg_auto_model(&h200, selector, 8192, 8192, ks[i], rows, PG_AUTO_MAX_RULES, &chosen);
+    assert_true(chosen >= 0);
+    assert_string_equal(rows[chosen].variant->name, want[i]);
+  }
+  /* PIPEGEMM_TMA_WS_BLOCKS_PER_SM=0: one block a tile at K = 128 too. */
+  assert_int_equal(setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "0", 1), 0);
+  pg_gemm_args g = aligned_args();
+  g.m = g.n = g.ldb = g.ldc = 8192;
+  g.k = g.lda = 128;
+  g.c = storage;
+  g.stages = 3;
+  pg_kernel_launch launch;
+  memset(&launch, 0, sizeof launch);
+  e->configure(&g, &h200, &h200.tuning, &launch);
+  assert_int_equal(unsetenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM"), 0);
+  assert_int_equal(launch.persistent_blocks_per_sm, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_aligned_layout_passes),
@@ -1021,6 +1079,7 @@ int main(void) {
       cmocka_unit_test(test_registry_facts),
       cmocka_unit_test(test_auto_without_gpu),
       cmocka_unit_test(test_auto_model),
+      cmocka_unit_test(test_tma_ws_small_k),
       cmocka_unit_test(test_split_in_clusters),
       cmocka_unit_test(test_split_in_clusters_rule),
       cmocka_unit_test(test_skinny_ring_form),

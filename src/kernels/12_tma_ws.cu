@@ -7,8 +7,12 @@
  *
  * Tiles: block b takes tiles b, b + gridDim.x, ... whole (tws_schedule's
  * whole-tiles form). The grid is blocks_per_sm x SMs from the tuning table
- * (src/tuning.c), or one block per tile where the table says 0;
- * bench/results/h200-tma.md measures both on an H200. Where the tiles leave
+ * (src/tuning.c), or one block per tile where the table says 0 but a
+ * persistent grid of two blocks an SM where a tile has few K steps (the
+ * table's tma_ws_persistent_max_k_tiles): there the producers load the
+ * next tile while the consumers store the last, which pays where the
+ * store is a large share of a tile's time; bench/results/h200-tma.md and
+ * h200-skinny.md measure both on an H200. Where the tiles leave
  * SMs idle, the next chapters split K (13) or share the last wave's K steps
  * out (14).
  *
@@ -22,10 +26,16 @@ static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
 
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
-  (void)device;
   tws_configure_whole_tiles(
       &large, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_WHOLE_TILES>, args,
       tuning, launch);
+  const pg_tuning env = pg_tuning_with_env(tuning);
+  if (launch->persistent_blocks_per_sm == 0 &&
+      tws_k_tiles(args) <= env.tma_ws_persistent_max_k_tiles &&
+      tws_blocks_per_sm(&large, args->stages, device) >= TWS_MIN_BLOCKS_PER_SM) {
+    launch->persistent_blocks_per_sm = TWS_MIN_BLOCKS_PER_SM;
+    launch->speed_factor = env.tma_ws_persistent_speed_percent / 100.0;
+  }
 }
 
 static const pg_sass_rule rules[] = {TWS_RULES};

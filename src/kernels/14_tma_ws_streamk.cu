@@ -145,7 +145,6 @@ __global__ void __launch_bounds__(TWS_REDUCE_THREADS)
 static void configure_stream(const tws_shape *shape, const void *stream_kernel,
                              const void *fixup, pg_gemm_args *args, const pg_device *device,
                              pg_kernel_launch *launch) {
-  launch->persistent_blocks_per_sm = 0;
   const long long tiles = launch->grid_x;
   const long long k_tiles = tws_k_tiles(args);
   long long blocks = tws_blocks_per_sm(shape, args->stages, device) * device->sm_count;
@@ -166,6 +165,7 @@ static void configure_stream(const tws_shape *shape, const void *stream_kernel,
   if (iterations > INT_MAX) return; /* the kernel counts them in int */
   if (blocks > iterations) blocks = iterations;
   launch->kernel = stream_kernel;
+  launch->persistent_blocks_per_sm = 0; /* its grid is its own */
   args->stream_k = 1;
   args->sk_blocks = (int)blocks;
   args->sk_first_tile = (int)first_streamed;
