@@ -1017,23 +1017,28 @@ static void test_auto_short_n(void **state) {
  * blocks an SM where K <= 128 (and auto then runs it, ahead of
  * tma_ws_m256), one block a tile above, and at the stage count where one
  * block fills an SM; the environment's blocks an SM decide at every K. */
+static pg_kernel_launch tma_ws_launch_at(const pg_device *device, int k, int stages) {
+  const pg_variant_entry *e = pg_entry_find("tma_ws");
+  assert_non_null(e);
+  pg_gemm_args g = aligned_args();
+  g.m = g.n = g.ldb = g.ldc = 8192;
+  g.k = g.lda = k;
+  g.c = storage;
+  g.stages = stages;
+  pg_kernel_launch launch;
+  memset(&launch, 0, sizeof launch);
+  e->configure(&g, device, &device->tuning, &launch);
+  return launch;
+}
+
 static void test_tma_ws_small_k(void **state) {
   (void)state;
   const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
-  const pg_variant_entry *e = pg_entry_find("tma_ws");
-  assert_non_null(e);
   const struct {
     int k, stages, persistent;
   } cases[] = {{64, 3, 2}, {128, 3, 2}, {129, 3, 0}, {256, 3, 0}, {4096, 3, 0}, {128, 4, 0}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    pg_gemm_args g = aligned_args();
-    g.m = g.n = g.ldb = g.ldc = 8192;
-    g.k = g.lda = cases[i].k;
-    g.c = storage;
-    g.stages = cases[i].stages;
-    pg_kernel_launch launch;
-    memset(&launch, 0, sizeof launch);
-    e->configure(&g, &h200, &h200.tuning, &launch);
+    const pg_kernel_launch launch = tma_ws_launch_at(&h200, cases[i].k, cases[i].stages);
     if (launch.persistent_blocks_per_sm != cases[i].persistent)
       print_message("K %d at %d stages: %d blocks an SM\n", cases[i].k, cases[i].stages,
                     launch.persistent_blocks_per_sm);
@@ -1052,14 +1057,7 @@ static void test_tma_ws_small_k(void **state) {
   }
   /* PIPEGEMM_TMA_WS_BLOCKS_PER_SM=0: one block a tile at K = 128 too. */
   assert_int_equal(setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "0", 1), 0);
-  pg_gemm_args g = aligned_args();
-  g.m = g.n = g.ldb = g.ldc = 8192;
-  g.k = g.lda = 128;
-  g.c = storage;
-  g.stages = 3;
-  pg_kernel_launch launch;
-  memset(&launch, 0, sizeof launch);
-  e->configure(&g, &h200, &h200.tuning, &launch);
+  const pg_kernel_launch launch = tma_ws_launch_at(&h200, 128, 3);
   assert_int_equal(unsetenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM"), 0);
   assert_int_equal(launch.persistent_blocks_per_sm, 0);
 }
