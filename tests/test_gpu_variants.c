@@ -44,8 +44,8 @@ typedef struct {
  * SMs (B's and A's rows 16 bytes, N and K whole vectors) its RING ROWS
  * form: 1x1000x3000 (32 blocks of columns, K in 4 ranges), 1x2000x700 (2
  * ranges, the last short), 1x4100x1000 (129 blocks, the last of 4
- * columns), 2x4100x1000 of 2 rows, 5x1000x8 of 8 (one step, short, and
- * seven warps with none), 4x2048x260 of 4 (64 blocks, K too short to
+ * columns), 2x4100x1000 of 2 rows, 5x1000x8 of 6 (one step, short, and
+ * seven warps with none), 6x4100x1000 of 6 (129 blocks), 4x2048x260 of 4 (64 blocks, K too short to
  * split), 8x2048x1000 of 8 (2 ranges), 7x9000x300 of 8 (282 blocks, 2 an
  * SM, a row past M, the last step short); 1x2000x701 (125 blocks),
  * 1x4100x1001 (129) and 1x9000x300 (141, K no multiple of the 16 rows a thread takes)
@@ -110,7 +110,7 @@ static const shape shapes[] = {
     {1003, 4, 1000}, {1000, 5, 1000}, {2001, 6, 700}, {1500, 7, 4100}, {530, 8, 3000},
     {999, 8, 8},     {3800, 5, 260},  {7700, 7, 300}, {1, 2000, 701}, {1, 4100, 1001},
     {2, 9000, 1000}, {5, 1000, 8},    {4, 2048, 260}, {8, 2048, 1000}, {1500, 6, 3000},
-    {700, 6, 4100},  {1, 3003, 301},   {1, 3601, 33},   {1, 3001, 1},
+    {700, 6, 4100},  {6, 4100, 1000},  {1, 3003, 301},   {1, 3601, 33},   {1, 3001, 1},
     {1, 3600, 1001},
 };
 #define BIG_WORK 1e8 /* shapes with M*N*K this large are dropped by PG_TEST_QUICK */
@@ -601,8 +601,8 @@ int main(void) {
   /* skinny_ffma's split K: added up in clusters where they all fit at
    * once on the GPU (sm_90: at some of these shapes, each of which splits
    * on a GPU of up to 150 SMs, too few rows of A for the ring form of one
-   * column at 400x1x3000, the RING ROWS form's ranges at 8x1500x4100 and
-   * 3x1000x4100, the ROWS form's chunk of 8 rows at 7x1500x4101 (K no
+   * column at 400x1x3000, the RING ROWS form's ranges at 8x1500x4100,
+   * 6x1500x4100 and 3x1000x4100, the ROWS form's chunk of 8 rows at 7x1500x4101 (K no
    * multiple of 4), the BAND form's at 900x8x4100 and 1003x5x3000 (a last
    * block of 11 rows) on a GPU of 114 and 126 SMs or more; on an H200 all
    * but 4100x8x4100, which does not split, in clusters), and
@@ -617,7 +617,7 @@ int main(void) {
     const shape sk_shapes[] = {{2, 333, 2000},  {400, 1, 3000}, {8, 1500, 4100},
                                {900, 8, 4100},  {16, 600, 9000}, {600, 3, 7777},
                                {4100, 8, 4100}, {3, 1000, 4100}, {7, 1500, 4101},
-                               {1003, 5, 3000}};
+                               {1003, 5, 3000}, {6, 1500, 4100}};
     int in_clusters = 0;
     const char *env_clusters = getenv("PIPEGEMM_SPLIT_IN_CLUSTERS");
     const int clusters_off = env_clusters != NULL && strcmp(env_clusters, "0") == 0;

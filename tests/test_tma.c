@@ -805,7 +805,8 @@ static void test_skinny_band_form(void **state) {
  * where the blocks are fewer than the SMs (planes here: a model has no
  * clusters), its rings dynamic shared memory (more than 48 KiB); 9 rows, N
  * or K off whole vectors, or A's rows off 16 bytes take another form,
- * none of which asks for dynamic shared memory. */
+ * none of which asks for dynamic shared memory. Its chunks: 5 and 6 rows
+ * take the form of 6, 7 and 8 that of 8. */
 static void test_skinny_ring_rows_form(void **state) {
   (void)state;
   struct {
@@ -831,6 +832,20 @@ static void test_skinny_ring_rows_form(void **state) {
       if (cases[i].splits == 1) assert_int_equal(g.splits, 1); /* the GEMV: one kernel */
     }
   }
+  /* A kernel for each chunk, less shared memory at 6 rows than at 8. */
+  const void *kernel[9];
+  size_t smem[9];
+  for (int m = 5; m <= 8; ++m) {
+    pg_gemm_args g;
+    pg_kernel_launch launch;
+    configure_skinny(m, 4096, 4096, 4096, 0, &g, &launch);
+    kernel[m] = launch.kernel;
+    smem[m] = launch.dynamic_smem;
+  }
+  assert_ptr_equal(kernel[5], kernel[6]);
+  assert_ptr_equal(kernel[7], kernel[8]);
+  assert_ptr_not_equal(kernel[6], kernel[8]);
+  assert_true(smem[6] < smem[8]);
 }
 
 /* skinny_ffma's GEMV of one row where B is dense but its rows are not

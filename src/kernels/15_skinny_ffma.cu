@@ -56,7 +56,7 @@
  *     the blocks are at most half the SMs), its warps the K steps of 16
  *     rows of B in turn; a lane copies 4 rows of its 4 columns a step into
  *     its warp's ring of 4 steps (6 at 2 and 4 rows), and A's values of
- *     the step beside them (sk_rows_ring). On the H200 8 x 4096 x 4096 in
+ *     the step beside them (sk_rows_ring); chunks of 1, 2, 4, 6 or 8 rows. On the H200 8 x 4096 x 4096 in
  *     23.5 us where the split ROWS form took 29.0, 4 x 4096 x 4096 23.0
  *     where the GEMV took 24.7 (bench/results/h200-skinny.md).
  * Block b of the grid: tile b % tiles (block of the long side fastest, then
@@ -1348,8 +1348,12 @@ static long long sk_gemv_realigned_blocks(long long n, int r) {
   const long long width = 4LL * (sk_gemv_realigned_forms[r].chunk - 1);
   return (n + width - 1) / width;
 }
-/* The RING ROWS forms, by rows: 1, 2, 4, 8 (the chunks up to
- * SK_RROW_MAX_ROWS). 16-byte copies only. */
+/* The RING ROWS forms, by rows: 1, 2, 4, 6, 8 (the chunks up to
+ * SK_RROW_MAX_ROWS). 16-byte copies only. 5 and 6 rows took the form of 8
+ * before: on the H200 the form of 6 (4 steps, as 8) ran 1-3 % faster at
+ * each of eight shapes of 5 and 6 rows, 6 x 4096 x 4096 in 23.0-23.2 us
+ * against 23.4-23.6, 6 x 12288 x 3000 46.6 against 48.2; 6 steps (one
+ * block an SM) won nothing more (bench/results/h200-skinny.md). */
 #define SK_RROW_FORM(rows)                                                                         \
   {                                                                                               \
     rows, {NULL, (const void *)pg_skinny_kernel<rows, -1, true>}, {                                \
@@ -1357,7 +1361,7 @@ static long long sk_gemv_realigned_blocks(long long n, int r) {
     }                                                                                             \
   }
 static const sk_form sk_rrow_forms[] = {SK_RROW_FORM(1), SK_RROW_FORM(2), SK_RROW_FORM(4),
-                                        SK_RROW_FORM(SK_RROW_MAX_ROWS)};
+                                        SK_RROW_FORM(6), SK_RROW_FORM(SK_RROW_MAX_ROWS)};
 #define SK_RROW_FORMS ((int)(sizeof sk_rrow_forms / sizeof sk_rrow_forms[0]))
 /* The BAND forms, by N: SK_BAND_MIN_COLS to SK_BAND_MAX_COLS columns.
  * 16-byte copies of A only. */
