@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Strict FP32 `auto` against its targets, from `pipegemm bench` CSV files.
+
+    scripts/targets.py [--hbm-tbps 4.8] FILE.csv...
+
+Each FILE is the CSV output of `pipegemm bench --shapes F --variant
+cublas,auto --format csv` (comment lines first, as bench writes them). The
+file's `# command_line:` says which shape file it ran; from that:
+
+  - the committed set (bench/shapes/set.txt): `auto` x cuBLAS at every
+    shape (at least 0.90), their geometric mean (at least 1.0), and the
+    large squares 4096^3, 6144^3, 8192^3;
+  - any-layout.txt: each unaligned shape's time against its aligned
+    neighbour's (the file lists them in pairs, unaligned first): within
+    10 %, i.e. aligned time / unaligned time at least 0.90;
+  - every file: where M or N is at most 8, the share of the HBM's
+    bandwidth that reading the long operand once takes, 4 K max(M, N)
+    bytes over `auto`'s median time (at least 60 % of --hbm-tbps, the
+    H200's 4.8 TB/s by default). A shape measured in several files meets
+    it only if every measurement does.
+
+Prints a Markdown summary; exits 0 whatever it finds (a report, not a test).
+"""
+import argparse
+import csv
+import math
+import os
+import sys
+
+
+def read(path):
+    """The file's command line and its rows, by variant and shape."""
+    command, rows = "", {}
+    with open(path, newline="") as f:
+        lines = []
+        for line in f:
+            if line.startswith("# command_line:"):
+                command = line.split(":", 1)[1].strip()
+            elif not line.startswith("#") and line.strip():
+                lines.append(line)
+    for row in csv.DictReader(lines):
+        if row.get("variant") in ("auto", "cublas"):
+            rows[(row["variant"], row["shape"])] = row
+    return command, rows
+
+
+def shapes_file(command):
+    words = command.split()
+    for i, w in enumerate(words):
+        if w == "--shapes" and i + 1 < len(words):
+            return os.path.basename(words[i + 1])
+    return ""
+
+
+def ratio(rows, shape):
+    row = rows.get(("auto", shape))
+    return float(row["x_cublas"]) if row and row["x_cublas"] else None
+
+
+def ms(rows, shape):
+    row = rows.get(("auto", shape))
+    return float(row["median_ms"]) if row else None
+
+
+def shape_order(rows):
+    seen = []
+    for (_, shape) in rows:
+        if shape not in seen:
+            seen.append(shape)
+    return seen
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--hbm-tbps", type=float, default=4.8)
+    ap.add_argument("files", nargs="+")
+    opt = ap.parse_args()
+
+    hbm = {}  # shape -> [percent, ...]
+    for path in opt.files:
+        command, rows = read(path)
+        name = shapes_file(command)
+        order = shape_order(rows)
+        print(f"## {os.path.basename(path)} ({name or 'shapes not named'})\n")
+        if name == "set.txt":
+            r = [(s, ratio(rows, s)) for s in order if ratio(rows, s) is not None]
+            low = [(s, x) for s, x in r if x < 0.90]
+            geo = math.exp(sum(math.log(x) for _, x in r) / len(r)) if r else float("nan")
+            worst = min(r, key=lambda t: t[1]) if r else ("-", float("nan"))
+            print(f"- at least 0.90x cuBLAS: {len(r) - len(low)} of {len(r)} "
+                  f"(lowest {worst[0]} {worst[1]:.3f}x)")
+            for s, x in low:
+                print(f"  - missed: {s} {x:.3f}x")
+            print(f"- geometric mean: {geo:.3f}x")
+            squares = [f"{s} {ratio(rows, s):.3f}x ({ms(rows, s):.3f} ms)"
+                       for s in ("4096x4096x4096", "6144x6144x6144", "8192x8192x8192")
+                       if ratio(rows, s) is not None]
+            print(f"- large squares: {', '.join(squares)}")
+        elif name == "any-layout.txt":
+            met = 0
+            pairs = list(zip(order[0::2], order[1::2]))
+            for unaligned, aligned in pairs:
+                t_u, t_a = ms(rows, unaligned), ms(rows, aligned)
+                if t_u is None or t_a is None:
+                    continue
+                x = t_a / t_u
+                met += x >= 0.90
+                mark = "" if x >= 0.90 else "  **missed**"
+                print(f"- {unaligned} against {aligned}: {x:.3f}{mark}")
+            print(f"- within 10 % of the aligned neighbour: {met} of {len(pairs)}")
+        else:
+            r = [ratio(rows, s) for s in order if ratio(rows, s) is not None]
+            if r:
+                geo = math.exp(sum(math.log(x) for x in r) / len(r))
+                print(f"- {len(r)} shapes, geometric mean {geo:.3f}x cuBLAS, "
+                      f"lowest {min(r):.3f}x")
+        for s in order:
+            row = rows.get(("auto", s))
+            if row is None:
+                continue
+            m, n, k = int(row["m"]), int(row["n"]), int(row["k"])
+            if min(m, n) <= 8:
+                share = 4.0 * k * max(m, n) / (float(row["median_ms"]) * 1e-3) / (opt.hbm_tbps * 1e12)
+                hbm.setdefault(s, []).append(100.0 * share)
+        print()
+
+    if hbm:
+        met = [s for s, v in hbm.items() if min(v) >= 60.0]
+        print(f"## HBM where M or N <= 8 (of {opt.hbm_tbps} TB/s)\n")
+        print(f"- at least 60 %: {len(met)} of {len(hbm)}")
+        for s, v in sorted(hbm.items(), key=lambda t: min(t[1])):
+            if min(v) < 60.0:
+                mb = 4.0 * max(int(x) for x in s.split("x")[:2]) * int(s.split("x")[2]) / 1e6
+                print(f"  - missed: {s} {min(v):.1f} % ({mb:.0f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
