@@ -45,8 +45,8 @@ typedef struct {
  * form: 1x1000x3000 (32 blocks of columns, K in 4 ranges), 1x2000x700 (2
  * ranges, the last short), 1x4100x1000 (129 blocks, the last of 4
  * columns), 2x4100x1000 of 2 rows, 5x1000x8 of 6 (one step, short, and
- * seven warps with none), 6x4100x1000 of 6 (129 blocks), 4x2048x260 of 4 (64 blocks, K too short to
- * split), 8x2048x1000 of 8 (2 ranges), 7x9000x300 of 8 (282 blocks, 2 an
+ * seven warps with none), 6x4100x1000 of 6 (129 blocks), 4x2048x260 of 4
+ * (64 blocks, K too short to split), 8x2048x1000 of 8 (2 ranges), 7x9000x300 of 8 (282 blocks, 2 an
  * SM, a row past M, the last step short); 1x2000x701 (125 blocks),
  * 1x4100x1001 (129) and 1x9000x300 (141, K no multiple of the 16 rows a thread takes)
  * its GEMV at 4, 8 and 16 lanes a row, 2x9000x1000 of 2 rows at 16 lanes,
@@ -602,8 +602,8 @@ int main(void) {
    * once on the GPU (sm_90: at some of these shapes, each of which splits
    * on a GPU of up to 150 SMs, too few rows of A for the ring form of one
    * column at 400x1x3000, the RING ROWS form's ranges at 8x1500x4100,
-   * 6x1500x4100 and 3x1000x4100, the ROWS form's chunk of 8 rows at 7x1500x4101 (K no
-   * multiple of 4), the BAND form's at 900x8x4100 and 1003x5x3000 (a last
+   * 6x1500x4100 and 3x1000x4100, the ROWS form's chunk of 8 rows at
+   * 7x1500x4101 (K no multiple of 4), the BAND form's at 900x8x4100 and 1003x5x3000 (a last
    * block of 11 rows) on a GPU of 114 and 126 SMs or more; on an H200 all
    * but 4100x8x4100, which does not split, in clusters), and
    * in planes by the second kernel

@@ -56,9 +56,10 @@
  *     the blocks are at most half the SMs), its warps the K steps of 16
  *     rows of B in turn; a lane copies 4 rows of its 4 columns a step into
  *     its warp's ring of 4 steps (6 at 2 and 4 rows), and A's values of
- *     the step beside them (sk_rows_ring); chunks of 1, 2, 4, 6 or 8 rows. On the H200 8 x 4096 x 4096 in
- *     23.5 us where the split ROWS form took 29.0, 4 x 4096 x 4096 23.0
- *     where the GEMV took 24.7 (bench/results/h200-skinny.md).
+ *     the step beside them (sk_rows_ring); chunks of 1, 2, 4, 6 or 8
+ *     rows. On the H200 8 x 4096 x 4096 in 23.5 us where the split ROWS
+ *     form took 29.0, 4 x 4096 x 4096 23.0 where the GEMV took 24.7
+ *     (bench/results/h200-skinny.md).
  * Block b of the grid: tile b % tiles (block of the long side fastest, then
  * the chunk), K range b / tiles; in clusters tile b / S, range b % S (a
  * tile's S ranges one cluster).
