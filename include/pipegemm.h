@@ -52,9 +52,18 @@
 #include <cuda_runtime_api.h>
 
 /* The version of this header; pg_version() gives the library's. The three
- * numbers are the only place it is written (CMake reads them too). */
+ * numbers are the only place it is written (CMake reads them too).
+ *
+ * Binary compatibility (docs/api.md, "Versions and the ABI"): while the
+ * major version is 0, each minor version is its own ABI, and the shared
+ * library's soname says which (libpipegemm.so.0.5); patch releases keep it.
+ * Within one soname, functions are only added, and a struct the caller
+ * allocates for the library to fill (pg_plan_info) starts with its size,
+ * which the caller sets, so that it can grow at its end: the library never
+ * writes past the size it is given. pg_variant_info, which the library
+ * owns and hands out by pointer, may grow at its end. */
 #define PIPEGEMM_VERSION_MAJOR 0
-#define PIPEGEMM_VERSION_MINOR 4
+#define PIPEGEMM_VERSION_MINOR 5
 #define PIPEGEMM_VERSION_PATCH 0
 #define PIPEGEMM_VERSION                                                          \
   (PIPEGEMM_VERSION_MAJOR * 10000 + PIPEGEMM_VERSION_MINOR * 100 + PIPEGEMM_VERSION_PATCH)
@@ -111,11 +120,13 @@ PG_API cudaError_t pg_last_cuda_error(void);
 /* Why the last call on this thread failed, in one line, where the status
  * alone does not say: which argument broke which rule (PG_ERR_INVALID_ARG,
  * "ldb = 7 is below max(1, n) = 8: B's rows are n = 8 floats apart at
- * least"), which layout
- * rule a PG_ERR_UNSUPPORTED broke, what a PG_ERR_ARCH or PG_ERR_SMEM lacks,
- * or why there is no device (no driver, a driver too old, no GPU).
- * "" after a call that succeeded. The string belongs to the thread and stays
- * valid until its next pipegemm call. */
+ * least"), which layout rule a PG_ERR_UNSUPPORTED broke, what a PG_ERR_ARCH
+ * or PG_ERR_SMEM lacks, or why there is no device (no driver, a driver too
+ * old, no GPU). Every call that returns a pg_status sets it or, returning
+ * PG_OK, clears it (""); the functions that return no status (names,
+ * strings, the registry's lookups, pg_plan_destroy, pg_shutdown) leave it
+ * as it was, so that pg_strerror(st) may be called before it. The string
+ * belongs to the thread and stays valid until its next pipegemm call. */
 PG_API const char *pg_last_error_detail(void);
 
 /* What a registry entry is. */
@@ -203,7 +214,7 @@ PG_API pg_status pg_variant_supported(const pg_variant_info *variant, int stages
  * current device: threads per block, registers per thread, shared memory per
  * block (static + dynamic), and resident blocks per SM from the occupancy
  * calculator. PG_ERR_UNSUPPORTED for an entry that is not a kernel (cublas,
- * auto). */
+ * auto). pg_plan_info holds one, so it never changes within a soname. */
 typedef struct {
   int threads;
   int registers;
@@ -276,8 +287,12 @@ PG_API pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream);
 /* Frees a plan; NULL is ignored. */
 PG_API void pg_plan_destroy(pg_plan *plan);
 
-/* What a plan runs. */
+/* What a plan runs. Set `size` to sizeof(pg_plan_info) before asking
+ * (PG_PLAN_INFO_INIT does): the library fills that many bytes and no more,
+ * so a program built against an older header of the same soname gets the
+ * fields it knows of. */
 typedef struct {
+  size_t size;                    /* set by the caller: sizeof(pg_plan_info) */
   const pg_variant_info *variant; /* the entry that runs: `auto` resolved to its choice */
   int stages;                     /* its stage count (0 for an entry without stages) */
   int launches;                   /* kernels it enqueues (0 when M or N is 0; 1 for cublas) */
@@ -287,13 +302,16 @@ typedef struct {
   int stream_k_blocks;            /* stream-K: blocks sharing the tiles' K steps (0: not stream-K) */
   size_t workspace_bytes;         /* device memory a launch takes for them (0: none) */
   int split_from_row;             /* K split: only in rows from this one down, the rows
-                                     above over all of K (0: in all rows); since 0.3.0,
-                                     which grew this struct */
+                                     above over all of K (0: in all rows) */
   int split_in_clusters;          /* K split: 1 where each tile's ranges are added up in
                                      a cluster of their blocks (sm_90), with no partial
-                                     sums in the workspace and no second kernel; since
-                                     0.4.0 */
+                                     sums in the workspace and no second kernel */
 } pg_plan_info;
+#define PG_PLAN_INFO_INIT {.size = sizeof(pg_plan_info)}
+/* Fills info->size bytes of *info (fields the library does not know of, in
+ * a struct from a newer header, are zeros). PG_ERR_INVALID_ARG where
+ * info->size is below the size of the first pg_plan_info that carried its
+ * size (0.5.0's), which is what an unset size usually is. */
 PG_API pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info);
 
 /* Whether pg_sgemm_variant would run this call, without running it: PG_OK,

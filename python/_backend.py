@@ -25,7 +25,7 @@ HEADER = os.path.join(CHECKOUT, "include", "pipegemm.h")
 
 
 def version():
-    """The version ("0.4.0") from the header's PIPEGEMM_VERSION_MAJOR/MINOR/PATCH."""
+    """The version ("0.5.0") from the header's PIPEGEMM_VERSION_MAJOR/MINOR/PATCH."""
     try:
         with open(HEADER, encoding="utf-8") as f:
             header = f.read()

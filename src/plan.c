@@ -1,6 +1,7 @@
 /* The decided call: argument checks, the device, auto's choice, the entry's
  * rules and its kernel's plan, made once (pg_plan_prepare); and the one place
  * a kernel of the library is launched (pg_plan_launch). pg_sgemm is both. */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,10 +58,11 @@ static pg_status check_ld(const char *ld_name, int ld, const char *width_name, i
   return PG_ERR_INVALID_ARG;
 }
 
-static pg_status check_arguments(const pg_variant_info *variant, int *stages, int m, int n,
-                                 int k, const float *a, int lda, const float *b, int ldb,
-                                 const float *c, int ldc) {
-  if (pg_variant_stages(variant, *stages, stages) != PG_OK) return PG_ERR_STAGES;
+/* The rules every entry point that takes a problem applies (pg_sgemm's
+ * family and pg_auto_select), in BLAS's order: sizes, then leading
+ * dimensions (before the quick return of M or N = 0), then the pointers
+ * that will be read. */
+static pg_status check_sizes(int m, int n, int k) {
   const struct {
     const char *name;
     int value;
@@ -70,7 +72,23 @@ static pg_status check_arguments(const pg_variant_info *variant, int *stages, in
       pg_set_error_detail("%s = %d is negative", sizes[i].name, sizes[i].value);
       return PG_ERR_INVALID_ARG;
     }
-  pg_status st = check_ld("lda", lda, "k", k, "A");
+  return PG_OK;
+}
+
+static pg_status check_operand_pointers(int k, const float *a, const float *b) {
+  if (k > 0 && (a == NULL || b == NULL)) {
+    pg_set_error_detail("%s is NULL with k = %d > 0", a == NULL ? "A" : "B", k);
+    return PG_ERR_INVALID_ARG;
+  }
+  return PG_OK;
+}
+
+static pg_status check_arguments(const pg_variant_info *variant, int *stages, int m, int n,
+                                 int k, const float *a, int lda, const float *b, int ldb,
+                                 const float *c, int ldc) {
+  if (pg_variant_stages(variant, *stages, stages) != PG_OK) return PG_ERR_STAGES;
+  pg_status st = check_sizes(m, n, k);
+  if (st == PG_OK) st = check_ld("lda", lda, "k", k, "A");
   if (st == PG_OK) st = check_ld("ldb", ldb, "n", n, "B");
   if (st == PG_OK) st = check_ld("ldc", ldc, "n", n, "C");
   if (st != PG_OK || m == 0 || n == 0) return st;
@@ -78,11 +96,7 @@ static pg_status check_arguments(const pg_variant_info *variant, int *stages, in
     pg_set_error_detail("C is NULL with an m x n = %d x %d result to write", m, n);
     return PG_ERR_INVALID_ARG;
   }
-  if (k > 0 && (a == NULL || b == NULL)) {
-    pg_set_error_detail("%s is NULL with k = %d > 0", a == NULL ? "A" : "B", k);
-    return PG_ERR_INVALID_ARG;
-  }
-  return PG_OK;
+  return check_operand_pointers(k, a, b);
 }
 
 /* An entry pointer the caller gave: one of the registry's, or a status. */
@@ -331,7 +345,15 @@ static pg_status choose(const pg_device *dev, const pg_variant_info *selector, p
   if (count > 0 && rows[count - 1].status == PG_ERR_NO_MEMORY) return PG_ERR_NO_MEMORY;
   plan->args = problem;
   /* None runs: the last refusal's status and detail. */
-  if (chosen < 0) return count > 0 ? rows[count - 1].status : PG_ERR_ARCH;
+  if (chosen < 0) {
+    const pg_status last = count > 0 ? rows[count - 1].status : PG_ERR_ARCH;
+    if (last != PG_OK) return last;
+    /* Every candidate planned, none with a speed to rank (no problem has
+     * that; kept so that a model's NaN is never an answer). */
+    pg_set_error_detail("no candidate has a predicted speed at %d x %d x %d", problem.m,
+                        problem.n, problem.k);
+    return PG_ERR_UNSUPPORTED;
+  }
   const pg_variant_entry *best = pg_entry_of(rows[chosen].variant);
   /* The winner's plan again: the candidates after it wrote theirs. */
   pg_status st = decide_entry(dev, best, rows[chosen].stages, plan, kernel, 1);
@@ -575,6 +597,7 @@ static cudaError_t launch_kernel(const pg_plan *plan, void **params, cudaStream_
 }
 
 pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
+  pg_clear_error_detail();
   if (plan == NULL) {
     pg_set_error_detail("no plan given (NULL)");
     return PG_ERR_INVALID_ARG;
@@ -691,6 +714,7 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
 pg_status pg_plan_create(pg_plan **out, const pg_variant_info *variant, int stages, int m,
                          int n, int k, float alpha, const float *a, int lda, const float *b,
                          int ldb, float beta, float *c, int ldc) {
+  pg_clear_error_detail();
   if (out == NULL) {
     pg_set_error_detail("no place for the plan given (NULL)");
     return PG_ERR_INVALID_ARG;
@@ -733,12 +757,14 @@ static pg_status kernel_facts(const pg_device *dev, const void *kernel, unsigned
   return PG_OK;
 }
 
-pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info) {
-  if (plan == NULL || info == NULL) {
-    pg_set_error_detail("no %s given (NULL)", plan == NULL ? "plan" : "place for the answer");
-    return PG_ERR_INVALID_ARG;
-  }
+/* The first pg_plan_info that carried its size (0.5.0's) ended with
+ * split_in_clusters: a caller's struct is at least that. */
+#define PG_PLAN_INFO_MIN_SIZE (offsetof(pg_plan_info, split_in_clusters) + sizeof(int))
+
+/* What a plan runs, in the library's own pg_plan_info. */
+static pg_status describe(const pg_plan *plan, pg_plan_info *info) {
   memset(info, 0, sizeof *info);
+  info->size = sizeof *info;
   if (plan->entry == NULL) return PG_OK;
   info->variant = &plan->entry->info;
   info->stages = plan->stages;
@@ -755,6 +781,32 @@ pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info) {
                       &info->kernel);
 }
 
+pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info) {
+  pg_clear_error_detail();
+  if (plan == NULL || info == NULL) {
+    pg_set_error_detail("no %s given (NULL)", plan == NULL ? "plan" : "place for the answer");
+    return PG_ERR_INVALID_ARG;
+  }
+  /* The caller's struct may be older (shorter) or newer (longer) than the
+   * library's: it is written up to its own size, zeros past what the
+   * library knows. */
+  const size_t size = info->size;
+  if (size < PG_PLAN_INFO_MIN_SIZE) {
+    pg_set_error_detail("info->size = %zu is below %zu: set it to sizeof(pg_plan_info) "
+                        "(PG_PLAN_INFO_INIT)",
+                        size, (size_t)PG_PLAN_INFO_MIN_SIZE);
+    return PG_ERR_INVALID_ARG;
+  }
+  pg_plan_info own;
+  const pg_status st = describe(plan, &own);
+  if (st != PG_OK) return st;
+  const size_t known = size < sizeof own ? size : sizeof own;
+  memcpy(info, &own, known);
+  if (size > known) memset((char *)info + known, 0, size - known);
+  info->size = size;
+  return PG_OK;
+}
+
 /* ---- calls ------------------------------------------------------------------------ */
 
 pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m, int n, int k,
@@ -769,6 +821,7 @@ pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m, in
 pg_status pg_sgemm(const char *variant, int stages, int m, int n, int k, float alpha,
                    const float *a, int lda, const float *b, int ldb, float beta, float *c,
                    int ldc, cudaStream_t stream) {
+  pg_clear_error_detail();
   const pg_variant_info *info = pg_variant_find(variant);
   if (info == NULL) {
     if (variant == NULL)
@@ -822,6 +875,7 @@ pg_status pg_variant_supported(const pg_variant_info *variant, int stages) {
 
 pg_status pg_variant_kernel_facts(const pg_variant_info *variant, int stages,
                                   pg_kernel_facts *facts) {
+  pg_clear_error_detail();
   if (facts == NULL) {
     pg_set_error_detail("no place for the answer given (NULL)");
     return PG_ERR_INVALID_ARG;
@@ -856,17 +910,35 @@ static pg_status auto_question(const pg_variant_info **variant, const int *stage
 
 pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const float *b, int ldb,
                          const pg_variant_info **variant, int *stages) {
+  pg_clear_error_detail();
+  if (variant == NULL || stages == NULL) {
+    pg_set_error_detail("no place for the answer given (NULL)");
+    return PG_ERR_INVALID_ARG;
+  }
+  pg_status st = check_sizes(m, n, k);
+  if (st == PG_OK) st = check_ld("lda", lda, "k", k, "A");
+  if (st == PG_OK) st = check_ld("ldb", ldb, "n", n, "B");
+  if (st != PG_OK) return st;
+  if (m == 0 || n == 0) { /* as pg_sgemm: nothing to do, so nothing runs */
+    *variant = NULL;
+    *stages = 0;
+    return PG_OK;
+  }
+  st = check_operand_pointers(k, a, b);
   const pg_device *dev = NULL;
-  pg_status st = auto_question(variant, stages, &dev);
+  if (st == PG_OK) st = pg_device_current(&dev);
   if (st != PG_OK) return st;
   pg_plan plan;
   memset(&plan, 0, sizeof plan);
   set_problem(&plan.args, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, NULL, n);
   const pg_variant_entry *entry = NULL;
   pg_kernel_launch kernel;
-  st = choose(dev, &pg_entry_auto.info, &plan, &entry, stages, &kernel);
-  if (st == PG_OK) *variant = &entry->info;
-  return st;
+  int chosen_stages = 0;
+  st = choose(dev, &pg_entry_auto.info, &plan, &entry, &chosen_stages, &kernel);
+  if (st != PG_OK) return st;
+  *variant = &entry->info;
+  *stages = chosen_stages;
+  return PG_OK;
 }
 
 int pg_auto_model(const pg_device *dev, const pg_variant_info *selector, int m, int n, int k,
@@ -875,7 +947,9 @@ int pg_auto_model(const pg_device *dev, const pg_variant_info *selector, int m, 
    * alone. */
   static const float operand[4] __attribute__((aligned(16))) = {0};
   *chosen = -1;
-  if (dev == NULL || selector == NULL || selector->kind != PG_KIND_SELECTOR) return 0;
+  if (dev == NULL || selector == NULL || selector->kind != PG_KIND_SELECTOR || m < 1 || n < 1 ||
+      k < 0)
+    return 0;
   pg_plan plan;
   memset(&plan, 0, sizeof plan);
   set_problem(&plan.args, m, n, k, 1.0f, operand, k, operand, n, 0.0f, NULL, n);

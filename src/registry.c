@@ -94,8 +94,14 @@ const char *pg_precision_name(pg_precision precision) {
 
 pg_status pg_variant_smem_bytes(const pg_variant_info *variant, int stages,
                                 size_t *bytes) {
+  pg_clear_error_detail();
   const pg_variant_entry *entry = pg_entry_of(variant);
-  if (entry == NULL || bytes == NULL) return PG_ERR_INVALID_ARG;
+  if (entry == NULL || bytes == NULL) {
+    pg_set_error_detail(entry == NULL ? "the variant is not an entry of pipegemm's registry "
+                                        "(use pg_variant_find or pg_variant_at)"
+                                      : "no place for the answer given (NULL)");
+    return PG_ERR_INVALID_ARG;
+  }
   pg_status st = pg_variant_stages(variant, stages, &stages);
   if (st != PG_OK) return st;
   *bytes = entry->smem_bytes != NULL ? entry->smem_bytes(stages) : 0;

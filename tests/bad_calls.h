@@ -30,8 +30,72 @@ static inline pg_status pgt_run(const pgt_call *c, cudaStream_t stream) {
                   c->ldb, c->beta, c->c, c->ldc, stream);
 }
 
-/* check(call, wanted status, what the case is, ctx) runs and judges one case. */
-typedef void (*pgt_check_fn)(const pgt_call *call, pg_status want, const char *what, void *ctx);
+/* ---- every public entry point that takes a problem ------------------------
+ * Each case below runs through each of them, so that a function added to
+ * the header is held to the same rules by adding one row here. `takes`:
+ * which of the call's arguments the entry point has beyond the problem (M,
+ * N, K, A, lda, B, ldb); a case that breaks one it lacks is not run
+ * through it. */
+enum { PGT_TAKES_VARIANT = 1, PGT_TAKES_OUTPUT = 2 };
+
+static inline pg_status pgt_run_variant(const pgt_call *c, cudaStream_t stream) {
+  const pg_variant_info *v = pg_variant_find(c->variant);
+  return pg_sgemm_variant(v, c->stages, c->m, c->n, c->k, c->alpha, c->a, c->lda, c->b, c->ldb,
+                          c->beta, c->c, c->ldc, stream);
+}
+
+static inline pg_status pgt_run_plan(const pgt_call *c, cudaStream_t stream) {
+  pg_plan *plan = (pg_plan *)&plan; /* must come back NULL on failure */
+  pg_status st = pg_plan_create(&plan, pg_variant_find(c->variant), c->stages, c->m, c->n, c->k,
+                                c->alpha, c->a, c->lda, c->b, c->ldb, c->beta, c->c, c->ldc);
+  /* A plan left behind by a failure is a broken promise: a status no case
+   * wants (here and below), so the check fails. */
+  if (st != PG_OK) return plan == NULL ? st : PG_ERR_CUDA;
+  st = pg_plan_launch(plan, stream);
+  pg_plan_destroy(plan);
+  return st;
+}
+
+static inline pg_status pgt_run_accepts(const pgt_call *c, cudaStream_t stream) {
+  (void)stream;
+  return pg_variant_accepts(pg_variant_find(c->variant), c->stages, c->m, c->n, c->k, c->a,
+                            c->lda, c->b, c->ldb, c->c, c->ldc);
+}
+
+/* pg_auto_select answers for `auto` alone: where M or N is 0 it must say
+ * that nothing runs (NULL, 0 stages), else name an entry. */
+static inline pg_status pgt_run_auto_select(const pgt_call *c, cudaStream_t stream) {
+  (void)stream;
+  const pg_variant_info *chosen = (const pg_variant_info *)&chosen;
+  int stages = -1;
+  pg_status st = pg_auto_select(c->m, c->n, c->k, c->a, c->lda, c->b, c->ldb, &chosen, &stages);
+  if (st != PG_OK) return st;
+  if (c->m == 0 || c->n == 0) return chosen == NULL && stages == 0 ? PG_OK : PG_ERR_CUDA;
+  const int named = chosen != NULL && pg_variant_find(chosen->name) == chosen &&
+                    stages >= chosen->min_stages && stages <= chosen->max_stages;
+  return named ? PG_OK : PG_ERR_CUDA;
+}
+
+typedef struct {
+  const char *name;
+  pg_status (*run)(const pgt_call *c, cudaStream_t stream);
+  unsigned takes;
+  const char *only_for; /* NULL: every variant; else that variant's cases only */
+} pgt_entry_point;
+
+static const pgt_entry_point pgt_entry_points[] = {
+    {"pg_sgemm", pgt_run, PGT_TAKES_VARIANT | PGT_TAKES_OUTPUT, NULL},
+    {"pg_sgemm_variant", pgt_run_variant, PGT_TAKES_VARIANT | PGT_TAKES_OUTPUT, NULL},
+    {"pg_plan_create", pgt_run_plan, PGT_TAKES_VARIANT | PGT_TAKES_OUTPUT, NULL},
+    {"pg_variant_accepts", pgt_run_accepts, PGT_TAKES_VARIANT | PGT_TAKES_OUTPUT, NULL},
+    {"pg_auto_select", pgt_run_auto_select, 0, "auto"},
+};
+#define PGT_ENTRY_POINTS ((int)(sizeof pgt_entry_points / sizeof pgt_entry_points[0]))
+
+/* check(call, entry point, wanted status, what the case is, ctx) runs and
+ * judges one case through one entry point. */
+typedef void (*pgt_check_fn)(const pgt_call *call, const pgt_entry_point *entry, pg_status want,
+                             const char *what, void *ctx);
 
 /* A refused call must say in pg_last_error_detail() which argument broke
  * which rule: the detail names `word` (the argument) and, for a leading
@@ -63,50 +127,63 @@ static inline const char *pgt_detail_word(pg_status want, const char *what) {
     /* the case names its argument first: "lda < k", "negative m", "m = INT_MIN" */
     if (strncmp(what, words[i], len) == 0 && (what[len] == ' ' || what[len] == '\0'))
       return words[i];
-    if (strncmp(what, "negative ", 9) == 0 && strcmp(what + 9, words[i]) == 0) return words[i];
+    if (strncmp(what, "negative ", 9) == 0 && strncmp(what + 9, words[i], len) == 0 &&
+        (what[9 + len] == ' ' || what[9 + len] == '\0'))
+      return words[i];
   }
   return "?";
 }
 
-/* Every case for variant v, from `valid` (a dense call with m, n, k > 1). */
+/* Every case for variant v, from `valid` (a dense call with m, n, k > 1),
+ * through every entry point that takes what the case breaks. */
 static inline void pgt_for_each_bad_call(const pg_variant_info *v, const pgt_call *valid,
                                          pgt_check_fn check, void *ctx) {
   pgt_call c;
-#define PGT_CASE(mutation, want, what) \
-  do {                                 \
-    c = *valid;                        \
-    mutation;                          \
-    check(&c, want, what, ctx);        \
-  } while (0)
-  PGT_CASE(c.m = -1, PG_ERR_INVALID_ARG, "negative m");
-  PGT_CASE(c.n = -1, PG_ERR_INVALID_ARG, "negative n");
-  PGT_CASE(c.k = -1, PG_ERR_INVALID_ARG, "negative k");
-  PGT_CASE(c.m = INT32_MIN, PG_ERR_INVALID_ARG, "m = INT_MIN");
-  PGT_CASE(c.lda = c.k - 1, PG_ERR_INVALID_ARG, "lda < k");
-  PGT_CASE(c.ldb = c.n - 1, PG_ERR_INVALID_ARG, "ldb < n");
-  PGT_CASE(c.ldc = c.n - 1, PG_ERR_INVALID_ARG, "ldc < n");
-  PGT_CASE(c.lda = -c.lda, PG_ERR_INVALID_ARG, "negative lda");
+#define PGT_CASE(needs, mutation, want, what)                                           \
+  for (int e_ = 0; e_ < PGT_ENTRY_POINTS; ++e_) {                                       \
+    const pgt_entry_point *entry_ = &pgt_entry_points[e_];                              \
+    if ((entry_->takes & (needs)) != (needs) ||                                         \
+        (entry_->only_for != NULL && strcmp(entry_->only_for, v->name) != 0))           \
+      continue;                                                                         \
+    c = *valid;                                                                         \
+    mutation;                                                                           \
+    check(&c, entry_, want, what, ctx);                                                 \
+  }
+  PGT_CASE(0, c.m = -1, PG_ERR_INVALID_ARG, "negative m");
+  PGT_CASE(0, c.n = -1, PG_ERR_INVALID_ARG, "negative n");
+  PGT_CASE(0, c.k = -1, PG_ERR_INVALID_ARG, "negative k");
+  PGT_CASE(0, c.m = INT32_MIN, PG_ERR_INVALID_ARG, "m = INT_MIN");
+  PGT_CASE(0, c.n = INT32_MIN, PG_ERR_INVALID_ARG, "n = INT_MIN");
+  PGT_CASE(0, c.n = -(1 << 20), PG_ERR_INVALID_ARG, "n = -2^20");
+  PGT_CASE(0, c.k = INT32_MIN, PG_ERR_INVALID_ARG, "k = INT_MIN");
+  PGT_CASE(0, c.lda = c.k - 1, PG_ERR_INVALID_ARG, "lda < k");
+  PGT_CASE(0, c.ldb = c.n - 1, PG_ERR_INVALID_ARG, "ldb < n");
+  PGT_CASE(PGT_TAKES_OUTPUT, c.ldc = c.n - 1, PG_ERR_INVALID_ARG, "ldc < n");
+  PGT_CASE(0, c.lda = -c.lda, PG_ERR_INVALID_ARG, "negative lda");
+  PGT_CASE(0, c.ldb = INT32_MIN, PG_ERR_INVALID_ARG, "ldb = INT_MIN");
   /* BLAS rule: ld >= max(1, width), checked before the quick return. */
-  PGT_CASE((c.k = 0, c.lda = 0), PG_ERR_INVALID_ARG, "lda 0 with k 0");
-  PGT_CASE((c.n = 0, c.ldb = 0), PG_ERR_INVALID_ARG, "ldb 0 with n 0");
-  PGT_CASE((c.n = 0, c.ldc = 0), PG_ERR_INVALID_ARG, "ldc 0 with n 0");
-  PGT_CASE((c.m = 0, c.k = 0, c.lda = 0), PG_ERR_INVALID_ARG, "lda 0 with m 0, k 0");
-  PGT_CASE(c.c = NULL, PG_ERR_INVALID_ARG, "NULL C");
-  PGT_CASE((c.c = NULL, c.k = 0, c.lda = 1), PG_ERR_INVALID_ARG,
+  PGT_CASE(0, (c.k = 0, c.lda = 0), PG_ERR_INVALID_ARG, "lda 0 with k 0");
+  PGT_CASE(0, (c.n = 0, c.ldb = 0), PG_ERR_INVALID_ARG, "ldb 0 with n 0");
+  PGT_CASE(PGT_TAKES_OUTPUT, (c.n = 0, c.ldc = 0), PG_ERR_INVALID_ARG, "ldc 0 with n 0");
+  PGT_CASE(0, (c.m = 0, c.k = 0, c.lda = 0), PG_ERR_INVALID_ARG, "lda 0 with m 0, k 0");
+  PGT_CASE(0, (c.m = -1, c.lda = 0), PG_ERR_INVALID_ARG, "negative m with lda 0");
+  PGT_CASE(PGT_TAKES_OUTPUT, c.c = NULL, PG_ERR_INVALID_ARG, "NULL C");
+  PGT_CASE(PGT_TAKES_OUTPUT, (c.c = NULL, c.k = 0, c.lda = 1), PG_ERR_INVALID_ARG,
            "NULL C with k 0 (C = beta*C is work)");
-  PGT_CASE(c.a = NULL, PG_ERR_INVALID_ARG, "NULL A with k > 0");
-  PGT_CASE(c.b = NULL, PG_ERR_INVALID_ARG, "NULL B with k > 0");
-  PGT_CASE((c.a = NULL, c.b = NULL), PG_ERR_INVALID_ARG, "NULL A and B");
-  PGT_CASE(c.stages = v->max_stages + 1, PG_ERR_STAGES, "stages above max");
-  PGT_CASE(c.stages = 1000, PG_ERR_STAGES, "stages 1000");
-  PGT_CASE(c.stages = -1, PG_ERR_STAGES, "negative stages");
-  if (v->min_stages > 1) PGT_CASE(c.stages = v->min_stages - 1, PG_ERR_STAGES, "stages below min");
+  PGT_CASE(0, c.a = NULL, PG_ERR_INVALID_ARG, "NULL A with k > 0");
+  PGT_CASE(0, c.b = NULL, PG_ERR_INVALID_ARG, "NULL B with k > 0");
+  PGT_CASE(0, (c.a = NULL, c.b = NULL), PG_ERR_INVALID_ARG, "NULL A and B");
+  PGT_CASE(PGT_TAKES_VARIANT, c.stages = v->max_stages + 1, PG_ERR_STAGES, "stages above max");
+  PGT_CASE(PGT_TAKES_VARIANT, c.stages = 1000, PG_ERR_STAGES, "stages 1000");
+  PGT_CASE(PGT_TAKES_VARIANT, c.stages = -1, PG_ERR_STAGES, "negative stages");
+  if (v->min_stages > 1)
+    PGT_CASE(PGT_TAKES_VARIANT, c.stages = v->min_stages - 1, PG_ERR_STAGES, "stages below min");
   /* Nothing to do: PG_OK at once, pointers unused, C untouched. */
-  PGT_CASE(c.m = 0, PG_OK, "m 0");
-  PGT_CASE((c.n = 0, c.ldb = 1, c.ldc = 1), PG_OK, "n 0");
-  PGT_CASE((c.m = 0, c.n = 0, c.k = 0, c.lda = 1, c.ldb = 1, c.ldc = 1), PG_OK, "m n k 0");
-  PGT_CASE((c.m = 0, c.a = NULL, c.b = NULL, c.c = NULL), PG_OK, "m 0, NULL pointers");
-  PGT_CASE((c.n = 0, c.ldb = 1, c.ldc = 1, c.a = NULL, c.b = NULL, c.c = NULL), PG_OK,
+  PGT_CASE(0, c.m = 0, PG_OK, "m 0");
+  PGT_CASE(0, (c.n = 0, c.ldb = 1, c.ldc = 1), PG_OK, "n 0");
+  PGT_CASE(0, (c.m = 0, c.n = 0, c.k = 0, c.lda = 1, c.ldb = 1, c.ldc = 1), PG_OK, "m n k 0");
+  PGT_CASE(0, (c.m = 0, c.a = NULL, c.b = NULL, c.c = NULL), PG_OK, "m 0, NULL pointers");
+  PGT_CASE(0, (c.n = 0, c.ldb = 1, c.ldc = 1, c.a = NULL, c.b = NULL, c.c = NULL), PG_OK,
            "n 0, NULL pointers");
 #undef PGT_CASE
 }

@@ -58,24 +58,28 @@ static pgt_call valid_call(const char *variant) {
     assert_memory_equal(host_c, snapshot_c, sizeof host_c);                        \
   } while (0)
 
-static void host_check(const pgt_call *c, pg_status want, const char *what, void *ctx) {
+static void host_check(const pgt_call *c, const pgt_entry_point *entry, pg_status want,
+                       const char *what, void *ctx) {
   (void)ctx;
-  EXPECT_STATUS(*c, want, what);
+  const pg_status got = entry->run(c, NULL);
+  if (got != want)
+    fail_msg("%s through %s (variant %s, stages %d, m=%d n=%d k=%d lda=%d ldb=%d ldc=%d): "
+             "got %s, want %s",
+             what, entry->name, c->variant, c->stages, c->m, c->n, c->k, c->lda, c->ldb, c->ldc,
+             pg_status_name(got), pg_status_name(want));
+  assert_memory_equal(host_c, snapshot_c, sizeof host_c);
   /* Without a GPU a valid call stops at the device, whose absence the detail
    * explains; only refusals of the arguments are judged here. */
-  if (want == PG_OK && (c->m == 0 || c->n == 0)) {
-    const char *problem = pgt_detail_problem(NULL, pg_last_error_detail());
-    if (problem) fail_msg("%s (variant %s): %s: \"%s\"", what, c->variant, problem,
-                          pg_last_error_detail());
-  } else if (want != PG_OK) {
+  if (want == PG_ERR_INVALID_ARG || want == PG_ERR_STAGES || c->m == 0 || c->n == 0) {
     const char *problem = pgt_detail_problem(pgt_detail_word(want, what), pg_last_error_detail());
-    if (problem) fail_msg("%s (variant %s): %s: \"%s\"", what, c->variant, problem,
-                          pg_last_error_detail());
+    if (problem)
+      fail_msg("%s through %s (variant %s): %s: \"%s\"", what, entry->name, c->variant, problem,
+               pg_last_error_detail());
   }
 }
 
-/* The shared case list (bad_calls.h) on host buffers: without a GPU, every
- * case must be decided before any device work. */
+/* The shared case list (bad_calls.h) on host buffers, through every entry
+ * point: without a GPU, every case must be decided before any device work. */
 static void test_bad_calls(void **state) {
   (void)state;
   for (int i = 0; i < pg_variant_count(); i++) {
@@ -134,14 +138,78 @@ static void test_valid_call_without_gpu(void **state) {
   }
   for (int i = 0; i < pg_variant_count(); i++) {
     const pg_variant_info *v = pg_variant_at(i);
-    pgt_call c = valid_call(v->name);
-    EXPECT_STATUS(c, PG_ERR_NO_DEVICE, "valid call, no GPU");
-    c.stages = v->max_stages;
-    EXPECT_STATUS(c, PG_ERR_NO_DEVICE, "valid call at max stages, no GPU");
-    /* K = 0 needs no A or B, only C. */
-    c = valid_call(v->name); c.k = 0; c.lda = 1; c.a = NULL; c.b = NULL;
-    EXPECT_STATUS(c, PG_ERR_NO_DEVICE, "k 0 with NULL A and B, no GPU");
+    for (int e = 0; e < PGT_ENTRY_POINTS; ++e) {
+      const pgt_entry_point *entry = &pgt_entry_points[e];
+      if (entry->only_for != NULL && strcmp(entry->only_for, v->name) != 0) continue;
+      pgt_call c = valid_call(v->name);
+      host_check(&c, entry, PG_ERR_NO_DEVICE, "valid call, no GPU", NULL);
+      c.stages = v->max_stages;
+      host_check(&c, entry, PG_ERR_NO_DEVICE, "valid call at max stages, no GPU", NULL);
+      /* K = 0 needs no A or B, only C. */
+      c = valid_call(v->name);
+      c.k = 0;
+      c.lda = 1;
+      c.a = NULL;
+      c.b = NULL;
+      host_check(&c, entry, PG_ERR_NO_DEVICE, "k 0 with NULL A and B, no GPU", NULL);
+    }
   }
+}
+
+/* A stale detail: a refused call leaves one, and every call that returns
+ * PG_OK after it must clear it (the header's promise), while the functions
+ * that return no status leave it alone, so that pg_strerror(st) may be
+ * called before pg_last_error_detail(). None of these needs a GPU. */
+static void refuse_something(void) {
+  assert_int_equal(pg_sgemm("cp_async", 0, -1, 4, 4, 1.0f, host_a, 4, host_b, 4, 0.0f, host_c, 4,
+                            NULL),
+                   PG_ERR_INVALID_ARG);
+  assert_string_not_equal(pg_last_error_detail(), "");
+}
+
+#define EXPECT_CLEARED(call)                                                        \
+  do {                                                                              \
+    refuse_something();                                                             \
+    const pg_status st_ = (call);                                                   \
+    if (st_ != PG_OK) fail_msg("%s: %s", #call, pg_status_name(st_));                \
+    if (pg_last_error_detail()[0] != '\0')                                           \
+      fail_msg("%s returned PG_OK and left the detail \"%s\"", #call,                \
+               pg_last_error_detail());                                             \
+  } while (0)
+
+static void test_detail_cleared_on_success(void **state) {
+  (void)state;
+  const pg_variant_info *v = pg_variant_find("cp_async");
+  int stages = 0;
+  size_t bytes = 0;
+  EXPECT_CLEARED(pg_variant_stages(v, 0, &stages));
+  EXPECT_CLEARED(pg_variant_smem_bytes(v, 0, &bytes));
+  EXPECT_CLEARED(pg_sgemm("cp_async", 0, 0, 4, 4, 1.0f, NULL, 4, NULL, 4, 0.0f, NULL, 4, NULL));
+  EXPECT_CLEARED(pg_sgemm_variant(v, 0, 4, 0, 4, 1.0f, NULL, 4, NULL, 1, 0.0f, NULL, 1, NULL));
+  EXPECT_CLEARED(pg_variant_accepts(v, 0, 0, 4, 4, NULL, 4, NULL, 4, NULL, 4));
+  const pg_variant_info *chosen = NULL;
+  EXPECT_CLEARED(pg_auto_select(0, 4, 4, NULL, 4, NULL, 4, &chosen, &stages));
+  pg_plan *plan = NULL;
+  EXPECT_CLEARED(pg_plan_create(&plan, v, 0, 0, 4, 4, 1.0f, NULL, 4, NULL, 4, 0.0f, NULL, 4));
+  EXPECT_CLEARED(pg_plan_launch(plan, NULL));
+  pg_plan_info info = PG_PLAN_INFO_INIT;
+  EXPECT_CLEARED(pg_plan_describe(plan, &info));
+  pg_plan_destroy(plan);
+
+  /* No status, no change: the detail outlives them. */
+  refuse_something();
+  char before[256];
+  snprintf(before, sizeof before, "%s", pg_last_error_detail());
+  (void)pg_strerror(PG_ERR_INVALID_ARG);
+  (void)pg_status_name(PG_ERR_INVALID_ARG);
+  (void)pg_kind_name(PG_KIND_KERNEL);
+  (void)pg_precision_name(PG_PRECISION_STRICT);
+  (void)pg_version_string();
+  (void)pg_variant_find("no such variant");
+  (void)pg_variant_at(-1);
+  (void)pg_last_cuda_error();
+  pg_plan_destroy(NULL);
+  assert_string_equal(pg_last_error_detail(), before);
 }
 
 int main(void) {
@@ -149,6 +217,7 @@ int main(void) {
       cmocka_unit_test_setup(test_bad_calls, setup),
       cmocka_unit_test_setup(test_bad_variant_and_stages, setup),
       cmocka_unit_test_setup(test_valid_call_without_gpu, setup),
+      cmocka_unit_test_setup(test_detail_cleared_on_success, setup),
   };
   return cmocka_run_group_tests_name("args", tests, NULL, NULL);
 }

@@ -36,10 +36,11 @@ static void reset_c(void) {
 }
 
 /* Runs the call; its status must be `want` and device C must be unchanged. */
-static void expect(const pgt_call *cl, pg_status want, const char *what, void *ctx) {
+static void expect(const pgt_call *cl, const pgt_entry_point *entry, pg_status want,
+                   const char *what, void *ctx) {
   (void)ctx;
   checks++;
-  pg_status got = pgt_run(cl, NULL);
+  pg_status got = entry->run(cl, NULL);
   cudaError_t sync = cudaDeviceSynchronize();
   if (sync != cudaSuccess) {
     printf("FATAL: %s (variant %s): CUDA error after the call: %s\n", what,
@@ -54,9 +55,9 @@ static void expect(const pgt_call *cl, pg_status want, const char *what, void *c
           : NULL;
   if (got == want && diff < 0 && detail_problem == NULL) return;
   failures++;
-  printf("FAIL %s: variant=%s stages=%d m=%d n=%d k=%d alpha=%g beta=%g lda=%d ldb=%d ldc=%d "
+  printf("FAIL %s through %s: variant=%s stages=%d m=%d n=%d k=%d alpha=%g beta=%g lda=%d ldb=%d ldc=%d "
          "a=%s b=%s c=%s\n",
-         what, cl->variant ? cl->variant : "(null)", cl->stages, cl->m, cl->n, cl->k,
+         what, entry->name, cl->variant ? cl->variant : "(null)", cl->stages, cl->m, cl->n, cl->k,
          (double)cl->alpha, (double)cl->beta, cl->lda, cl->ldb, cl->ldc, cl->a ? "set" : "NULL",
          cl->b ? "set" : "NULL", cl->c ? "set" : "NULL");
   if (got != want) printf("  returned %s, want %s\n", pg_status_name(got), pg_status_name(want));
@@ -146,9 +147,9 @@ int main(void) {
 
   /* Names the registry does not know. */
   pgt_call c = valid_call("no_such_variant");
-  expect(&c, PG_ERR_UNKNOWN_VARIANT, "unknown variant", NULL);
+  expect(&c, &pgt_entry_points[0], PG_ERR_UNKNOWN_VARIANT, "unknown variant", NULL);
   c = valid_call("");
-  expect(&c, PG_ERR_UNKNOWN_VARIANT, "empty variant name", NULL);
+  expect(&c, &pgt_entry_points[0], PG_ERR_UNKNOWN_VARIANT, "empty variant name", NULL);
   checks++;
   pg_status st = pg_sgemm(NULL, 0, M, N, K, 1.0f, d_a, LDA, d_b, LDB, 0.5f, d_c, LDC, NULL);
   if (st != PG_ERR_UNKNOWN_VARIANT && st != PG_ERR_INVALID_ARG) {
@@ -168,7 +169,7 @@ int main(void) {
       /* On a new enough GPU only a build without a loadable image says so. */
       arch_cases++;
       c = valid_call(v->name);
-      expect(&c, PG_ERR_ARCH, "variant the GPU cannot run", NULL);
+      expect(&c, &pgt_entry_points[0], PG_ERR_ARCH, "variant the GPU cannot run", NULL);
       const cudaError_t behind = pg_last_cuda_error();
       if (v->min_cc <= cc && behind != cudaErrorNoKernelImageForDevice &&
           behind != cudaErrorInvalidDeviceFunction) {
@@ -209,7 +210,7 @@ int main(void) {
         smem_cases++;
         c = valid_call(v->name);
         c.stages = s;
-        expect(&c, PG_ERR_SMEM, "stages that do not fit shared memory", NULL);
+        expect(&c, &pgt_entry_points[0], PG_ERR_SMEM, "stages that do not fit shared memory", NULL);
       }
     }
     if (sup != PG_OK) continue; /* default stages do not fit: reported above */

@@ -133,7 +133,7 @@ static void plans(const pg_variant_info *v) {
     fail(v->name, what);
     return;
   }
-  pg_plan_info info;
+  pg_plan_info info = PG_PLAN_INFO_INIT;
   PGT_PG(pg_plan_describe(plan, &info));
   /* One kernel, or two with a workspace between them (split-K, stream-K). */
   if (info.variant == NULL || info.launches != (info.workspace_bytes > 0 ? 2 : 1) ||
@@ -200,7 +200,7 @@ static void split_is_deterministic(const char *name) {
   pg_plan *plan = NULL;
   PGT_PG(pg_plan_create(&plan, v, 0, SPLIT_M, SPLIT_N, SPLIT_K, 1.0f, a, SPLIT_K, b, SPLIT_N,
                         0.0f, c, SPLIT_N));
-  pg_plan_info info;
+  pg_plan_info info = PG_PLAN_INFO_INIT;
   PGT_PG(pg_plan_describe(plan, &info));
   printf("%s at %dx%dx%d: %s, %d splits, %zu bytes of workspace\n", name, SPLIT_M, SPLIT_N,
          SPLIT_K, info.variant->name, info.splits, info.workspace_bytes);

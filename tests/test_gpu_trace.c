@@ -169,7 +169,7 @@ static void run_case(const pg_variant_info *v, int stages, const shape *s) {
     return;
   }
   PGT_PG(pg_plan_trace(traced, buffer));
-  pg_plan_info timed_info, traced_info;
+  pg_plan_info timed_info = PG_PLAN_INFO_INIT, traced_info = PG_PLAN_INFO_INIT;
   PGT_PG(pg_plan_describe(timed, &timed_info));
   PGT_PG(pg_plan_describe(traced, &traced_info));
   if (timed_info.kernel.blocks_per_sm != traced_info.kernel.blocks_per_sm)

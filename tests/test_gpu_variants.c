@@ -305,8 +305,7 @@ static int index_of(const pg_variant_info *v) {
  * for its pointers). */
 static int plan_in_clusters(const pg_variant_info *v, shape sh, float *any, int sm_count) {
   pg_plan *plan = NULL;
-  pg_plan_info info;
-  memset(&info, 0, sizeof info);
+  pg_plan_info info = PG_PLAN_INFO_INIT;
   pg_status st = pg_plan_create(&plan, v, 0, sh.m, sh.n, sh.k, 1.0f, any, sh.k, any, sh.n, 0.0f,
                                 any, sh.n);
   if (st == PG_OK) st = pg_plan_describe(plan, &info);

@@ -21,7 +21,7 @@ from . import _library
 __all__ = ["matmul", "variants", "Variant", "Error", "ArgumentError", "version",
            "library_path"]
 
-version = text(LIB.pg_version_string())  # the library's, "0.4.0"
+version = text(LIB.pg_version_string())  # the library's, "0.5.0"
 library_path = PATH                       # the file it was loaded from
 
 

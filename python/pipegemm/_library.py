@@ -13,7 +13,7 @@ look further:
   3. the install prefixes of `cmake --install build --prefix PREFIX`: this
      Python's (sys.prefix: a virtual environment, conda) and the user's
      (site.USER_BASE: ~/.local), in lib/ and lib64/;
-  4. the dynamic loader, by the library's soname (libpipegemm.so.0):
+  4. the dynamic loader, by the library's soname (libpipegemm.so.0.5):
      LD_LIBRARY_PATH, then ldconfig's cache (/usr/local/lib, /usr/lib).
 
 Nothing found: ImportError with every place and why it did not do.
@@ -26,12 +26,12 @@ import sys
 
 ENV = "PIPEGEMM_LIBRARY"
 FILE = "libpipegemm.so"
-SONAME = "libpipegemm.so.0"
+SONAME = "libpipegemm.so.0.5"
 
 # The header version whose declarations these are (major, minor): a library
 # of another one is refused, since a struct's fields may have moved. A test
 # (python/tests/test_host.py) holds it to include/pipegemm.h.
-DECLARED = (0, 4)
+DECLARED = (0, 5)
 
 # pg_status values this package names (the header's PG_STATUS_TABLE).
 OK = 0

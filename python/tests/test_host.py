@@ -283,7 +283,7 @@ def test_not_found_says_where_it_looked(tmp_path):
                               "Looked for it in:\n  PIPEGEMM_LIBRARY: not set\n")
     assert f"  {os.path.join(sys.prefix, 'lib', 'libpipegemm.so')} (this Python's prefix): " \
            f"no such file\n" in message
-    assert "  libpipegemm.so.0 through the dynamic loader (LD_LIBRARY_PATH, ldconfig): " in message
+    assert "  libpipegemm.so.0.5 through the dynamic loader (LD_LIBRARY_PATH, ldconfig): " in message
     assert "build tree" not in message
     assert message.rstrip().endswith("or set PIPEGEMM_LIBRARY=/path/to/libpipegemm.so.")
 

@@ -62,6 +62,7 @@ static int make_plan(const trace_run *run, const pgc_problem *p, pg_plan **plan,
                      pg_plan_info *info) {
   pg_status st = pg_plan_create(plan, run->variant, run->stages, p->m, p->n, p->k, GEMM_ALPHA,
                                 p->a, p->lda, p->b, p->ldb, GEMM_BETA, p->c, p->ldc);
+  info->size = sizeof *info;
   if (st == PG_OK) st = pg_plan_describe(*plan, info);
   if (st == PG_OK) return PGC_EXIT_OK;
   pgc_print_status_error(run->variant->name, st);
@@ -110,6 +111,7 @@ static int open_run(const pgc_options *opts, pgc_session *session, const pgc_pro
   }
   if (make_buffer(session, run) != PGC_EXIT_OK) return PGC_EXIT_FAILED;
   st = pg_plan_trace(run->traced, run->buffer);
+  run->traced_info.size = sizeof run->traced_info;
   if (st == PG_OK) st = pg_plan_describe(run->traced, &run->traced_info);
   if (st != PG_OK) {
     pgc_print_status_error(run->variant->name, st);

@@ -461,7 +461,7 @@ void pgc_work_text(const pg_plan_info *info, char *buf, size_t size) {
  * `auto`'s row names what it runs, whose kernel the facts describe. */
 static void describe_plan(const pg_plan *plan, const pg_variant_info *variant,
                           const char *label, pgc_result_row *row) {
-  pg_plan_info info;
+  pg_plan_info info = PG_PLAN_INFO_INIT;
   pg_status status = pg_plan_describe(plan, &info);
   if (status != PG_OK) {
     char what[PGC_VERDICT_TEXT_SIZE * 2];

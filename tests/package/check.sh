@@ -39,9 +39,22 @@ case "$mode" in
     ;;
   cmake)
     prefix=$1 libdir=$2 work=$3 generator=$4 cc=$5
-    rm -rf "$work"
+    rm -rf "$work" "$work-older"
+    # The installed header's major.minor is what a project asks for; while
+    # the major is 0 another minor is another ABI, which the package refuses.
+    major=$(sed -n 's/^#define PIPEGEMM_VERSION_MAJOR \([0-9]*\)$/\1/p' "$prefix/include/pipegemm.h")
+    minor=$(sed -n 's/^#define PIPEGEMM_VERSION_MINOR \([0-9]*\)$/\1/p' "$prefix/include/pipegemm.h")
+    if [ "$major" -eq 0 ] && [ "$minor" -gt 0 ]; then
+      if "$cmake" -S "$here" -B "$work-older" -G "$generator" -DCMAKE_C_COMPILER="$cc" \
+           -Dpipegemm_DIR="$prefix/$libdir/cmake/pipegemm" -DPG_WANT="0.$((minor - 1))" \
+           >"$work-older.log" 2>&1; then
+        echo "check: FAIL: find_package(pipegemm 0.$((minor - 1))) accepted $major.$minor"
+        exit 1
+      fi
+      echo "find_package(pipegemm 0.$((minor - 1))) refuses $major.$minor, as it must"
+    fi
     "$cmake" -S "$here" -B "$work" -G "$generator" -DCMAKE_C_COMPILER="$cc" \
-      -Dpipegemm_DIR="$prefix/$libdir/cmake/pipegemm"
+      -Dpipegemm_DIR="$prefix/$libdir/cmake/pipegemm" -DPG_WANT="$major.$minor"
     "$cmake" --build "$work"
     "$work/consumer_shared"
     "$work/consumer_static"
