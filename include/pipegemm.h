@@ -249,9 +249,12 @@ PG_API pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, in
  * decision once.
  *
  * A plan belongs to the device that was current when it was made; launch it
- * on a stream of that device. It refers to A, B and C by pointer: they must
- * stay allocated while the plan is launched. One plan may be launched from
- * several threads at once, on their own streams. */
+ * on a stream of that device (or 0, that device's default stream), from any
+ * thread: where the thread's current device is another, pg_plan_launch makes
+ * the plan's current for the launch and puts the thread's back. It refers to
+ * A, B and C by pointer: they must stay allocated while the plan is
+ * launched. One plan may be launched from several threads at once, on their
+ * own streams. */
 typedef struct pg_plan pg_plan;
 
 /* Makes a plan, or returns the status pg_sgemm_variant would return before
@@ -332,9 +335,13 @@ PG_API pg_status pg_variant_accepts(const pg_variant_info *variant, int stages, 
 PG_API pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const float *b,
                                 int ldb, const pg_variant_info **variant, int *stages);
 
-/* Releases the cuBLAS handles the `cublas` variant created (one per device)
- * and the memory the split-K pool kept. Optional; safe to call more than
- * once, and beside other calls; plans stay valid.
+/* Releases the cuBLAS handles the `cublas` and `cublas_tf32` entries made
+ * (one per device and stream they ran on, each with its own workspace of
+ * 32 MiB on sm_90 and newer, 4 MiB before: as cuBLAS advises, so that calls
+ * on several streams run concurrently, deterministically and capturable in
+ * graphs without allocating) and the memory the split-K pool kept.
+ * Optional; safe to call more than once, and beside other calls (it waits
+ * for cuBLAS calls under way); plans stay valid.
  *
  * The library keeps what it learnt of each device (its limits, which kernels
  * it loads and their shared-memory opt-in, the pool, cuBLAS's handle) for the

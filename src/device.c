@@ -10,32 +10,44 @@
  * relaxed stream-capture mode: a capture under way on the caller's thread
  * forbids cudaMalloc there, which cublasCreate needs. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 #include "tma.h"
 
 #define PG_MAX_DEVICES 64
-/* (device, kernel) pairs remembered; past this a kernel is probed each time. */
-#define PG_MAX_IMAGES 512
 #define PG_DETAIL_TEXT 200
 #define PG_CUDA_MAJOR 1000 /* CUDA versions are major*1000 + minor*10 */
 #define PG_CUDA_MINOR 10
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static int device_known[PG_MAX_DEVICES];
+/* Set (release) once devices[d] is written; read without the lock. */
+static _Atomic int device_known[PG_MAX_DEVICES];
 static pg_device devices[PG_MAX_DEVICES];
 /* Per device, made on first use (object_of): a cudaMemPool_t. */
 static void *pools[PG_MAX_DEVICES];
 
+/* What is known of each (device, kernel) pair: a table that grows as it
+ * fills (open addressing, at most half full), so that no number of
+ * kernels or devices makes a kernel be probed twice. Looked up under a
+ * read lock, so that planning threads never wait for each other once
+ * their kernels are known; a probe runs under probe_lock alone. */
 typedef struct {
   int ordinal;
-  const void *kernel;
+  const void *kernel; /* NULL: an empty slot */
   pg_kernel_image image;
 } image_slot;
-static image_slot images[PG_MAX_IMAGES];
-static int image_count;
+static pthread_rwlock_t images_lock = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static image_slot *images;
+static size_t image_slots; /* a power of two, or 0 */
+static size_t image_count;
+static _Atomic long long image_probes;
+
+static void lookup_pool_alloc(void *ctx);
 
 /* ---- the probing thread ------------------------------------------------------ */
 
@@ -109,6 +121,7 @@ static void probe_device(void *ctx) {
     return;
   }
   (void)pg_tma_find_encoder(); /* here, so its runtime call fails (if at all) off the caller's thread */
+  lookup_pool_alloc(NULL);
   p->device.ordinal = d;
   p->device.cc = major * 10 + minor;
   p->device.sm_count = sms;
@@ -122,14 +135,43 @@ static void probe_device(void *ctx) {
     p->device.smem_per_sm = (size_t)per_sm;
     p->device.smem_reserved = (size_t)reserved;
   }
-  pg_probe_cluster_blocks(&p->device);
+  p->device.clusters_known = pg_probe_cluster_blocks(&p->device, p->device.cluster_blocks);
+}
+
+typedef struct {
+  const pg_device *device;
+  int table[PG_CLUSTER_BLOCKS_PER_SM][PG_CLUSTER_MAX + 1];
+  int known;
+} cluster_probe;
+
+static void probe_clusters(void *ctx) {
+  cluster_probe *p = ctx;
+  if (cudaSetDevice(p->device->ordinal) == cudaSuccess)
+    p->known = pg_probe_cluster_blocks(p->device, p->table);
 }
 
 long long pg_device_cluster_blocks(const pg_device *device, int blocks_per_sm, int cluster) {
   if (blocks_per_sm < 1 || blocks_per_sm > PG_CLUSTER_BLOCKS_PER_SM || cluster < 2 ||
       cluster > PG_CLUSTER_MAX)
     return 0;
-  return device->cluster_blocks[blocks_per_sm - 1][cluster];
+  if (device->model_only || __atomic_load_n(&device->clusters_known, __ATOMIC_ACQUIRE))
+    return device->cluster_blocks[blocks_per_sm - 1][cluster];
+  /* The first probe failed for a reason that may have passed: asked again,
+   * the table written (and then read) under the lock, and published. */
+  pthread_mutex_lock(&cache_lock);
+  pg_device *known = (pg_device *)device; /* one of devices[] */
+  if (!known->clusters_known) {
+    cluster_probe probe;
+    memset(&probe, 0, sizeof probe);
+    probe.device = device;
+    if (pg_on_probe_thread(probe_clusters, &probe) == PG_OK && probe.known) {
+      memcpy(known->cluster_blocks, probe.table, sizeof probe.table);
+      __atomic_store_n(&known->clusters_known, 1, __ATOMIC_RELEASE);
+    }
+  }
+  const long long blocks = known->cluster_blocks[blocks_per_sm - 1][cluster];
+  pthread_mutex_unlock(&cache_lock);
+  return blocks;
 }
 
 /* A failure to reach a device: PG_ERR_NO_DEVICE, the reason as the detail. */
@@ -155,6 +197,10 @@ pg_status pg_device_current(const pg_device **out) {
     pg_set_error_detail("device %d: the library handles devices 0..%d", ordinal,
                         PG_MAX_DEVICES - 1);
     return PG_ERR_NO_DEVICE;
+  }
+  if (device_known[ordinal]) { /* every call after the first */
+    *out = &devices[ordinal];
+    return PG_OK;
   }
   pthread_mutex_lock(&cache_lock);
   pg_status st = PG_OK;
@@ -230,32 +276,88 @@ static int lasting(cudaError_t err) {
   }
 }
 
-pg_status pg_kernel_image_of(const pg_device *device, const void *kernel,
-                             pg_kernel_image *image) {
-  pthread_mutex_lock(&cache_lock);
-  for (int i = 0; i < image_count; ++i)
-    if (images[i].ordinal == device->ordinal && images[i].kernel == kernel) {
-      *image = images[i].image;
-      pthread_mutex_unlock(&cache_lock);
-      return PG_OK;
-    }
-  image_probe probe;
-  memset(&probe, 0, sizeof probe);
-  probe.device = device;
-  probe.kernel = kernel;
-  pg_status st = pg_on_probe_thread(probe_image, &probe);
-  if (st == PG_OK) {
-    *image = probe.image;
-    if (lasting(probe.image.load_error) && image_count < PG_MAX_IMAGES) {
-      images[image_count].ordinal = device->ordinal;
-      images[image_count].kernel = kernel;
-      images[image_count].image = probe.image;
-      ++image_count;
+static size_t image_hash(int ordinal, const void *kernel) {
+  uint64_t h = (uint64_t)(uintptr_t)kernel ^ ((uint64_t)ordinal << 56);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return (size_t)h;
+}
+
+/* The slot of (ordinal, kernel), or the empty slot where it would go;
+ * NULL while the table is empty. Under images_lock. */
+static image_slot *image_slot_of(int ordinal, const void *kernel) {
+  if (image_slots == 0) return NULL;
+  for (size_t i = image_hash(ordinal, kernel) & (image_slots - 1);; i = (i + 1) & (image_slots - 1))
+    if (images[i].kernel == NULL || (images[i].kernel == kernel && images[i].ordinal == ordinal))
+      return &images[i];
+}
+
+static int image_known(int ordinal, const void *kernel, pg_kernel_image *image) {
+  pthread_rwlock_rdlock(&images_lock);
+  const image_slot *slot = image_slot_of(ordinal, kernel);
+  const int known = slot != NULL && slot->kernel != NULL;
+  if (known) *image = slot->image;
+  pthread_rwlock_unlock(&images_lock);
+  return known;
+}
+
+/* Keeps an answer; 0 where the host has no memory for a larger table (the
+ * answer is then asked again next time, which is slow, not wrong). */
+static int keep_image(int ordinal, const void *kernel, const pg_kernel_image *image) {
+  pthread_rwlock_wrlock(&images_lock);
+  int kept = 1;
+  if (2 * (image_count + 1) > image_slots) {
+    const size_t slots = image_slots == 0 ? 1024 : 2 * image_slots;
+    image_slot *grown = calloc(slots, sizeof *grown);
+    if (grown == NULL) {
+      kept = 0;
+    } else {
+      image_slot *old = images;
+      const size_t old_slots = image_slots;
+      images = grown;
+      image_slots = slots;
+      for (size_t i = 0; i < old_slots; ++i)
+        if (old[i].kernel != NULL) *image_slot_of(old[i].ordinal, old[i].kernel) = old[i];
+      free(old);
     }
   }
-  pthread_mutex_unlock(&cache_lock);
+  if (kept) {
+    image_slot *slot = image_slot_of(ordinal, kernel);
+    if (slot->kernel == NULL) ++image_count;
+    slot->ordinal = ordinal;
+    slot->kernel = kernel;
+    slot->image = *image;
+  }
+  pthread_rwlock_unlock(&images_lock);
+  return kept;
+}
+
+pg_status pg_kernel_image_of(const pg_device *device, const void *kernel,
+                             pg_kernel_image *image) {
+  if (image_known(device->ordinal, kernel, image)) return PG_OK;
+  /* One probe at a time (loading a module onto the GPU is the driver's
+   * work and serial anyway), and not again for a kernel another thread has
+   * just probed while this one waited. */
+  pthread_mutex_lock(&probe_lock);
+  pg_status st = PG_OK;
+  if (!image_known(device->ordinal, kernel, image)) {
+    image_probe probe;
+    memset(&probe, 0, sizeof probe);
+    probe.device = device;
+    probe.kernel = kernel;
+    st = pg_on_probe_thread(probe_image, &probe);
+    if (st == PG_OK) {
+      ++image_probes;
+      *image = probe.image;
+      if (lasting(probe.image.load_error)) (void)keep_image(device->ordinal, kernel, image);
+    }
+  }
+  pthread_mutex_unlock(&probe_lock);
   return st;
 }
+
+long long pg_kernel_image_probes(void) { return image_probes; }
 
 /* ---- the split-K pool, made once per device ----------------------------------------- */
 
@@ -391,6 +493,57 @@ pg_status pg_device_pool_hold(const pg_device *device, cudaMemPool_t pool, size_
     if (st == PG_OK) pool_held[d] = bytes;
   }
   pthread_mutex_unlock(&cache_lock);
+  return st;
+}
+
+/* The driver's cuMemAllocFromPoolAsync: unlike the runtime's call, a
+ * failure of it leaves the runtime's per-thread error alone, so that a
+ * launch that finds the pool emptied by another leaves an error the caller
+ * had pending where it was. Looked up once found, on the probing thread. */
+typedef CUresult (*pool_alloc_fn)(CUdeviceptr *, size_t, CUmemoryPool, CUstream);
+static pool_alloc_fn driver_pool_alloc;
+static int driver_pool_alloc_found; /* set with release order after driver_pool_alloc */
+
+static void lookup_pool_alloc(void *ctx) {
+  (void)ctx;
+  void *fn = NULL;
+  enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  if (cudaGetDriverEntryPointByVersion("cuMemAllocFromPoolAsync", &fn, 11020, cudaEnableDefault,
+                                       &found) == cudaSuccess &&
+      found == cudaDriverEntryPointSuccess && fn != NULL) {
+    driver_pool_alloc = (pool_alloc_fn)fn;
+    __atomic_store_n(&driver_pool_alloc_found, 1, __ATOMIC_RELEASE);
+  }
+}
+
+pg_status pg_device_pool_take(cudaMemPool_t pool, size_t bytes, cudaStream_t stream,
+                              void **memory, const char *what) {
+  if (!__atomic_load_n(&driver_pool_alloc_found, __ATOMIC_ACQUIRE)) {
+    pthread_mutex_lock(&cache_lock);
+    if (!driver_pool_alloc_found) (void)pg_on_probe_thread(lookup_pool_alloc, NULL);
+    pthread_mutex_unlock(&cache_lock);
+  }
+  cudaError_t err = cudaSuccess;
+  if (__atomic_load_n(&driver_pool_alloc_found, __ATOMIC_ACQUIRE)) {
+    CUdeviceptr at = 0;
+    const CUresult r = driver_pool_alloc(&at, bytes, (CUmemoryPool)pool, (CUstream)stream);
+    *memory = (void *)(uintptr_t)at;
+    err = r == CUDA_SUCCESS                ? cudaSuccess
+          : r == CUDA_ERROR_OUT_OF_MEMORY ? cudaErrorMemoryAllocation
+          : r == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED ? cudaErrorStreamCaptureUnsupported
+                                                   : cudaErrorInvalidValue;
+  } else {
+    /* No driver entry (never seen): the runtime's call, whose failure the
+     * caller's slot keeps only where it held nothing. */
+    const cudaError_t pending = cudaPeekAtLastError();
+    err = cudaMallocFromPoolAsync(memory, bytes, pool, stream);
+    if (err != cudaSuccess && pending == cudaSuccess) (void)cudaGetLastError();
+  }
+  if (err == cudaSuccess) return PG_OK;
+  const pg_status st = pg_status_from_cuda(err);
+  pg_set_error_detail("%s: %zu bytes of device memory for its workspace from the library's "
+                      "pool: %s",
+                      what, bytes, cudaGetErrorString(err));
   return st;
 }
 

@@ -105,6 +105,11 @@ typedef struct {
    * cluster runs on one GPC, so the GPCs' sizes leave some SMs' slots
    * empty. 0: unknown, or no clusters (before sm_90). */
   int cluster_blocks[PG_CLUSTER_BLOCKS_PER_SM][PG_CLUSTER_MAX + 1];
+  /* 1 (set with release order, after the table) once the table holds the
+   * runtime's answers; 0 while a probe failed for a reason that may pass
+   * (out of memory loading the probe kernel), and the table is asked again
+   * at the next lookup (pg_device_cluster_blocks). */
+  int clusters_known;
   /* 1: facts of a GPU that is not here, for auto's model alone
    * (pg_auto_model): no kernel's image is looked at. */
   int model_only;
@@ -156,13 +161,16 @@ static inline size_t pg_smem_for_blocks_per_sm(const pg_device *device, int bloc
 }
 
 /* pg_device.cluster_blocks[blocks_per_sm - 1][cluster], 0 outside the
- * table. */
+ * table; asked of the GPU again first where the table is not known. */
 long long pg_device_cluster_blocks(const pg_device *device, int blocks_per_sm, int cluster);
 
-/* Fills device->cluster_blocks by asking the runtime of the current device
- * (cudaOccupancyMaxActiveClusters over a probe kernel sized to b blocks an
- * SM); what it cannot ask stays 0 (src/kernels/cluster_probe.cu). */
-void pg_probe_cluster_blocks(pg_device *device);
+/* Fills `table` (as pg_device.cluster_blocks) by asking the runtime of the
+ * current device (cudaOccupancyMaxActiveClusters over a probe kernel sized
+ * to b blocks an SM); what the GPU does not support stays 0
+ * (src/kernels/cluster_probe.cu). Returns 1 where that is the answer, 0
+ * where a question failed for a reason that may pass (out of memory). */
+int pg_probe_cluster_blocks(const pg_device *device,
+                            int table[PG_CLUSTER_BLOCKS_PER_SM][PG_CLUSTER_MAX + 1]);
 
 /* Gives back the memory the split-K pools keep (pg_shutdown). */
 void pg_device_release(void);
@@ -198,6 +206,13 @@ pg_status pg_device_pool(const pg_device *device, cudaMemPool_t *pool);
  * names `what` and the bytes; nothing is remembered of a failure. */
 pg_status pg_device_pool_hold(const pg_device *device, cudaMemPool_t pool, size_t bytes,
                               const char *what);
+
+/* Takes `bytes` from the pool, stream-ordered on `stream`, for a launch of
+ * `what`. A failure (the pool emptied by another launch since
+ * pg_device_pool_hold) returns PG_ERR_NO_MEMORY with a detail and leaves
+ * the caller's CUDA error slot as it was. */
+pg_status pg_device_pool_take(cudaMemPool_t pool, size_t bytes, cudaStream_t stream,
+                              void **memory, const char *what);
 
 /* ---- the registry (src/registry.c) ----------------------------------------- */
 

@@ -120,6 +120,14 @@ pg_status pg_single_warp_pipeline(int m, int n, int k, const float *a, int lda,
                                   const float *b, int ldb, float *c, int ldc,
                                   cudaStream_t stream);
 
+/* ---- the kernel cache ------------------------------------------------------------
+ * How many times the library has asked a GPU about one of its kernels (its
+ * image, resources, shared-memory opt-in) in this process: once per
+ * (device, kernel) whose answer lasts, for any number of kernels and
+ * devices; a test plans every entry twice and holds the second round to no
+ * new probe. */
+long long pg_kernel_image_probes(void);
+
 /* ---- the library's error state ----------------------------------------------------
  * pg_last_cuda_error() and pg_last_error_detail() belong to the calling
  * thread; the tools' own CUDA calls set them through these, so that a failed

@@ -596,6 +596,12 @@ static cudaError_t launch_kernel(const pg_plan *plan, void **params, cudaStream_
                      programmatic, params, stream);
 }
 
+static pg_status launch_here(const pg_plan *plan, cudaStream_t stream);
+
+/* A plan runs on its device: where the calling thread's current device is
+ * another, the plan's is made current for the launch and the caller's put
+ * back after it (CUDA refuses a launch on a stream of another device than
+ * the current one, and the default stream is the current device's). */
 pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
   pg_clear_error_detail();
   if (plan == NULL) {
@@ -603,6 +609,21 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
     return PG_ERR_INVALID_ARG;
   }
   if (plan->entry == NULL) return PG_OK; /* M or N is 0 */
+  int current = plan->device->ordinal;
+  cudaError_t err = cudaGetDevice(&current);
+  if (err == cudaSuccess && current != plan->device->ordinal)
+    err = cudaSetDevice(plan->device->ordinal);
+  if (err != cudaSuccess) return launch_failed(plan, "making its device current", err);
+  pg_status st = launch_here(plan, stream);
+  if (current != plan->device->ordinal) {
+    err = cudaSetDevice(current);
+    if (err != cudaSuccess && st == PG_OK)
+      st = launch_failed(plan, "making the caller's device current again", err);
+  }
+  return st;
+}
+
+static pg_status launch_here(const pg_plan *plan, cudaStream_t stream) {
   if (plan->entry->info.kind == PG_KIND_LIBRARY)
     return pg_cublas_sgemm(plan->device, &plan->args, plan->entry->info.precision, stream);
   if (plan->workspace_bytes == 0) {
@@ -625,19 +646,10 @@ pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
   if (st != PG_OK) return st;
   pg_gemm_args args = plan->args;
   void *params[] = {(void *)&args, (void *)&plan->maps};
-  const cudaError_t pending = cudaPeekAtLastError();
-  cudaError_t err = cudaMallocFromPoolAsync((void **)&args.partials, plan->workspace_bytes,
-                                            plan->pool, stream);
-  if (err != cudaSuccess) {
-    /* Another launch took what the pool held: the caller's error slot gets
-     * back what it had, where it had nothing. */
-    if (pending == cudaSuccess) (void)cudaGetLastError();
-    st = pg_status_from_cuda(err);
-    pg_set_error_detail("%s: %zu bytes of device memory for its workspace from the library's "
-                        "pool: %s",
-                        plan->label, plan->workspace_bytes, cudaGetErrorString(err));
-    return st;
-  }
+  st = pg_device_pool_take(plan->pool, plan->workspace_bytes, stream, (void **)&args.partials,
+                           plan->label);
+  if (st != PG_OK) return st;
+  cudaError_t err = cudaSuccess;
   const char *step = "launching its kernel";
   /* B^T first (the wgmma members), or operands (the emulated entry's parts
    * of A, the split forms' copies of A or B): the kernel then reads them where B

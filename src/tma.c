@@ -50,18 +50,23 @@ pg_status pg_tma_check_a(const pg_gemm_args *g, char *why, size_t why_size) {
   return check_operands(g, 1, 0, why, why_size);
 }
 
+/* The driver's encoder, found once it is found: a lookup that failed
+ * (a driver without it, or one not loaded yet) is asked again next time,
+ * on the probing thread, so that its error never lands in the caller's
+ * CUDA error slot. */
 static PFN_cuTensorMapEncodeTiled_v12000 encode_tiled;
-static cudaError_t lookup_error = cudaSuccess;
-static pthread_once_t lookup_once = PTHREAD_ONCE_INIT;
+static int encoder_found; /* set with release order after encode_tiled */
+static pthread_mutex_t lookup_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void lookup_encoder(void) {
+static void lookup_encoder(void *ctx) {
+  cudaError_t *error = ctx;
   void *fn = NULL;
   enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  lookup_error = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                  cudaEnableDefault, &found);
-  if (lookup_error == cudaSuccess && (found != cudaDriverEntryPointSuccess || fn == NULL))
-    lookup_error = cudaErrorSymbolNotFound;
-  if (lookup_error == cudaSuccess) encode_tiled = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+  *error = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                            cudaEnableDefault, &found);
+  if (*error == cudaSuccess && (found != cudaDriverEntryPointSuccess || fn == NULL))
+    *error = cudaErrorSymbolNotFound;
+  if (*error == cudaSuccess) encode_tiled = (PFN_cuTensorMapEncodeTiled_v12000)fn;
 }
 
 static CUtensorMapSwizzle swizzle_mode(int bytes) {
@@ -89,8 +94,15 @@ static cudaError_t encode_matrix(CUtensorMap *map, const float *base, int rows, 
 }
 
 cudaError_t pg_tma_find_encoder(void) {
-  if (pthread_once(&lookup_once, lookup_encoder) != 0) return cudaErrorUnknown;
-  return lookup_error;
+  if (__atomic_load_n(&encoder_found, __ATOMIC_ACQUIRE)) return cudaSuccess;
+  pthread_mutex_lock(&lookup_lock);
+  cudaError_t error = cudaSuccess;
+  if (!encoder_found) {
+    if (pg_on_probe_thread(lookup_encoder, &error) != PG_OK) error = cudaErrorMemoryAllocation;
+    if (error == cudaSuccess) __atomic_store_n(&encoder_found, 1, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&lookup_lock);
+  return error;
 }
 
 cudaError_t pg_tma_encode(const pg_gemm_args *g, const pg_tma_boxes *boxes, int with_a,

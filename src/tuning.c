@@ -5,6 +5,7 @@
 #include "tuning.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 /* auto's candidates on the H200, with their speed where they fill whole
@@ -215,14 +216,33 @@ static const pg_tuning rows[] = {
      PG_H200_AUTO_TF32_RULES, PG_H200_AUTO_EMULATED_RULES},
 };
 
-/* A non-negative integer from the environment, or `fallback`. */
-static int env_int(const char *name, int fallback) {
+/* A non-negative integer from the environment, or -1. */
+static int env_int(const char *name) {
   const char *text = getenv(name);
-  if (text == NULL || *text == '\0') return fallback;
+  if (text == NULL || *text == '\0') return -1;
   char *end = NULL;
   long v = strtol(text, &end, 10);
-  if (*end != '\0' || v < 0 || v > 1024) return fallback;
+  if (*end != '\0' || v < 0 || v > 1024) return -1;
   return (int)v;
+}
+
+/* The PIPEGEMM_* overrides, read once, at the library's first plan: getenv
+ * beside another thread's setenv is undefined, and a plan should not change
+ * with the environment halfway through a process. -1: not set. */
+static struct {
+  int group_m, blocks_per_sm, sum_steps, split_min_k_tiles, programmatic, split_in_clusters,
+      fused_split;
+} overrides;
+static pthread_once_t overrides_once = PTHREAD_ONCE_INIT;
+
+static void read_overrides(void) {
+  overrides.group_m = env_int("PIPEGEMM_TMA_WS_GROUP_M");
+  overrides.blocks_per_sm = env_int("PIPEGEMM_TMA_WS_BLOCKS_PER_SM");
+  overrides.sum_steps = env_int("PIPEGEMM_EMULATED_SUM_STEPS");
+  overrides.split_min_k_tiles = env_int("PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES");
+  overrides.programmatic = env_int("PIPEGEMM_PROGRAMMATIC_LAUNCH");
+  overrides.split_in_clusters = env_int("PIPEGEMM_SPLIT_IN_CLUSTERS");
+  overrides.fused_split = env_int("PIPEGEMM_EMULATED_FUSED_SPLIT");
 }
 
 pg_tuning pg_tuning_row(int cc, int sm_count) {
@@ -239,26 +259,27 @@ pg_tuning pg_tuning_for(int cc, int sm_count) {
   return pg_tuning_with_env(&row);
 }
 
+void pg_tuning_reread_environment(void) {
+  (void)pthread_once(&overrides_once, read_overrides);
+  read_overrides();
+}
+
 pg_tuning pg_tuning_with_env(const pg_tuning *row) {
+  (void)pthread_once(&overrides_once, read_overrides);
   pg_tuning t = *row;
-  t.tma_ws_group_m = env_int("PIPEGEMM_TMA_WS_GROUP_M", t.tma_ws_group_m);
+  if (overrides.group_m >= 0) t.tma_ws_group_m = overrides.group_m;
   if (t.tma_ws_group_m < 1) t.tma_ws_group_m = 1;
-  const int blocks_per_sm = env_int("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", -1);
-  if (blocks_per_sm >= 0) {
-    t.tma_ws_blocks_per_sm = blocks_per_sm;
+  if (overrides.blocks_per_sm >= 0) {
+    t.tma_ws_blocks_per_sm = overrides.blocks_per_sm;
     t.tma_ws_persistent_max_k_tiles = 0;
   }
-  const int steps = env_int("PIPEGEMM_EMULATED_SUM_STEPS", -1);
-  if (steps >= 0) {
-    t.emulated_sum_steps = steps;
+  if (overrides.sum_steps >= 0) {
+    t.emulated_sum_steps = overrides.sum_steps;
     t.emulated_sum_min_k = 0;
   }
-  t.emulated_split_min_k_tiles =
-      env_int("PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES", t.emulated_split_min_k_tiles);
-  t.programmatic_launch =
-      env_int("PIPEGEMM_PROGRAMMATIC_LAUNCH", t.programmatic_launch) != 0;
-  t.split_in_clusters = env_int("PIPEGEMM_SPLIT_IN_CLUSTERS", t.split_in_clusters) != 0;
-  const int fused = env_int("PIPEGEMM_EMULATED_FUSED_SPLIT", -1);
-  if (fused >= 0) t.emulated_fused_max_n = fused ? INT_MAX : 0;
+  if (overrides.split_min_k_tiles >= 0) t.emulated_split_min_k_tiles = overrides.split_min_k_tiles;
+  if (overrides.programmatic >= 0) t.programmatic_launch = overrides.programmatic != 0;
+  if (overrides.split_in_clusters >= 0) t.split_in_clusters = overrides.split_in_clusters != 0;
+  if (overrides.fused_split >= 0) t.emulated_fused_max_n = overrides.fused_split ? INT_MAX : 0;
   return t;
 }

@@ -120,10 +120,13 @@ pg_tuning pg_tuning_row(int cc, int sm_count);
  * (PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES) and of emulated_fused_max_n
  * (PIPEGEMM_EMULATED_FUSED_SPLIT: 1 fuses at every N, 0 at none) and of
  * programmatic_launch (PIPEGEMM_PROGRAMMATIC_LAUNCH=0 or 1) and of
- * split_in_clusters (PIPEGEMM_SPLIT_IN_CLUSTERS=0 or 1). The
- * planners read them when a call is
- * planned. */
+ * split_in_clusters (PIPEGEMM_SPLIT_IN_CLUSTERS=0 or 1). The environment
+ * is read once, at the process's first plan. */
 pg_tuning pg_tuning_with_env(const pg_tuning *row);
+/* Reads the PIPEGEMM_* overrides again (the library reads them once, at
+ * its first plan): for tests that set them halfway through a process,
+ * while no other thread plans. */
+void pg_tuning_reread_environment(void);
 
 /* Both: the row for a device, overridden by the environment. */
 pg_tuning pg_tuning_for(int cc, int sm_count);

@@ -1,7 +1,9 @@
 /* Every variant captured into a CUDA graph, in each capture mode, and the
  * graph replayed: C must be right after every replay. The first pipegemm call
  * of this process (and each entry's first call, when the library probes the
- * device and creates cuBLAS's handle) happens inside a capture.
+ * device and creates cuBLAS's handle) happens inside a capture. The
+ * reference rows are captured on two streams too, with no memory node and
+ * the same bits from every capture.
  * PG_TEST_VARIANTS / PG_TEST_SKIP_VARIANTS choose variants (gpu_util.h).
  * Exit 0 pass, 1 fail, 77 without a GPU. */
 #include <stdio.h>
@@ -68,6 +70,68 @@ static void capture_one(const pg_variant_info *v, enum cudaStreamCaptureMode mod
   PGT_CUDA(cudaGraphDestroy(graph));
 }
 
+/* The reference rows captured on two streams, twice each: a capture must
+ * allocate nothing (no memory node: each stream's handle has a workspace
+ * of its own), and every replay must give the bits of the first. */
+static void reference_rows_on_streams(const char *name) {
+  const pg_variant_info *v = pg_variant_find(name);
+  if (v == NULL || !pgt_selected(name) || pg_variant_supported(v, 0) != PG_OK) return;
+  cudaStream_t streams[2];
+  float *first = pgt_malloc_host((size_t)M * N * sizeof(float));
+  float *again = pgt_malloc_host((size_t)M * N * sizeof(float));
+  int have_first = 0;
+  for (int s = 0; s < 2; ++s) PGT_CUDA(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+  for (int round = 0; round < 4; ++round) {
+    cudaStream_t on = streams[round % 2];
+    char what[96];
+    snprintf(what, sizeof what, "%s captured on stream %d, capture %d", name, round % 2,
+             round / 2 + 1);
+    cudaGraph_t graph = NULL;
+    PGT_CUDA(cudaStreamBeginCapture(on, cudaStreamCaptureModeGlobal));
+    const pg_status st =
+        pg_sgemm_variant(v, 0, M, N, K, 1.0f, d_a, K, d_b, N, 0.0f, d_c, N, on);
+    PGT_CUDA(cudaStreamEndCapture(on, &graph));
+    if (st != PG_OK) {
+      failures++;
+      printf("FAIL %s: %s (%s)\n", what, pg_status_name(st), pg_last_error_detail());
+      PGT_CUDA(cudaGraphDestroy(graph));
+      continue;
+    }
+    size_t count = 0;
+    PGT_CUDA(cudaGraphGetNodes(graph, NULL, &count));
+    cudaGraphNode_t nodes[64];
+    if (count > 64) count = 64;
+    PGT_CUDA(cudaGraphGetNodes(graph, nodes, &count));
+    for (size_t i = 0; i < count; ++i) {
+      enum cudaGraphNodeType type;
+      PGT_CUDA(cudaGraphNodeGetType(nodes[i], &type));
+      if (type == cudaGraphNodeTypeMemAlloc || type == cudaGraphNodeTypeMemFree) {
+        failures++;
+        printf("FAIL %s: the capture holds a memory node (cuBLAS allocated inside it)\n", what);
+        break;
+      }
+    }
+    cudaGraphExec_t exec = NULL;
+    PGT_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    PGT_PG(pgh_poison(d_c, M, N, N, on));
+    PGT_CUDA(cudaGraphLaunch(exec, on));
+    PGT_CUDA(cudaMemcpyAsync(have_first ? again : first, d_c, (size_t)M * N * sizeof(float),
+                             cudaMemcpyDeviceToHost, on));
+    PGT_CUDA(cudaStreamSynchronize(on));
+    captured++;
+    if (have_first && pgt_first_diff(first, again, (size_t)M * N) >= 0) {
+      failures++;
+      printf("FAIL %s: its replay's bits differ from the first capture's\n", what);
+    }
+    have_first = 1;
+    PGT_CUDA(cudaGraphExecDestroy(exec));
+    PGT_CUDA(cudaGraphDestroy(graph));
+  }
+  for (int s = 0; s < 2; ++s) PGT_CUDA(cudaStreamDestroy(streams[s]));
+  free(first);
+  free(again);
+}
+
 int main(void) {
   if (!pgt_have_device()) return PG_TEST_SKIP;
   PGT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -91,6 +155,9 @@ int main(void) {
     for (int i = 0; i < pg_variant_count(); ++i)
       if (pgt_selected(pg_variant_at(i)->name))
         capture_one(pg_variant_at(i), modes[m].mode, modes[m].name);
+
+  reference_rows_on_streams("cublas");
+  reference_rows_on_streams("cublas_tf32");
 
   PGT_CUDA(cudaFree(d_a));
   PGT_CUDA(cudaFree(d_b));

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gpu_util.h"
+#include "introspect.h"
 #include "measure/harness.h"
 
 #define M 300
@@ -234,6 +235,51 @@ static void split_is_deterministic(const char *name) {
   free(again);
 }
 
+/* Plans every entry at every stage count it takes over shapes that reach
+ * each of its forms (skinny, split, copied operands, C = beta C), twice:
+ * the second round must ask the GPU nothing new, however many kernels the
+ * first one met (the library keeps an answer per (device, kernel) for any
+ * number of them). */
+static void kernel_cache(void) {
+  static const struct {
+    int m, n, k, offset;
+    float alpha;
+  } shapes[] = {{1, 1, 1, 0, 1.0f},           {7, 13, 5, 0, 1.0f},       {M, N, K, 0, 1.0f},
+                {M, N, K, 1, 1.0f},           {M, N, K, 0, 0.0f},        {1, 4096, 4096, 0, 1.0f},
+                {6, 4096, 4096, 0, 1.0f},     {8, 2000, 8192, 0, 1.0f},  {128, 4096, 4096, 0, 1.0f},
+                {4096, 1, 4096, 0, 1.0f},     {4096, 8, 4096, 0, 1.0f},  {4096, 96, 4096, 0, 1.0f},
+                {64, 64, 8192, 0, 1.0f},      {512, 512, 8192, 0, 1.0f}, {1000, 1001, 1003, 0, 1.0f},
+                {2048, 2048, 2048, 0, 1.0f},  {4096, 4096, 128, 0, 1.0f}, {8192, 8192, 8192, 0, 1.0f}};
+  long long after[2] = {0, 0};
+  int plans_made = 0;
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < pg_variant_count(); ++i) {
+      const pg_variant_info *v = pg_variant_at(i);
+      if (!pgt_selected(v->name)) continue;
+      const int low = v->min_stages > 0 ? v->min_stages : 0;
+      const int high = v->max_stages > 0 ? v->max_stages : 0;
+      for (int stages = low; stages <= high; ++stages)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+          /* Plans read addresses, never memory: the buffers stand in for
+           * any size; an offset of one float makes TMA refuse them. */
+          pg_plan *plan = NULL;
+          const int o = shapes[s].offset;
+          if (pg_plan_create(&plan, v, stages, shapes[s].m, shapes[s].n, shapes[s].k,
+                             shapes[s].alpha, d_a + o, shapes[s].k + o, d_b + o, shapes[s].n + o,
+                             0.0f, d_c, shapes[s].n) == PG_OK)
+            plans_made += round == 0;
+          pg_plan_destroy(plan);
+        }
+    }
+    after[round] = pg_kernel_image_probes();
+  }
+  checks++;
+  printf("kernel cache: %d plans, %lld kernels asked of the GPU, %lld more the second time\n",
+         plans_made, after[0], after[1] - after[0]);
+  if (after[1] != after[0]) fail("-", "planning the same calls again asked the GPU again");
+  if (plans_made == 0) fail("-", "no plan was made");
+}
+
 int main(void) {
   if (!pgt_have_device()) return PG_TEST_SKIP;
   int major = 0, minor = 0;
@@ -261,6 +307,7 @@ int main(void) {
   if (pgt_selected("auto")) split_is_deterministic("auto");
   if (pgt_selected("wgmma_3xtf32")) split_is_deterministic("wgmma_3xtf32");
   if (pgt_selected("auto_emulated")) split_is_deterministic("auto_emulated");
+  kernel_cache();
   checks++;
   if (pg_plan_launch(NULL, NULL) != PG_ERR_INVALID_ARG) fail("-", "pg_plan_launch(NULL)");
   pg_plan_destroy(NULL);

@@ -125,6 +125,7 @@ static void test_tuning_table(void **state) {
   (void)state;
   unsetenv("PIPEGEMM_TMA_WS_GROUP_M");
   unsetenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM");
+  pg_tuning_reread_environment();
   pg_tuning h200 = pg_tuning_for(90, 132);
   assert_non_null(strstr(h200.measured_on, "H200"));
   assert_true(h200.tma_ws_group_m >= 1);
@@ -207,31 +208,42 @@ static void test_tuning_table(void **state) {
   assert_true(h200.emulated_sum_steps >= 1);
   /* Its tuning run's override: the steps at every K. */
   assert_int_equal(setenv("PIPEGEMM_EMULATED_SUM_STEPS", "0", 1), 0);
+  pg_tuning_reread_environment();
   const pg_tuning all_on_tensor_cores = pg_tuning_for(90, 132);
   assert_int_equal(all_on_tensor_cores.emulated_sum_steps, 0);
   assert_int_equal(all_on_tensor_cores.emulated_sum_min_k, 0);
   assert_int_equal(unsetenv("PIPEGEMM_EMULATED_SUM_STEPS"), 0);
+  pg_tuning_reread_environment();
   assert_int_equal(pg_tuning_for(90, 132).emulated_sum_min_k, h200.emulated_sum_min_k);
   assert_true(h200.emulated_split_min_k_tiles >= 1);
   assert_int_equal(setenv("PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES", "3", 1), 0);
+  pg_tuning_reread_environment();
   assert_int_equal(pg_tuning_for(90, 132).emulated_split_min_k_tiles, 3);
   assert_int_equal(unsetenv("PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES"), 0);
+  pg_tuning_reread_environment();
   assert_true(h200.emulated_fused_max_n > 0);
   assert_int_equal(setenv("PIPEGEMM_EMULATED_FUSED_SPLIT", "0", 1), 0);
+  pg_tuning_reread_environment();
   assert_int_equal(pg_tuning_for(90, 132).emulated_fused_max_n, 0);
   assert_int_equal(setenv("PIPEGEMM_EMULATED_FUSED_SPLIT", "1", 1), 0);
+  pg_tuning_reread_environment();
   assert_int_equal(pg_tuning_for(90, 132).emulated_fused_max_n, INT_MAX);
   assert_int_equal(unsetenv("PIPEGEMM_EMULATED_FUSED_SPLIT"), 0);
+  pg_tuning_reread_environment();
   /* A call's kernels launched programmatically unless the environment
    * asks for plain stream order (any non-zero number: programmatic). */
   assert_int_equal(h200.programmatic_launch, 1);
   assert_int_equal(setenv("PIPEGEMM_PROGRAMMATIC_LAUNCH", "0", 1), 0);
+  pg_tuning_reread_environment();
   assert_int_equal(pg_tuning_for(90, 132).programmatic_launch, 0);
   assert_int_equal(setenv("PIPEGEMM_PROGRAMMATIC_LAUNCH", "7", 1), 0);
+  pg_tuning_reread_environment();
   assert_int_equal(pg_tuning_for(90, 132).programmatic_launch, 1);
   assert_int_equal(setenv("PIPEGEMM_PROGRAMMATIC_LAUNCH", "off", 1), 0);
+  pg_tuning_reread_environment();
   assert_int_equal(pg_tuning_for(90, 132).programmatic_launch, 1);
   assert_int_equal(unsetenv("PIPEGEMM_PROGRAMMATIC_LAUNCH"), 0);
+  pg_tuning_reread_environment();
 
   /* Any other GPU gets a row too, with its way out. */
   pg_tuning other = pg_tuning_for(80, 108);
@@ -244,6 +256,7 @@ static void test_tuning_table(void **state) {
   snprintf(other_blocks, sizeof other_blocks, "%d", h200.tma_ws_blocks_per_sm + 2);
   setenv("PIPEGEMM_TMA_WS_GROUP_M", "3", 1);
   setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", other_blocks, 1);
+  pg_tuning_reread_environment();
   pg_tuning t = pg_tuning_for(90, 132);
   assert_int_equal(t.tma_ws_group_m, 3);
   assert_int_equal(t.tma_ws_blocks_per_sm, h200.tma_ws_blocks_per_sm + 2);
@@ -255,12 +268,14 @@ static void test_tuning_table(void **state) {
   assert_int_equal(t.tma_ws_persistent_max_k_tiles, 0);
   setenv("PIPEGEMM_TMA_WS_GROUP_M", "many", 1);
   setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "-2", 1);
+  pg_tuning_reread_environment();
   t = pg_tuning_for(90, 132);
   assert_int_equal(t.tma_ws_group_m, h200.tma_ws_group_m);
   assert_int_equal(t.tma_ws_blocks_per_sm, h200.tma_ws_blocks_per_sm);
   assert_int_equal(t.tma_ws_persistent_max_k_tiles, h200.tma_ws_persistent_max_k_tiles);
   unsetenv("PIPEGEMM_TMA_WS_GROUP_M");
   unsetenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM");
+  pg_tuning_reread_environment();
 }
 
 static void test_registry_facts(void **state) {
@@ -608,12 +623,14 @@ static void test_split_in_clusters(void **state) {
   assert_int_equal(launch.cluster_x, 0);
   assert_non_null(launch.reduce_kernel);
   assert_int_equal(setenv("PIPEGEMM_SPLIT_IN_CLUSTERS", "0", 1), 0);
+  pg_tuning_reread_environment();
   g = square_args(512);
   memset(&launch, 0, sizeof launch);
   e->configure(&g, &h200, &h200.tuning, &launch);
   assert_int_equal(launch.cluster_x, 0);
   assert_non_null(launch.reduce_kernel);
   assert_int_equal(unsetenv("PIPEGEMM_SPLIT_IN_CLUSTERS"), 0);
+  pg_tuning_reread_environment();
   /* B copied first (N = 510: rows of 510 floats): the workspace is the
    * copy's alone, the kernel behind it in clusters. */
   g = square_args(512);
@@ -1072,8 +1089,10 @@ static void test_tma_ws_small_k(void **state) {
   }
   /* PIPEGEMM_TMA_WS_BLOCKS_PER_SM=0: one block a tile at K = 128 too. */
   assert_int_equal(setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "0", 1), 0);
+  pg_tuning_reread_environment();
   const pg_kernel_launch launch = tma_ws_launch_at(&h200, 128, 3);
   assert_int_equal(unsetenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM"), 0);
+  pg_tuning_reread_environment();
   assert_int_equal(launch.persistent_blocks_per_sm, 0);
 }
 

@@ -13,16 +13,25 @@
 
 __global__ void pg_cluster_probe_kernel(void) {}
 
-extern "C" void pg_probe_cluster_blocks(pg_device *device) {
-  memset(device->cluster_blocks, 0, sizeof device->cluster_blocks);
-  if (device->cc < 90) return; /* no clusters */
+/* An error that says the GPU cannot do it (an answer), rather than that it
+ * could not be asked now (out of memory loading this kernel's module). */
+static int lasting(cudaError_t err) {
+  return err != cudaErrorMemoryAllocation && err != cudaErrorLaunchOutOfResources &&
+         err != cudaErrorUnknown;
+}
+
+extern "C" int pg_probe_cluster_blocks(const pg_device *device,
+                                       int table[PG_CLUSTER_BLOCKS_PER_SM][PG_CLUSTER_MAX + 1]) {
+  memset(table, 0, sizeof(int) * PG_CLUSTER_BLOCKS_PER_SM * (PG_CLUSTER_MAX + 1));
+  if (device->cc < 90 || device->smem_per_sm == 0) return 1; /* no clusters, or no table */
   const void *kernel = (const void *)pg_cluster_probe_kernel;
-  if (device->smem_per_sm == 0 ||
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           (int)device->smem_optin) != cudaSuccess) {
+  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)device->smem_optin);
+  if (err != cudaSuccess) {
     (void)cudaGetLastError();
-    return;
+    return lasting(err);
   }
+  int answered = 1;
   for (int b = 1; b <= PG_CLUSTER_BLOCKS_PER_SM; ++b) {
     const size_t smem = pg_smem_for_blocks_per_sm(device, b);
     for (int c = 2; c <= PG_CLUSTER_MAX; ++c) {
@@ -38,11 +47,14 @@ extern "C" void pg_probe_cluster_blocks(pg_device *device) {
       config.attrs = &attr;
       config.numAttrs = 1;
       int clusters = 0;
-      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+      err = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config);
+      if (err != cudaSuccess) {
         (void)cudaGetLastError();
+        answered &= lasting(err);
         clusters = 0;
       }
-      device->cluster_blocks[b - 1][c] = clusters * c;
+      table[b - 1][c] = clusters * c;
     }
   }
+  return answered;
 }
