@@ -116,11 +116,6 @@ def _real(name, value):
         raise TypeError(f"{name} must be a real number, not {type(value).__name__}") from None
 
 
-def _overlap(x, y):
-    ex, ey = x.extent(), y.extent()
-    return ex is not None and ey is not None and ex[0] < ey[1] and ey[0] < ex[1]
-
-
 def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
     """C = alpha * A B + beta * C on the GPU with one of pipegemm's variants.
 
@@ -189,7 +184,7 @@ def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
             raise ValueError(f"out is on cuda:{C.device} and a on cuda:{A.device}: "
                              f"pipegemm.matmul takes arrays on one device")
         for operand in (A, B):
-            if _overlap(C, operand):
+            if _arrays.overlap(C, operand):
                 raise ValueError(f"out overlaps {operand.name}: the library reads "
                                  f"{operand.name} while it writes out")
     kind.check(a, b, out)

@@ -63,6 +63,12 @@ def operand(name, ptr, shape, strides, device, contiguous_hint, stream=None):
     return Operand(name, ptr, rows, cols, ld, device, stream)
 
 
+def overlap(x, y):
+    """Whether the byte ranges of two Operands intersect."""
+    ex, ey = x.extent(), y.extent()
+    return ex is not None and ey is not None and ex[0] < ey[1] and ey[0] < ex[1]
+
+
 def _module(name):
     return sys.modules.get(name)
 
