@@ -168,8 +168,14 @@ REFUSALS = [
 
 @pytest.mark.parametrize("a, b, keywords, error, message", REFUSALS)
 def test_refusals(a, b, keywords, error, message):
-    with pytest.raises(error, match=message):
+    with pytest.raises(error, match=message) as caught:
         pipegemm.matmul(a, b, **keywords)
+    assert one_sentence(str(caught.value)), str(caught.value)
+
+
+def one_sentence(message):
+    """No line break, and no full stop before more words."""
+    return "\n" not in message and not re.search(r"\.\s", message)
 
 
 class HostArray:
