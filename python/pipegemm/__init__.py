@@ -127,8 +127,9 @@ def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
     transposed view, column-major) are refused with ValueError; nothing is
     copied.
 
-    out: M x N, of the same kind, row-major, on the same device, overlapping
-    neither a nor b; written in place and returned. It is read only where
+    out: M x N, of the same kind, row-major, on the same device, sharing no
+    byte with a or b (views of one buffer that interleave without sharing
+    one are taken); written in place and returned. It is read only where
     beta != 0. Without out, the result is a new array of a's kind (and beta
     must be 0). JAX arrays cannot be out (they are immutable).
 
@@ -184,7 +185,14 @@ def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
             raise ValueError(f"out is on cuda:{C.device} and a on cuda:{A.device}: "
                              f"pipegemm.matmul takes arrays on one device")
         for operand in (A, B):
-            if _arrays.overlap(C, operand):
+            shared = _arrays.overlap(C, operand)
+            if shared is _arrays.MAYBE:
+                raise ValueError(
+                    f"out may overlap {operand.name}: their leading dimensions differ "
+                    f"({C.ld} and {operand.ld} floats) and more than {_arrays.ROWS_CHECKED} "
+                    f"rows of each lie among the other's, more than pipegemm.matmul checks "
+                    f"one by one")
+            if shared:
                 raise ValueError(f"out overlaps {operand.name}: the library reads "
                                  f"{operand.name} while it writes out")
     kind.check(a, b, out)
