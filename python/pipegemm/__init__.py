@@ -11,6 +11,8 @@ docs/python.md: where the library is looked for, the arrays taken, the
 stream a call runs on, graph capture, threads and errors.
 """
 
+import ctypes
+import math
 import operator
 from typing import NamedTuple
 
@@ -110,10 +112,19 @@ def _int(name, value):
 
 
 def _real(name, value):
+    """value as the C float the library takes: a finite one that would round
+    to infinity is refused; inf and nan pass as they are."""
     try:
-        return float(value)
+        number = float(value)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a real number, not {type(value).__name__}") from None
+    except OverflowError:  # an int past even a double's range
+        number = value
+    else:
+        if not math.isfinite(number) or math.isfinite(ctypes.c_float(number).value):
+            return number
+    raise ValueError(f"{name} = {number!r} would round to infinity as the library's C float "
+                     f"(float32, largest finite value 3.4028234663852886e+38)")
 
 
 def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
@@ -132,6 +143,9 @@ def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
     one are taken); written in place and returned. It is read only where
     beta != 0. Without out, the result is a new array of a's kind (and beta
     must be 0). JAX arrays cannot be out (they are immutable).
+
+    alpha, beta: rounded to float32, the library's C float; a finite value
+    that would round to infinity is refused, inf and nan pass as given.
 
     variant: an entry's name (variants()); stages: its stage count, 0 for
     its default.

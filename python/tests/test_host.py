@@ -8,6 +8,7 @@ no GPU (they then return PG_ERR_NO_DEVICE), never on made-up addresses of a
 real one."""
 import csv
 import io
+import math
 import os
 import random
 import re
@@ -162,6 +163,14 @@ REFUSALS = [
     # two leading dimensions, and more rows of each within the other than are checked
     (Fake((5000, 5), strides=(40, 4)), B, dict(out=Fake((5000, 6), strides=(48, 4), ptr=GiB + 20)),
      ValueError, r"^out may overlap a: "),
+    (A, B, dict(out=C, alpha=1e300), ValueError,
+     r"^alpha = 1e\+300 would round to infinity as the library's C float \(float32, "),
+    (A, B, dict(out=C, beta=-2.0**128), ValueError,
+     r"^beta = -3\.402823669209385e\+38 would round to infinity"),
+    # halfway between float32's largest and 2**128: rounds (to even) to infinity
+    (A, B, dict(out=C, beta=2.0**128 - 2.0**103), ValueError,
+     r"^beta = 3\.4028235677973366e\+38 would round to infinity"),
+    (A, B, dict(out=C, alpha=-10**400), ValueError, r"^alpha = -10{400} would round to infinity"),
     (A, B, dict(out=Fake((4, 6), strides=(4, 16), ptr=3 * GiB)), ValueError,
      r"out \(4 x 6, strides \(1, 4\) in elements\) is not row-major"),
     (A, B, dict(beta=0.5), ValueError, r"beta = 0\.5 scales out .*: pass out="),
@@ -256,6 +265,21 @@ def test_streams_the_interface_names(no_gpu):
                      for op, s in zip((A, B, C), streams))
         with pytest.raises(pipegemm.Error, match="PG_ERR_NO_DEVICE"):
             pipegemm.matmul(a, b, out=out)
+
+
+def test_alpha_and_beta_that_fit_a_float_pass_as_given():
+    # float32's largest, what rounds to it, what underflows, inf and nan: the
+    # library takes them all (inf and nan as IEEE inputs it propagates).
+    for value in (3.4028235e38, -(2.0**128 - 2.0**103 - 2.0**75), 1e-300, 2, float("inf"),
+                  float("-inf")):
+        assert pipegemm._real("alpha", value) == value
+    assert math.isnan(pipegemm._real("beta", float("nan")))
+
+
+def test_alpha_and_beta_at_float32_limits_reach_the_device(no_gpu):
+    for alpha, beta in ((3.4028235e38, -3.4028235e38), (float("inf"), float("nan"))):
+        with pytest.raises(pipegemm.Error, match="PG_ERR_NO_DEVICE"):
+            pipegemm.matmul(A, B, out=C, alpha=alpha, beta=beta)
 
 
 # ---- out beside a and b: an overlap is a byte of both ----------------------------------------
