@@ -11,6 +11,8 @@ docs/python.md: where the library is looked for, the arrays taken, the
 stream a call runs on, graph capture, threads and errors.
 """
 
+import ctypes
+import math
 import operator
 from typing import NamedTuple
 
@@ -110,15 +112,19 @@ def _int(name, value):
 
 
 def _real(name, value):
+    """value as the C float the library takes: a finite one that would round
+    to infinity is refused; inf and nan pass as they are."""
     try:
-        return float(value)
+        number = float(value)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a real number, not {type(value).__name__}") from None
-
-
-def _overlap(x, y):
-    ex, ey = x.extent(), y.extent()
-    return ex is not None and ey is not None and ex[0] < ey[1] and ey[0] < ex[1]
+    except OverflowError:  # an int past even a double's range
+        number = value
+    else:
+        if not math.isfinite(number) or math.isfinite(ctypes.c_float(number).value):
+            return number
+    raise ValueError(f"{name} = {number!r} would round to infinity as the library's C float "
+                     f"(float32, largest finite value 3.4028234663852886e+38)")
 
 
 def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
@@ -132,10 +138,14 @@ def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
     transposed view, column-major) are refused with ValueError; nothing is
     copied.
 
-    out: M x N, of the same kind, row-major, on the same device, overlapping
-    neither a nor b; written in place and returned. It is read only where
+    out: M x N, of the same kind, row-major, on the same device, sharing no
+    byte with a or b (views of one buffer that interleave without sharing
+    one are taken); written in place and returned. It is read only where
     beta != 0. Without out, the result is a new array of a's kind (and beta
     must be 0). JAX arrays cannot be out (they are immutable).
+
+    alpha, beta: rounded to float32, the library's C float; a finite value
+    that would round to infinity is refused, inf and nan pass as given.
 
     variant: an entry's name (variants()); stages: its stage count, 0 for
     its default.
@@ -189,7 +199,14 @@ def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
             raise ValueError(f"out is on cuda:{C.device} and a on cuda:{A.device}: "
                              f"pipegemm.matmul takes arrays on one device")
         for operand in (A, B):
-            if _overlap(C, operand):
+            shared = _arrays.overlap(C, operand)
+            if shared is _arrays.MAYBE:
+                raise ValueError(
+                    f"out may overlap {operand.name}: their leading dimensions differ "
+                    f"({C.ld} and {operand.ld} floats) and more than {_arrays.ROWS_CHECKED} "
+                    f"rows of each lie among the other's, more than pipegemm.matmul checks "
+                    f"one by one")
+            if shared:
                 raise ValueError(f"out overlaps {operand.name}: the library reads "
                                  f"{operand.name} while it writes out")
     kind.check(a, b, out)

@@ -19,10 +19,16 @@ is already loaded (an array of it exists, so it is).
 """
 
 import importlib
+import math
 import sys
 
 INT_MAX = 2**31 - 1
 FLOAT32 = 4  # bytes
+
+# overlap() of views with two leading dimensions goes row by row, over this
+# many rows at most; past it the answer is MAYBE, which matmul refuses.
+ROWS_CHECKED = 4096
+MAYBE = "maybe"  # true, as an overlap would be
 
 
 class Operand:
@@ -61,6 +67,54 @@ def operand(name, ptr, shape, strides, device, contiguous_hint, stream=None):
         raise ValueError(f"{name}'s leading dimension {ld} is more than the library takes "
                          f"({INT_MAX}, a C int)")
     return Operand(name, ptr, rows, cols, ld, device, stream)
+
+
+def _rows_within(ptr, pitch, width, rows, first, last):
+    """[i, j): the rows (width bytes at ptr + row * pitch) with a byte in [first, last)."""
+    return max(0, (first - width - ptr) // pitch + 1), min(rows, -((ptr - last) // pitch))
+
+
+def overlap(x, y):
+    """Whether some byte of Operand x is one of y's: True or False; MAYBE
+    where it was not worked out (two leading dimensions, and more than
+    ROWS_CHECKED rows of each within the other's span).
+
+    A view is `rows` runs of `cols` floats, one every `ld`. Row i of x and
+    row k of y share a byte iff -width_x < d + i * pitch_x - k * pitch_y <
+    width_y, d being x's address less y's (in bytes). With one pitch that is
+    a condition on i - k alone, and the smallest i - k above the lower bound
+    decides. With two, i * pitch_x - k * pitch_y is a multiple of their gcd,
+    which may rule every pair out; else each row of the view with fewer rows
+    within the other's span is checked against the first row of the other to
+    end past its start (if that one starts past its end, so do all later).
+    """
+    ex, ey = x.extent(), y.extent()
+    if ex is None or ey is None or ex[1] <= ey[0] or ey[1] <= ex[0]:
+        return False
+    (px, lx, wx, rx), (py, ly, wy, ry) = ((v.ptr, v.ld * FLOAT32, v.cols * FLOAT32, v.rows)
+                                          for v in (x, y))
+    if rx == 1:  # one row has no pitch of its own: it takes the other's
+        lx = ly
+    elif ry == 1:
+        ly = lx
+    d = px - py
+    if lx == ly:
+        t = max((-wx - d) // lx + 1, 1 - ry)  # i - k runs from 1 - ry to rx - 1
+        return t < rx and d + t * lx < wy
+    g = math.gcd(lx, ly)
+    if d + ((-wx - d) // g + 1) * g >= wy:
+        return False
+    xs, ys = _rows_within(px, lx, wx, rx, *ey), _rows_within(py, ly, wy, ry, *ex)
+    if xs[1] - xs[0] > ys[1] - ys[0]:
+        (px, lx, wx, xs), (py, ly, wy, ry) = (py, ly, wy, ys), (px, lx, wx, rx)
+    if xs[1] - xs[0] > ROWS_CHECKED:
+        return MAYBE
+    for i in range(*xs):
+        start = px + i * lx
+        k = max(0, (start - wy - py) // ly + 1)
+        if k < ry and py + k * ly < start + wx:
+            return True
+    return False
 
 
 def _module(name):

@@ -218,6 +218,28 @@ def test_views_tma_cannot_read(xp, variant):
     assert problem is None, f"{variant}: {problem}"
 
 
+@pytest.mark.parametrize("variant", ["auto", "cp_async"])
+def test_out_and_a_in_one_buffer(xp, variant):
+    # A in the first k columns of one buffer and C in the next n, then A in
+    # the even rows of another and C in the odd ones: no element of both, so
+    # taken, and the product is held to the bound with A left as it was.
+    m, n, k = 200, 72, 96
+    a_host, b_host, c0_host = inputs(m, n, k, 4)
+    b = xp.upload(b_host)
+    side = xp.upload(np.concatenate([a_host, c0_host], axis=1))
+    rows_host = np.zeros((2 * m, k), np.float32)
+    rows_host[0::2], rows_host[1::2, :n] = a_host, c0_host
+    rows = xp.upload(rows_host)
+    for a, c in ((side[:, :k], side[:, k:]), (rows[0::2], rows[1::2, :n])):
+        result = run(variant, lambda: pipegemm.matmul(a, b, out=c, alpha=1.0, beta=1.0,
+                                                      variant=variant))
+        assert result is c
+        problem = held_to_the_bound(np.ascontiguousarray(xp.host(c)), m, n, k, 4, 1.0, 1.0,
+                                    variant)
+        assert problem is None, f"{variant}: {problem}"
+        assert np.array_equal(xp.host(a), a_host), f"{variant} wrote into a"
+
+
 # ---- streams ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("variant", SOME)

@@ -8,7 +8,9 @@ no GPU (they then return PG_ERR_NO_DEVICE), never on made-up addresses of a
 real one."""
 import csv
 import io
+import math
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -18,7 +20,7 @@ import zipfile
 import pytest
 
 import pipegemm
-from pipegemm import _library
+from pipegemm import _arrays, _library
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 PYTHON = os.path.dirname(TESTS)
@@ -155,6 +157,20 @@ REFUSALS = [
     (A, B, dict(out=Fake((4, 6), ptr=3 * GiB, readonly=True)), ValueError, r"out is read-only"),
     (A, B, dict(out=Fake((4, 6), ptr=GiB + 64)), ValueError, r"out overlaps a"),
     (A, B, dict(out=Fake((4, 6), ptr=2 * GiB)), ValueError, r"out overlaps b"),
+    # columns 4..9 of rows of 11 floats beside columns 0..4: column 4 is both
+    (Fake((4, 5), strides=(44, 4)), B, dict(out=Fake((4, 6), strides=(44, 4), ptr=GiB + 16)),
+     ValueError, r"^out overlaps a: the library reads a while it writes out$"),
+    # two leading dimensions, and more rows of each within the other than are checked
+    (Fake((5000, 5), strides=(40, 4)), B, dict(out=Fake((5000, 6), strides=(48, 4), ptr=GiB + 20)),
+     ValueError, r"^out may overlap a: "),
+    (A, B, dict(out=C, alpha=1e300), ValueError,
+     r"^alpha = 1e\+300 would round to infinity as the library's C float \(float32, "),
+    (A, B, dict(out=C, beta=-2.0**128), ValueError,
+     r"^beta = -3\.402823669209385e\+38 would round to infinity"),
+    # halfway between float32's largest and 2**128: rounds (to even) to infinity
+    (A, B, dict(out=C, beta=2.0**128 - 2.0**103), ValueError,
+     r"^beta = 3\.4028235677973366e\+38 would round to infinity"),
+    (A, B, dict(out=C, alpha=-10**400), ValueError, r"^alpha = -10{400} would round to infinity"),
     (A, B, dict(out=Fake((4, 6), strides=(4, 16), ptr=3 * GiB)), ValueError,
      r"out \(4 x 6, strides \(1, 4\) in elements\) is not row-major"),
     (A, B, dict(beta=0.5), ValueError, r"beta = 0\.5 scales out .*: pass out="),
@@ -168,8 +184,14 @@ REFUSALS = [
 
 @pytest.mark.parametrize("a, b, keywords, error, message", REFUSALS)
 def test_refusals(a, b, keywords, error, message):
-    with pytest.raises(error, match=message):
+    with pytest.raises(error, match=message) as caught:
         pipegemm.matmul(a, b, **keywords)
+    assert one_sentence(str(caught.value)), str(caught.value)
+
+
+def one_sentence(message):
+    """No line break, and no full stop before more words."""
+    return "\n" not in message and not re.search(r"\.\s", message)
 
 
 class HostArray:
@@ -243,6 +265,89 @@ def test_streams_the_interface_names(no_gpu):
                      for op, s in zip((A, B, C), streams))
         with pytest.raises(pipegemm.Error, match="PG_ERR_NO_DEVICE"):
             pipegemm.matmul(a, b, out=out)
+
+
+def test_alpha_and_beta_that_fit_a_float_pass_as_given():
+    # float32's largest, what rounds to it, what underflows, inf and nan: the
+    # library takes them all (inf and nan as IEEE inputs it propagates).
+    for value in (3.4028235e38, -(2.0**128 - 2.0**103 - 2.0**75), 1e-300, 2, float("inf"),
+                  float("-inf")):
+        assert pipegemm._real("alpha", value) == value
+    assert math.isnan(pipegemm._real("beta", float("nan")))
+
+
+def test_alpha_and_beta_at_float32_limits_reach_the_device(no_gpu):
+    for alpha, beta in ((3.4028235e38, -3.4028235e38), (float("inf"), float("nan"))):
+        with pytest.raises(pipegemm.Error, match="PG_ERR_NO_DEVICE"):
+            pipegemm.matmul(A, B, out=C, alpha=alpha, beta=beta)
+
+
+# ---- out beside a and b: an overlap is a byte of both ----------------------------------------
+
+def view(rows, cols, ld, ptr=GiB):
+    """The Operand of a rows x cols view, ld floats between rows, at byte ptr."""
+    return _arrays.operand("x", ptr, (rows, cols), (ld, 1), None, "")
+
+
+def shares_a_byte(x, y):
+    """Whether x and y share a byte, from every byte of each."""
+    def covered(op):
+        return {op.ptr + (i * op.ld + j) * 4 + byte
+                for i in range(op.rows) for j in range(op.cols) for byte in range(4)}
+    return not covered(x).isdisjoint(covered(y))
+
+
+def test_overlap_is_a_byte_of_both():
+    # Small views of one buffer at offsets of any byte, with one leading
+    # dimension or two: overlap() against the bytes themselves.
+    rng = random.Random(53)
+    found = {True: 0, False: 0}
+    for _ in range(4000):
+        shapes = [(rng.randrange(5), rng.randrange(5)) for _ in range(2)]
+        layouts = [(rows, cols, cols + rng.randrange(4) or 1, GiB + rng.randrange(-48, 49))
+                   for rows, cols in shapes]
+        x, y = (view(*layout) for layout in layouts)
+        expected = shares_a_byte(x, y)
+        assert _arrays.overlap(x, y) is expected, layouts
+        assert _arrays.overlap(y, x) is expected, layouts
+        found[expected] += 1
+    assert min(found.values()) > 500, found
+
+
+def test_overlap_of_large_views():
+    # Rows of 2**31 - 1 (the most a C int counts), and buffers of 2 * 4096
+    # floats a row: answered by arithmetic, not row by row.
+    rows, ld = 2**31 - 1, 8192
+    left = view(rows, 4096, ld)
+    assert _arrays.overlap(left, view(rows, 4096, ld, GiB + 4096 * 4)) is False
+    assert _arrays.overlap(left, view(rows, 4096, ld, GiB + 4095 * 4)) is True
+    assert _arrays.overlap(left, view(rows, 4096, ld, GiB + 4095 * 4 + 3)) is True
+    assert _arrays.overlap(left, view(rows, 4096, ld, GiB + 4096 * 4 - ld * 4)) is False
+    assert _arrays.overlap(left, view(rows, 4096, ld, GiB - ld * 4)) is True
+    # even and odd rows of one rows x 8192 buffer; odd rows but one float wider
+    even = view(rows // 2, ld, 2 * ld)
+    assert _arrays.overlap(even, view(rows // 2, ld, 2 * ld, GiB + ld * 4)) is False
+    assert _arrays.overlap(even, view(rows // 2, ld + 1, 2 * ld, GiB + ld * 4)) is True
+    # the last row of one is the other's first only: a = x[:n], out = x[n - 1:]
+    assert _arrays.overlap(view(1000, 10, ld), view(rows, 10, ld, GiB + 999 * ld * 4)) is True
+    assert _arrays.overlap(view(1000, 10, ld), view(rows, 10, ld, GiB + 1000 * ld * 4)) is False
+    # one row across many: where it falls
+    assert _arrays.overlap(view(1, ld, ld, GiB + 5 * 2 * ld * 4), even) is True
+    assert _arrays.overlap(view(1, ld, ld, GiB + 5 * 2 * ld * 4 + ld * 4), even) is False
+    # two leading dimensions whose rows never meet: 4096 floats of every 8192,
+    # against 4096 floats at 4096 of every 16384
+    assert _arrays.overlap(left, view(rows // 2, 4096, 2 * ld, GiB + 4096 * 4)) is False
+    # two leading dimensions, millions of rows within each other: not worked out
+    assert _arrays.overlap(view(10**6, 10, 20), view(10**6, 10, 30, GiB + 40)) is _arrays.MAYBE
+
+
+def test_interleaved_views_pass_the_checks(no_gpu):
+    # Columns 5..10 of rows of 11 floats beside columns 0..4; odd rows of 6
+    # floats beside even ones.
+    for a, out in ((Fake((4, 5), strides=(44, 4)), Fake((4, 6), strides=(44, 4), ptr=GiB + 20)),
+                   (Fake((4, 5), strides=(48, 4)), Fake((4, 6), strides=(48, 4), ptr=GiB + 24))):
+        with pytest.raises(pipegemm.Error, match="PG_ERR_NO_DEVICE"):
+            pipegemm.matmul(a, B, out=out, beta=1)
 
 
 # ---- the library not found, or not the one declared ------------------------------------------
