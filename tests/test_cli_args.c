@@ -555,6 +555,113 @@ static void test_unknown_options(void **state) {
   expect_usage_error(PARSE("--size", "4"), "--size");
 }
 
+/* ---- argument text in messages -------------------------------------------- */
+
+/* Whether the message is one line of well-formed UTF-8 without a control
+ * character (C0, DEL or C1): what a terminal shows as it is. */
+static int is_printable_utf8(const char *text) {
+  for (const unsigned char *p = (const unsigned char *)text; *p;) {
+    unsigned c = *p, need = 0, code = 0, least = 0;
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7f) return 0;
+      ++p;
+      continue;
+    }
+    if (c >= 0xc2 && c <= 0xdf) need = 1, code = c & 0x1f, least = 0x80;
+    else if (c >= 0xe0 && c <= 0xef) need = 2, code = c & 0x0f, least = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4) need = 3, code = c & 0x07, least = 0x10000;
+    else return 0;
+    ++p;
+    for (unsigned i = 0; i < need; ++i, ++p) {
+      if ((*p & 0xc0) != 0x80) return 0;
+      code = code << 6 | (*p & 0x3f);
+    }
+    if (code < least || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) ||
+        (code >= 0x80 && code < 0xa0))
+      return 0;
+  }
+  return 1;
+}
+
+/* A usage error that repeats argument text: `part` in it, escaped, and the
+ * whole message printable. */
+static void expect_escaped(parse_result r, const char *part) {
+  expect_usage_error(r, part);
+  if (!is_printable_utf8(r.err)) print_error("message '%s' holds raw bytes\n", r.err);
+  assert_true(is_printable_utf8(r.err));
+}
+
+/* Control bytes and what is not UTF-8 come out as escapes wherever a
+ * message repeats what was typed; well-formed UTF-8 as it is. */
+static void test_argument_text_escaped(void **state) {
+  (void)state;
+  expect_escaped(PARSE("bench", "--variant", "a\nb\x1b[31mred\xff"),
+                 "unknown variant 'a\\nb\\x1b[31mred\\xff'");
+  expect_escaped(PARSE("bench", "--variant", "cp_async,\r"), "unknown variant '\\r'");
+  expect_escaped(PARSE("bench", "--variant", "back\\slash"), "'back\\\\slash'");
+  expect_escaped(PARSE("bench", "--variant", "caf\xc3\xa9"), "unknown variant 'caf\xc3\xa9'");
+  /* C1 controls, overlong forms, surrogates, cut and stray sequences. */
+  expect_escaped(PARSE("bench", "--variant", "\xc2\x9b" "2J"), "'\\xc2\\x9b2J'");
+  expect_escaped(PARSE("bench", "--variant", "\xc0\xaf"), "'\\xc0\\xaf'");
+  expect_escaped(PARSE("bench", "--variant", "\xed\xa0\x80"), "'\\xed\\xa0\\x80'");
+  expect_escaped(PARSE("bench", "--variant", "\xe2\x82"), "'\\xe2\\x82'");
+  expect_escaped(PARSE("bench", "--variant", "\x80x\xf4\x90\x80\x80"),
+                 "'\\x80x\\xf4\\x90\\x80\\x80'");
+  expect_escaped(PARSE("bench", "--variant", "baseline,,\x07"),
+                 "empty name in 'baseline,,\\x07'");
+  expect_escaped(PARSE("bench", "--size", "1\n2"),
+                 "--size expects a non-negative integer, got '1\\n2'");
+  expect_escaped(PARSE("bench", "--iters", "\t3"), "got '\\t3'");
+  expect_escaped(PARSE("bench", "--seed", "\x80"), "--seed expects a non-negative integer, got '\\x80'");
+  expect_escaped(PARSE("bench", "--format", "csv\x7f"), "got 'csv\\x7f'");
+  expect_escaped(PARSE("bench", "--flush-l2", "o\x1bn"), "got 'o\\x1bn'");
+  expect_escaped(PARSE("bench", "--inputs", "\xfe"), "got '\\xfe'");
+  expect_escaped(PARSE("bench", "--stages", "2\n3"), "--stages: '2\\n3' is not");
+  expect_escaped(PARSE("bench", "--stages", "2,,\x1b"), "empty entry in '2,,\\x1b'");
+  expect_escaped(PARSE("bench", "--frob\x1b"), "unknown option '--frob\\x1b'");
+  expect_escaped(PARSE("bench", "--frob\n=3"), "unknown option '--frob\\n'");
+  expect_escaped(PARSE("bench", "-\x1b"), "unknown option '-\\x1b'");
+  expect_escaped(PARSE("bench", "extra\n"), "unexpected argument 'extra\\n'");
+  expect_escaped(PARSE("--version", "x\ny"), "unexpected argument 'x\\ny'");
+  expect_escaped(PARSE("study", "pipe\x7flining"), "unknown experiment 'pipe\\x7flining'");
+  expect_escaped(PARSE("bench\xff"), "unknown command 'bench\\xff'");
+  expect_escaped(PARSE("inspect", "--swap", "a\nb"), "got 'a\\nb'");
+  expect_escaped(PARSE("inspect", "--swap", "cp_async=\x1b"), "unknown variant '\\x1b'");
+  expect_escaped(PARSE("inspect", "--swap", "\x1b=cp_async"), "unknown variant '\\x1b'");
+
+  /* A long argument is repeated in part, whole escapes only, and the rest
+   * of the message still fits. */
+  static char escapes[4000];
+  memset(escapes, '\x1b', sizeof escapes - 1);
+  parse_result r = PARSE("bench", "--variant", escapes);
+  expect_escaped(r, "unknown variant '\\x1b\\x1b");
+  assert_non_null(strstr(r.err, "\\x1b...' (valid: "));
+  assert_non_null(strstr(r.err, "; or all)"));
+}
+
+/* The escaping itself: as snprintf, but a text that does not fit is cut
+ * after a whole character or escape and ends in "...". */
+static void test_escape_text(void **state) {
+  (void)state;
+  char buf[16];
+  pgc_escape_text(buf, sizeof buf, "plain", 5);
+  assert_string_equal(buf, "plain");
+  pgc_escape_text(buf, sizeof buf, "a\0b", 3);
+  assert_string_equal(buf, "a\\x00b");
+  pgc_escape_text(buf, sizeof buf, "\x1b\x1b\x1b\x1b", 4);
+  assert_string_equal(buf, "\\x1b\\x1b\\x1b..."); /* 16 bytes would not hold all four */
+  pgc_escape_text(buf, sizeof buf, "0123456789abcdef", 16);
+  assert_string_equal(buf, "0123456789ab...");
+  pgc_escape_text(buf, sizeof buf, "0123456789abcde", 15);
+  assert_string_equal(buf, "0123456789abcde");
+  pgc_escape_text(buf, sizeof buf, "0123456789ab\xc3\xa9\xc3\xa9", 16);
+  assert_string_equal(buf, "0123456789ab..."); /* no half of an é */
+  pgc_escape_text(buf, 3, "abcdef", 6);
+  assert_string_equal(buf, "ab");
+  pgc_escape_text(buf, 1, "abc", 3);
+  assert_string_equal(buf, "");
+}
+
 /* ---- commands, help, version ---------------------------------------------- */
 
 static void test_study_experiment(void **state) {
@@ -1000,6 +1107,8 @@ int main(void) {
       cmocka_unit_test(test_bad_values),
       cmocka_unit_test(test_missing_values),
       cmocka_unit_test(test_unknown_options),
+      cmocka_unit_test(test_argument_text_escaped),
+      cmocka_unit_test(test_escape_text),
       cmocka_unit_test(test_study_experiment),
       cmocka_unit_test(test_commands),
       cmocka_unit_test(test_inspect_options),
