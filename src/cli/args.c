@@ -221,7 +221,8 @@ static const char usage_bench[] =
     "                        fixed stage count runs once at it; with --variant all,\n"
     "                        counts outside a variant's range are skipped for it\n"
     "                        (auto has none: it runs what it picks for the GPU\n"
-    "                        and shape, named in the 'runs' column)\n"
+    "                        and shape, named in the 'runs' column); a count\n"
+    "                        above every variant's range is refused\n"
     "  --warmup N            untimed runs before timing (default: 10)\n"
     "  --iters N             timed runs, at least 1 (default: 20)\n"
     "  --rounds N            time every run of a shape N times in turn, --warmup\n"
@@ -546,15 +547,18 @@ static quoted_text quoted_part(const char *text, size_t len) {
 static quoted_text quoted(const char *text) { return quoted_part(text, strlen(text)); }
 
 /* Decimal digits only (no sign, no spaces, no base prefix), at least one,
- * value <= max. Returns 0, or -1 if not a number, -2 if above max. */
+ * value <= max. Returns 0, or -1 if not a number, -2 if above max. Every
+ * byte is looked at first, so that "99999999999x" is no number rather
+ * than a large one. */
 static int parse_digits(const char *text, size_t len, uint64_t max,
                         uint64_t *value) {
   if (len == 0) return -1;
+  for (size_t i = 0; i < len; ++i)
+    if (text[i] < '0' || text[i] > '9') return -1;
   uint64_t acc = 0;
   for (size_t i = 0; i < len; ++i) {
-    if (text[i] < '0' || text[i] > '9') return -1;
     unsigned digit = (unsigned)(text[i] - '0');
-    if (acc > (max - digit) / 10) return -2;
+    if (digit > max || acc > (max - digit) / 10) return -2;
     acc = acc * 10 + digit;
   }
   *value = acc;
@@ -627,21 +631,39 @@ static int has_stage(const pgc_options *opts, int stages) {
   return 0;
 }
 
+/* The largest stage count any variant allows: above it, a count is too
+ * large for every variant (with --variant all it would be skipped for all). */
+static int largest_stage_count(void) {
+  int most = 0;
+  for (int i = 0; i < pg_variant_count(); ++i) {
+    const pg_variant_info *variant = pg_variant_at(i);
+    if (variant && variant->max_stages > most) most = variant->max_stages;
+  }
+  return most;
+}
+
 /* One entry of a stage list: "N" or "A-B". */
 static int parse_stage_entry(const char *entry, size_t len, const char *list,
                              pgc_options *opts, char *err, size_t err_size) {
   const char *dash = memchr(entry, '-', len);
   size_t first_len = dash ? (size_t)(dash - entry) : len;
+  const char *last_text = dash ? dash + 1 : entry;
+  size_t last_len = dash ? len - first_len - 1 : len;
+  const int most = largest_stage_count();
   uint64_t first = 0, last = 0;
-  int rc = parse_digits(entry, first_len, INT_MAX, &first);
-  if (rc == 0 && dash)
-    rc = parse_digits(dash + 1, len - first_len - 1, INT_MAX, &last);
-  else
-    last = first;
-  if (rc != 0)
+  int first_rc = parse_digits(entry, first_len, (uint64_t)most, &first);
+  int last_rc = parse_digits(last_text, last_len, (uint64_t)most, &last);
+  if (first_rc == -1 || last_rc == -1)
     return usage_error(err, err_size,
                        "--stages: '%s' is not a stage count or a range A-B",
                        quoted_part(entry, len).text);
+  /* A number of any length, up to the list's end: "99999999999" is a count
+   * too large, not something else. */
+  if (first_rc == -2 || last_rc == -2)
+    return usage_error(err, err_size, "--stages: '%s' is too large (at most %d)",
+                       first_rc == -2 ? quoted_part(entry, first_len).text
+                                      : quoted_part(last_text, last_len).text,
+                       most);
   if (first < 1 || last < 1)
     return usage_error(err, err_size,
                        "--stages: stage counts start at 1, got '%s'",
@@ -650,7 +672,8 @@ static int parse_stage_entry(const char *entry, size_t len, const char *list,
     return usage_error(err, err_size,
                        "--stages: range '%s' is reversed (write it low-high)",
                        quoted_part(entry, len).text);
-  /* Checked before expanding, so that "1-2000000000" fails at once. */
+  /* The registry bounds the counts above; this bounds what the array holds,
+   * should a variant ever allow more, before a range is expanded. */
   if (last - first + 1 > PGC_MAX_STAGE_COUNTS)
     return usage_error(err, err_size,
                        "--stages: more than %d stage counts in '%s'",
