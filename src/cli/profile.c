@@ -42,6 +42,8 @@ static const char *const ncu_install_paths[] = {
 #define TABLE_RUNS 8
 #define CELL_TEXT_SIZE 48
 #define TITLE_SIZE 64
+/* A note on a run: its title, ": " and why it was not profiled, each whole. */
+#define RUN_NOTE_SIZE (TITLE_SIZE + sizeof ": " - 1 + PGC_PROFILE_TEXT_SIZE)
 /* Counts from this size up are printed with thousands separators. */
 #define GROUP_FROM 10000.0
 /* Exit status of a shell that could not find or run a command. */
@@ -468,7 +470,7 @@ typedef struct {
   char method_note[PGC_COMMAND_LINE_SIZE];
   char fallback_note[PGC_COMMAND_LINE_SIZE / 2]; /* "" unless the full set was used */
   /* Notes on runs: one per run not profiled, and cublas's kernel. */
-  char (*run_notes)[PGC_PROFILE_TEXT_SIZE + TITLE_SIZE];
+  char (*run_notes)[RUN_NOTE_SIZE];
   int run_note_count;
 } report_context;
 
