@@ -862,6 +862,13 @@ static void test_inspect_options(void **state) {
                      "unknown variant 'cp_asinc'");
   expect_usage_error(PARSE("inspect", "--swap", "cp_async=basline"),
                      "unknown variant 'basline'");
+  /* --swap takes two names: 'all' is not offered. */
+  parse_result swap_all = PARSE("inspect", "--swap", "all=baseline");
+  expect_usage_error(swap_all, "unknown variant 'all' (valid: cublas, ");
+  assert_null(strstr(swap_all.err, "or all"));
+  /* --variant of the commands that take all offers it. */
+  expect_usage_error(PARSE("inspect", "--variant", "x"), "; or all)");
+  expect_usage_error(PARSE("profile", "--variant", "x"), "; or all)");
   expect_usage_error(PARSE("inspect", "--size", "64"), "--size is not an option of 'inspect'");
   expect_usage_error(PARSE("bench", "--binary", "x"), "--binary is not an option of 'bench'");
   expect_usage_error(PARSE("inspect", "extra"), "unexpected argument 'extra'");
@@ -908,6 +915,18 @@ static void test_trace_options(void **state) {
                      "tma_ws, wgmma_cp_async, wgmma_tma, wgmma_tma_ws, wgmma_tma_ws_wait0, "
                      "wgmma_tma_coop, wgmma_tma_coop_n256)");
   expect_usage_error(PARSE("trace", "--variant", "auto", "--out", "x"), "auto has no traced kernel");
+  /* A name it does not know: the message offers what trace takes, which
+   * 'all' is not. */
+  parse_result unknown = PARSE("trace", "--variant", "cp_asink", "--out", "x");
+  expect_usage_error(unknown, "unknown variant 'cp_asink' (trace takes: baseline, pingpong, "
+                              "cp_async, pipeline_thread,");
+  assert_null(strstr(unknown.err, "or all"));
+  assert_null(strstr(unknown.err, "tiled32"));
+  /* 'all' is refused where it is typed, alone or among names. */
+  expect_usage_error(PARSE("trace", "--variant", "all", "--out", "x"),
+                     "trace takes one variant, not all (trace takes: baseline, ");
+  expect_usage_error(PARSE("trace", "--variant", "cp_async,all", "--out", "x"),
+                     "trace takes one variant, not all (trace takes: baseline, ");
   expect_usage_error(PARSE("trace", "--variant", "cp_async", "--stages", "2,3", "--out", "x"),
                      "one stage count");
   expect_usage_error(PARSE("trace", "--variant", "wgmma_tma", "--stages", "7", "--out", "x"),

@@ -710,22 +710,53 @@ static int parse_stage_list(const char *list, pgc_options *opts, char *err,
   }
 }
 
-static int unknown_variant(const char *name, size_t len, char *err,
+/* The variants with a traced kernel, the ones trace takes, after a message. */
+static void append_traced(char *err, size_t err_size) {
+  int listed = 0;
+  for (int i = 0; i < pg_variant_count(); ++i)
+    if (pg_variant_traced(pg_variant_at(i)))
+      append(err, err_size, "%s%s", listed++ ? ", " : "", pg_variant_at(i)->name);
+}
+
+/* What was asked for: the names that would do, as the option takes them
+ * (trace only those it traces and one of them; all, only where a list of
+ * names may be all). */
+typedef enum { NAMES_OR_ALL, ONE_NAME, ONE_TRACED } name_choice;
+
+static int unknown_variant(const char *name, size_t len, name_choice choice, char *err,
                            size_t err_size) {
+  if (choice == ONE_TRACED) {
+    usage_error(err, err_size, "unknown variant '%s' (trace takes: ",
+                quoted_part(name, len).text);
+    append_traced(err, err_size);
+    append(err, err_size, ")");
+    return PGC_EXIT_USAGE;
+  }
   usage_error(err, err_size, "unknown variant '%s' (valid: ", quoted_part(name, len).text);
   for (int i = 0; i < pg_variant_count(); ++i) {
     const pg_variant_info *variant = pg_variant_at(i);
     if (variant) append(err, err_size, "%s%s", i ? ", " : "", variant->name);
   }
-  append(err, err_size, "; or all)");
+  append(err, err_size, choice == NAMES_OR_ALL ? "; or all)" : ")");
+  return PGC_EXIT_USAGE;
+}
+
+/* trace runs one traced kernel: 'all' is refused where it is typed, with
+ * the names it takes instead. */
+static int trace_takes_one(char *err, size_t err_size) {
+  usage_error(err, err_size, "trace takes one variant, not all (trace takes: ");
+  append_traced(err, err_size);
+  append(err, err_size, ")");
   return PGC_EXIT_USAGE;
 }
 
 static int parse_variant_list(const char *list, pgc_options *opts, char *err,
                               size_t err_size) {
+  const name_choice choice = opts->command == PGC_CMD_TRACE ? ONE_TRACED : NAMES_OR_ALL;
   opts->variant_count = 0;
   opts->all_variants = 0;
   if (strcmp(list, "all") == 0) {
+    if (choice == ONE_TRACED) return trace_takes_one(err, err_size);
     opts->all_variants = 1;
     return PGC_EXIT_OK;
   }
@@ -739,14 +770,15 @@ static int parse_variant_list(const char *list, pgc_options *opts, char *err,
       return usage_error(err, err_size, "--variant: empty name in '%s'",
                          quoted(list).text);
     if (len == strlen("all") && strncmp(name, "all", len) == 0)
-      return usage_error(err, err_size,
-                         "--variant: 'all' cannot be combined with names");
-    if (len >= VARIANT_NAME_MAX) return unknown_variant(name, len, err, err_size);
+      return choice == ONE_TRACED
+                 ? trace_takes_one(err, err_size)
+                 : usage_error(err, err_size, "--variant: 'all' cannot be combined with names");
+    if (len >= VARIANT_NAME_MAX) return unknown_variant(name, len, choice, err, err_size);
     char copy[VARIANT_NAME_MAX];
     memcpy(copy, name, len);
     copy[len] = '\0';
     const pg_variant_info *variant = pg_variant_find(copy);
-    if (!variant) return unknown_variant(name, len, err, err_size);
+    if (!variant) return unknown_variant(name, len, choice, err, err_size);
     int seen = 0;
     for (int i = 0; i < opts->variant_count; ++i)
       if (opts->variants[i] == variant) seen = 1;
@@ -770,15 +802,15 @@ static int parse_swap(const char *value, pgc_options *opts, char *err,
                        "--swap takes CLAIM=KERNELS, two variant names, got '%s'",
                        quoted(value).text);
   size_t len = (size_t)(equals - value);
-  if (len >= VARIANT_NAME_MAX) return unknown_variant(value, len, err, err_size);
+  if (len >= VARIANT_NAME_MAX) return unknown_variant(value, len, ONE_NAME, err, err_size);
   char claim[VARIANT_NAME_MAX];
   memcpy(claim, value, len);
   claim[len] = '\0';
   opts->swap_claim = pg_variant_find(claim);
-  if (!opts->swap_claim) return unknown_variant(value, len, err, err_size);
+  if (!opts->swap_claim) return unknown_variant(value, len, ONE_NAME, err, err_size);
   opts->swap_kernels = pg_variant_find(equals + 1);
   if (!opts->swap_kernels)
-    return unknown_variant(equals + 1, strlen(equals + 1), err, err_size);
+    return unknown_variant(equals + 1, strlen(equals + 1), ONE_NAME, err, err_size);
   return PGC_EXIT_OK;
 }
 
@@ -954,10 +986,7 @@ static int check_trace_options(const pgc_options *opts, char *err, size_t err_si
   const pg_variant_info *variant = opts->variants[0];
   if (!pg_variant_traced(variant)) {
     usage_error(err, err_size, "%s has no traced kernel (trace takes: ", variant->name);
-    int listed = 0;
-    for (int i = 0; i < pg_variant_count(); ++i)
-      if (pg_variant_traced(pg_variant_at(i)))
-        append(err, err_size, "%s%s", listed++ ? ", " : "", pg_variant_at(i)->name);
+    append_traced(err, err_size);
     append(err, err_size, ")");
     return PGC_EXIT_USAGE;
   }
