@@ -38,16 +38,29 @@ run: build
 deps:
 	@scripts/deps.sh
 
+# ctest, then what it leaves unsaid (scripts/ctest-skips.sh): the reason
+# each skipped test gave, and how many were skipped, or that all were and
+# none ran; after a failed run too, keeping its exit status. $(1): ctest's
+# options; $(2): what the tests are called.
+CTEST_OUTPUT := $(BUILD)/Testing/Temporary/LastOutput.log
+define run_ctest
+	@echo "ctest --test-dir $(BUILD) --output-on-failure$(if $(1), $(1))"
+	@rm -f $(CTEST_OUTPUT); ctest --test-dir $(BUILD) --output-on-failure $(1) -O $(CTEST_OUTPUT); \
+	  status=$$?; scripts/ctest-skips.sh $(CTEST_OUTPUT) \
+	    $(BUILD)/Testing/Temporary/LastTest.log "$(2)"; exit $$status
+endef
+
 # Every test; GPU tests report "skipped" on a machine without a GPU, and the
 # reason each skipped test gave is printed after the summary.
 test: deps
 	@$(MAKE) --no-print-directory build
-	ctest --test-dir $(BUILD) --output-on-failure
-	@grep -h "^skipped:" $(BUILD)/Testing/Temporary/LastTest.log 2>/dev/null | sort -u | sed 's/^/ctest: /' || true
+	$(call run_ctest,,tests)
 
-# Only the GPU-labelled tests.
+# Only the GPU-labelled tests; without a GPU, each is skipped, and the
+# summary's "100% tests passed" is followed by the reason and by a line
+# that says that none of them ran.
 test-gpu: build
-	ctest --test-dir $(BUILD) --output-on-failure -L gpu
+	$(call run_ctest,-L gpu,GPU tests)
 
 # Nsight Compute counters of the write-up's three kernels, side by side
 # (needs ncu and access to the GPU's counters); ncu's raw output is kept.
@@ -108,7 +121,7 @@ help:
 	@echo "make run      pipegemm bench --variant all (needs a GPU)"
 	@echo "make deps     fetch what the tests need into .deps/ (cmocka, cuobjdump, nvdisasm, matplotlib, pytest)"
 	@echo "make test     make deps, then every test (GPU tests skip without a GPU)"
-	@echo "make test-gpu run only the GPU tests"
+	@echo "make test-gpu run only the GPU tests (says so when all were skipped: no GPU)"
 	@echo "make ptx      PTX of every kernel, per architecture, in $(BUILD)/artifacts/"
 	@echo "make sass     SASS of every kernel, per architecture, in $(BUILD)/artifacts/"
 	@echo "make profile  Nsight Compute table of baseline, pingpong, cp_async at 2048^3"

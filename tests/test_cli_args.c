@@ -321,6 +321,14 @@ static void expect_stages(parse_result r, const int *want, int count) {
   for (int i = 0; i < count; ++i) assert_int_equal(r.opts.stages[i], want[i]);
 }
 
+/* The largest stage count any variant allows. */
+static int largest_stage_count(void) {
+  int most = 0;
+  for (int i = 0; i < pg_variant_count(); ++i)
+    if (pg_variant_at(i)->max_stages > most) most = pg_variant_at(i)->max_stages;
+  return most;
+}
+
 static void test_stage_lists(void **state) {
   (void)state;
   expect_stages(PARSE("bench", "--stages", "2,3,4"), (const int[]){2, 3, 4}, 3);
@@ -332,9 +340,14 @@ static void test_stage_lists(void **state) {
   /* Repeats collapse, keeping the first position. */
   expect_stages(PARSE("bench", "--stages", "3,1-4,3"), (const int[]){3, 1, 2, 4},
                 4);
-  parse_result r = PARSE("bench", "--stages", "1-64");
+  /* Up to the largest count any variant allows. */
+  const int most = largest_stage_count();
+  assert_true(most >= 2 && most <= PGC_MAX_STAGE_COUNTS);
+  char range[32];
+  snprintf(range, sizeof range, "1-%d", most);
+  parse_result r = PARSE("bench", "--stages", range);
   EXPECT_OK(r);
-  assert_int_equal(r.opts.stage_count, PGC_MAX_STAGE_COUNTS);
+  assert_int_equal(r.opts.stage_count, most);
 }
 
 static void test_stage_list_errors(void **state) {
@@ -346,15 +359,78 @@ static void test_stage_list_errors(void **state) {
   expect_usage_error(PARSE("bench", "--stages", "4-2"), "reversed");
   expect_usage_error(PARSE("bench", "--stages", "0"), "start at 1");
   expect_usage_error(PARSE("bench", "--stages", "0-3"), "start at 1");
-  expect_usage_error(PARSE("bench", "--stages", "1-65"), "more than 64");
-  expect_usage_error(PARSE("bench", "--stages", "1-40,41-70"), "more than 64");
-  expect_usage_error(PARSE("bench", "--stages", "1-2000000000"), "more than 64");
   expect_usage_error(PARSE("bench", "--stages", "two"), "'two'");
   expect_usage_error(PARSE("bench", "--stages", "2-"), "'2-'");
   expect_usage_error(PARSE("bench", "--stages", "1-2-3"), "'1-2-3'");
   expect_usage_error(PARSE("bench", "--stages", "+2"), "'+2'");
   expect_usage_error(PARSE("bench", "--stages", "2 3"), "'2 3'");
-  expect_usage_error(PARSE("bench", "--stages", "99999999999"), "99999999999");
+  expect_usage_error(PARSE("bench", "--stages", "2x"), "'2x' is not a stage count");
+  expect_usage_error(PARSE("bench", "--stages", "99999999999x"), "is not a stage count");
+}
+
+/* A count above what any variant allows is too large, whether it would fit
+ * an int or not, alone or in a range; it is said which and up to what. */
+static void test_stage_counts_too_large(void **state) {
+  (void)state;
+  const int most = largest_stage_count();
+  char at_most[64], above[32], range[64], message[128];
+  snprintf(at_most, sizeof at_most, "is too large (at most %d)", most);
+  snprintf(above, sizeof above, "%d", most + 1);
+
+  expect_usage_error(PARSE("bench", "--stages", "99999999999"), at_most);
+  snprintf(message, sizeof message, "--stages: '99999999999' %s", at_most);
+  expect_usage_error(PARSE("bench", "--stages", "99999999999"), message);
+  expect_usage_error(PARSE("bench", "--stages", "99999999999999999999999999"), at_most);
+  expect_usage_error(PARSE("bench", "--stages", "2147483648"), at_most);
+  expect_usage_error(PARSE("bench", "--stages", "2147483647"), at_most);
+  snprintf(message, sizeof message, "--stages: '%s' %s", above, at_most);
+  expect_usage_error(PARSE("bench", "--stages", above), message);
+  expect_usage_error(PARSE("bench", "--variant", "all", "--stages", above), message);
+  snprintf(range, sizeof range, "1-%s", above);
+  expect_usage_error(PARSE("bench", "--stages", range), message);
+  expect_usage_error(PARSE("bench", "--stages", "2-99999999999"),
+                     "--stages: '99999999999' is too large");
+  expect_usage_error(PARSE("bench", "--stages", "1-2000000000"), at_most);
+  expect_usage_error(PARSE("profile", "--stages", "99999999999"), at_most);
+  expect_usage_error(PARSE("trace", "--variant", "cp_async", "--out", "x", "--stages",
+                           "99999999999"),
+                     at_most);
+  /* At the limit it parses. */
+  snprintf(range, sizeof range, "%d", most);
+  EXPECT_OK(PARSE("bench", "--stages", range));
+}
+
+/* Every other integer option: a number out of range is too large, whatever
+ * its length; what is no number says so. */
+static void test_integer_options_too_large(void **state) {
+  (void)state;
+  static const struct {
+    const char *command, *option;
+  } options[] = {
+      {"bench", "--size"},   {"bench", "--m"},      {"bench", "--n"},
+      {"bench", "--k"},      {"bench", "--warmup"}, {"bench", "--iters"},
+      {"bench", "--rounds"}, {"bench", "--device"}, {"bench", "--seed"},
+      {"trace", "--blocks"}, {"study", "--k"},      {"list", "--device"},
+  };
+  static const char *const huge[] = {"99999999999", "99999999999999999999999999",
+                                     "18446744073709551616"};
+  for (size_t i = 0; i < sizeof options / sizeof options[0]; ++i) {
+    const char *experiment = strcmp(options[i].command, "study") == 0 ? "single-warp" : NULL;
+    /* 99999999999 is a seed like any other. */
+    const size_t first = strcmp(options[i].option, "--seed") == 0 ? 1 : 0;
+    for (size_t h = first; h < sizeof huge / sizeof huge[0]; ++h) {
+      parse_result r = experiment ? PARSE(options[i].command, experiment, options[i].option, huge[h])
+                                  : PARSE(options[i].command, options[i].option, huge[h]);
+      if (r.rc != PGC_EXIT_USAGE || !strstr(r.err, "too large"))
+        print_error("%s %s %s: '%s'\n", options[i].command, options[i].option, huge[h], r.err);
+      expect_usage_error(r, "too large");
+      expect_usage_error(r, options[i].option);
+      assert_null(strstr(r.err, "expects"));
+    }
+    parse_result r = experiment ? PARSE(options[i].command, experiment, options[i].option, "99999999999x")
+                                : PARSE(options[i].command, options[i].option, "99999999999x");
+    expect_usage_error(r, "expects a non-negative integer, got '99999999999x'");
+  }
 }
 
 /* ---- variants ------------------------------------------------------------- */
@@ -390,10 +466,13 @@ static void test_variant_names(void **state) {
  * --variant all, counts outside a variant's range are skipped for it. */
 static void test_explicit_stage_range(void **state) {
   (void)state;
+  /* A ranged variant that allows less than another does, so that a count
+   * above its range is still a stage count. */
   const pg_variant_info *ranged = NULL, *fixed = NULL;
   for (int i = 0; i < pg_variant_count(); ++i) {
     const pg_variant_info *v = pg_variant_at(i);
-    if (!ranged && v->min_stages < v->max_stages) ranged = v;
+    if (!ranged && v->min_stages < v->max_stages && v->max_stages < largest_stage_count())
+      ranged = v;
     if (!fixed && v->min_stages == v->max_stages) fixed = v;
   }
   assert_non_null(ranged);
@@ -435,9 +514,11 @@ static void test_plan(void **state) {
     assert_int_equal(runs[i].stages, runs[i].variant->default_stages);
   }
 
-  /* --stages 1-64 with all: ranged variants once per allowed count, fixed
-   * ones once. */
-  r = PARSE("bench", "--stages", "1-64");
+  /* --stages 1-N (the largest count any variant allows) with all: ranged
+   * variants once per allowed count, fixed ones once. */
+  char every_count[32];
+  snprintf(every_count, sizeof every_count, "1-%d", largest_stage_count());
+  r = PARSE("bench", "--stages", every_count);
   EXPECT_OK(r);
   count = pgc_expand_runs(&r.opts, runs, (int)(sizeof runs / sizeof runs[0]));
   int expected = 0;
@@ -555,6 +636,113 @@ static void test_unknown_options(void **state) {
   expect_usage_error(PARSE("--size", "4"), "--size");
 }
 
+/* ---- argument text in messages -------------------------------------------- */
+
+/* Whether the message is one line of well-formed UTF-8 without a control
+ * character (C0, DEL or C1): what a terminal shows as it is. */
+static int is_printable_utf8(const char *text) {
+  for (const unsigned char *p = (const unsigned char *)text; *p;) {
+    unsigned c = *p, need = 0, code = 0, least = 0;
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7f) return 0;
+      ++p;
+      continue;
+    }
+    if (c >= 0xc2 && c <= 0xdf) need = 1, code = c & 0x1f, least = 0x80;
+    else if (c >= 0xe0 && c <= 0xef) need = 2, code = c & 0x0f, least = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4) need = 3, code = c & 0x07, least = 0x10000;
+    else return 0;
+    ++p;
+    for (unsigned i = 0; i < need; ++i, ++p) {
+      if ((*p & 0xc0) != 0x80) return 0;
+      code = code << 6 | (*p & 0x3f);
+    }
+    if (code < least || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) ||
+        (code >= 0x80 && code < 0xa0))
+      return 0;
+  }
+  return 1;
+}
+
+/* A usage error that repeats argument text: `part` in it, escaped, and the
+ * whole message printable. */
+static void expect_escaped(parse_result r, const char *part) {
+  expect_usage_error(r, part);
+  if (!is_printable_utf8(r.err)) print_error("message '%s' holds raw bytes\n", r.err);
+  assert_true(is_printable_utf8(r.err));
+}
+
+/* Control bytes and what is not UTF-8 come out as escapes wherever a
+ * message repeats what was typed; well-formed UTF-8 as it is. */
+static void test_argument_text_escaped(void **state) {
+  (void)state;
+  expect_escaped(PARSE("bench", "--variant", "a\nb\x1b[31mred\xff"),
+                 "unknown variant 'a\\nb\\x1b[31mred\\xff'");
+  expect_escaped(PARSE("bench", "--variant", "cp_async,\r"), "unknown variant '\\r'");
+  expect_escaped(PARSE("bench", "--variant", "back\\slash"), "'back\\\\slash'");
+  expect_escaped(PARSE("bench", "--variant", "caf\xc3\xa9"), "unknown variant 'caf\xc3\xa9'");
+  /* C1 controls, overlong forms, surrogates, cut and stray sequences. */
+  expect_escaped(PARSE("bench", "--variant", "\xc2\x9b" "2J"), "'\\xc2\\x9b2J'");
+  expect_escaped(PARSE("bench", "--variant", "\xc0\xaf"), "'\\xc0\\xaf'");
+  expect_escaped(PARSE("bench", "--variant", "\xed\xa0\x80"), "'\\xed\\xa0\\x80'");
+  expect_escaped(PARSE("bench", "--variant", "\xe2\x82"), "'\\xe2\\x82'");
+  expect_escaped(PARSE("bench", "--variant", "\x80x\xf4\x90\x80\x80"),
+                 "'\\x80x\\xf4\\x90\\x80\\x80'");
+  expect_escaped(PARSE("bench", "--variant", "baseline,,\x07"),
+                 "empty name in 'baseline,,\\x07'");
+  expect_escaped(PARSE("bench", "--size", "1\n2"),
+                 "--size expects a non-negative integer, got '1\\n2'");
+  expect_escaped(PARSE("bench", "--iters", "\t3"), "got '\\t3'");
+  expect_escaped(PARSE("bench", "--seed", "\x80"), "--seed expects a non-negative integer, got '\\x80'");
+  expect_escaped(PARSE("bench", "--format", "csv\x7f"), "got 'csv\\x7f'");
+  expect_escaped(PARSE("bench", "--flush-l2", "o\x1bn"), "got 'o\\x1bn'");
+  expect_escaped(PARSE("bench", "--inputs", "\xfe"), "got '\\xfe'");
+  expect_escaped(PARSE("bench", "--stages", "2\n3"), "--stages: '2\\n3' is not");
+  expect_escaped(PARSE("bench", "--stages", "2,,\x1b"), "empty entry in '2,,\\x1b'");
+  expect_escaped(PARSE("bench", "--frob\x1b"), "unknown option '--frob\\x1b'");
+  expect_escaped(PARSE("bench", "--frob\n=3"), "unknown option '--frob\\n'");
+  expect_escaped(PARSE("bench", "-\x1b"), "unknown option '-\\x1b'");
+  expect_escaped(PARSE("bench", "extra\n"), "unexpected argument 'extra\\n'");
+  expect_escaped(PARSE("--version", "x\ny"), "unexpected argument 'x\\ny'");
+  expect_escaped(PARSE("study", "pipe\x7flining"), "unknown experiment 'pipe\\x7flining'");
+  expect_escaped(PARSE("bench\xff"), "unknown command 'bench\\xff'");
+  expect_escaped(PARSE("inspect", "--swap", "a\nb"), "got 'a\\nb'");
+  expect_escaped(PARSE("inspect", "--swap", "cp_async=\x1b"), "unknown variant '\\x1b'");
+  expect_escaped(PARSE("inspect", "--swap", "\x1b=cp_async"), "unknown variant '\\x1b'");
+
+  /* A long argument is repeated in part, whole escapes only, and the rest
+   * of the message still fits. */
+  static char escapes[4000];
+  memset(escapes, '\x1b', sizeof escapes - 1);
+  parse_result r = PARSE("bench", "--variant", escapes);
+  expect_escaped(r, "unknown variant '\\x1b\\x1b");
+  assert_non_null(strstr(r.err, "\\x1b...' (valid: "));
+  assert_non_null(strstr(r.err, "; or all)"));
+}
+
+/* The escaping itself: as snprintf, but a text that does not fit is cut
+ * after a whole character or escape and ends in "...". */
+static void test_escape_text(void **state) {
+  (void)state;
+  char buf[16];
+  pgc_escape_text(buf, sizeof buf, "plain", 5);
+  assert_string_equal(buf, "plain");
+  pgc_escape_text(buf, sizeof buf, "a\0b", 3);
+  assert_string_equal(buf, "a\\x00b");
+  pgc_escape_text(buf, sizeof buf, "\x1b\x1b\x1b\x1b", 4);
+  assert_string_equal(buf, "\\x1b\\x1b\\x1b..."); /* 16 bytes would not hold all four */
+  pgc_escape_text(buf, sizeof buf, "0123456789abcdef", 16);
+  assert_string_equal(buf, "0123456789ab...");
+  pgc_escape_text(buf, sizeof buf, "0123456789abcde", 15);
+  assert_string_equal(buf, "0123456789abcde");
+  pgc_escape_text(buf, sizeof buf, "0123456789ab\xc3\xa9\xc3\xa9", 16);
+  assert_string_equal(buf, "0123456789ab..."); /* no half of an é */
+  pgc_escape_text(buf, 3, "abcdef", 6);
+  assert_string_equal(buf, "ab");
+  pgc_escape_text(buf, 1, "abc", 3);
+  assert_string_equal(buf, "");
+}
+
 /* ---- commands, help, version ---------------------------------------------- */
 
 static void test_study_experiment(void **state) {
@@ -614,8 +802,10 @@ static void test_profile_options(void **state) {
   expect_usage_error(PARSE("profile", "--raw="), "--raw needs a path");
   expect_usage_error(PARSE("profile", "--profile"), "--profile");
   expect_usage_error(PARSE("profile", "--iters", "3"), "--iters");
+  expect_usage_error(PARSE("profile", "--variant", "mma_cp_async", "--stages", "7"),
+                     "mma_cp_async allows stage counts 1-6");
   expect_usage_error(PARSE("profile", "--variant", "cp_async", "--stages", "9"),
-                     "cp_async allows stage counts 1-8");
+                     "--stages: '9' is too large (at most 8)");
   expect_usage_error(PARSE("bench", "--ncu", "/opt/ncu"), "--ncu");
 
   r = PARSE("study", "pipelining", "--profile", "--ncu", "/opt/ncu", "--raw",
@@ -672,6 +862,13 @@ static void test_inspect_options(void **state) {
                      "unknown variant 'cp_asinc'");
   expect_usage_error(PARSE("inspect", "--swap", "cp_async=basline"),
                      "unknown variant 'basline'");
+  /* --swap takes two names: 'all' is not offered. */
+  parse_result swap_all = PARSE("inspect", "--swap", "all=baseline");
+  expect_usage_error(swap_all, "unknown variant 'all' (valid: cublas, ");
+  assert_null(strstr(swap_all.err, "or all"));
+  /* --variant of the commands that take all offers it. */
+  expect_usage_error(PARSE("inspect", "--variant", "x"), "; or all)");
+  expect_usage_error(PARSE("profile", "--variant", "x"), "; or all)");
   expect_usage_error(PARSE("inspect", "--size", "64"), "--size is not an option of 'inspect'");
   expect_usage_error(PARSE("bench", "--binary", "x"), "--binary is not an option of 'bench'");
   expect_usage_error(PARSE("inspect", "extra"), "unexpected argument 'extra'");
@@ -718,10 +915,24 @@ static void test_trace_options(void **state) {
                      "tma_ws, wgmma_cp_async, wgmma_tma, wgmma_tma_ws, wgmma_tma_ws_wait0, "
                      "wgmma_tma_coop, wgmma_tma_coop_n256)");
   expect_usage_error(PARSE("trace", "--variant", "auto", "--out", "x"), "auto has no traced kernel");
+  /* A name it does not know: the message offers what trace takes, which
+   * 'all' is not. */
+  parse_result unknown = PARSE("trace", "--variant", "cp_asink", "--out", "x");
+  expect_usage_error(unknown, "unknown variant 'cp_asink' (trace takes: baseline, pingpong, "
+                              "cp_async, pipeline_thread,");
+  assert_null(strstr(unknown.err, "or all"));
+  assert_null(strstr(unknown.err, "tiled32"));
+  /* 'all' is refused where it is typed, alone or among names. */
+  expect_usage_error(PARSE("trace", "--variant", "all", "--out", "x"),
+                     "trace takes one variant, not all (trace takes: baseline, ");
+  expect_usage_error(PARSE("trace", "--variant", "cp_async,all", "--out", "x"),
+                     "trace takes one variant, not all (trace takes: baseline, ");
   expect_usage_error(PARSE("trace", "--variant", "cp_async", "--stages", "2,3", "--out", "x"),
                      "one stage count");
+  expect_usage_error(PARSE("trace", "--variant", "wgmma_tma", "--stages", "7", "--out", "x"),
+                     "wgmma_tma allows stage counts 2-6");
   expect_usage_error(PARSE("trace", "--variant", "cp_async", "--stages", "9", "--out", "x"),
-                     "cp_async allows stage counts 1-8");
+                     "--stages: '9' is too large (at most 8)");
   expect_usage_error(PARSE("trace", "--variant", "baseline", "--stages", "2", "--out", "x"),
                      "baseline allows stage counts 1-1");
   expect_usage_error(PARSE("trace", "--variant", "cp_async"), "trace needs --out FILE");
@@ -993,6 +1204,8 @@ int main(void) {
       cmocka_unit_test(test_last_value_wins),
       cmocka_unit_test(test_stage_lists),
       cmocka_unit_test(test_stage_list_errors),
+      cmocka_unit_test(test_stage_counts_too_large),
+      cmocka_unit_test(test_integer_options_too_large),
       cmocka_unit_test(test_variant_names),
       cmocka_unit_test(test_explicit_stage_range),
       cmocka_unit_test(test_plan),
@@ -1000,6 +1213,8 @@ int main(void) {
       cmocka_unit_test(test_bad_values),
       cmocka_unit_test(test_missing_values),
       cmocka_unit_test(test_unknown_options),
+      cmocka_unit_test(test_argument_text_escaped),
+      cmocka_unit_test(test_escape_text),
       cmocka_unit_test(test_study_experiment),
       cmocka_unit_test(test_commands),
       cmocka_unit_test(test_inspect_options),

@@ -250,13 +250,34 @@ static void json_space(json_reader *r) {
 
 static int json_value(json_reader *r);
 
+/* The length of the well-formed UTF-8 character at p (RFC 3629: no
+ * overlong form, no surrogate, nothing past U+10FFFF), or 0. */
+static int utf8_length(const unsigned char *p) {
+  unsigned need, code, least;
+  if (p[0] < 0x80) return 1;
+  if (p[0] >= 0xc2 && p[0] <= 0xdf) need = 1, code = p[0] & 0x1fu, least = 0x80;
+  else if (p[0] >= 0xe0 && p[0] <= 0xef) need = 2, code = p[0] & 0x0fu, least = 0x800;
+  else if (p[0] >= 0xf0 && p[0] <= 0xf4) need = 3, code = p[0] & 0x07u, least = 0x10000;
+  else return 0;
+  for (unsigned i = 1; i <= need; ++i) {
+    if ((p[i] & 0xc0) != 0x80) return 0;
+    code = code << 6 | (p[i] & 0x3fu);
+  }
+  if (code < least || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return 0;
+  return (int)need + 1;
+}
+
 static int json_string(json_reader *r) {
   if (*r->p != '"') return -1;
   ++r->p;
   for (;;) {
     unsigned char ch = (unsigned char)*r->p;
     if (ch == '\0' || ch < 0x20) return -1; /* raw control character */
-    ++r->p;
+    /* JSON text is UTF-8 (RFC 8259, section 8.1). */
+    int len = utf8_length((const unsigned char *)r->p);
+    if (len == 0) return -1;
+    r->p += len;
+    if (len > 1) continue;
     if (ch == '"') return 0;
     if (ch != '\\') continue;
     char esc = *r->p++;
@@ -362,6 +383,10 @@ static void test_json_parser_rejects_bad_text(void **state) {
   assert_int_not_equal(json_check("{\"a\": [1, 2}"), 0);
   assert_int_not_equal(json_check("{\"a\": 1} x"), 0);
   assert_int_not_equal(json_check("{\"a\": 01}"), 0);
+  assert_int_not_equal(json_check("{\"a\": \"\xff\"}"), 0);
+  assert_int_not_equal(json_check("{\"a\": \"\xe2\x82\"}"), 0);
+  assert_int_not_equal(json_check("{\"a\": \"\xed\xa0\x80\"}"), 0);
+  assert_int_equal(json_check("{\"a\": \"\xe2\x82\xac\"}"), 0);
 }
 
 static void test_json_is_valid_and_escaped(void **state) {
@@ -386,6 +411,67 @@ static void test_json_is_valid_and_escaped(void **state) {
   assert_null(strstr(text, "inf"));
   assert_non_null(strstr(text, "\"notes\": [\"a note, with \\\"quotes\\\"\"]"));
   free(text);
+}
+
+/* The JSON string of `text`, quotes and all; the caller frees it. */
+static char *json_string_of(const char *text) {
+  capture c;
+  pgc_print_json_string(capture_begin(&c), text);
+  return capture_end(&c);
+}
+
+/* Whatever bytes a text holds (a GPU's name, a path, what a tool said),
+ * its JSON string is valid JSON in well-formed UTF-8: control characters
+ * as \u00XX, each ill-formed sequence as one U+FFFD, the rest as it is. */
+static void test_json_string_escaper(void **state) {
+  (void)state;
+  static const struct {
+    const char *in, *out;
+  } cases[] = {
+      {"plain", "\"plain\""},
+      {"", "\"\""},
+      {"q\"b\\s/", "\"q\\\"b\\\\s/\""},
+      {"\b\f\n\r\t", "\"\\b\\f\\n\\r\\t\""},
+      {"\x01\x1b[0m\x1f", "\"\\u0001\\u001b[0m\\u001f\""},
+      /* DEL and the C1 controls (U+0080-U+009F) are control characters too. */
+      {"a\x7f" "b", "\"a\\u007fb\""},
+      {"\xc2\x85\xc2\x9b", "\"\\u0085\\u009b\""},
+      /* Well-formed UTF-8 of every length stays as it is. */
+      {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xc2\xa0",
+       "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xc2\xa0\""},
+      {"\xef\xbf\xbd", "\"\xef\xbf\xbd\""},
+      /* Ill-formed: a stray continuation byte, bytes that never start a
+       * character, an overlong form, a surrogate, past U+10FFFF, and a
+       * character cut short (one U+FFFD for the part that was there). */
+      {"a\x80z", "\"a\\ufffdz\""},
+      {"\xff\xfe", "\"\\ufffd\\ufffd\""},
+      {"\xc0\xaf", "\"\\ufffd\\ufffd\""},
+      {"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""},
+      {"\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""},
+      {"\xe2\x82" "x", "\"\\ufffdx\""},
+      {"\xf0\x9f\x98", "\"\\ufffd\""},
+      {"NVIDIA H200\xe2", "\"NVIDIA H200\\ufffd\""},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    char *text = json_string_of(cases[i].in);
+    if (strcmp(text, cases[i].out) != 0)
+      print_error("case %zu: got %s, expected %s\n", i, text, cases[i].out);
+    assert_string_equal(text, cases[i].out);
+    free(text);
+  }
+  /* Every byte value, alone and after each lead byte: always a JSON string
+   * that the strict parser takes, UTF-8 included. */
+  for (int first = 1; first < 256; ++first) {
+    for (int second = 0; second < 256; second += first >= 0xc0 ? 1 : 255) {
+      const char in[3] = {(char)first, (char)second, '\0'};
+      char *text = json_string_of(in);
+      char member[64];
+      snprintf(member, sizeof member, "{\"k\": %s}", text);
+      if (json_check(member) != 0) print_error("bytes %02x %02x: %s\n", first, second, text);
+      assert_int_equal(json_check(member), 0);
+      free(text);
+    }
+  }
 }
 
 static void test_json_empty_report(void **state) {
@@ -879,6 +965,7 @@ int main(void) {
       cmocka_unit_test(test_csv_field_quoting),
       cmocka_unit_test(test_json_parser_rejects_bad_text),
       cmocka_unit_test(test_json_is_valid_and_escaped),
+      cmocka_unit_test(test_json_string_escaper),
       cmocka_unit_test(test_json_empty_report),
       cmocka_unit_test(test_table_is_aligned),
       cmocka_unit_test(test_result_row),

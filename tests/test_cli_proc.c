@@ -4,6 +4,7 @@
  * bit, and a command's stdout, stderr and exit status are captured apart
  * (or together, in order). No GPU. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -290,6 +291,25 @@ static void test_run_captures_failure(void **state) {
   pgc_proc_result_free(&result);
 }
 
+/* The tool ignores SIGPIPE (src/cli/main.c); a command it runs must not:
+ * it is to end by it once we stop reading, as would a pipeline's writer. */
+static void test_run_default_sigpipe(void **state) {
+  (void)state;
+  void (*saved)(int) = signal(SIGPIPE, SIG_IGN);
+  assert_true(saved != SIG_ERR);
+  pgc_proc_result result = run_ok("kill -PIPE $$; echo survived", NULL);
+  assert_string_equal(result.out, "");
+  assert_int_equal(result.signal, SIGPIPE);
+  assert_int_equal(result.exit_code, 128 + SIGPIPE);
+  pgc_proc_result_free(&result);
+  /* And its own pipelines: yes ends by SIGPIPE, quietly, once head is done. */
+  result = run_ok("yes | head -c 1 >/dev/null", NULL);
+  assert_string_equal(result.err, "");
+  assert_int_equal(result.exit_code, 0);
+  pgc_proc_result_free(&result);
+  signal(SIGPIPE, saved);
+}
+
 static void test_run_large_output(void **state) {
   (void)state;
   /* More than a pipe holds on both streams at once: neither may block. */
@@ -343,6 +363,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_path_search, make_tool_dirs, remove_tool_dirs),
       cmocka_unit_test_setup_teardown(test_find_tool, make_tool_dirs, remove_tool_dirs),
       cmocka_unit_test(test_run_captures_failure),
+      cmocka_unit_test(test_run_default_sigpipe),
       cmocka_unit_test(test_run_large_output),
       cmocka_unit_test(test_run_path_prepend),
       cmocka_unit_test(test_error_line),

@@ -138,11 +138,18 @@ static void test_shapes_out_of_range(void **state) {
 
 static void test_shapes_binary_and_long_lines(void **state) {
   (void)state;
-  /* A NUL or another control byte is no digit, and is quoted as '?' so that
-   * the message stays one printable line. */
+  /* A NUL or another control byte is no digit, and is quoted escaped, as is
+   * what is not UTF-8, so that the message stays one printable line. */
   static const char nul[] = "64x6\0004x64\n";
-  expect_error(nul, sizeof nul - 1, "set.txt:1: '64x6?4x64' is not MxNxK");
-  EXPECT_ERROR("64x64x64\n\x1b[31m\n", "set.txt:2: '?[31m' is not MxNxK");
+  expect_error(nul, sizeof nul - 1, "set.txt:1: '64x6\\x004x64' is not MxNxK");
+  EXPECT_ERROR("64x64x64\n\x1b[31m\n", "set.txt:2: '\\x1b[31m' is not MxNxK");
+  EXPECT_ERROR("6\t4x64x64\n", "set.txt:1: '6\\t4x64x64' is not MxNxK");
+  EXPECT_ERROR("64x64x64\xff\n", "set.txt:1: '64x64x64\\xff' is not MxNxK");
+  EXPECT_ERROR("64x64x64\xc2\x9b" "2J\n", "set.txt:1: '64x64x64\\xc2\\x9b2J' is not MxNxK");
+  EXPECT_ERROR("0x\\64x64\n", "set.txt:1: '0x\\\\64x64' is not MxNxK");
+  /* Well-formed UTF-8 is quoted as it is. */
+  EXPECT_ERROR("64\xc3\x97" "64\xc3\x97" "64\n",
+               "set.txt:1: '64\xc3\x97" "64\xc3\x97" "64' is not MxNxK");
   /* A long line is quoted in part. */
   char line[200];
   memset(line, 'a', sizeof line - 1);
@@ -152,6 +159,21 @@ static void test_shapes_binary_and_long_lines(void **state) {
   assert_non_null(strstr(p.err, "set.txt:1: 'aaaa"));
   assert_non_null(strstr(p.err, "a...' is not MxNxK"));
   assert_true(strlen(p.err) < 100);
+  memset(line, '\x1b', sizeof line - 1);
+  p = parse(line);
+  assert_int_equal(p.rc, PGC_EXIT_USAGE);
+  assert_non_null(strstr(p.err, "set.txt:1: '\\x1b\\x1b"));
+  assert_non_null(strstr(p.err, "\\x1b...' is not MxNxK"));
+  assert_true(strlen(p.err) < 100);
+  /* The file's name, as given, is escaped too. */
+  char err[PGC_SHAPES_ERROR_SIZE];
+  pgc_shape_set set;
+  assert_int_equal(pgc_shapes_parse("abc\n", 4, "se\nt\xff.txt", &set, err, sizeof err),
+                   PGC_EXIT_USAGE);
+  assert_string_equal(err, "se\\nt\\xff.txt:1: 'abc' is not MxNxK");
+  assert_int_equal(pgc_shapes_parse("\n", 1, "\x1b.txt", &set, err, sizeof err),
+                   PGC_EXIT_USAGE);
+  assert_string_equal(err, "no shape in \\x1b.txt");
 }
 
 static void test_shapes_repeated(void **state) {
@@ -232,6 +254,9 @@ static void test_shapes_read_files(void **state) {
   assert_int_equal(pgc_shapes_read("/nonexistent/set.txt", &set, err, sizeof err),
                    PGC_EXIT_USAGE);
   assert_string_equal(err, "cannot read /nonexistent/set.txt: No such file or directory");
+  assert_int_equal(pgc_shapes_read("/nonexistent/\x1b[2J.txt", &set, err, sizeof err),
+                   PGC_EXIT_USAGE);
+  assert_string_equal(err, "cannot read /nonexistent/\\x1b[2J.txt: No such file or directory");
   assert_null(set.shapes);
   assert_int_equal(pgc_shapes_read("/", &set, err, sizeof err), PGC_EXIT_USAGE);
   assert_string_equal(err, "cannot read /: Is a directory");

@@ -17,6 +17,7 @@
 #include "internal.h"
 #include "read_file.h"
 #include "adapters/sass.h"
+#include "cli/commands.h"
 
 #ifndef PG_TEST_DATA_DIR
 #error "PG_TEST_DATA_DIR must name tests/data"
@@ -403,6 +404,24 @@ static void test_registry_kernels(void **state) {
   }
 }
 
+/* Where no cuobjdump is found, the line says where it looked and how to
+ * get one: in a checkout, make deps fetches cuobjdump and nvdisasm. */
+static void test_no_cuobjdump_hint(void **state) {
+  (void)state;
+  char line[1024];
+  static const char *const configured[] = {"", "/gone/.deps/pip/nvidia/cu13/bin/cuobjdump"};
+  for (size_t i = 0; i < sizeof configured / sizeof configured[0]; ++i) {
+    pgc_inspect_no_cuobjdump_text(line, sizeof line, configured[i]);
+    if (!strstr(line, "make deps")) print_error("no 'make deps' in: %s\n", line);
+    assert_non_null(strstr(line, "make deps"));
+    assert_non_null(strstr(line, ".deps/"));
+    assert_non_null(strstr(line, "PG_CUOBJDUMP"));
+    assert_non_null(strstr(line, configured[i][0] ? configured[i] : "none found when"));
+    assert_null(strchr(line, '\n'));
+    assert_true(strlen(line) < sizeof line - 1); /* whole */
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_resources),
@@ -413,6 +432,7 @@ int main(void) {
       cmocka_unit_test(test_blocks_per_sm),
       cmocka_unit_test(test_check),
       cmocka_unit_test(test_registry_kernels),
+      cmocka_unit_test(test_no_cuobjdump_hint),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,20 +275,36 @@ static int build_environment(const pgc_proc_options *options, child_env *env) {
   return 0;
 }
 
-/* Starts /bin/sh -c command with stdout on out_fd and stderr on err_fd. */
+/* Starts /bin/sh -c command with stdout on out_fd and stderr on err_fd.
+ * The child gets SIGPIPE's default back: the tool ignores it (to tell a
+ * closed stdout as a failed write), and an ignored signal stays ignored
+ * across exec, but a child that writes on after we stop reading must end
+ * by it (pgc_proc_run), as must the pipelines of its shell. */
 static int spawn_shell(const char *command, int out_fd, int err_fd, char **environment,
                        pid_t *pid) {
   posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
   int rc = posix_spawn_file_actions_init(&actions);
   if (rc != 0) return rc;
-  rc = posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
+  rc = posix_spawnattr_init(&attributes);
+  if (rc != 0) {
+    posix_spawn_file_actions_destroy(&actions);
+    return rc;
+  }
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  rc = posix_spawnattr_setsigdefault(&attributes, &defaults);
+  if (rc == 0) rc = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
   if (rc == 0) rc = posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
   if (rc == 0) {
     char sh[] = "sh", dash_c[] = "-c";
     char *argv[] = {sh, dash_c, (char *)command, NULL};
-    rc = posix_spawn(pid, "/bin/sh", &actions, NULL, argv,
+    rc = posix_spawn(pid, "/bin/sh", &actions, &attributes, argv,
                      environment ? environment : environ);
   }
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   return rc;
 }

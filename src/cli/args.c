@@ -221,7 +221,8 @@ static const char usage_bench[] =
     "                        fixed stage count runs once at it; with --variant all,\n"
     "                        counts outside a variant's range are skipped for it\n"
     "                        (auto has none: it runs what it picks for the GPU\n"
-    "                        and shape, named in the 'runs' column)\n"
+    "                        and shape, named in the 'runs' column); a count\n"
+    "                        above every variant's range is refused\n"
     "  --warmup N            untimed runs before timing (default: 10)\n"
     "  --iters N             timed runs, at least 1 (default: 20)\n"
     "  --rounds N            time every run of a shape N times in turn, --warmup\n"
@@ -366,7 +367,9 @@ static const char usage_inspect[] =
     "pip wheel's), else cuobjdump on the PATH. For the SASS it runs nvdisasm,\n"
     "which it looks for on its PATH: inspect puts there first the directory of\n"
     "$PG_NVDISASM (the path of an nvdisasm) if set, then cuobjdump's own. When\n"
-    "cuobjdump fails, inspect's error line quotes cuobjdump's own.\n"
+    "cuobjdump fails, inspect's error line quotes cuobjdump's own. In a checkout,\n"
+    "'make deps' fetches cuobjdump and nvdisasm into .deps/, where the next\n"
+    "'make' finds them.\n"
     "\n"
     "options:\n"
     "  --binary PATH         the executable or library to read (default: this\n"
@@ -473,16 +476,91 @@ static void append(char *err, size_t err_size, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* The longest escape of one character: four bytes of \\xHH. */
+#define ESCAPED_UNIT_SIZE (4 * 4)
+
+/* The character at text[at] as pgc_escape_text writes it, into unit;
+ * returns the length written and moves *at past the character. */
+static size_t escape_unit(const char *text, size_t len, size_t *at, char *unit) {
+  uint32_t code;
+  const size_t n = pgc_utf8_next(text + *at, len - *at, &code);
+  const char *from = text + *at;
+  *at += n;
+  switch (code) {
+    case '\\': memcpy(unit, "\\\\", 2); return 2;
+    case '\n': memcpy(unit, "\\n", 2); return 2;
+    case '\r': memcpy(unit, "\\r", 2); return 2;
+    case '\t': memcpy(unit, "\\t", 2); return 2;
+    default: break;
+  }
+  if (code == PGC_UTF8_INVALID || code < 0x20 || (code >= 0x7f && code < 0xa0)) {
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; ++i) {
+      const unsigned byte = (unsigned char)from[i];
+      memcpy(unit + 4 * i, "\\x", 2);
+      unit[4 * i + 2] = hex[byte >> 4];
+      unit[4 * i + 3] = hex[byte & 0xf];
+    }
+    return 4 * n;
+  }
+  memcpy(unit, from, n);
+  return n;
+}
+
+void pgc_escape_text(char *buf, size_t size, const char *text, size_t len) {
+  static const char ellipsis[] = "...";
+  if (size == 0) return;
+  char unit[ESCAPED_UNIT_SIZE];
+  size_t whole = 0;
+  for (size_t at = 0; at < len;) whole += escape_unit(text, len, &at, unit);
+  /* Cut where the ellipsis still fits after it (if it fits at all). */
+  const int cut = whole >= size;
+  const size_t limit = !cut ? whole : size >= sizeof ellipsis ? size - sizeof ellipsis : size - 1;
+  size_t used = 0;
+  for (size_t at = 0; at < len;) {
+    const size_t n = escape_unit(text, len, &at, unit);
+    if (used + n > limit) break;
+    memcpy(buf + used, unit, n);
+    used += n;
+  }
+  if (cut && size >= sizeof ellipsis) {
+    memcpy(buf + used, ellipsis, sizeof ellipsis - 1);
+    used += sizeof ellipsis - 1;
+  }
+  buf[used] = '\0';
+}
+
+/* Argument text as a message repeats it (pgc_escape_text): enough of it to
+ * know it again, short enough that the longest message, an unknown
+ * variant's with every name listed after it, still fits PGC_ERROR_SIZE. */
+#define QUOTED_SIZE 256
+typedef struct {
+  char text[QUOTED_SIZE];
+} quoted_text;
+
+/* For a message's arguments: `quoted(value).text` lives until the end of
+ * the call it is written in. */
+static quoted_text quoted_part(const char *text, size_t len) {
+  quoted_text q;
+  pgc_escape_text(q.text, sizeof q.text, text, len);
+  return q;
+}
+
+static quoted_text quoted(const char *text) { return quoted_part(text, strlen(text)); }
+
 /* Decimal digits only (no sign, no spaces, no base prefix), at least one,
- * value <= max. Returns 0, or -1 if not a number, -2 if above max. */
+ * value <= max. Returns 0, or -1 if not a number, -2 if above max. Every
+ * byte is looked at first, so that "99999999999x" is no number rather
+ * than a large one. */
 static int parse_digits(const char *text, size_t len, uint64_t max,
                         uint64_t *value) {
   if (len == 0) return -1;
+  for (size_t i = 0; i < len; ++i)
+    if (text[i] < '0' || text[i] > '9') return -1;
   uint64_t acc = 0;
   for (size_t i = 0; i < len; ++i) {
-    if (text[i] < '0' || text[i] > '9') return -1;
     unsigned digit = (unsigned)(text[i] - '0');
-    if (acc > (max - digit) / 10) return -2;
+    if (digit > max || acc > (max - digit) / 10) return -2;
     acc = acc * 10 + digit;
   }
   *value = acc;
@@ -497,13 +575,13 @@ static int parse_int_option(const char *option, const char *text, int min,
   if (rc == -1)
     return usage_error(err, err_size,
                        "%s expects a non-negative integer, got '%s'", option,
-                       text);
+                       quoted(text).text);
   if (rc == -2)
     return usage_error(err, err_size, "%s %s is too large (at most %d)",
-                       option, text, max);
+                       option, quoted(text).text, max);
   if ((int)parsed < min)
     return usage_error(err, err_size, "%s must be at least %d, got %s", option,
-                       min, text);
+                       min, quoted(text).text);
   *value = (int)parsed;
   return PGC_EXIT_OK;
 }
@@ -519,7 +597,7 @@ static int parse_on_off(const char *option, const char *text, int *flag,
     return PGC_EXIT_OK;
   }
   return usage_error(err, err_size, "%s expects on or off, got '%s'", option,
-                     text);
+                     quoted(text).text);
 }
 
 static int parse_format(const char *text, pgc_format *format, char *err,
@@ -533,7 +611,7 @@ static int parse_format(const char *text, pgc_format *format, char *err,
     }
   }
   return usage_error(err, err_size,
-                     "--format expects table, csv or json, got '%s'", text);
+                     "--format expects table, csv or json, got '%s'", quoted(text).text);
 }
 
 static int parse_seed(const char *text, uint64_t *seed, char *err,
@@ -541,10 +619,11 @@ static int parse_seed(const char *text, uint64_t *seed, char *err,
   int rc = parse_digits(text, strlen(text), UINT64_MAX, seed);
   if (rc == -1)
     return usage_error(err, err_size,
-                       "--seed expects a non-negative integer, got '%s'", text);
+                       "--seed expects a non-negative integer, got '%s'",
+                       quoted(text).text);
   if (rc == -2)
     return usage_error(err, err_size,
-                       "--seed %s is too large (at most 2^64-1)", text);
+                       "--seed %s is too large (at most 2^64-1)", quoted(text).text);
   return PGC_EXIT_OK;
 }
 
@@ -554,40 +633,59 @@ static int has_stage(const pgc_options *opts, int stages) {
   return 0;
 }
 
+/* The largest stage count any variant allows: above it, a count is too
+ * large for every variant (with --variant all it would be skipped for all). */
+static int largest_stage_count(void) {
+  int most = 0;
+  for (int i = 0; i < pg_variant_count(); ++i) {
+    const pg_variant_info *variant = pg_variant_at(i);
+    if (variant && variant->max_stages > most) most = variant->max_stages;
+  }
+  return most;
+}
+
 /* One entry of a stage list: "N" or "A-B". */
 static int parse_stage_entry(const char *entry, size_t len, const char *list,
                              pgc_options *opts, char *err, size_t err_size) {
   const char *dash = memchr(entry, '-', len);
   size_t first_len = dash ? (size_t)(dash - entry) : len;
+  const char *last_text = dash ? dash + 1 : entry;
+  size_t last_len = dash ? len - first_len - 1 : len;
+  const int most = largest_stage_count();
   uint64_t first = 0, last = 0;
-  int rc = parse_digits(entry, first_len, INT_MAX, &first);
-  if (rc == 0 && dash)
-    rc = parse_digits(dash + 1, len - first_len - 1, INT_MAX, &last);
-  else
-    last = first;
-  if (rc != 0)
+  int first_rc = parse_digits(entry, first_len, (uint64_t)most, &first);
+  int last_rc = parse_digits(last_text, last_len, (uint64_t)most, &last);
+  if (first_rc == -1 || last_rc == -1)
     return usage_error(err, err_size,
-                       "--stages: '%.*s' is not a stage count or a range A-B",
-                       (int)len, entry);
+                       "--stages: '%s' is not a stage count or a range A-B",
+                       quoted_part(entry, len).text);
+  /* A number of any length, up to the list's end: "99999999999" is a count
+   * too large, not something else. */
+  if (first_rc == -2 || last_rc == -2)
+    return usage_error(err, err_size, "--stages: '%s' is too large (at most %d)",
+                       first_rc == -2 ? quoted_part(entry, first_len).text
+                                      : quoted_part(last_text, last_len).text,
+                       most);
   if (first < 1 || last < 1)
     return usage_error(err, err_size,
-                       "--stages: stage counts start at 1, got '%.*s'",
-                       (int)len, entry);
+                       "--stages: stage counts start at 1, got '%s'",
+                       quoted_part(entry, len).text);
   if (first > last)
     return usage_error(err, err_size,
-                       "--stages: range '%.*s' is reversed (write it low-high)",
-                       (int)len, entry);
-  /* Checked before expanding, so that "1-2000000000" fails at once. */
+                       "--stages: range '%s' is reversed (write it low-high)",
+                       quoted_part(entry, len).text);
+  /* The registry bounds the counts above; this bounds what the array holds,
+   * should a variant ever allow more, before a range is expanded. */
   if (last - first + 1 > PGC_MAX_STAGE_COUNTS)
     return usage_error(err, err_size,
                        "--stages: more than %d stage counts in '%s'",
-                       PGC_MAX_STAGE_COUNTS, list);
+                       PGC_MAX_STAGE_COUNTS, quoted(list).text);
   for (uint64_t value = first; value <= last; ++value) {
     if (has_stage(opts, (int)value)) continue;
     if (opts->stage_count == PGC_MAX_STAGE_COUNTS)
       return usage_error(err, err_size,
                          "--stages: more than %d stage counts in '%s'",
-                         PGC_MAX_STAGE_COUNTS, list);
+                         PGC_MAX_STAGE_COUNTS, quoted(list).text);
     opts->stages[opts->stage_count++] = (int)value;
   }
   return PGC_EXIT_OK;
@@ -603,7 +701,8 @@ static int parse_stage_list(const char *list, pgc_options *opts, char *err,
     const char *comma = strchr(entry, ',');
     size_t len = comma ? (size_t)(comma - entry) : strlen(entry);
     if (len == 0)
-      return usage_error(err, err_size, "--stages: empty entry in '%s'", list);
+      return usage_error(err, err_size, "--stages: empty entry in '%s'",
+                         quoted(list).text);
     int rc = parse_stage_entry(entry, len, list, opts, err, err_size);
     if (rc != PGC_EXIT_OK) return rc;
     if (!comma) return PGC_EXIT_OK;
@@ -611,22 +710,53 @@ static int parse_stage_list(const char *list, pgc_options *opts, char *err,
   }
 }
 
-static int unknown_variant(const char *name, size_t len, char *err,
+/* The variants with a traced kernel, the ones trace takes, after a message. */
+static void append_traced(char *err, size_t err_size) {
+  int listed = 0;
+  for (int i = 0; i < pg_variant_count(); ++i)
+    if (pg_variant_traced(pg_variant_at(i)))
+      append(err, err_size, "%s%s", listed++ ? ", " : "", pg_variant_at(i)->name);
+}
+
+/* What was asked for: the names that would do, as the option takes them
+ * (trace only those it traces and one of them; all, only where a list of
+ * names may be all). */
+typedef enum { NAMES_OR_ALL, ONE_NAME, ONE_TRACED } name_choice;
+
+static int unknown_variant(const char *name, size_t len, name_choice choice, char *err,
                            size_t err_size) {
-  usage_error(err, err_size, "unknown variant '%.*s' (valid: ", (int)len, name);
+  if (choice == ONE_TRACED) {
+    usage_error(err, err_size, "unknown variant '%s' (trace takes: ",
+                quoted_part(name, len).text);
+    append_traced(err, err_size);
+    append(err, err_size, ")");
+    return PGC_EXIT_USAGE;
+  }
+  usage_error(err, err_size, "unknown variant '%s' (valid: ", quoted_part(name, len).text);
   for (int i = 0; i < pg_variant_count(); ++i) {
     const pg_variant_info *variant = pg_variant_at(i);
     if (variant) append(err, err_size, "%s%s", i ? ", " : "", variant->name);
   }
-  append(err, err_size, "; or all)");
+  append(err, err_size, choice == NAMES_OR_ALL ? "; or all)" : ")");
+  return PGC_EXIT_USAGE;
+}
+
+/* trace runs one traced kernel: 'all' is refused where it is typed, with
+ * the names it takes instead. */
+static int trace_takes_one(char *err, size_t err_size) {
+  usage_error(err, err_size, "trace takes one variant, not all (trace takes: ");
+  append_traced(err, err_size);
+  append(err, err_size, ")");
   return PGC_EXIT_USAGE;
 }
 
 static int parse_variant_list(const char *list, pgc_options *opts, char *err,
                               size_t err_size) {
+  const name_choice choice = opts->command == PGC_CMD_TRACE ? ONE_TRACED : NAMES_OR_ALL;
   opts->variant_count = 0;
   opts->all_variants = 0;
   if (strcmp(list, "all") == 0) {
+    if (choice == ONE_TRACED) return trace_takes_one(err, err_size);
     opts->all_variants = 1;
     return PGC_EXIT_OK;
   }
@@ -637,16 +767,18 @@ static int parse_variant_list(const char *list, pgc_options *opts, char *err,
     const char *comma = strchr(name, ',');
     size_t len = comma ? (size_t)(comma - name) : strlen(name);
     if (len == 0)
-      return usage_error(err, err_size, "--variant: empty name in '%s'", list);
+      return usage_error(err, err_size, "--variant: empty name in '%s'",
+                         quoted(list).text);
     if (len == strlen("all") && strncmp(name, "all", len) == 0)
-      return usage_error(err, err_size,
-                         "--variant: 'all' cannot be combined with names");
-    if (len >= VARIANT_NAME_MAX) return unknown_variant(name, len, err, err_size);
+      return choice == ONE_TRACED
+                 ? trace_takes_one(err, err_size)
+                 : usage_error(err, err_size, "--variant: 'all' cannot be combined with names");
+    if (len >= VARIANT_NAME_MAX) return unknown_variant(name, len, choice, err, err_size);
     char copy[VARIANT_NAME_MAX];
     memcpy(copy, name, len);
     copy[len] = '\0';
     const pg_variant_info *variant = pg_variant_find(copy);
-    if (!variant) return unknown_variant(name, len, err, err_size);
+    if (!variant) return unknown_variant(name, len, choice, err, err_size);
     int seen = 0;
     for (int i = 0; i < opts->variant_count; ++i)
       if (opts->variants[i] == variant) seen = 1;
@@ -668,17 +800,17 @@ static int parse_swap(const char *value, pgc_options *opts, char *err,
   if (!equals || equals == value || equals[1] == '\0')
     return usage_error(err, err_size,
                        "--swap takes CLAIM=KERNELS, two variant names, got '%s'",
-                       value);
+                       quoted(value).text);
   size_t len = (size_t)(equals - value);
-  if (len >= VARIANT_NAME_MAX) return unknown_variant(value, len, err, err_size);
+  if (len >= VARIANT_NAME_MAX) return unknown_variant(value, len, ONE_NAME, err, err_size);
   char claim[VARIANT_NAME_MAX];
   memcpy(claim, value, len);
   claim[len] = '\0';
   opts->swap_claim = pg_variant_find(claim);
-  if (!opts->swap_claim) return unknown_variant(value, len, err, err_size);
+  if (!opts->swap_claim) return unknown_variant(value, len, ONE_NAME, err, err_size);
   opts->swap_kernels = pg_variant_find(equals + 1);
   if (!opts->swap_kernels)
-    return unknown_variant(equals + 1, strlen(equals + 1), err, err_size);
+    return unknown_variant(equals + 1, strlen(equals + 1), ONE_NAME, err, err_size);
   return PGC_EXIT_OK;
 }
 
@@ -785,7 +917,7 @@ static int apply_option(const option_spec *spec, const char *value,
           return PGC_EXIT_OK;
         }
       return usage_error(err, err_size, "--inputs expects uniform, wide or tiny, got '%s'",
-                         value);
+                         quoted(value).text);
     case OPT_FORMAT: return parse_format(value, &opts->format, err, err_size);
     case OPT_CHECK:
       return parse_on_off(spec->name, value, &opts->check, err, err_size);
@@ -854,10 +986,7 @@ static int check_trace_options(const pgc_options *opts, char *err, size_t err_si
   const pg_variant_info *variant = opts->variants[0];
   if (!pg_variant_traced(variant)) {
     usage_error(err, err_size, "%s has no traced kernel (trace takes: ", variant->name);
-    int listed = 0;
-    for (int i = 0; i < pg_variant_count(); ++i)
-      if (pg_variant_traced(pg_variant_at(i)))
-        append(err, err_size, "%s%s", listed++ ? ", " : "", pg_variant_at(i)->name);
+    append_traced(err, err_size);
     append(err, err_size, ")");
     return PGC_EXIT_USAGE;
   }
@@ -880,12 +1009,12 @@ static int check_trace_options(const pgc_options *opts, char *err, size_t err_si
 static int parse_experiment(const char *arg, pgc_options *opts, char *err,
                             size_t err_size) {
   if (opts->command != PGC_CMD_STUDY || opts->study != PGC_STUDY_NONE)
-    return usage_error(err, err_size, "unexpected argument '%s' for %s", arg,
+    return usage_error(err, err_size, "unexpected argument '%s' for %s", quoted(arg).text,
                        command_display(opts->command));
   for (int s = 0; s < STUDY_COUNT; ++s)
     if (strcmp(arg, study_table[s].name) == 0) opts->study = study_table[s].study;
   if (opts->study != PGC_STUDY_NONE) return PGC_EXIT_OK;
-  usage_error(err, err_size, "unknown experiment '%s' (known: ", arg);
+  usage_error(err, err_size, "unknown experiment '%s' (known: ", quoted(arg).text);
   for (int s = 0; s < STUDY_COUNT; ++s)
     append(err, err_size, "%s%s", s ? ", " : "", study_table[s].name);
   append(err, err_size, ")");
@@ -968,7 +1097,7 @@ static int parse_command_args(int argc, char **argv, int first,
     const char *arg = argv[i];
     if (strcmp(arg, "-h") == 0) arg = "--help";
     if (arg[0] == '-' && arg[1] != '\0' && arg[1] != '-')
-      return usage_error(err, err_size, "unknown option '%s'", arg);
+      return usage_error(err, err_size, "unknown option '%s'", quoted(arg).text);
     if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
       int rc = parse_experiment(arg, opts, err, err_size);
       if (rc != PGC_EXIT_OK) return rc;
@@ -978,8 +1107,8 @@ static int parse_command_args(int argc, char **argv, int first,
     size_t name_len = equals ? (size_t)(equals - arg) : strlen(arg);
     const option_spec *spec = find_option(arg, name_len, command_bit);
     if (!spec)
-      return usage_error(err, err_size, "unknown option '%.*s'", (int)name_len,
-                         arg);
+      return usage_error(err, err_size, "unknown option '%s'",
+                         quoted_part(arg, name_len).text);
     if (!(spec->commands & command_bit))
       return usage_error(err, err_size, "%s is not an option of %s",
                          spec->name, command_display(opts->command));
@@ -991,7 +1120,7 @@ static int parse_command_args(int argc, char **argv, int first,
     if (spec->id == OPT_VERSION && !equals) {
       if (i + 1 < argc)
         return usage_error(err, err_size, "unexpected argument '%s' after %s",
-                           argv[i + 1], spec->name);
+                           quoted(argv[i + 1]).text, spec->name);
       opts->command = PGC_CMD_VERSION;
       return PGC_EXIT_OK;
     }
@@ -1043,7 +1172,7 @@ int pgc_parse_args(int argc, char **argv, pgc_options *opts, char *err,
       return parse_command_args(argc, argv, 2, opts, err, err_size);
     }
   }
-  usage_error(err, err_size, "unknown command '%s' (commands: ", word);
+  usage_error(err, err_size, "unknown command '%s' (commands: ", quoted(word).text);
   for (int i = 0; i < COMMAND_COUNT; ++i)
     append(err, err_size, "%s%s", i ? ", " : "", command_table[i].name);
   append(err, err_size, ")");

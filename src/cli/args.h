@@ -159,6 +159,15 @@ int pgc_option_applies_to_study(int index, pgc_study study);
  * PGC_STUDY_NONE. */
 const char *pgc_study_name(pgc_study study);
 
+/* `len` bytes of text a message repeats (an argument, a path, a line of a
+ * file), written so that the message stays one line a terminal shows as
+ * it is: \\ for a backslash, \n, \r and \t, and \xHH for every other
+ * control byte (C0, DEL, the two bytes of a C1 control) and every byte of
+ * what is not well-formed UTF-8; the rest as it is. Always NUL-terminated
+ * (size > 0); a text that does not fit is cut after a whole character or
+ * escape and ends in "...". */
+void pgc_escape_text(char *buf, size_t size, const char *text, size_t len);
+
 /* "on"/"off" and the format's name, for headers. */
 const char *pgc_format_name(pgc_format format);
 

@@ -12,4 +12,8 @@ int pgc_cmd_profile(const pgc_options *opts);
 int pgc_cmd_inspect(const pgc_options *opts);
 int pgc_cmd_trace(const pgc_options *opts);
 
+/* inspect's line where no cuobjdump is found, with how to get one;
+ * `configured` is the one found when pipegemm was configured ("": none). */
+void pgc_inspect_no_cuobjdump_text(char *buf, size_t size, const char *configured);
+
 #endif

@@ -112,6 +112,16 @@ static void installed_copy(const char *name, char *buf, size_t size) {
   if (snprintf(buf, size, "%s/%s/%s", dir, PG_LIBEXEC_FROM_BIN, name) >= (int)size) buf[0] = '\0';
 }
 
+void pgc_inspect_no_cuobjdump_text(char *buf, size_t size, const char *configured) {
+  snprintf(buf, size,
+           "no cuobjdump: $PG_CUOBJDUMP is not set, %s%s, none on the PATH (in a "
+           "checkout, make deps fetches cuobjdump and nvdisasm into .deps/, where the "
+           "next make finds them; elsewhere, set PG_CUOBJDUMP to one: the CUDA "
+           "toolkit's, or the nvidia-cuda-cuobjdump pip wheel's)",
+           configured[0] ? "no longer there: " : "none found when pipegemm was configured",
+           configured);
+}
+
 /* $PG_CUOBJDUMP, else the installed copy, else the configure-time path,
  * else the PATH. 0, or -1 with a one-line reason. */
 static int find_cuobjdump(disassembler *tool, char *err, size_t err_size) {
@@ -132,13 +142,7 @@ static int find_cuobjdump(disassembler *tool, char *err, size_t err_size) {
   if (rc == PGC_TOOL_UNUSABLE)
     snprintf(err, err_size, "%s", tool->path);
   else
-    snprintf(err, err_size,
-             "no cuobjdump: $PG_CUOBJDUMP is not set, %s%s, none on the PATH "
-             "(pip install nvidia-cuda-cuobjdump provides one: set PG_CUOBJDUMP "
-             "to its nvidia/cu13/bin/cuobjdump, or reconfigure)",
-             PG_CUOBJDUMP_PATH[0] ? "no longer there: "
-                                  : "none found when pipegemm was configured",
-             PG_CUOBJDUMP_PATH);
+    pgc_inspect_no_cuobjdump_text(err, err_size, PG_CUOBJDUMP_PATH);
   return -1;
 }
 
@@ -213,8 +217,9 @@ static run_result judge_failure(const char *what, const pgc_proc_result *output,
   if (strstr(line, "nvdisasm")) {
     size_t len = strlen(err);
     snprintf(err + len, err_size - len,
-             " (set PG_NVDISASM to an nvdisasm, or install one: pip install "
-             "nvidia-cuda-nvdisasm)");
+             " (in a checkout, make deps fetches nvdisasm with cuobjdump into .deps/; "
+             "elsewhere, set PG_NVDISASM to one: the CUDA toolkit's, or the "
+             "nvidia-cuda-nvdisasm pip wheel's)");
   }
   /* The shell could not run it, or it could not run its helper. */
   if (code == 126 || code == 127 || strstr(line, "Could not find executable"))

@@ -3,6 +3,7 @@
  * `pipegemm --help` lists the commands; `pipegemm <command> --help` its
  * options. Whatever the command, a report that did not reach stdout (a full
  * disk, a closed pipe) is one line on stderr and exit code 1. */
+#include <signal.h>
 #include <stdio.h>
 
 #include "args.h"
@@ -31,6 +32,11 @@ static int run_command(const pgc_options *opts) {
 }
 
 int main(int argc, char **argv) {
+  /* A reader that left (pipegemm list | head -c1) would otherwise end the
+   * tool by SIGPIPE at its next write, without a word and with 141. Ignored,
+   * the write fails with EPIPE and is told as any failed write is. The
+   * programs the tool runs get the default back (src/adapters/proc.c). */
+  (void)signal(SIGPIPE, SIG_IGN);
   pgc_options opts;
   char err[PGC_ERROR_SIZE];
   if (pgc_parse_args(argc, argv, &opts, err, sizeof err) != PGC_EXIT_OK) {

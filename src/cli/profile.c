@@ -4,9 +4,10 @@
  * it (proc.c), keep everything it printed (--raw), and read the first
  * profiled kernel out of it. ncu profiles this very executable running
  * `bench` for one launch, so the counters belong to the kernel bench times.
- * The parent process never touches the GPU: a GPU it cannot use, counters
- * it may not read and kernels it did not see are all reported by ncu or by
- * the profiled program, and told apart here from what they printed. */
+ * The parent process touches the GPU only to ask what a selector (auto)
+ * runs: a GPU it cannot use, counters it may not read and kernels it did
+ * not see are all reported by ncu or by the profiled program, and told
+ * apart here from what they printed. */
 #include "profile.h"
 
 #include <errno.h>
@@ -42,6 +43,8 @@ static const char *const ncu_install_paths[] = {
 #define TABLE_RUNS 8
 #define CELL_TEXT_SIZE 48
 #define TITLE_SIZE 64
+/* A note on a run: its title, ": " and why it was not profiled, each whole. */
+#define RUN_NOTE_SIZE (TITLE_SIZE + sizeof ": " - 1 + PGC_PROFILE_TEXT_SIZE)
 /* Counts from this size up are printed with thousands separators. */
 #define GROUP_FROM 10000.0
 /* Exit status of a shell that could not find or run a command. */
@@ -468,7 +471,7 @@ typedef struct {
   char method_note[PGC_COMMAND_LINE_SIZE];
   char fallback_note[PGC_COMMAND_LINE_SIZE / 2]; /* "" unless the full set was used */
   /* Notes on runs: one per run not profiled, and cublas's kernel. */
-  char (*run_notes)[PGC_PROFILE_TEXT_SIZE + TITLE_SIZE];
+  char (*run_notes)[RUN_NOTE_SIZE];
   int run_note_count;
 } report_context;
 
@@ -814,28 +817,92 @@ int pgc_profile_runs(const pgc_options *opts, const pgc_profile_config *config,
 
 /* ---- pipegemm profile --------------------------------------------------------- */
 
-/* `auto` has no kernel of its own: it is profiled as the variant it runs at
- * this shape (dense operands, as bench allocates them), unless that run is
- * already planned. Without a GPU to ask, it is left out. Returns the new
- * count. */
-static int resolve_auto(const pgc_options *opts, pgc_run_spec *runs, int count) {
+/* Stand-ins for A, B and C where a selector is asked what it runs: the
+ * library looks at their addresses for the alignment alone, which dense
+ * operands as bench allocates them have. */
+static _Alignas(16) float stand_in[4];
+
+pg_status pgc_selector_choice(const pg_variant_info *selector, int device, int m, int n, int k,
+                              const float *a, int lda, const float *b, int ldb,
+                              const pg_variant_info **variant, int *stages) {
+  *variant = NULL;
+  *stages = 0;
+  const cudaError_t err = cudaSetDevice(device);
+  if (err != cudaSuccess) {
+    pg_clear_error_detail();
+    return PG_ERR_NO_DEVICE;
+  }
+  if (strcmp(selector->name, "auto") == 0)
+    return pg_auto_select(m, n, k, a, lda, b, ldb, variant, stages);
+  /* pg_auto_select answers for auto alone; the others' choice is what
+   * their plan runs, as bench's row names it. */
+  pg_plan *plan = NULL;
+  pg_status st = pg_plan_create(&plan, selector, 0, m, n, k, 1.0f, a, lda, b, ldb, 0.0f,
+                                stand_in, ldb);
+  if (st != PG_OK) return st;
+  pg_plan_info info;
+  st = pg_plan_describe(plan, &info);
+  if (st == PG_OK) {
+    *variant = info.variant; /* NULL: nothing to run */
+    *stages = info.stages;
+  }
+  pg_plan_destroy(plan);
+  return st;
+}
+
+/* The library's reason for a status, or the status's own words. */
+static const char *status_reason(pg_status status) {
+  const char *detail = pg_last_error_detail();
+  return detail[0] != '\0' ? detail : pg_strerror(status);
+}
+
+int pgc_profile_resolve_selectors(const pgc_options *opts, pgc_run_spec *runs, int count,
+                                  pgc_selector_query query, FILE *log,
+                                  pgc_selectors_left_out *left_out) {
+  memset(left_out, 0, sizeof *left_out);
+  const int lda = opts->k > 1 ? opts->k : 1, ldb = opts->n > 1 ? opts->n : 1;
   int kept = 0;
   for (int i = 0; i < count; ++i) {
     pgc_run_spec run = runs[i];
     if (run.variant->kind == PG_KIND_SELECTOR) {
-      const pg_variant_info *chosen = NULL;
+      const pg_variant_info *selector = run.variant, *chosen = NULL;
       int stages = 0;
-      if (cudaSetDevice(opts->device) != cudaSuccess ||
-          pg_auto_select(opts->m, opts->n, opts->k, NULL, opts->k > 1 ? opts->k : 1, NULL,
-                         opts->n > 1 ? opts->n : 1, &chosen, &stages) != PG_OK) {
-        if (!opts->quiet) fprintf(stderr, "pipegemm: auto: left out (no GPU to ask what it runs)\n");
+      /* Where M or N is 0 a selector runs nothing, as pg_sgemm does; the
+       * library says so too (PG_OK, no variant), but one older than that
+       * named a candidate there, or failed, and it needs no GPU to know. */
+      const pg_status status =
+          opts->m == 0 || opts->n == 0
+              ? PG_OK
+              : query(selector, opts->device, opts->m, opts->n, opts->k, stand_in, lda,
+                      stand_in, ldb, &chosen, &stages);
+      if (status == PG_ERR_NO_DEVICE) {
+        ++left_out->no_gpu;
+        if (!opts->quiet)
+          fprintf(log, "pipegemm: %s: left out (no GPU to ask what it runs)\n", selector->name);
+        continue;
+      }
+      if (status != PG_OK) {
+        ++left_out->failed;
+        fprintf(log, "pipegemm: %s: left out (what it runs at %dx%dx%d is not known: %s)\n",
+                selector->name, opts->m, opts->n, opts->k, status_reason(status));
+        continue;
+      }
+      /* No kernel runs, so there is nothing of it to profile. */
+      if (chosen == NULL) {
+        ++left_out->nothing;
+        if (!opts->quiet)
+          fprintf(log, "pipegemm: %s: left out (it runs no kernel at %dx%dx%d%s)\n",
+                  selector->name, opts->m, opts->n, opts->k,
+                  opts->m == 0 || opts->n == 0 ? ": M or N is 0" : "");
         continue;
       }
       if (!opts->quiet)
-        fprintf(stderr, "pipegemm: auto runs %s at %d stages here; profiled as that\n",
-                chosen->name, stages);
+        fprintf(log, "pipegemm: %s runs %s at %d stages here; profiled as that\n",
+                selector->name, chosen->name, stages);
       run.variant = chosen;
       run.stages = stages;
+      /* Planned already: asked for, or chosen by a selector before (the
+       * runs kept so far are at the front). */
       int planned = 0;
       for (int j = 0; j < count; ++j)
         planned |= runs[j].variant == chosen && runs[j].stages == stages;
@@ -860,10 +927,23 @@ int pgc_cmd_profile(const pgc_options *opts) {
     return PGC_EXIT_FAILED;
   }
   pgc_expand_runs(opts, runs, count);
-  count = resolve_auto(opts, runs, count);
+  pgc_selectors_left_out left_out;
+  count = pgc_profile_resolve_selectors(opts, runs, count, pgc_selector_choice, stderr,
+                                        &left_out);
   if (count == 0) {
-    fprintf(stderr, "pipegemm: auto: no GPU to tell which variant it runs, so nothing to profile\n");
     free(runs);
+    /* Only selectors were asked for, and none of them is left. */
+    if (left_out.failed > 0) {
+      fprintf(stderr, "pipegemm: nothing to profile: what the selectors run is not known\n");
+      return PGC_EXIT_FAILED;
+    }
+    if (left_out.no_gpu > 0) {
+      fprintf(stderr, "pipegemm: nothing to profile: no GPU to tell which variant %s runs\n",
+              left_out.no_gpu > 1 ? "each selector" : "the selector");
+      return PGC_EXIT_NO_GPU;
+    }
+    fprintf(stderr, "pipegemm: nothing to profile: no kernel runs at %dx%dx%d (M or N = 0)\n",
+            opts->m, opts->n, opts->k);
     return PGC_EXIT_NO_GPU;
   }
   pgc_profile_config config = {opts->ncu_path, opts->raw_path, opts->device,
@@ -872,5 +952,7 @@ int pgc_cmd_profile(const pgc_options *opts) {
   pgc_profile_extras extras = {"profile", NULL, 0, NULL, 0};
   int exit_code = pgc_profile_runs(opts, &config, runs, count, &extras);
   free(runs);
+  /* A selector left out on a failure is a run that was not profiled. */
+  if (exit_code == PGC_EXIT_OK && left_out.failed > 0) exit_code = PGC_EXIT_FAILED;
   return exit_code;
 }

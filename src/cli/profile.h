@@ -7,6 +7,8 @@
 #ifndef PGC_PROFILE_H
 #define PGC_PROFILE_H
 
+#include <stdio.h>
+
 #include "args.h"
 #include "adapters/ncu.h"
 
@@ -52,6 +54,39 @@ typedef struct {
 int pgc_profile_runs(const pgc_options *opts, const pgc_profile_config *config,
                      const pgc_run_spec *runs, int count,
                      const pgc_profile_extras *extras);
+
+/* What a selector (auto, auto_tf32, ...) runs at M x N x K, asked as
+ * pg_auto_select is: PG_OK with the variant and its stage count, or with
+ * *variant NULL where it runs nothing (M or N is 0); another status, with
+ * pg_last_error_detail() saying why, where it cannot tell (PG_ERR_NO_DEVICE:
+ * no GPU to ask). A and B are stand-ins whose addresses the library looks
+ * at for their alignment alone. */
+typedef pg_status (*pgc_selector_query)(const pg_variant_info *selector, int device, int m,
+                                        int n, int k, const float *a, int lda, const float *b,
+                                        int ldb, const pg_variant_info **variant, int *stages);
+
+/* The library's answer: pg_auto_select for auto, and for the selectors it
+ * does not answer for, the plan that bench would make. */
+pg_status pgc_selector_choice(const pg_variant_info *selector, int device, int m, int n, int k,
+                              const float *a, int lda, const float *b, int ldb,
+                              const pg_variant_info **variant, int *stages);
+
+/* Why selectors were left out of a profile. */
+typedef struct {
+  int no_gpu;   /* no GPU to ask what they run */
+  int nothing;  /* they run nothing at this shape (M or N is 0) */
+  int failed;   /* the library could not tell (a line on `log` says why) */
+} pgc_selectors_left_out;
+
+/* Replaces each selector among runs by the variant it runs at opts' shape
+ * (asked through `query` with stand-ins for A and B: dense, 16-byte aligned,
+ * lda = max(1, K), ldb = max(1, N)), unless that run is planned already,
+ * and leaves out those that run nothing or cannot be asked, with a line on
+ * `log` for each (the ones that are no failure not with opts->quiet).
+ * Returns the new count; *left_out counts what was left out and why. */
+int pgc_profile_resolve_selectors(const pgc_options *opts, pgc_run_spec *runs, int count,
+                                  pgc_selector_query query, FILE *log,
+                                  pgc_selectors_left_out *left_out);
 
 /* Where ncu is: `option` (--ncu), else $PG_NCU, else `ncu` on $PATH, else
  * /usr/local/cuda/bin/ncu, else the newest Nsight Compute installed under

@@ -11,9 +11,11 @@
 
 #include "args.h"
 
-/* A bad line is quoted up to this many bytes: enough to find it, short
- * enough that a binary file's one "line" keeps the message on one line. */
+/* A bad line is quoted up to this many bytes, escaped (pgc_escape_text):
+ * enough to find it, short enough for a binary file's one "line". */
 #define QUOTE_MAX 48
+/* The file's name in a message, escaped; a longer one is cut. */
+#define NAME_SIZE (PGC_SHAPES_ERROR_SIZE / 4)
 /* The first allocation of shapes; it doubles up to PGC_MAX_SHAPES. */
 #define INITIAL_CAPACITY 16
 #define BYTES_PER_KIB 1024
@@ -48,19 +50,15 @@ static span shape_text(const char *line, size_t len) {
   return (span){line, len};
 }
 
-/* The text as a message quotes it: control bytes (a NUL, an escape) as '?',
- * so that the message stays one printable line, and cut at QUOTE_MAX. */
-static void quote(span text, char *buf, size_t size) {
-  static const char ellipsis[] = "...";
-  size_t keep = text.len > QUOTE_MAX ? QUOTE_MAX : text.len;
-  size_t used = 0;
-  for (size_t i = 0; i < keep && used + 1 < size; ++i) {
-    unsigned char c = (unsigned char)text.text[i];
-    buf[used++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-  }
-  buf[used] = '\0';
-  if (keep < text.len && used + sizeof ellipsis <= size)
-    memcpy(buf + used, ellipsis, sizeof ellipsis);
+/* A name as a message repeats it (a path as typed may hold any byte). */
+typedef struct {
+  char text[NAME_SIZE];
+} escaped_name;
+
+static escaped_name escaped(const char *name) {
+  escaped_name e;
+  pgc_escape_text(e.text, sizeof e.text, name, strlen(name));
+  return e;
 }
 
 /* What one dimension of a shape is. */
@@ -108,8 +106,10 @@ static int parse_shape(span text, pgc_shape *shape, char *why, size_t why_size) 
     if (syntax_ok) status[d] = parse_dimension(text, &pos, &values[d]);
     if (syntax_ok && status[d] == DIM_NOT_A_NUMBER) syntax_ok = 0;
   }
-  char quoted[QUOTE_MAX + 4];
-  quote(text, quoted, sizeof quoted);
+  /* Control bytes (a NUL, an escape) and what is not UTF-8 escaped, so
+   * that the message stays one printable line. */
+  char quoted[QUOTE_MAX + sizeof "..."];
+  pgc_escape_text(quoted, sizeof quoted, text.text, text.len);
   if (!syntax_ok || pos != text.len)
     return set_error(why, why_size, PGC_EXIT_USAGE, "'%s' is not MxNxK", quoted);
   for (int d = 0; d < 3; ++d) {
@@ -181,11 +181,11 @@ int pgc_shapes_parse(const char *text, size_t len, const char *name,
     if (rc != PGC_EXIT_OK) {
       pgc_shape_set_free(set);
       if (rc == PGC_EXIT_FAILED) return set_error(err, err_size, rc, "%s", why);
-      return set_error(err, err_size, rc, "%s:%zu: %s", name, line, why);
+      return set_error(err, err_size, rc, "%s:%zu: %s", escaped(name).text, line, why);
     }
   }
   if (set->count == 0)
-    return set_error(err, err_size, PGC_EXIT_USAGE, "no shape in %s", name);
+    return set_error(err, err_size, PGC_EXIT_USAGE, "no shape in %s", escaped(name).text);
   return PGC_EXIT_OK;
 }
 
@@ -195,14 +195,14 @@ int pgc_shapes_read(const char *path, pgc_shape_set *set, char *err,
   set->count = 0;
   FILE *file = fopen(path, "rb");
   if (!file)
-    return set_error(err, err_size, PGC_EXIT_USAGE, "cannot read %s: %s", path,
-                     strerror(errno));
+    return set_error(err, err_size, PGC_EXIT_USAGE, "cannot read %s: %s",
+                     escaped(path).text, strerror(errno));
   /* One byte past the limit tells a file at the limit from a larger one. */
   char *text = malloc(PGC_MAX_SHAPE_FILE_BYTES + 1);
   if (!text) {
     fclose(file);
     return set_error(err, err_size, PGC_EXIT_FAILED,
-                     "out of host memory to read %s", path);
+                     "out of host memory to read %s", escaped(path).text);
   }
   errno = 0;
   size_t len = fread(text, 1, PGC_MAX_SHAPE_FILE_BYTES + 1, file);
@@ -210,11 +210,11 @@ int pgc_shapes_read(const char *path, pgc_shape_set *set, char *err,
   fclose(file);
   int rc;
   if (read_error)
-    rc = set_error(err, err_size, PGC_EXIT_USAGE, "cannot read %s: %s", path,
-                   strerror(read_error));
+    rc = set_error(err, err_size, PGC_EXIT_USAGE, "cannot read %s: %s",
+                   escaped(path).text, strerror(read_error));
   else if (len > PGC_MAX_SHAPE_FILE_BYTES)
     rc = set_error(err, err_size, PGC_EXIT_USAGE,
-                   "%s is larger than %d KiB: not a shape set", path,
+                   "%s is larger than %d KiB: not a shape set", escaped(path).text,
                    PGC_MAX_SHAPE_FILE_BYTES / BYTES_PER_KIB);
   else
     rc = pgc_shapes_parse(text, len, path, set, err, err_size);

@@ -288,10 +288,52 @@ void pgc_print_csv(FILE *out, const pgc_report *report) {
 
 /* ---- JSON ----------------------------------------------------------------- */
 
+size_t pgc_utf8_next(const char *text, size_t len, uint32_t *code_point) {
+  const unsigned char *p = (const unsigned char *)text;
+  *code_point = PGC_UTF8_INVALID;
+  if (p[0] < 0x80) {
+    *code_point = p[0];
+    return 1;
+  }
+  /* The lead byte says how many continuation bytes follow and the range of
+   * the first of them, which excludes the overlong forms, the surrogates
+   * and what lies past U+10FFFF (RFC 3629, section 4). */
+  size_t need;
+  unsigned char low = 0x80, high = 0xbf;
+  uint32_t code;
+  if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+    need = 1;
+    code = p[0] & 0x1fu;
+  } else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+    need = 2;
+    code = p[0] & 0x0fu;
+    if (p[0] == 0xe0) low = 0xa0;
+    if (p[0] == 0xed) high = 0x9f;
+  } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+    need = 3;
+    code = p[0] & 0x07u;
+    if (p[0] == 0xf0) low = 0x90;
+    if (p[0] == 0xf4) high = 0x8f;
+  } else {
+    return 1; /* a continuation byte, or a byte no character starts with */
+  }
+  for (size_t i = 1; i <= need; ++i) {
+    if (i >= len || p[i] < low || p[i] > high) return i;
+    code = code << 6 | (p[i] & 0x3fu);
+    low = 0x80;
+    high = 0xbf;
+  }
+  *code_point = code;
+  return need + 1;
+}
+
 void pgc_print_json_string(FILE *out, const char *text) {
   fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)text; *p; ++p) {
-    switch (*p) {
+  const size_t len = strlen(text);
+  for (size_t at = 0; at < len;) {
+    uint32_t code;
+    const size_t n = pgc_utf8_next(text + at, len - at, &code);
+    switch (code) {
       case '"': fputs("\\\"", out); break;
       case '\\': fputs("\\\\", out); break;
       case '\b': fputs("\\b", out); break;
@@ -299,13 +341,19 @@ void pgc_print_json_string(FILE *out, const char *text) {
       case '\n': fputs("\\n", out); break;
       case '\r': fputs("\\r", out); break;
       case '\t': fputs("\\t", out); break;
+      /* JSON text is UTF-8 (RFC 8259, section 8.1): a name or a path in
+       * another encoding is shown as replaced, not passed on to break
+       * the reader. */
+      case PGC_UTF8_INVALID: fputs("\\ufffd", out); break;
       default:
-        /* Other control characters must be escaped (RFC 8259, section 7). */
-        if (*p < 0x20)
-          fprintf(out, "\\u%04x", (unsigned)*p);
+        /* Control characters: those below 0x20 must be escaped (RFC 8259,
+         * section 7), DEL and C1 are, so that no terminal acts on them. */
+        if (code < 0x20 || (code >= 0x7f && code < 0xa0))
+          fprintf(out, "\\u%04x", (unsigned)code);
         else
-          fputc(*p, out);
+          fwrite(text + at, 1, n, out);
     }
+    at += n;
   }
   fputc('"', out);
 }

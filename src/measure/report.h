@@ -102,8 +102,20 @@ void pgc_print_csv(FILE *out, const pgc_report *report);
 void pgc_print_json(FILE *out, const pgc_report *report);
 void pgc_print_report(FILE *out, pgc_format format, const pgc_report *report);
 
-/* A JSON string literal with its quotes, escaped per RFC 8259. */
+/* A JSON string literal with its quotes, escaped per RFC 8259, in UTF-8
+ * whatever the text holds (a GPU's name, a path, what a tool printed):
+ * control characters (U+0000-U+001F, U+007F-U+009F) as \u00XX, each
+ * ill-formed UTF-8 sequence as one \ufffd, the rest as it is. */
 void pgc_print_json_string(FILE *out, const char *text);
+
+/* What pgc_utf8_next finds where no well-formed character starts. */
+#define PGC_UTF8_INVALID 0xFFFFFFFFu
+/* The character that starts at text, of the len > 0 bytes there: its
+ * length, with its code point in *code_point; or, where no well-formed
+ * UTF-8 character (RFC 3629: no overlong form, no surrogate, nothing past
+ * U+10FFFF) starts, the length of the ill-formed part (the bytes that
+ * start one and stop short, else the one byte), with PGC_UTF8_INVALID. */
+size_t pgc_utf8_next(const char *text, size_t len, uint32_t *code_point);
 /* A CSV field, quoted when it holds a comma, quote, CR or LF, or starts or
  * ends with a space; quotes inside are doubled (RFC 4180). */
 void pgc_print_csv_field(FILE *out, const char *text);
