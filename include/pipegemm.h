@@ -175,7 +175,8 @@ typedef struct {
   const char *name;      /* stable name, e.g. "cp_async" */
   pg_variant_kind kind;
   pg_precision precision; /* a selector's is that of every entry it picks */
-  const char *technique; /* one line: how global->shared latency is hidden */
+  const char *technique; /* one short line (at most 60 characters): how
+                            global->shared latency is hidden */
   /* The title of the write-up the variant comes from ("CUDA Kernel Study:
    * Pipelining"; two titles joined by "; "), or "" for none. */
   const char *source;
@@ -185,6 +186,9 @@ typedef struct {
   int default_stages;
   int tile_m, tile_n, tile_k; /* block tile (0 when not one of ours) */
   int threads;                /* threads per block it launches (0: not ours) */
+  /* The technique at length (which forms it has, where it runs them), or
+   * NULL where the one line says it all. */
+  const char *description;
 } pg_variant_info;
 
 /* Registry: indexes 0..pg_variant_count()-1, in study order. */

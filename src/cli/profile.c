@@ -840,7 +840,7 @@ pg_status pgc_selector_choice(const pg_variant_info *selector, int device, int m
   pg_status st = pg_plan_create(&plan, selector, 0, m, n, k, 1.0f, a, lda, b, ldb, 0.0f,
                                 stand_in, ldb);
   if (st != PG_OK) return st;
-  pg_plan_info info;
+  pg_plan_info info = PG_PLAN_INFO_INIT;
   st = pg_plan_describe(plan, &info);
   if (st == PG_OK) {
     *variant = info.variant; /* NULL: nothing to run */

@@ -41,6 +41,7 @@ int main(void) {
   FIELD(pg_variant_info, tile_n);
   FIELD(pg_variant_info, tile_k);
   FIELD(pg_variant_info, threads);
+  FIELD(pg_variant_info, description);
 
   /* Inside pg_plan_info: never grows. */
   FROZEN(pg_kernel_facts);
