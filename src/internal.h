@@ -7,13 +7,16 @@
  *   decide     (src/plan.c)    arguments, the device (src/device.c), auto's
  *                              choice (src/tuning.c), the entry's layout rules;
  *   configure  (src/kernels/)  each entry's configure function says which
- *                              kernel, grid and dynamic shared memory; it
+ *                              kernel, grid and dynamic shared memory, and
+ *                              calls the helpers that add a first kernel,
+ *                              a reduction and the workspace's regions; it
  *                              calls no CUDA function;
- *   launch     (src/plan.c)    one cudaLaunchKernel, or up to three with a
- *                              workspace (a first kernel, the entry's, a
- *                              reduction; one that waits for the kernel
- *                              before it itself launched programmatically
- *                              behind it), or cuBLAS. */
+ *   finish     (src/plan.c)    the plan's steps from that: each launch's
+ *                              grid, block, shared memory, views of the
+ *                              workspace, tensor maps;
+ *   launch     (src/launch.c)  a loop over the steps (one cudaLaunchKernel,
+ *                              or up to three over one workspace), or
+ *                              cuBLAS. */
 #ifndef PG_INTERNAL_H
 #define PG_INTERNAL_H
 
@@ -224,8 +227,8 @@ pg_status pg_device_pool_take(cudaMemPool_t pool, size_t bytes, cudaStream_t str
  * pg_configure_transpose_b), N rows of the workspace's ldp floats, as
  * b_box_k (contiguous) x b_box_n rows in A's swizzle; its map is encoded at
  * each launch, when the workspace is there (as A's, and B's again, are
- * when a first kernel writes A's parts and B's copy:
- * pg_kernel_launch.prepare_a_rows, prepare_b_rows). */
+ * where a first kernel writes A's parts and B's copy: the entry's kernel
+ * reads them through its views, pg_kernel_launch.views). */
 typedef struct {
   int a_box_k, a_box_m, a_swizzle_bytes;
   int b_box_n, b_box_k;
@@ -233,11 +236,67 @@ typedef struct {
   int b_swizzle_bytes; /* B's (or B^T's) swizzle, as a_swizzle_bytes */
 } pg_tma_boxes;
 
+/* ---- a call's launches over one workspace -------------------------------------
+ * A plan is a short list of launch steps: at most a first kernel (operands
+ * into the workspace), the entry's kernel, and a last one (partial sums
+ * added up). The workspace is laid out once, region after region, by the
+ * helpers that decide what goes in it; a step says which regions its
+ * kernel reads as A, as B and as its partial sums (its views), and the
+ * launch points the kernel's arguments there. */
+#define PG_MAX_REGIONS 3
+
+/* rows x ld floats, `offset` bytes from the workspace's start. */
+typedef struct {
+  size_t offset;
+  long long rows, ld;
+} pg_region;
+
+typedef struct {
+  size_t bytes; /* 0: no workspace */
+  int count;
+  pg_region region[PG_MAX_REGIONS];
+} pg_workspace;
+
+/* Appends a region of rows x ld floats after the others; returns its
+ * index. pg_workspace_drop_last takes the last one back. */
+int pg_workspace_add(pg_workspace *workspace, long long rows, long long ld);
+void pg_workspace_drop_last(pg_workspace *workspace);
+
+/* What a kernel reads where its arguments say A, B and partials: the
+ * planned argument (PG_CALLER: a launch zeroed reads the call's operands),
+ * or a region of the workspace (PG_IN_REGION(r): its start, with its ld
+ * as lda, ldb or ldp; an operand read there is 16-byte aligned with rows
+ * of a multiple of 4 floats). */
+#define PG_CALLER 0
+#define PG_IN_REGION(r) ((r) + 1)
+typedef struct {
+  int a, b, partials;
+} pg_views;
+
+/* A kernel before or after the entry's, with the call's argument (its
+ * views applied) as its one parameter. */
+typedef struct {
+  const void *kernel;
+  long long grid_x, grid_y;
+  int threads;
+  /* 1: it waits for the kernel before it itself (pg_grid_dependency_wait),
+   * so the core launches it programmatically behind that one. */
+  int programmatic;
+  pg_views views;
+  const char *what; /* for messages: "reduction" */
+} pg_launch_step;
+
+/* A reduction after the entry's kernel (partial sums added up), reading
+ * what that kernel wrote. */
+struct pg_kernel_launch;
+void pg_add_reduction(struct pg_kernel_launch *launch, const void *kernel, long long grid_x,
+                      long long grid_y, int threads, int programmatic);
+
 /* A kernel entry's launch, as its configure function decides it: which
  * kernel and its grid. The block is the entry's info.threads and the dynamic
  * shared memory its smem_bytes (when kernel.dynamic_smem says so), or the
  * launch's own dynamic_smem where that is more. */
-typedef struct {
+typedef struct pg_kernel_launch {
   const void *kernel;
   long long grid_x, grid_y; /* the core refuses a grid past CUDA's limits */
   /* > 0: the share of the entry's full speed this launch reaches, for
@@ -268,41 +327,22 @@ typedef struct {
   /* > 0: dynamic shared memory this launch's kernel needs, where its form
    * holds more than a kernel may declare statically (48 KiB). */
   size_t dynamic_smem;
-  /* Non-zero: device memory the launch needs for a first kernel's output
-   * and partial sums (the core takes it from its pool, stream-ordered, and
-   * sets args->partials), and
-   * the kernel that reduces them, launched after the entry's with the
-   * entry kernel's parameter (partials and ldp at the planes: see
-   * pg_configure_split_k). */
-  size_t workspace_bytes;
-  const void *reduce_kernel;
-  long long reduce_grid_x, reduce_grid_y;
-  int reduce_threads;
-  /* 1: the reduction waits for the planes itself (pg_grid_dependency_wait),
-   * so the core launches it programmatically behind the entry's kernel. */
-  int reduce_programmatic;
-  /* Non-NULL: a kernel launched before the entry's own, with the same
-   * parameter (args->partials: the workspace), that writes B^T there; the
-   * entry's kernel then reads B^T where B was (args->b the workspace,
-   * args->ldb its ldp, and B's tensor map on it). With prepare_a_rows > 0
-   * or prepare_b_rows > 0 it writes operands instead: A's parts or copy,
-   * prepare_a_rows rows of ldp one part under the other, read where A was
-   * (args->a, args->lda, A's tensor map over all those rows), then a copy
-   * of B (prepare_b_rows rows of prepare_b_ld floats), read where B was;
-   * either may be 0 rows (that operand read where it is). */
-  const void *prepare_kernel;
-  long long prepare_grid_x, prepare_grid_y;
-  int prepare_threads;
-  long long prepare_a_rows, prepare_b_rows;
-  int prepare_b_ld;
-  /* Floats the first kernel copies (read once, written once) where it
+  /* Floats a first kernel copies (read once, written once) where it
    * copies operands TMA cannot read (pg_configure_operand_copies): auto's
    * model charges them as memory traffic (src/plan.c); 0: none. */
   long long copied_floats;
+  /* The call's workspace and the kernels around the entry's: set by the
+   * helpers below that decide them (pg_configure_first_kernel and
+   * pg_configure_operand_copies, pg_configure_transpose_b, the split
+   * planners, pg_add_reduction), never by a configure function itself. */
+  pg_workspace workspace;
+  pg_launch_step first; /* operands into the workspace first (kernel NULL: none) */
+  pg_launch_step last;  /* partial sums added up after (kernel NULL: none) */
+  pg_views views;       /* what the entry's kernel reads from the workspace */
   /* 1: the entry's kernel waits for the first kernel's writes itself
    * (pg_grid_dependency_wait before it reads them), so the core launches
    * it programmatically behind that kernel. */
-  int prepare_programmatic;
+  int programmatic;
 } pg_kernel_launch;
 
 /* An entry's configure function. It may set the fields of args that are its
@@ -343,30 +383,35 @@ typedef struct {
   CUtensorMap b;
 } pg_tma_maps;
 
+/* One launch of a plan, decided: the grid and shared memory CUDA takes, and
+ * the views through which its kernel reads the workspace. */
+typedef struct {
+  const void *kernel;
+  unsigned grid_x, grid_y; /* persistent grids capped at what fits */
+  unsigned threads;
+  unsigned cluster_x;      /* > 1: blocks in clusters of this many along x */
+  size_t dynamic_smem;
+  int programmatic;        /* behind the step before it, which it waits for */
+  pg_views views;
+  const char *what;        /* "kernel", "reduction", ...: "launching its <what>" */
+} pg_plan_step;
+
+#define PG_MAX_STEPS 3
+
 struct pg_plan {
   pg_tma_maps maps; /* first: the descriptors want 64-byte alignment */
   const pg_variant_entry *entry; /* what runs (auto resolved); NULL: nothing to do */
   const pg_device *device;
   int stages;
   pg_gemm_args args;
-  const void *kernel;
-  unsigned grid_x, grid_y; /* persistent grids capped at what fits */
-  unsigned cluster_x;      /* > 1: blocks in clusters of this many along x */
-  unsigned threads;
-  size_t dynamic_smem;
-  size_t workspace_bytes;  /* 0: none */
+  int steps;               /* launches, in stream order */
+  int main_step;           /* the entry's kernel (or cuBLAS's call: no step) */
+  pg_plan_step step[PG_MAX_STEPS];
+  pg_workspace workspace;  /* bytes 0: none */
   cudaMemPool_t pool;      /* where the workspace comes from */
+  const pg_tma_boxes *tma; /* the entry's kernel's copies (maps of regions encoded at launch) */
   int scales_c_only;       /* alpha = 0 or K = 0: the kernel is C = beta * C */
   char label[64];          /* for messages: "tma_ws", or "auto (tma_ws)" */
-  const void *reduce_kernel;
-  unsigned reduce_grid_x, reduce_grid_y, reduce_threads;
-  int reduce_programmatic, prepare_programmatic; /* pg_kernel_launch */
-  const void *prepare_kernel; /* B^T, or operands, into the workspace first (pg_kernel_launch) */
-  unsigned prepare_grid_x, prepare_grid_y, prepare_threads;
-  long long prepare_a_rows;   /* > 0: A's parts or copy, so many rows */
-  long long prepare_b_rows;   /* > 0: B's copy after A's rows (or at the start), so many rows */
-  int prepare_b_ld;
-  const pg_tma_boxes *tma;    /* B^T's map is encoded at launch (b_k_major) */
 };
 
 /* Fills *plan for the call, or returns the status pg_sgemm_variant returns
@@ -398,23 +443,24 @@ void pg_cublas_release(void);
 void pg_configure_scale_c(const pg_gemm_args *args, pg_kernel_launch *launch);
 
 /* ---- B^T for the wgmma members (src/kernels/transpose_b.cu) -------------------
- * Sets the launch's prepare kernel (B -> B^T, N rows of args->ldp = K
- * rounded up to 4 floats, zeros past K) and its workspace. */
+ * Sets the launch's first kernel (B -> B^T, N rows of args->ldp = K
+ * rounded up to 4 floats, zeros past K), its region of the workspace, and
+ * the entry's kernel's view of B there. */
 void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *launch);
 
 /* ---- split-K's reduction (src/kernels/reduce_splits.cu) -----------------------
  * The planes of partial sums: args->splits planes of M rows, PG_PLANES_LD(N)
- * floats a row (16-byte rows for the partial tiles' stores). With no first
- * kernel they are the workspace (args->partials); after one that writes A's
- * parts (and B's copy) they follow what it wrote, and the plan hands the
- * kernel and the reduction args->partials and args->ldp pointing there.
+ * floats a row (16-byte rows for the partial tiles' stores): a region of
+ * the workspace after any a first kernel writes, which the entry's kernel
+ * and the reduction read as their partials (args->partials and args->ldp
+ * pointed there at launch: the launch's views).
  * K is split where the launch's blocks (launch->grid_x, one a tile) leave
  * some of `slots` idle, into ranges of equal length (the last may be
  * shorter) of at least min_steps of the k_tiles steps; where it splits
  * (the value returned, 1 where it does not), args->splits and
  * k_tiles_per_split say how, the grid has a block a (tile, range), the
  * workspace grows by the planes (with no first kernel, args->ldp becomes
- * theirs) and the launch's reduction is set:
+ * theirs) and the launch's reduction (pg_add_reduction) is set:
  * C = alpha (P_0 + ... + P_{S-1}) + beta C, in a fixed order (split order,
  * or past 16 ranges in slices of it where few elements have many splits:
  * reduce_splits.cu). */
@@ -482,9 +528,9 @@ int pg_configure_operand_copies(pg_gemm_args *args, const pg_device *device,
 /* A first kernel that writes operands into the workspace, a thread 4
  * consecutive floats of a row, PG_FIRST_THREADS a block
  * (kernels/first_kernel.cuh): its launch over `grid_rows` rows (strided
- * past 65535), the workspace for a_rows rows of a_ld floats (args->ldp
- * becomes a_ld) then b_rows rows of b_ld, and the plan's first-kernel
- * fields (prepare_a_rows, prepare_b_rows, prepare_b_ld). */
+ * past 65535), the workspace's regions for a_rows rows of a_ld floats
+ * (args->ldp becomes a_ld) then b_rows rows of b_ld, and the entry's
+ * kernel's views of A and B there (of those with rows). */
 #define PG_FIRST_THREADS 256
 void pg_configure_first_kernel(pg_gemm_args *args, pg_kernel_launch *launch, const void *kernel,
                                long long grid_rows, long long a_rows, long long a_ld,

@@ -389,14 +389,52 @@ static size_t dynamic_smem_of(const pg_variant_entry *entry, int stages) {
   return entry->kernel.dynamic_smem ? entry->smem_bytes(stages) : 0;
 }
 
-/* The launch itself: block, dynamic shared memory, a persistent grid's cap,
- * the tensor maps. */
+/* A kernel before or after the entry's, as a step of the plan: its code
+ * loaded (plain CUDA, built for every architecture: no floor on its
+ * code's architecture) and launched programmatically only where the GPU
+ * and the tuning row allow it. */
+static pg_status add_step(pg_plan *plan, const pg_launch_step *decl, int programmatic_ok,
+                          const pg_views *views) {
+  pg_status st = load_kernel(plan->device, &plan->entry->info, decl->kernel, decl->what, 0);
+  if (st != PG_OK) return st;
+  pg_plan_step *step = &plan->step[plan->steps++];
+  step->kernel = decl->kernel;
+  step->grid_x = (unsigned)decl->grid_x;
+  step->grid_y = (unsigned)(decl->grid_y > 0 ? decl->grid_y : 1);
+  step->threads = (unsigned)decl->threads;
+  step->cluster_x = 1;
+  step->programmatic = programmatic_ok && decl->programmatic;
+  step->views = *views;
+  step->what = decl->what;
+  return PG_OK;
+}
+
+/* The plan's steps from the entry's launch: a first kernel, the entry's
+ * kernel (its block, dynamic shared memory, a persistent grid's cap,
+ * clusters), a reduction reading what that kernel wrote; the workspace
+ * they share; the tensor maps of the operands read where they are. */
 static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
   const pg_variant_entry *entry = plan->entry;
-  plan->kernel = kernel->kernel;
-  plan->threads = (unsigned)entry->info.threads;
-  plan->dynamic_smem = dynamic_smem_of(entry, plan->stages);
-  if (kernel->dynamic_smem > plan->dynamic_smem) plan->dynamic_smem = kernel->dynamic_smem;
+  /* Programmatic dependent launch exists from sm_90 on; the kernels'
+   * waits compile to nothing below it. */
+  const int programmatic_ok = plan->device->cc >= 90 &&
+                              pg_tuning_with_env(&plan->device->tuning).programmatic_launch;
+  pg_status st = PG_OK;
+  plan->workspace = kernel->workspace;
+  if (plan->workspace.bytes > 0) st = pg_device_pool(plan->device, &plan->pool);
+  if (st == PG_OK && kernel->first.kernel != NULL)
+    st = add_step(plan, &kernel->first, 0, &kernel->first.views);
+  if (st != PG_OK) return st;
+
+  plan->main_step = plan->steps++;
+  pg_plan_step *main = &plan->step[plan->main_step];
+  main->kernel = kernel->kernel;
+  main->threads = (unsigned)entry->info.threads;
+  main->views = kernel->views;
+  main->what = "kernel";
+  main->programmatic = kernel->first.kernel != NULL && programmatic_ok && kernel->programmatic;
+  main->dynamic_smem = dynamic_smem_of(entry, plan->stages);
+  if (kernel->dynamic_smem > main->dynamic_smem) main->dynamic_smem = kernel->dynamic_smem;
   if (kernel->max_blocks_per_sm > 0) {
     /* A block's share of the SM's shared memory, its static part (the
      * kernel image's) taken off, so that that many blocks fit and no more. */
@@ -404,69 +442,37 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
     pg_kernel_image image;
     memset(&image, 0, sizeof image);
     if (!plan->device->model_only) {
-      pg_status st = pg_kernel_image_of(plan->device, kernel->kernel, &image);
+      st = pg_kernel_image_of(plan->device, kernel->kernel, &image);
       if (st != PG_OK) return st;
     }
     spread = spread > image.static_smem ? spread - image.static_smem : 0;
-    if (spread > plan->dynamic_smem) plan->dynamic_smem = spread;
+    if (spread > main->dynamic_smem) main->dynamic_smem = spread;
   }
   long long grid_x = kernel->grid_x;
   if (kernel->persistent_blocks_per_sm > 0) {
     int fit = 0;
     cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &fit, kernel->kernel, (int)plan->threads, plan->dynamic_smem);
+        &fit, kernel->kernel, (int)main->threads, main->dynamic_smem);
     if (err != cudaSuccess) return pg_status_from_cuda(err);
     const int per_sm = fit < kernel->persistent_blocks_per_sm ? fit : kernel->persistent_blocks_per_sm;
     if (per_sm > 0 && (long long)per_sm * plan->device->sm_count < grid_x)
       grid_x = (long long)per_sm * plan->device->sm_count;
   }
-  plan->grid_x = (unsigned)grid_x;
-  plan->grid_y = (unsigned)kernel->grid_y;
-  plan->cluster_x = kernel->cluster_x > 1 ? (unsigned)kernel->cluster_x : 1;
-  if (kernel->workspace_bytes > 0) {
-    pg_status st = pg_device_pool(plan->device, &plan->pool);
-    if (st != PG_OK) return st;
-    plan->workspace_bytes = kernel->workspace_bytes;
-    plan->reduce_kernel = kernel->reduce_kernel;
-    plan->reduce_grid_x = (unsigned)kernel->reduce_grid_x;
-    plan->reduce_grid_y = (unsigned)kernel->reduce_grid_y;
-    plan->reduce_threads = (unsigned)kernel->reduce_threads;
-    /* Programmatic dependent launch exists from sm_90 on; the kernels'
-     * waits compile to nothing below it. */
-    const int programmatic = plan->device->cc >= 90 &&
-                             pg_tuning_with_env(&plan->device->tuning).programmatic_launch;
-    plan->reduce_programmatic = programmatic && kernel->reduce_programmatic;
-    plan->prepare_programmatic = programmatic && kernel->prepare_programmatic;
-    if (kernel->reduce_kernel != NULL) {
-      /* The reduction of split K is plain CUDA (reduce_splits.cu, built for
-       * every architecture): no floor on its code's architecture. */
-      st = load_kernel(plan->device, &entry->info, kernel->reduce_kernel, "reduction", 0);
-      if (st != PG_OK) return st;
-    }
-    plan->prepare_kernel = kernel->prepare_kernel;
-    plan->prepare_grid_x = (unsigned)kernel->prepare_grid_x;
-    plan->prepare_grid_y = (unsigned)kernel->prepare_grid_y;
-    plan->prepare_threads = (unsigned)kernel->prepare_threads;
-    plan->prepare_a_rows = kernel->prepare_a_rows;
-    plan->prepare_b_rows = kernel->prepare_b_rows;
-    plan->prepare_b_ld = kernel->prepare_b_ld;
-    if (kernel->prepare_kernel != NULL) {
-      st = load_kernel(plan->device, &entry->info, kernel->prepare_kernel,
-                       kernel->prepare_a_rows > 0 || kernel->prepare_b_rows > 0
-                           ? "first kernel (operands into the workspace)"
-                           : "B^T kernel",
-                       0);
-      if (st != PG_OK) return st;
-    }
-  }
+  main->grid_x = (unsigned)grid_x;
+  main->grid_y = (unsigned)(kernel->grid_y > 0 ? kernel->grid_y : 1);
+  main->cluster_x = kernel->cluster_x > 1 ? (unsigned)kernel->cluster_x : 1;
+
+  /* The reduction reads what the entry's kernel wrote, as it sees it. */
+  if (kernel->last.kernel != NULL)
+    st = add_step(plan, &kernel->last, programmatic_ok, &kernel->views);
+  if (st != PG_OK) return st;
+
   plan->tma = kernel->tma;
   if (kernel->tma != NULL) {
-    /* An operand a first kernel writes (B^T, A's parts, B's copy) gets its
-     * map at launch, on the workspace. */
-    const int a_at_launch = kernel->prepare_a_rows > 0;
-    const int b_at_launch = kernel->tma->b_k_major || kernel->prepare_b_rows > 0;
-    cudaError_t err =
-        pg_tma_encode(&plan->args, kernel->tma, !a_at_launch, !b_at_launch, &plan->maps);
+    /* An operand the kernel reads in the workspace (B^T, A's parts, B's
+     * copy) gets its map at launch, once the workspace is there. */
+    cudaError_t err = pg_tma_encode(&plan->args, kernel->tma, kernel->views.a == PG_CALLER,
+                                    kernel->views.b == PG_CALLER, &plan->maps);
     if (err != cudaSuccess) {
       pg_set_error_detail("%s: encoding the tensor maps failed", entry->info.name);
       return pg_status_from_cuda(err);
@@ -498,10 +504,15 @@ static pg_status finish_scale_plan(pg_plan *plan) {
   plan->args.splits = 0;
   plan->args.stream_k = 0;
   plan->scales_c_only = 1;
-  plan->kernel = kernel.kernel;
-  plan->threads = PG_SCALE_C_THREADS;
-  plan->grid_x = (unsigned)kernel.grid_x;
-  plan->grid_y = (unsigned)kernel.grid_y;
+  plan->steps = 1;
+  plan->main_step = 0;
+  pg_plan_step *step = &plan->step[0];
+  step->kernel = kernel.kernel;
+  step->threads = PG_SCALE_C_THREADS;
+  step->grid_x = (unsigned)kernel.grid_x;
+  step->grid_y = (unsigned)(kernel.grid_y > 0 ? kernel.grid_y : 1);
+  step->cluster_x = 1;
+  step->what = "kernel";
   return PG_OK;
 }
 
@@ -543,184 +554,6 @@ pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int sta
     if (variant->kind == PG_KIND_SELECTOR) name_the_selector(variant);
   }
   return st;
-}
-
-/* ---- plans --------------------------------------------------------------------- */
-
-/* A launch CUDA refused, with the plan's name and the step that failed. */
-static pg_status launch_failed(const pg_plan *plan, const char *step, cudaError_t err) {
-  const pg_status st = pg_status_from_cuda(err);
-  pg_set_error_detail("%s: %s: %s", plan->label, step, cudaGetErrorString(err));
-  return st;
-}
-
-/* `kernel` with `params`, in clusters of cluster_x blocks where that is
- * more than 1, and programmatically behind the kernel before it in the
- * stream where `programmatic` (it may start before that one ends, and
- * waits for it itself: pg_grid_dependency_wait). */
-static cudaError_t launch_with(const void *kernel, dim3 grid, dim3 block, size_t smem,
-                               unsigned cluster_x, int programmatic, void **params,
-                               cudaStream_t stream) {
-  if (cluster_x <= 1 && !programmatic)
-    return cudaLaunchKernel(kernel, grid, block, params, smem, stream);
-  cudaLaunchAttribute attrs[2];
-  unsigned count = 0;
-  if (cluster_x > 1) {
-    attrs[count].id = cudaLaunchAttributeClusterDimension;
-    attrs[count].val.clusterDim.x = cluster_x;
-    attrs[count].val.clusterDim.y = 1;
-    attrs[count].val.clusterDim.z = 1;
-    ++count;
-  }
-  if (programmatic) {
-    attrs[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attrs[count].val.programmaticStreamSerializationAllowed = 1;
-    ++count;
-  }
-  cudaLaunchConfig_t config = {0};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  config.attrs = attrs;
-  config.numAttrs = count;
-  return cudaLaunchKernelExC(&config, kernel, params);
-}
-
-/* The plan's kernel with `params`, in clusters where the plan has them. */
-static cudaError_t launch_kernel(const pg_plan *plan, void **params, cudaStream_t stream,
-                                 int programmatic) {
-  const dim3 grid = {plan->grid_x, plan->grid_y, 1};
-  const dim3 block = {plan->threads, 1, 1};
-  return launch_with(plan->kernel, grid, block, plan->dynamic_smem, plan->cluster_x,
-                     programmatic, params, stream);
-}
-
-static pg_status launch_here(const pg_plan *plan, cudaStream_t stream);
-
-/* A plan runs on its device: where the calling thread's current device is
- * another, the plan's is made current for the launch and the caller's put
- * back after it (CUDA refuses a launch on a stream of another device than
- * the current one, and the default stream is the current device's). */
-pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
-  pg_clear_error_detail();
-  if (plan == NULL) {
-    pg_set_error_detail("no plan given (NULL)");
-    return PG_ERR_INVALID_ARG;
-  }
-  if (plan->entry == NULL) return PG_OK; /* M or N is 0 */
-  int current = plan->device->ordinal;
-  cudaError_t err = cudaGetDevice(&current);
-  if (err == cudaSuccess && current != plan->device->ordinal)
-    err = cudaSetDevice(plan->device->ordinal);
-  if (err != cudaSuccess) return launch_failed(plan, "making its device current", err);
-  pg_status st = launch_here(plan, stream);
-  if (current != plan->device->ordinal) {
-    err = cudaSetDevice(current);
-    if (err != cudaSuccess && st == PG_OK)
-      st = launch_failed(plan, "making the caller's device current again", err);
-  }
-  return st;
-}
-
-static pg_status launch_here(const pg_plan *plan, cudaStream_t stream) {
-  if (plan->entry->info.kind == PG_KIND_LIBRARY)
-    return pg_cublas_sgemm(plan->device, &plan->args, plan->entry->info.precision, stream);
-  if (plan->workspace_bytes == 0) {
-    void *params[] = {(void *)&plan->args, (void *)&plan->maps};
-    const cudaError_t err = launch_kernel(plan, params, stream, 0);
-    return err == cudaSuccess ? PG_OK : launch_failed(plan, "launching its kernel", err);
-  }
-  /* A workspace in stream-ordered memory of the library's pool: split-K's
-   * partial sums (the kernel, then the reduction), the wgmma members' B^T
-   * (the B^T kernel, then the kernel), the emulated ones' parts of A or the
-   * split forms' copies of an operand TMA cannot read (the first kernel,
-   * the kernel, and where K is split the reduction of the planes after
-   * them, with the kernel's arguments), and the memory back to the
-   * pool; all in `stream`, so concurrent launches never share a workspace.
-   * The pool is made to hold the bytes first, off this thread, so that a
-   * device out of memory fails there and leaves this thread's CUDA error as
-   * it was. */
-  pg_status st =
-      pg_device_pool_hold(plan->device, plan->pool, plan->workspace_bytes, plan->label);
-  if (st != PG_OK) return st;
-  pg_gemm_args args = plan->args;
-  void *params[] = {(void *)&args, (void *)&plan->maps};
-  st = pg_device_pool_take(plan->pool, plan->workspace_bytes, stream, (void **)&args.partials,
-                           plan->label);
-  if (st != PG_OK) return st;
-  cudaError_t err = cudaSuccess;
-  const char *step = "launching its kernel";
-  /* B^T first (the wgmma members), or operands (the emulated entry's parts
-   * of A, the split forms' copies of A or B): the kernel then reads them where B
-   * or A was, through a map encoded now that the workspace is there. */
-  pg_gemm_args main_args = args;
-  pg_tma_maps main_maps;
-  void *main_params[] = {(void *)&main_args, (void *)&main_maps};
-  void **kernel_params = params;
-  if (plan->prepare_kernel != NULL) {
-    const dim3 prepare_grid = {plan->prepare_grid_x, plan->prepare_grid_y, 1};
-    const dim3 prepare_block = {plan->prepare_threads, 1, 1};
-    /* Operands (A's parts or copy, B's copy after it) or B^T. */
-    const int operands = plan->prepare_a_rows > 0 || plan->prepare_b_rows > 0;
-    step = operands ? "launching its first kernel (operands into the workspace)"
-                    : "launching its B^T kernel";
-    err = cudaLaunchKernel(plan->prepare_kernel, prepare_grid, prepare_block, params, 0, stream);
-    if (operands) {
-      if (plan->prepare_a_rows > 0) {
-        main_args.a = args.partials;
-        main_args.lda = args.ldp;
-        main_args.vec_a = 1;
-      }
-      if (plan->prepare_b_rows > 0) { /* B's copy after A's rows */
-        main_args.b = args.partials + plan->prepare_a_rows * (size_t)args.ldp;
-        main_args.ldb = plan->prepare_b_ld;
-        main_args.vec_b = 1;
-      }
-    } else {
-      main_args.b = args.partials;
-      main_args.ldb = args.ldp;
-      main_args.vec_b = 1;
-    }
-    main_args.partials = plan->args.partials; /* the kernel's own: a traced one's buffer */
-    if (operands && plan->reduce_kernel != NULL) { /* K split: its planes after the operands */
-      main_args.partials = args.partials + plan->prepare_a_rows * (size_t)args.ldp +
-                           plan->prepare_b_rows * (size_t)plan->prepare_b_ld;
-      main_args.ldp = (int)PG_PLANES_LD(args.n);
-    }
-    main_maps = plan->maps;
-    if (err == cudaSuccess && plan->tma != NULL && operands) {
-      if (plan->prepare_a_rows > 0) {
-        step = "encoding the tensor map of A's parts";
-        err = pg_tma_encode_a_parts(&main_args, plan->tma, plan->prepare_a_rows, &main_maps);
-      }
-      if (err == cudaSuccess && plan->prepare_b_rows > 0) {
-        step = "encoding the tensor map of B's copy";
-        err = pg_tma_encode_b(&main_args, plan->tma, &main_maps);
-      }
-    } else if (err == cudaSuccess && plan->tma != NULL && plan->tma->b_k_major) {
-      step = "encoding B^T's tensor map";
-      err = pg_tma_encode_bt(&main_args, plan->tma, &main_maps);
-    }
-    kernel_params = main_params;
-    if (err == cudaSuccess) step = "launching its kernel";
-  }
-  /* Each kernel that waits for the one before it itself is launched
-   * programmatically behind it: its launch and set-up overlap that one's
-   * end. */
-  if (err == cudaSuccess)
-    err = launch_kernel(plan, kernel_params, stream,
-                        plan->prepare_kernel != NULL && plan->prepare_programmatic);
-  if (err == cudaSuccess && plan->reduce_kernel != NULL) {
-    const dim3 reduce_grid = {plan->reduce_grid_x, plan->reduce_grid_y, 1};
-    const dim3 reduce_block = {plan->reduce_threads, 1, 1};
-    step = "launching its reduction";
-    err = launch_with(plan->reduce_kernel, reduce_grid, reduce_block, 0, 1,
-                      plan->reduce_programmatic, kernel_params, stream);
-  }
-  const cudaError_t freed = cudaFreeAsync(args.partials, stream);
-  if (err == cudaSuccess && freed != cudaSuccess) step = "giving its workspace back", err = freed;
-  return err == cudaSuccess ? PG_OK : launch_failed(plan, step, err);
 }
 
 pg_status pg_plan_create(pg_plan **out, const pg_variant_info *variant, int stages, int m,
@@ -780,16 +613,17 @@ static pg_status describe(const pg_plan *plan, pg_plan_info *info) {
   if (plan->entry == NULL) return PG_OK;
   info->variant = &plan->entry->info;
   info->stages = plan->stages;
-  info->launches = 1 + (plan->reduce_kernel != NULL) + (plan->prepare_kernel != NULL);
+  info->launches = plan->entry->info.kind == PG_KIND_KERNEL ? plan->steps : 1;
   info->splits = plan->args.splits > 1 ? plan->args.splits : 1;
   info->stream_k_blocks = plan->args.stream_k ? plan->args.sk_blocks : 0;
   info->split_from_row = info->splits > 1 ? plan->args.split_row0 : 0;
-  info->split_in_clusters = info->splits > 1 && plan->cluster_x > 1;
-  info->workspace_bytes = plan->workspace_bytes;
+  info->workspace_bytes = plan->workspace.bytes;
   if (plan->entry->info.kind != PG_KIND_KERNEL) return PG_OK;
-  info->grid_x = plan->grid_x;
-  info->grid_y = plan->grid_y;
-  return kernel_facts(plan->device, plan->kernel, plan->threads, plan->dynamic_smem,
+  const pg_plan_step *main = &plan->step[plan->main_step];
+  info->split_in_clusters = info->splits > 1 && main->cluster_x > 1;
+  info->grid_x = main->grid_x;
+  info->grid_y = main->grid_y;
+  return kernel_facts(plan->device, main->kernel, main->threads, main->dynamic_smem,
                       &info->kernel);
 }
 

@@ -47,7 +47,8 @@ pg_status pg_trace_layout_of(const pg_plan *plan, int wanted, pg_trace_layout *l
   memset(layout, 0, sizeof *layout);
   const pg_variant_info *info = &plan->entry->info;
   const pg_gemm_args *g = &plan->args;
-  const long long grid_blocks = (long long)plan->grid_x * (plan->grid_y > 0 ? plan->grid_y : 1);
+  const pg_plan_step *main = &plan->step[plan->main_step];
+  const long long grid_blocks = (long long)main->grid_x * (main->grid_y > 0 ? main->grid_y : 1);
   if (grid_blocks > INT_MAX) {
     pg_set_error_detail("a grid of %lld blocks is past what a trace numbers (%d)", grid_blocks,
                         INT_MAX);
@@ -77,10 +78,13 @@ pg_status pg_trace_layout_of(const pg_plan *plan, int wanted, pg_trace_layout *l
  * workspace and first kernel (B^T) if any, no second kernel (their configure
  * functions are the same code, so a difference is a bug, not a choice). */
 static pg_status check_same_launch(const pg_plan *plan, const pg_kernel_launch *traced) {
-  const int same_grid = traced->persistent_blocks_per_sm > 0 || traced->grid_x == plan->grid_x;
-  if (traced->kernel != NULL && same_grid && traced->grid_y == plan->grid_y &&
-      traced->workspace_bytes == plan->workspace_bytes && traced->reduce_kernel == NULL &&
-      traced->prepare_kernel == plan->prepare_kernel)
+  const pg_plan_step *main = &plan->step[plan->main_step];
+  const void *first = plan->main_step > 0 ? plan->step[0].kernel : NULL;
+  const long long grid_y = traced->grid_y > 0 ? traced->grid_y : 1;
+  const int same_grid = traced->persistent_blocks_per_sm > 0 || traced->grid_x == main->grid_x;
+  if (traced->kernel != NULL && same_grid && grid_y == main->grid_y &&
+      traced->workspace.bytes == plan->workspace.bytes && traced->last.kernel == NULL &&
+      traced->first.kernel == first)
     return PG_OK;
   pg_set_error_detail("%s: the traced kernel's launch differs from the timed one's",
                       plan->entry->info.name);
@@ -106,7 +110,7 @@ pg_status pg_plan_trace(pg_plan *plan, pg_trace_header *buffer) {
   }
   /* A workspace for B^T (the wgmma members' first kernel) leaves the
    * traced kernel's parameter free for its buffer; partial sums do not. */
-  if (plan->reduce_kernel != NULL) {
+  if (plan->main_step + 1 < plan->steps) {
     pg_set_error_detail("%s: this plan splits its work between two kernels; only a plan of "
                         "whole tiles is traced",
                         entry->info.name);
@@ -128,7 +132,7 @@ pg_status pg_plan_trace(pg_plan *plan, pg_trace_header *buffer) {
                         cudaGetErrorString(image.load_error));
     return st;
   }
-  plan->kernel = traced.kernel;
+  plan->step[plan->main_step].kernel = traced.kernel;
   plan->args.trace = buffer;
   return PG_OK;
 }

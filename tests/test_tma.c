@@ -20,6 +20,17 @@
 #include "tuning.h"
 
 /* A device-pointer stand-in: only its value is looked at. */
+
+/* The rows and row width of the workspace region a view reads (0 for the
+ * caller's operand). */
+static long long view_rows(const pg_kernel_launch *launch, int view) {
+  return view == PG_CALLER ? 0 : launch->workspace.region[view - 1].rows;
+}
+
+static long long view_ld(const pg_kernel_launch *launch, int view) {
+  return view == PG_CALLER ? 0 : launch->workspace.region[view - 1].ld;
+}
+
 static float storage[64] __attribute__((aligned(16)));
 
 static pg_gemm_args aligned_args(void) {
@@ -336,7 +347,7 @@ static void test_split_k_rule(void **state) {
   pg_kernel_launch launch;
   memset(&launch, 0, sizeof launch);
   launch.grid_x = 4;
-  launch.workspace_bytes = 1000;
+  (void)pg_workspace_add(&launch.workspace, 250, 1); /* 1000 bytes before the planes */
   /* 132 slots over 4 tiles: 33 splits, at most 129 / 8 = 16; 16 ranges of
    * 9 steps would leave the last empty, so 15 (the last of 3 steps). */
   assert_int_equal(pg_configure_split_k(&g, &launch, 132, 129, 8), 15);
@@ -344,25 +355,25 @@ static void test_split_k_rule(void **state) {
   assert_int_equal(g.k_tiles_per_split, 9);
   assert_int_equal(g.ldp, 204); /* no first kernel: the planes' */
   assert_int_equal(launch.grid_x, 60);
-  assert_int_equal(launch.workspace_bytes, 1000 + (size_t)15 * 130 * 204 * sizeof(float));
+  assert_int_equal(launch.workspace.bytes, 1000 + (size_t)15 * 130 * 204 * sizeof(float));
   /* Up to 16 ranges the reduction takes 4 columns a thread: 130 rows of 51
    * pieces, 6630 threads, 26 blocks of 256. */
-  assert_non_null(launch.reduce_kernel);
-  assert_int_equal(launch.reduce_grid_x, 26);
-  assert_int_equal(launch.reduce_grid_y, 1);
-  assert_int_equal(launch.reduce_programmatic, 1); /* it waits for the planes itself */
+  assert_non_null(launch.last.kernel);
+  assert_int_equal(launch.last.grid_x, 26);
+  assert_int_equal(launch.last.grid_y, 1);
+  assert_int_equal(launch.last.programmatic, 1); /* it waits for the planes itself */
   /* Past 16 (a fewest of 4 steps: 32 splits, 26 ranges of 5 steps) another
    * kernel, its rows on y. */
-  const void *const vec4 = launch.reduce_kernel;
+  const void *const vec4 = launch.last.kernel;
   pg_gemm_args many = aligned_args();
   many.m = 130;
   many.n = 201;
   memset(&launch, 0, sizeof launch);
   launch.grid_x = 4;
   assert_int_equal(pg_configure_split_k(&many, &launch, 132, 129, 4), 26);
-  assert_non_null(launch.reduce_kernel);
-  assert_ptr_not_equal(launch.reduce_kernel, vec4);
-  assert_int_equal(launch.reduce_grid_y, 130);
+  assert_non_null(launch.last.kernel);
+  assert_ptr_not_equal(launch.last.kernel, vec4);
+  assert_int_equal(launch.last.grid_y, 130);
   /* Tiles that fill the slots, or a K too short for two ranges: no split,
    * nothing changed. */
   pg_gemm_args h = aligned_args();
@@ -373,8 +384,8 @@ static void test_split_k_rule(void **state) {
   assert_int_equal(pg_configure_split_k(&h, &launch, 132, 15, 8), 1);
   assert_int_equal(h.splits, 0);
   assert_int_equal(launch.grid_x, 4);
-  assert_int_equal(launch.workspace_bytes, 0);
-  assert_null(launch.reduce_kernel);
+  assert_int_equal(launch.workspace.bytes, 0);
+  assert_null(launch.last.kernel);
   /* A fewest of 0 counts as 1. */
   assert_int_equal(pg_configure_split_k(&h, &launch, 132, 2, 0), 2);
   /* After a first kernel, ldp stays its own (the plan points the kernel at
@@ -383,7 +394,7 @@ static void test_split_k_rule(void **state) {
   p.ldp = 40;
   memset(&launch, 0, sizeof launch);
   launch.grid_x = 4;
-  launch.prepare_kernel = &p;
+  launch.first.kernel = &p;
   assert_int_equal(pg_configure_split_k(&p, &launch, 132, 129, 8), 15);
   assert_int_equal(p.ldp, 40);
 }
@@ -404,17 +415,17 @@ static void test_split_tail_rule(void **state) {
   g.m = g.n = g.k = 2560;
   memset(&launch, 0, sizeof launch);
   launch.grid_x = 400;
-  launch.workspace_bytes = 100;
+  (void)pg_workspace_add(&launch.workspace, 25, 1); /* 100 bytes before the planes */
   assert_int_equal(pg_configure_split_tail(&g, &launch, 264, 128, 128, 80, 2, 1, 16), 5);
   assert_int_equal(g.splits, 5);
   assert_int_equal(g.k_tiles_per_split, 16);
   assert_int_equal(g.split_row0, 13 * 128);
   assert_int_equal(g.ldp, 2560);
   assert_int_equal(launch.grid_x, 260 + 140 * 5);
-  assert_int_equal(launch.workspace_bytes, 100 + (size_t)5 * (2560 - 1664) * 2560 * sizeof(float));
-  assert_non_null(launch.reduce_kernel); /* 896 rows of 640 pieces of 4 columns */
-  assert_int_equal(launch.reduce_grid_x, (2560 - 1664) * 640 / 256);
-  assert_int_equal(launch.reduce_grid_y, 1);
+  assert_int_equal(launch.workspace.bytes, 100 + (size_t)5 * (2560 - 1664) * 2560 * sizeof(float));
+  assert_non_null(launch.last.kernel); /* 896 rows of 640 pieces of 4 columns */
+  assert_int_equal(launch.last.grid_x, (2560 - 1664) * 640 / 256);
+  assert_int_equal(launch.last.grid_y, 1);
   assert_true(fabs(launch.fill - 400.0 * 80 / (264.0 * 136)) < 1e-12);
   /* 1536^3: 144 tiles of 48 steps for 264 slots, none whole: 3 ranges of
    * 16 (432 blocks, two rounds of 17, a reduction of 5 planes' worth, 3:
@@ -438,8 +449,8 @@ static void test_split_tail_rule(void **state) {
   assert_int_equal(q.splits, 0);
   assert_int_equal(q.split_row0, 0);
   assert_int_equal(launch.grid_x, 1024);
-  assert_int_equal(launch.workspace_bytes, 0);
-  assert_null(launch.reduce_kernel);
+  assert_int_equal(launch.workspace.bytes, 0);
+  assert_null(launch.last.kernel);
   assert_true(launch.fill == 0.0);
   launch.grid_x = 4;
   assert_int_equal(pg_configure_split_tail(&q, &launch, 264, 128, 128, 3, 2, 1, 16), 1);
@@ -472,34 +483,34 @@ static void test_operand_copies(void **state) {
   device.sm_count = 132;
   g.vec_a = g.vec_b = 1;
   assert_int_equal(pg_configure_operand_copies(&g, &device, &launch), 0);
-  assert_null(launch.prepare_kernel);
-  assert_int_equal(launch.workspace_bytes, 0);
+  assert_null(launch.first.kernel);
+  assert_int_equal(launch.workspace.bytes, 0);
   g.k = 35;
   g.n = 61;
   g.vec_a = g.vec_b = 0;
   assert_int_equal(pg_configure_operand_copies(&g, &device, &launch), 1);
-  assert_non_null(launch.prepare_kernel);
+  assert_non_null(launch.first.kernel);
   assert_int_equal(g.ldp, 36);
-  assert_int_equal(launch.prepare_a_rows, 100);
-  assert_int_equal(launch.prepare_b_rows, 35);
-  assert_int_equal(launch.prepare_b_ld, 64);
-  assert_int_equal(launch.workspace_bytes, (size_t)(100 * 36 + 35 * 64) * sizeof(float));
-  assert_int_equal(launch.prepare_threads, PG_FIRST_THREADS);
-  assert_int_equal(launch.prepare_grid_x, 6); /* 5840 floats, 1024 a block */
-  assert_int_equal(launch.prepare_grid_y, 1);
+  assert_int_equal(view_rows(&launch, launch.views.a), 100);
+  assert_int_equal(view_rows(&launch, launch.views.b), 35);
+  assert_int_equal(view_ld(&launch, launch.views.b), 64);
+  assert_int_equal(launch.workspace.bytes, (size_t)(100 * 36 + 35 * 64) * sizeof(float));
+  assert_int_equal(launch.first.threads, PG_FIRST_THREADS);
+  assert_int_equal(launch.first.grid_x, 6); /* 5840 floats, 1024 a block */
+  assert_int_equal(launch.first.grid_y, 1);
   assert_int_equal(launch.copied_floats, 100 * 36 + 35 * 64);
-  assert_int_equal(launch.prepare_programmatic, 1); /* the kernel waits for the copies */
+  assert_int_equal(launch.programmatic, 1); /* the kernel waits for the copies */
   /* A alone: no B rows. */
   pg_gemm_args h = aligned_args();
   memset(&launch, 0, sizeof launch);
   h.vec_a = 0;
   h.vec_b = 1;
   assert_int_equal(pg_configure_operand_copies(&h, &device, &launch), 1);
-  assert_int_equal(launch.prepare_b_rows, 0);
+  assert_int_equal(view_rows(&launch, launch.views.b), 0);
   assert_int_equal(h.ldp, 36);
-  assert_int_equal(launch.prepare_grid_x, 4); /* 3600 floats */
+  assert_int_equal(launch.first.grid_x, 4); /* 3600 floats */
   assert_int_equal(launch.copied_floats, 100 * 36);
-  assert_int_equal(launch.workspace_bytes, (size_t)100 * 36 * sizeof(float));
+  assert_int_equal(launch.workspace.bytes, (size_t)100 * 36 * sizeof(float));
   /* Rows of 2052 (K = 2050): 205200 floats, 201 blocks; on a GPU of 2 SMs
    * one wave of 8. */
   pg_gemm_args w = aligned_args();
@@ -510,14 +521,14 @@ static void test_operand_copies(void **state) {
   w.vec_b = 1;
   assert_int_equal(pg_configure_operand_copies(&w, &device, &launch), 1);
   assert_int_equal(w.ldp, 2052);
-  assert_int_equal(launch.prepare_grid_x, 201);
+  assert_int_equal(launch.first.grid_x, 201);
   assert_int_equal(launch.copied_floats, 100 * 2052);
   pg_gemm_args w2 = w;
   w2.ldp = 0;
   device.sm_count = 2;
   memset(&launch, 0, sizeof launch);
   assert_int_equal(pg_configure_operand_copies(&w2, &device, &launch), 1);
-  assert_int_equal(launch.prepare_grid_x, 8);
+  assert_int_equal(launch.first.grid_x, 8);
   device.sm_count = 132;
   /* B alone: A read where it is, B's copy at the workspace's start. */
   pg_gemm_args b = aligned_args();
@@ -526,12 +537,12 @@ static void test_operand_copies(void **state) {
   b.vec_a = 1;
   b.vec_b = 0;
   assert_int_equal(pg_configure_operand_copies(&b, &device, &launch), 1);
-  assert_int_equal(launch.prepare_a_rows, 0);
-  assert_int_equal(launch.prepare_b_rows, 36);
-  assert_int_equal(launch.prepare_b_ld, 64);
-  assert_int_equal(launch.prepare_grid_x, 3); /* 2304 floats */
+  assert_int_equal(view_rows(&launch, launch.views.a), 0);
+  assert_int_equal(view_rows(&launch, launch.views.b), 36);
+  assert_int_equal(view_ld(&launch, launch.views.b), 64);
+  assert_int_equal(launch.first.grid_x, 3); /* 2304 floats */
   assert_int_equal(launch.copied_floats, 36 * 64);
-  assert_int_equal(launch.workspace_bytes, (size_t)36 * 64 * sizeof(float));
+  assert_int_equal(launch.workspace.bytes, (size_t)36 * 64 * sizeof(float));
 }
 
 /* Which entries take a layout TMA cannot read: the split forms (they copy
@@ -593,9 +604,9 @@ static void test_split_in_clusters(void **state) {
   assert_int_equal(g.split_row0, 0);
   assert_int_equal(launch.cluster_x, g.splits);
   assert_int_equal(launch.grid_x, 4 * 16 * g.splits); /* 128 x 32 tiles, ranges together */
-  assert_null(launch.reduce_kernel);
-  assert_int_equal(launch.reduce_programmatic, 0);
-  assert_int_equal(launch.workspace_bytes, 0);
+  assert_null(launch.last.kernel);
+  assert_int_equal(launch.last.programmatic, 0);
+  assert_int_equal(launch.workspace.bytes, 0);
   /* 256 blocks on 132 SMs: two an SM at most (the form fits three), so
    * that the hardware spreads the clusters evenly. */
   assert_int_equal(launch.max_blocks_per_sm, 2);
@@ -611,8 +622,8 @@ static void test_split_in_clusters(void **state) {
   assert_int_equal(g.splits, splits);
   assert_int_equal(launch.cluster_x, 0);
   assert_true(launch.kernel != in_clusters);
-  assert_non_null(launch.reduce_kernel);
-  assert_int_equal(launch.workspace_bytes, (size_t)splits * 512 * 512 * sizeof(float));
+  assert_non_null(launch.last.kernel);
+  assert_int_equal(launch.workspace.bytes, (size_t)splits * 512 * 512 * sizeof(float));
   h200.cluster_blocks[1][splits] = (int)grid;
   /* Switched off in the tuning row, or by the environment. */
   pg_tuning off = h200.tuning;
@@ -621,14 +632,14 @@ static void test_split_in_clusters(void **state) {
   memset(&launch, 0, sizeof launch);
   e->configure(&g, &h200, &off, &launch);
   assert_int_equal(launch.cluster_x, 0);
-  assert_non_null(launch.reduce_kernel);
+  assert_non_null(launch.last.kernel);
   assert_int_equal(setenv("PIPEGEMM_SPLIT_IN_CLUSTERS", "0", 1), 0);
   pg_tuning_reread_environment();
   g = square_args(512);
   memset(&launch, 0, sizeof launch);
   e->configure(&g, &h200, &h200.tuning, &launch);
   assert_int_equal(launch.cluster_x, 0);
-  assert_non_null(launch.reduce_kernel);
+  assert_non_null(launch.last.kernel);
   assert_int_equal(unsetenv("PIPEGEMM_SPLIT_IN_CLUSTERS"), 0);
   pg_tuning_reread_environment();
   /* B copied first (N = 510: rows of 510 floats): the workspace is the
@@ -639,9 +650,9 @@ static void test_split_in_clusters(void **state) {
   memset(&launch, 0, sizeof launch);
   e->configure(&g, &h200, &h200.tuning, &launch);
   assert_int_equal(launch.cluster_x, g.splits);
-  assert_null(launch.reduce_kernel);
-  assert_non_null(launch.prepare_kernel);
-  assert_int_equal(launch.workspace_bytes, (size_t)512 * 512 * sizeof(float));
+  assert_null(launch.last.kernel);
+  assert_non_null(launch.first.kernel);
+  assert_int_equal(launch.workspace.bytes, (size_t)512 * 512 * sizeof(float));
   /* No cluster capacity known (a GPU before sm_90, or a model of one):
    * planes. */
   const pg_device bare = pg_device_model(90, 132, 227 * 1024);
@@ -649,7 +660,7 @@ static void test_split_in_clusters(void **state) {
   memset(&launch, 0, sizeof launch);
   e->configure(&g, &bare, &bare.tuning, &launch);
   assert_int_equal(launch.cluster_x, 0);
-  assert_non_null(launch.reduce_kernel);
+  assert_non_null(launch.last.kernel);
 }
 
 /* pg_split_in_clusters on its own: spread evenly (the FMA-bound tma_ws
@@ -689,17 +700,22 @@ static void test_split_in_clusters_rule(void **state) {
     pg_kernel_launch launch;
     memset(&launch, 0, sizeof launch);
     launch.grid_x = cases[i].grid;
-    launch.workspace_bytes = 1 << 20; /* the planes' 100 x 60 x splits floats, and more */
-    launch.kernel = reduce;           /* the kernel for the planes, any other address */
-    launch.reduce_kernel = reduce;
+    /* A first region, then the planes of 100 x 60 x splits floats, as the
+     * split planners leave them. */
+    (void)pg_workspace_add(&launch.workspace, (1 << 18) - (long long)cases[i].splits * 100 * 60,
+                           1);
+    launch.views.partials =
+        PG_IN_REGION(pg_workspace_add(&launch.workspace, (long long)cases[i].splits * 100, 60));
+    launch.kernel = reduce; /* the kernel for the planes, any other address */
+    launch.last.kernel = reduce;
     const int taken = pg_split_in_clusters(&g, &launch, &h200, cases[i].per_sm, cases[i].spread,
                                            kernel);
     assert_int_equal(taken, cases[i].taken);
     assert_int_equal(launch.cluster_x, taken ? cases[i].splits : 0);
     assert_int_equal(launch.max_blocks_per_sm, cases[i].max_blocks_per_sm);
-    assert_true(taken ? launch.reduce_kernel == NULL : launch.reduce_kernel == reduce);
+    assert_true(taken ? launch.last.kernel == NULL : launch.last.kernel == reduce);
     assert_true(launch.kernel == (taken ? kernel : reduce));
-    assert_int_equal(launch.workspace_bytes,
+    assert_int_equal(launch.workspace.bytes,
                      taken ? (1 << 20) - (size_t)cases[i].splits * 100 * 60 * sizeof(float)
                            : (size_t)1 << 20);
     assert_int_equal(launch.grid_x, cases[i].grid);
@@ -757,8 +773,8 @@ static void test_skinny_ring_form(void **state) {
       assert_int_equal(launch.grid_x, cases[i].blocks);
       assert_int_equal(launch.dynamic_smem, 0);
       assert_int_equal(g.splits, 1);
-      assert_null(launch.reduce_kernel);
-      assert_int_equal(launch.workspace_bytes, 0);
+      assert_null(launch.last.kernel);
+      assert_int_equal(launch.workspace.bytes, 0);
     } else {
       assert_true(g.splits > 1);
     }
@@ -805,7 +821,7 @@ static void test_skinny_band_form(void **state) {
       assert_int_equal(launch.grid_x, cases[i].grid);
       assert_true(launch.dynamic_smem > 48 * 1024);
       assert_int_equal(g.splits, cases[i].splits);
-      assert_true(cases[i].splits > 1 ? launch.reduce_kernel != NULL : launch.reduce_kernel == NULL);
+      assert_true(cases[i].splits > 1 ? launch.last.kernel != NULL : launch.last.kernel == NULL);
       /* Bound by memory: counted full by auto's model where its blocks
        * are at least the SMs, else by their share of one wave. */
       assert_true(launch.grid_x >= 132 ? launch.fill == 1.0 : launch.fill == 0.0);
@@ -843,7 +859,7 @@ static void test_skinny_ring_rows_form(void **state) {
       assert_int_equal(launch.grid_x, cases[i].grid);
       assert_true(launch.dynamic_smem > 48 * 1024);
       assert_int_equal(g.splits, cases[i].splits);
-      assert_true(cases[i].splits > 1 ? launch.reduce_kernel != NULL : launch.reduce_kernel == NULL);
+      assert_true(cases[i].splits > 1 ? launch.last.kernel != NULL : launch.last.kernel == NULL);
     } else {
       assert_int_equal(launch.dynamic_smem, 0);
       if (cases[i].splits == 1) assert_int_equal(g.splits, 1); /* the GEMV: one kernel */
@@ -893,7 +909,7 @@ static void test_skinny_gemv_realigned(void **state) {
                         cases[i].b_offset, &g, &launch);
     assert_int_equal(launch.grid_x, cases[i].grid);
     assert_int_equal(g.splits, 1);
-    assert_null(launch.reduce_kernel);
+    assert_null(launch.last.kernel);
     /* 8 lanes: the realigned instance, or the one of 4-byte loads. */
     if (i <= 1) {
       if (realigned8 == NULL) realigned8 = launch.kernel;

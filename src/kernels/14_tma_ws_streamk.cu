@@ -170,11 +170,11 @@ static void configure_stream(const tws_shape *shape, const void *stream_kernel,
   args->sk_blocks = (int)blocks;
   args->sk_first_tile = (int)first_streamed;
   launch->grid_x = blocks;
-  launch->workspace_bytes = (size_t)blocks * 2 * shape->tile_m * shape->tile_n * sizeof(float);
-  launch->reduce_kernel = fixup;
-  launch->reduce_threads = TWS_REDUCE_THREADS;
-  launch->reduce_grid_x = tiles - first_streamed;
-  launch->reduce_grid_y = TWS_FIXUP_CHUNKS;
+  /* Two tiles of partial sums a block: the slots of the tiles it cuts. */
+  launch->views.partials = PG_IN_REGION(
+      pg_workspace_add(&launch->workspace, blocks * 2 * shape->tile_m, shape->tile_n));
+  pg_add_reduction(launch, fixup, tiles - first_streamed, TWS_FIXUP_CHUNKS, TWS_REDUCE_THREADS,
+                   0);
 }
 
 /* tma_ws_streamk: tma_ws's tile (128 x 128, two blocks an SM), planned as

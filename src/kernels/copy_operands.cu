@@ -5,8 +5,8 @@
  * plan's first-kernel fields describe: where A's layout asks, A's M rows of
  * ldp = K rounded up to 4 floats, then, where B's layout asks, B's K rows of
  * N rounded up to 4 (zeros in the padding). The kernel then reads them there
- * (pg_kernel_launch.prepare_a_rows, prepare_b_rows); an operand TMA reads
- * is not copied. The kernel behind it is launched programmatically: it
+ * (the launch's views of the workspace); an operand TMA reads is not
+ * copied. The kernel behind it is launched programmatically: it
  * may start as this one's blocks start, and waits for its end before it
  * reads a copy.
  *
@@ -113,18 +113,19 @@ __global__ void __launch_bounds__(PG_FIRST_THREADS, CO_BLOCKS_PER_SM)
 }
 
 /* What every first kernel's launch says but its grid: the workspace it
- * fills (a_rows rows of a_ld floats, args->ldp, then b_rows of b_ld) and
- * the plan's first-kernel fields. */
+ * fills (a_rows rows of a_ld floats, args->ldp, then b_rows of b_ld), that
+ * it writes there, and that the entry's kernel reads what it wrote. */
 static void set_first_kernel(pg_gemm_args *args, pg_kernel_launch *launch, const void *kernel,
                              long long a_rows, long long a_ld, long long b_rows, long long b_ld) {
   args->ldp = (int)a_ld;
-  launch->workspace_bytes +=
-      ((size_t)a_rows * (size_t)a_ld + (size_t)b_rows * (size_t)b_ld) * sizeof(float);
-  launch->prepare_kernel = kernel;
-  launch->prepare_threads = PG_FIRST_THREADS;
-  launch->prepare_a_rows = a_rows;
-  launch->prepare_b_rows = b_rows;
-  launch->prepare_b_ld = (int)b_ld;
+  const int a = PG_IN_REGION(pg_workspace_add(&launch->workspace, a_rows, a_ld));
+  const int b = PG_IN_REGION(pg_workspace_add(&launch->workspace, b_rows, b_ld));
+  launch->first.kernel = kernel;
+  launch->first.threads = PG_FIRST_THREADS;
+  launch->first.views.partials = a; /* it writes from the workspace's start */
+  launch->first.what = "first kernel (operands into the workspace)";
+  if (a_rows > 0) launch->views.a = a;
+  if (b_rows > 0) launch->views.b = b;
 }
 
 extern "C" void pg_configure_first_kernel(pg_gemm_args *args, pg_kernel_launch *launch,
@@ -133,8 +134,8 @@ extern "C" void pg_configure_first_kernel(pg_gemm_args *args, pg_kernel_launch *
                                           long long b_ld) {
   set_first_kernel(args, launch, kernel, a_rows, a_ld, b_rows, b_ld);
   const long long widest = a_ld > b_ld ? a_ld : b_ld;
-  launch->prepare_grid_x = (widest / 4 + PG_FIRST_THREADS - 1) / PG_FIRST_THREADS;
-  launch->prepare_grid_y = grid_rows < CO_MAX_GRID_Y ? grid_rows : CO_MAX_GRID_Y;
+  launch->first.grid_x = (widest / 4 + PG_FIRST_THREADS - 1) / PG_FIRST_THREADS;
+  launch->first.grid_y = grid_rows < CO_MAX_GRID_Y ? grid_rows : CO_MAX_GRID_Y;
 }
 
 extern "C" int pg_configure_operand_copies(pg_gemm_args *args, const pg_device *device,
@@ -153,9 +154,9 @@ extern "C" int pg_configure_operand_copies(pg_gemm_args *args, const pg_device *
       (s.floats + CO_MIN_PER_THREAD * PG_FIRST_THREADS - 1) / (CO_MIN_PER_THREAD * PG_FIRST_THREADS);
   const long long grid = needed < wave ? needed : wave;
   const long long least = (s.floats >> 30) + 1; /* a span below 2^31 floats (co_copy_range) */
-  launch->prepare_grid_x = grid > least ? grid : least;
-  launch->prepare_grid_y = 1;
+  launch->first.grid_x = grid > least ? grid : least;
+  launch->first.grid_y = 1;
   launch->copied_floats = s.floats;
-  launch->prepare_programmatic = 1; /* the kernel waits for it */
+  launch->programmatic = 1; /* the kernel waits for it */
   return 1;
 }

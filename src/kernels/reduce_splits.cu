@@ -12,11 +12,12 @@
  * on y (striding past the grid's 65535) and an element a thread, or see
  * RS_FILL_THREADS for few elements. All wait for the kernel that writes
  * the planes (pg_grid_dependency_wait), so that they may be launched
- * programmatically behind it (pg_kernel_launch.reduce_programmatic). */
+ * programmatically behind it (pg_launch_step.programmatic). */
 #include "internal.h"
 #include "kernels/ptx.cuh"
 
 #include <limits.h>
+#include <string.h>
 
 #define RS_THREADS 256
 #define RS_MAX_ROWS 65535
@@ -67,7 +68,7 @@ static __device__ __forceinline__ void rs_store(const pg_gemm_args &g, int row, 
 }
 
 __global__ void __launch_bounds__(RS_THREADS) pg_reduce_splits_kernel(const pg_gemm_args g) {
-  pg_grid_dependency_wait(); /* the planes are complete (reduce_programmatic) */
+  pg_grid_dependency_wait(); /* the planes are complete (the step is programmatic) */
   const int col = blockIdx.x * RS_THREADS + threadIdx.x;
   if (col >= g.n) return;
   const int rows = g.m - g.split_row0; /* the planes' rows: those split */
@@ -89,7 +90,7 @@ __global__ void __launch_bounds__(RS_THREADS) pg_reduce_splits_kernel(const pg_g
  * a time (the planes' padding columns are never written). */
 template <int MAX_SPLITS>
 __global__ void __launch_bounds__(RS_THREADS) pg_reduce_vec4_kernel(const pg_gemm_args g) {
-  pg_grid_dependency_wait(); /* the planes are complete (reduce_programmatic) */
+  pg_grid_dependency_wait(); /* the planes are complete (the step is programmatic) */
   const int rows = g.m - g.split_row0; /* the planes' rows: those split */
   const long long groups = (g.n + 3) / 4, total = (long long)rows * groups;
   const size_t plane = (size_t)rows * g.ldp;
@@ -147,7 +148,7 @@ __global__ void __launch_bounds__(RS_THREADS) pg_reduce_vec4_kernel(const pg_gem
  * ways 6 us slower, and loads padded to whole groups of 8 slower still). */
 __global__ void __launch_bounds__(RS_THREADS) pg_reduce_slices_kernel(const pg_gemm_args g) {
   __shared__ float slice_sums[RS_THREADS];
-  pg_grid_dependency_wait(); /* the planes are complete (reduce_programmatic) */
+  pg_grid_dependency_wait(); /* the planes are complete (the step is programmatic) */
   const int rows = g.m - g.split_row0; /* the planes' rows: those split */
   const int slices = rs_slices((long long)rows * g.n, g.splits);
   const int width = RS_THREADS / slices, rows_per = rs_rows_per_block(g.n, slices);
@@ -189,41 +190,36 @@ __global__ void __launch_bounds__(RS_THREADS) pg_reduce_slices_kernel(const pg_g
   }
 }
 
-/* The bytes of `splits` planes over the rows from args->split_row0 down. */
-static size_t planes_bytes(const pg_gemm_args *args, long long splits) {
-  const long long rows = (long long)args->m - args->split_row0;
-  return (size_t)splits * (size_t)rows * (size_t)PG_PLANES_LD(args->n) * sizeof(float);
-}
-
 /* The planes of `splits` ranges over the rows from args->split_row0 down,
- * and the reduction that adds them up. */
+ * the entry's kernel's partial sums, and the reduction that adds them up. */
 static void set_planes(pg_gemm_args *args, pg_kernel_launch *launch, long long splits) {
   const long long rows = (long long)args->m - args->split_row0;
-  /* After a first kernel the plan points partials and ldp at the planes at
-   * launch (ldp is the first kernel's own until then). */
-  if (launch->prepare_kernel == NULL) args->ldp = (int)PG_PLANES_LD(args->n);
-  launch->workspace_bytes += planes_bytes(args, splits);
-  launch->reduce_threads = RS_THREADS;
+  /* After a first kernel, ldp is its own until the launch points the
+   * kernel's partials (and ldp) at the planes. */
+  if (launch->first.kernel == NULL) args->ldp = (int)PG_PLANES_LD(args->n);
+  launch->views.partials =
+      PG_IN_REGION(pg_workspace_add(&launch->workspace, splits * rows, PG_PLANES_LD(args->n)));
   /* Both kernels wait for the planes (pg_grid_dependency_wait): they may
    * be launched programmatically behind the kernel that writes them. */
-  launch->reduce_programmatic = 1;
   if (splits <= RS_VEC_MAX_SPLITS) {
     const long long threads = rows * ((args->n + 3) / 4);
     const long long blocks = (threads + RS_THREADS - 1) / RS_THREADS;
-    launch->reduce_kernel = splits <= 4   ? (const void *)pg_reduce_vec4_kernel<4>
-                            : splits <= 8 ? (const void *)pg_reduce_vec4_kernel<8>
-                                          : (const void *)pg_reduce_vec4_kernel<RS_VEC_MAX_SPLITS>;
-    launch->reduce_grid_x = blocks < RS_VEC_MAX_BLOCKS ? (blocks > 0 ? blocks : 1) : RS_VEC_MAX_BLOCKS;
-    launch->reduce_grid_y = 1;
+    const void *kernel = splits <= 4   ? (const void *)pg_reduce_vec4_kernel<4>
+                         : splits <= 8 ? (const void *)pg_reduce_vec4_kernel<8>
+                                       : (const void *)pg_reduce_vec4_kernel<RS_VEC_MAX_SPLITS>;
+    pg_add_reduction(launch, kernel,
+                     blocks < RS_VEC_MAX_BLOCKS ? (blocks > 0 ? blocks : 1) : RS_VEC_MAX_BLOCKS, 1,
+                     RS_THREADS, 1);
     return;
   }
   const int slices = rs_slices(rows * args->n, (int)splits);
   const int width = RS_THREADS / slices, rows_per = rs_rows_per_block(args->n, slices);
   const long long row_blocks = (rows + rows_per - 1) / rows_per;
-  launch->reduce_kernel = slices > 1 || rows_per > 1 ? (const void *)pg_reduce_slices_kernel
-                                                     : (const void *)pg_reduce_splits_kernel;
-  launch->reduce_grid_x = rows_per > 1 ? 1 : (args->n + width - 1) / width;
-  launch->reduce_grid_y = row_blocks < RS_MAX_ROWS ? row_blocks : RS_MAX_ROWS;
+  pg_add_reduction(launch,
+                   slices > 1 || rows_per > 1 ? (const void *)pg_reduce_slices_kernel
+                                              : (const void *)pg_reduce_splits_kernel,
+                   rows_per > 1 ? 1 : (args->n + width - 1) / width,
+                   row_blocks < RS_MAX_ROWS ? row_blocks : RS_MAX_ROWS, RS_THREADS, 1);
 }
 
 extern "C" int pg_split_in_clusters(pg_gemm_args *args, pg_kernel_launch *launch,
@@ -237,11 +233,10 @@ extern "C" int pg_split_in_clusters(pg_gemm_args *args, pg_kernel_launch *launch
                                                                : PG_CLUSTER_BLOCKS_PER_SM;
   if (blocks > per_sm || launch->grid_x > pg_device_cluster_blocks(device, (int)blocks, args->splits))
     return 0;
-  launch->workspace_bytes -= planes_bytes(args, args->splits);
-  launch->reduce_kernel = NULL;
-  launch->reduce_grid_x = launch->reduce_grid_y = 0;
-  launch->reduce_threads = 0;
-  launch->reduce_programmatic = 0;
+  /* The planes were the last region (set_planes). */
+  pg_workspace_drop_last(&launch->workspace);
+  launch->views.partials = PG_CALLER;
+  memset(&launch->last, 0, sizeof launch->last);
   launch->kernel = cluster_kernel;
   launch->cluster_x = args->splits;
   launch->max_blocks_per_sm = spread && blocks < per_sm ? (int)blocks : 0;

@@ -43,9 +43,12 @@ extern "C" void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *l
   const long long ldt = WG_LDT(args->k);
   const long long tiles_k = (ldt + TB_TILE - 1) / TB_TILE;
   args->ldp = (int)ldt;
-  launch->workspace_bytes = (size_t)args->n * (size_t)ldt * sizeof(float);
-  launch->prepare_kernel = (const void *)pg_transpose_b_kernel;
-  launch->prepare_grid_x = ((long long)args->n + TB_TILE - 1) / TB_TILE;
-  launch->prepare_grid_y = tiles_k < TB_MAX_GRID_Y ? tiles_k : TB_MAX_GRID_Y;
-  launch->prepare_threads = TB_THREADS;
+  const int bt = PG_IN_REGION(pg_workspace_add(&launch->workspace, args->n, ldt));
+  launch->first.kernel = (const void *)pg_transpose_b_kernel;
+  launch->first.grid_x = ((long long)args->n + TB_TILE - 1) / TB_TILE;
+  launch->first.grid_y = tiles_k < TB_MAX_GRID_Y ? tiles_k : TB_MAX_GRID_Y;
+  launch->first.threads = TB_THREADS;
+  launch->first.views.partials = bt; /* it writes B^T there */
+  launch->first.what = "B^T kernel";
+  launch->views.b = bt; /* the kernel reads B^T where B was */
 }

@@ -1,0 +1,208 @@
+/* Launching a plan: the one place a kernel of the library is launched.
+ *
+ * A plan is a short list of steps (src/internal.h, pg_plan_step): at most
+ * a first kernel that writes operands into the call's workspace, the
+ * entry's kernel, and a reduction of its partial sums. Launching it is a
+ * loop over the steps: each gets the call's argument with its views of the
+ * workspace applied (an operand or the partial sums pointed at a region),
+ * and the entry's kernel the tensor maps of what it reads there, encoded
+ * now that the workspace is there. The workspace is stream-ordered memory
+ * of the library's pool, taken before the first step and given back after
+ * the last, so that launches on different streams never share one. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "tma.h"
+
+/* ---- the workspace's layout, as the planners add to it ------------------------ */
+
+int pg_workspace_add(pg_workspace *workspace, long long rows, long long ld) {
+  const int index = workspace->count++;
+  pg_region *region = &workspace->region[index];
+  region->offset = workspace->bytes;
+  region->rows = rows;
+  region->ld = ld;
+  workspace->bytes += (size_t)rows * (size_t)ld * sizeof(float);
+  return index;
+}
+
+void pg_workspace_drop_last(pg_workspace *workspace) {
+  if (workspace->count == 0) return;
+  const pg_region *last = &workspace->region[--workspace->count];
+  workspace->bytes = last->offset;
+}
+
+void pg_add_reduction(struct pg_kernel_launch *launch, const void *kernel, long long grid_x,
+                      long long grid_y, int threads, int programmatic) {
+  pg_launch_step *step = &launch->last;
+  memset(step, 0, sizeof *step);
+  step->kernel = kernel;
+  step->grid_x = grid_x;
+  step->grid_y = grid_y;
+  step->threads = threads;
+  step->programmatic = programmatic;
+  step->what = "reduction";
+}
+
+/* ---- launching ---------------------------------------------------------------- */
+
+/* A launch CUDA refused, with the plan's name and the step that failed. */
+static pg_status launch_failed(const pg_plan *plan, const char *step, cudaError_t err) {
+  const pg_status st = pg_status_from_cuda(err);
+  pg_set_error_detail("%s: %s: %s", plan->label, step, cudaGetErrorString(err));
+  return st;
+}
+
+/* `kernel` with `params`, in clusters of cluster_x blocks where that is
+ * more than 1, and programmatically behind the kernel before it in the
+ * stream where `programmatic` (it may start before that one ends, and
+ * waits for it itself: pg_grid_dependency_wait). */
+static cudaError_t launch_with(const pg_plan_step *step, void **params, cudaStream_t stream) {
+  const dim3 grid = {step->grid_x, step->grid_y, 1};
+  const dim3 block = {step->threads, 1, 1};
+  if (step->cluster_x <= 1 && !step->programmatic)
+    return cudaLaunchKernel(step->kernel, grid, block, params, step->dynamic_smem, stream);
+  cudaLaunchAttribute attrs[2];
+  unsigned count = 0;
+  if (step->cluster_x > 1) {
+    attrs[count].id = cudaLaunchAttributeClusterDimension;
+    attrs[count].val.clusterDim.x = step->cluster_x;
+    attrs[count].val.clusterDim.y = 1;
+    attrs[count].val.clusterDim.z = 1;
+    ++count;
+  }
+  if (step->programmatic) {
+    attrs[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attrs[count].val.programmaticStreamSerializationAllowed = 1;
+    ++count;
+  }
+  cudaLaunchConfig_t config = {0};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = step->dynamic_smem;
+  config.stream = stream;
+  config.attrs = attrs;
+  config.numAttrs = count;
+  return cudaLaunchKernelExC(&config, step->kernel, params);
+}
+
+/* The call's argument as a step's kernel reads it: its views pointed into
+ * the workspace at `base`. */
+static void apply_views(pg_gemm_args *args, const pg_views *views, const pg_workspace *workspace,
+                        float *base) {
+  if (views->a != PG_CALLER) {
+    const pg_region *r = &workspace->region[views->a - 1];
+    args->a = (const float *)((char *)base + r->offset);
+    args->lda = (int)r->ld;
+    args->vec_a = 1;
+  }
+  if (views->b != PG_CALLER) {
+    const pg_region *r = &workspace->region[views->b - 1];
+    args->b = (const float *)((char *)base + r->offset);
+    args->ldb = (int)r->ld;
+    args->vec_b = 1;
+  }
+  if (views->partials != PG_CALLER) {
+    const pg_region *r = &workspace->region[views->partials - 1];
+    args->partials = (float *)((char *)base + r->offset);
+    args->ldp = (int)r->ld;
+  }
+}
+
+/* The tensor maps of what the entry's kernel reads in the workspace (A's
+ * parts or copy, B's copy or B^T), the rest as planned. */
+static cudaError_t encode_views(const pg_plan *plan, const pg_plan_step *step,
+                                const pg_gemm_args *args, pg_tma_maps *maps, const char **what) {
+  *maps = plan->maps;
+  cudaError_t err = cudaSuccess;
+  if (step->views.a != PG_CALLER) {
+    *what = "encoding the tensor map of A in the workspace";
+    err = pg_tma_encode_a_parts(args, plan->tma, plan->workspace.region[step->views.a - 1].rows,
+                                maps);
+  }
+  if (err == cudaSuccess && step->views.b != PG_CALLER) {
+    *what = plan->tma->b_k_major ? "encoding B^T's tensor map"
+                                 : "encoding the tensor map of B's copy";
+    err = plan->tma->b_k_major ? pg_tma_encode_bt(args, plan->tma, maps)
+                               : pg_tma_encode_b(args, plan->tma, maps);
+  }
+  return err;
+}
+
+static pg_status launch_steps(const pg_plan *plan, cudaStream_t stream) {
+  float *base = NULL;
+  if (plan->workspace.bytes > 0) {
+    /* The pool is made to hold the bytes first, off this thread, so that a
+     * device out of memory fails there and leaves this thread's CUDA
+     * error as it was. */
+    pg_status st =
+        pg_device_pool_hold(plan->device, plan->pool, plan->workspace.bytes, plan->label);
+    if (st == PG_OK)
+      st = pg_device_pool_take(plan->pool, plan->workspace.bytes, stream, (void **)&base,
+                               plan->label);
+    if (st != PG_OK) return st;
+  }
+  cudaError_t err = cudaSuccess;
+  char step_name[96] = "";
+  for (int i = 0; i < plan->steps && err == cudaSuccess; ++i) {
+    const pg_plan_step *step = &plan->step[i];
+    pg_gemm_args args = plan->args;
+    pg_tma_maps maps;
+    void *params[] = {(void *)&args, (void *)&plan->maps};
+    const char *what = NULL;
+    if (base != NULL) {
+      apply_views(&args, &step->views, &plan->workspace, base);
+      if (i == plan->main_step && plan->tma != NULL &&
+          (step->views.a != PG_CALLER || step->views.b != PG_CALLER)) {
+        err = encode_views(plan, step, &args, &maps, &what);
+        params[1] = (void *)&maps;
+      }
+    }
+    if (err == cudaSuccess) {
+      what = NULL;
+      err = launch_with(step, params, stream);
+    }
+    if (err != cudaSuccess && what != NULL)
+      snprintf(step_name, sizeof step_name, "%s", what);
+    else if (err != cudaSuccess)
+      snprintf(step_name, sizeof step_name, "launching its %s", step->what);
+  }
+  if (base != NULL) {
+    const cudaError_t freed = cudaFreeAsync(base, stream);
+    if (err == cudaSuccess && freed != cudaSuccess) {
+      snprintf(step_name, sizeof step_name, "giving its workspace back");
+      err = freed;
+    }
+  }
+  return err == cudaSuccess ? PG_OK : launch_failed(plan, step_name, err);
+}
+
+/* A plan runs on its device: where the calling thread's current device is
+ * another, the plan's is made current for the launch and the caller's put
+ * back after it (CUDA refuses a launch on a stream of another device than
+ * the current one, and the default stream is the current device's). */
+pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
+  pg_clear_error_detail();
+  if (plan == NULL) {
+    pg_set_error_detail("no plan given (NULL)");
+    return PG_ERR_INVALID_ARG;
+  }
+  if (plan->entry == NULL) return PG_OK; /* M or N is 0 */
+  int current = plan->device->ordinal;
+  cudaError_t err = cudaGetDevice(&current);
+  if (err == cudaSuccess && current != plan->device->ordinal)
+    err = cudaSetDevice(plan->device->ordinal);
+  if (err != cudaSuccess) return launch_failed(plan, "making its device current", err);
+  pg_status st = plan->entry->info.kind == PG_KIND_LIBRARY
+                     ? pg_cublas_sgemm(plan->device, &plan->args, plan->entry->info.precision,
+                                       stream)
+                     : launch_steps(plan, stream);
+  if (current != plan->device->ordinal) {
+    err = cudaSetDevice(current);
+    if (err != cudaSuccess && st == PG_OK)
+      st = launch_failed(plan, "making the caller's device current again", err);
+  }
+  return st;
+}
