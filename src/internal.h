@@ -414,6 +414,30 @@ struct pg_plan {
   char label[64];          /* for messages: "tma_ws", or "auto (tma_ws)" */
 };
 
+/* The rules every entry point that takes a problem applies (pg_sgemm's
+ * family and pg_auto_select), in BLAS's order: sizes, leading dimensions
+ * (before the quick return of M or N = 0), then A and B where K > 0.
+ * PG_OK or PG_ERR_INVALID_ARG with the detail set. */
+pg_status pg_check_problem(int m, int n, int k, const float *a, int lda, const float *b,
+                           int ldb);
+
+/* The problem's fields of the kernels' parameter (the rest zero). */
+void pg_set_problem(pg_gemm_args *args, int m, int n, int k, float alpha, const float *a,
+                    int lda, const float *b, int ldb, float beta, float *c, int ldc);
+
+/* Whether the device runs `entry` at `stages` on the problem in plan->args,
+ * and if so its configure function's launch in *kernel (plan->args as it
+ * left them). `layout`: also apply the grid limits and the entry's layout
+ * rules (0 when no real problem is at hand). */
+pg_status pg_decide_entry(const pg_device *dev, const pg_variant_entry *entry, int stages,
+                          pg_plan *plan, pg_kernel_launch *kernel, int layout);
+
+/* A selector's choice for the problem in plan->args (src/auto.c): of its
+ * rules' candidates that the device runs, the best predicted; the winner's
+ * entry, stage count and launch, plan->args as it planned them. */
+pg_status pg_auto_choose(const pg_device *dev, const pg_variant_info *selector, pg_plan *plan,
+                         const pg_variant_entry **entry, int *stages, pg_kernel_launch *kernel);
+
 /* Fills *plan for the call, or returns the status pg_sgemm_variant returns
  * before any device work (detail set). */
 pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int stages, int m,

@@ -23,29 +23,6 @@ static int max_int(int a, int b) { return a > b ? a : b; }
 
 static int is_16_byte_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
 
-/* The selectors' registry entries: each runs what choose() picks for the
- * call among its rules' entries of its own precision class (auto: strict
- * IEEE FP32, auto_tf32: TF32 products), or for auto_emulated, of the
- * FP32-accurate ones: emulated and strict. */
-const pg_variant_entry pg_entry_auto = {
-    .info = {.name = "auto", .kind = PG_KIND_SELECTOR,
-             .technique = "the best predicted variant for this GPU and shape (pg_auto_select, src/tuning.c)",
-             .source = "", .min_cc = 50},
-};
-const pg_variant_entry pg_entry_auto_tf32 = {
-    .info = {.name = "auto_tf32", .kind = PG_KIND_SELECTOR, .precision = PG_PRECISION_TF32,
-             .technique = "the best predicted TF32 tensor-core variant for this GPU and shape "
-                          "(src/tuning.c)",
-             .source = "", .min_cc = 80},
-};
-const pg_variant_entry pg_entry_auto_emulated = {
-    .info = {.name = "auto_emulated", .kind = PG_KIND_SELECTOR,
-             .precision = PG_PRECISION_EMULATED,
-             .technique = "the best predicted FP32-accurate variant for this GPU and shape: "
-                          "tensor-core emulation or strict FP32 (src/tuning.c)",
-             .source = "", .min_cc = 50},
-};
-
 /* ---- arguments -------------------------------------------------------------- */
 
 /* A leading dimension against the BLAS rule ld >= max(1, row width). */
@@ -81,6 +58,15 @@ static pg_status check_operand_pointers(int k, const float *a, const float *b) {
     return PG_ERR_INVALID_ARG;
   }
   return PG_OK;
+}
+
+pg_status pg_check_problem(int m, int n, int k, const float *a, int lda, const float *b,
+                           int ldb) {
+  pg_status st = check_sizes(m, n, k);
+  if (st == PG_OK) st = check_ld("lda", lda, "k", k, "A");
+  if (st == PG_OK) st = check_ld("ldb", ldb, "n", n, "B");
+  if (st != PG_OK || m == 0 || n == 0) return st;
+  return check_operand_pointers(k, a, b);
 }
 
 static pg_status check_arguments(const pg_variant_info *variant, int *stages, int m, int n,
@@ -154,7 +140,7 @@ static pg_status load_kernel(const pg_device *dev, const pg_variant_info *info,
 /* Whether the device runs `entry` at `stages` on the problem in plan->args,
  * and if so its kernel's plan in *kernel. `layout`: also apply the grid
  * limits and the entry's layout rules (0 when no real problem is at hand). */
-static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entry, int stages,
+pg_status pg_decide_entry(const pg_device *dev, const pg_variant_entry *entry, int stages,
                               pg_plan *plan, pg_kernel_launch *kernel, int layout) {
   const pg_variant_info *info = &entry->info;
   if (dev->cc < info->min_cc) {
@@ -202,171 +188,8 @@ static pg_status decide_entry(const pg_device *dev, const pg_variant_entry *entr
   return PG_OK;
 }
 
-/* The blocks a candidate's plan launches (grid_y 0 counts as 1). */
-static long long launch_blocks(const pg_kernel_launch *kernel) {
-  return kernel->grid_x * (kernel->grid_y > 0 ? kernel->grid_y : 1);
-}
-
-/* auto's prediction for a candidate's plan (src/tuning.h): its speed at
- * full waves x the fill of its waves x the share of its tiles' area that is
- * the problem's x (with fixed costs in K) K over K plus a call's cost and a
- * block's K over itself plus a block's cost (src/tuning.h) x, where a first
- * kernel copies operands TMA cannot read, K over K plus the copies' cost:
- * their bytes (read and written) at the tuning row's FLOPs a byte, over the
- * 2 M N FLOPs a unit of K is. */
-static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
-                              const pg_variant_info *info, const pg_gemm_args *args,
-                              const pg_kernel_launch *kernel) {
-  double fill = 1.0, useful = 1.0;
-  const long long blocks = launch_blocks(kernel);
-  const long long slots = (long long)(rule->blocks_per_sm > 0 ? rule->blocks_per_sm : 1) *
-                          dev->sm_count;
-  if (kernel->fill > 0.0)
-    fill = kernel->fill;
-  else if (blocks > 0)
-    fill = (double)blocks / (double)(((blocks + slots - 1) / slots) * slots);
-  if (kernel->speed_share > 0.0) {
-    useful = kernel->speed_share;
-  } else if (info->tile_m > 0 && info->tile_n > 0) {
-    const long long tiles_m = ((long long)args->m + info->tile_m - 1) / info->tile_m;
-    const long long tiles_n = ((long long)args->n + info->tile_n - 1) / info->tile_n;
-    useful = (double)args->m * args->n /
-             ((double)tiles_m * info->tile_m * (double)tiles_n * info->tile_n);
-  }
-  const double k = args->k > 0 ? (double)args->k : 0.0;
-  const double kb = info->tile_k > 0 ? (double)pg_block_k(args, info->tile_k) : k;
-  const double k_share = rule->k_overhead > 0 ? k / (k + rule->k_overhead) : 1.0;
-  const double kb_share = rule->k_block_overhead > 0 ? kb / (kb + rule->k_block_overhead) : 1.0;
-  double copy_share = 1.0;
-  if (kernel->copied_floats > 0 && k > 0.0 && args->m > 0 && args->n > 0) {
-    const double copy_k = (double)dev->tuning.flops_per_byte * 2.0 * sizeof(float) *
-                          (double)kernel->copied_floats / (2.0 * (double)args->m * args->n);
-    copy_share = k / (k + copy_k);
-  }
-  const double factor =
-      kernel->persistent_blocks_per_sm > 0 && kernel->speed_factor > 0.0 ? kernel->speed_factor
-                                                                         : 1.0;
-  return rule->speed_percent * fill * useful * k_share * kb_share * copy_share * factor;
-}
-
-/* The entry a tuning rule names, if a selector of `precision` may run it: a
- * registered entry, no selector, and of that precision class (auto is
- * strict), or for the emulated selector of that class or strict (both are
- * FP32-accurate); NULL otherwise, and the rule is skipped. choose() and
- * pg_auto_candidate() ask it alike. */
-static const pg_variant_entry *auto_rule_entry(const pg_auto_rule *rule,
-                                               pg_precision precision) {
-  const pg_variant_entry *entry = pg_entry_find(rule->variant);
-  if (entry == NULL || entry->info.kind == PG_KIND_SELECTOR) return NULL;
-  const pg_precision own = entry->info.precision;
-  if (own != precision && !(precision == PG_PRECISION_EMULATED && own == PG_PRECISION_STRICT))
-    return NULL;
-  return entry;
-}
-
-/* A selector's rules in the device's tuning row. */
-static const pg_auto_rule *selector_rules(const pg_device *dev, const pg_variant_info *selector) {
-  switch (selector->precision) {
-    case PG_PRECISION_TF32: return dev->tuning.auto_tf32_rules;
-    case PG_PRECISION_EMULATED: return dev->tuning.auto_emulated_rules;
-    default: return dev->tuning.auto_rules;
-  }
-}
-
-/* A rule's stage count for its candidate: the rule's, or the entry's
- * default; 0 where it is past the entry's range (the rule is skipped). */
-static int rule_stages(const pg_auto_rule *rule, const pg_variant_info *info) {
-  const int s = rule->stages != 0 ? rule->stages : info->default_stages;
-  return s < info->min_stages || s > info->max_stages ? 0 : s;
-}
-
-/* One rule's candidate on the problem at `stages`: plans it (plan->args
- * from `problem`) and, where the device runs it, its predicted speed. */
-static pg_status rule_speed(const pg_device *dev, const pg_auto_rule *rule,
-                            const pg_variant_entry *candidate, int stages,
-                            const pg_gemm_args *problem, pg_plan *plan, pg_kernel_launch *kernel,
-                            double *speed) {
-  plan->args = *problem;
-  const pg_status st = decide_entry(dev, candidate, stages, plan, kernel, 1);
-  if (st == PG_OK) *speed = predicted_speed(dev, rule, &candidate->info, &plan->args, kernel);
-  return st;
-}
-
-/* A selector's candidates on `problem`, in its rules' order, a row each
- * (rule_stages, rule_speed); *chosen the first of the best predicted, -1
- * if none runs. It stops after a candidate that found the device out of
- * memory, whose row is then the last. plan->args and *kernel are left as
- * the last candidate planned them. */
-static int rank_candidates(const pg_device *dev, const pg_variant_info *selector,
-                           const pg_gemm_args *problem, pg_plan *plan, pg_kernel_launch *kernel,
-                           pg_model_row *rows, int max_rows, int *chosen) {
-  const pg_auto_rule *rules = selector_rules(dev, selector);
-  int count = 0;
-  double best = -1.0;
-  *chosen = -1;
-  for (int i = 0; i < PG_AUTO_MAX_RULES && rules[i].variant != NULL && count < max_rows; ++i) {
-    const pg_variant_entry *candidate = auto_rule_entry(&rules[i], selector->precision);
-    if (candidate == NULL) continue;
-    const int s = rule_stages(&rules[i], &candidate->info);
-    if (s == 0) continue;
-    pg_model_row *row = &rows[count++];
-    row->variant = &candidate->info;
-    row->stages = s;
-    row->speed = 0.0;
-    row->blocks = row->block_k = 0;
-    row->status = rule_speed(dev, &rules[i], candidate, s, problem, plan, kernel, &row->speed);
-    if (row->status == PG_OK) {
-      row->blocks = launch_blocks(kernel);
-      row->block_k = candidate->info.tile_k > 0 ? pg_block_k(&plan->args, candidate->info.tile_k)
-                                                : plan->args.k;
-    }
-    if (row->status == PG_ERR_NO_MEMORY) break;
-    if (row->status == PG_OK && row->speed > best) {
-      best = row->speed;
-      *chosen = count - 1;
-    }
-  }
-  return count;
-}
-
-/* auto: of the tuning table's candidates that the device runs on this
- * problem, the best predicted. Their refusals are no error of the call: the
- * detail is cleared once one runs. */
-static pg_status choose(const pg_device *dev, const pg_variant_info *selector, pg_plan *plan,
-                        const pg_variant_entry **entry, int *stages, pg_kernel_launch *kernel) {
-  const pg_gemm_args problem = plan->args; /* each candidate's configure starts from it */
-  const cudaError_t cuda_error_before = pg_last_cuda_error();
-  pg_model_row rows[PG_AUTO_MAX_RULES];
-  int chosen = -1;
-  const int count =
-      rank_candidates(dev, selector, &problem, plan, kernel, rows, PG_AUTO_MAX_RULES, &chosen);
-  /* Out of memory is no answer about the candidate: choosing past it
-   * would make the choice depend on the moment. */
-  if (count > 0 && rows[count - 1].status == PG_ERR_NO_MEMORY) return PG_ERR_NO_MEMORY;
-  plan->args = problem;
-  /* None runs: the last refusal's status and detail. */
-  if (chosen < 0) {
-    const pg_status last = count > 0 ? rows[count - 1].status : PG_ERR_ARCH;
-    if (last != PG_OK) return last;
-    /* Every candidate planned, none with a speed to rank (no problem has
-     * that; kept so that a model's NaN is never an answer). */
-    pg_set_error_detail("no candidate has a predicted speed at %d x %d x %d", problem.m,
-                        problem.n, problem.k);
-    return PG_ERR_UNSUPPORTED;
-  }
-  const pg_variant_entry *best = pg_entry_of(rows[chosen].variant);
-  /* The winner's plan again: the candidates after it wrote theirs. */
-  pg_status st = decide_entry(dev, best, rows[chosen].stages, plan, kernel, 1);
-  if (st != PG_OK) return st;
-  *entry = best;
-  *stages = rows[chosen].stages;
-  pg_clear_error_detail();
-  pg_restore_last_cuda_error(cuda_error_before);
-  return PG_OK;
-}
-
 /* The problem's fields of the kernels' parameter. */
-static void set_problem(pg_gemm_args *args, int m, int n, int k, float alpha, const float *a,
+void pg_set_problem(pg_gemm_args *args, int m, int n, int k, float alpha, const float *a,
                         int lda, const float *b, int ldb, float beta, float *c, int ldc) {
   memset(args, 0, sizeof *args);
   args->m = m;
@@ -530,17 +353,17 @@ pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int sta
   st = pg_device_current(&dev);
   if (st != PG_OK) return st;
   plan->device = dev;
-  set_problem(&plan->args, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  pg_set_problem(&plan->args, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   pg_kernel_launch kernel;
   if (entry->info.kind == PG_KIND_SELECTOR) {
-    st = choose(dev, variant, plan, &entry, &stages, &kernel);
+    st = pg_auto_choose(dev, variant, plan, &entry, &stages, &kernel);
     if (st != PG_OK) {
       name_the_selector(variant);
       return st;
     }
     snprintf(plan->label, sizeof plan->label, "%s (%s)", variant->name, entry->info.name);
   } else {
-    st = decide_entry(dev, entry, stages, plan, &kernel, 1);
+    st = pg_decide_entry(dev, entry, stages, plan, &kernel, 1);
     if (st != PG_OK) return st;
     snprintf(plan->label, sizeof plan->label, "%s", entry->info.name);
   }
@@ -706,8 +529,8 @@ static pg_status decide_nominal(const pg_device *dev, const pg_variant_entry *en
                                 pg_kernel_launch *kernel) {
   pg_plan plan;
   memset(&plan, 0, sizeof plan);
-  set_problem(&plan.args, 1, 1, 1, 1.0f, NULL, 1, NULL, 1, 0.0f, NULL, 1);
-  return decide_entry(dev, entry, stages, &plan, kernel, 0);
+  pg_set_problem(&plan.args, 1, 1, 1, 1.0f, NULL, 1, NULL, 1, 0.0f, NULL, 1);
+  return pg_decide_entry(dev, entry, stages, &plan, kernel, 0);
 }
 
 pg_status pg_variant_supported(const pg_variant_info *variant, int stages) {
@@ -740,103 +563,6 @@ pg_status pg_variant_kernel_facts(const pg_variant_info *variant, int stages,
   if (st != PG_OK) return st;
   return kernel_facts(dev, kernel.kernel, (unsigned)entry->info.threads,
                       dynamic_smem_of(entry, stages), facts);
-}
-
-/* What the questions about auto have in common: a place for the answer,
- * and the current device. */
-static pg_status auto_question(const pg_variant_info **variant, const int *stages,
-                               const pg_device **dev) {
-  pg_clear_error_detail();
-  if (variant == NULL || stages == NULL) {
-    pg_set_error_detail("no place for the answer given (NULL)");
-    return PG_ERR_INVALID_ARG;
-  }
-  return pg_device_current(dev);
-}
-
-pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const float *b, int ldb,
-                         const pg_variant_info **variant, int *stages) {
-  pg_clear_error_detail();
-  if (variant == NULL || stages == NULL) {
-    pg_set_error_detail("no place for the answer given (NULL)");
-    return PG_ERR_INVALID_ARG;
-  }
-  pg_status st = check_sizes(m, n, k);
-  if (st == PG_OK) st = check_ld("lda", lda, "k", k, "A");
-  if (st == PG_OK) st = check_ld("ldb", ldb, "n", n, "B");
-  if (st != PG_OK) return st;
-  if (m == 0 || n == 0) { /* as pg_sgemm: nothing to do, so nothing runs */
-    *variant = NULL;
-    *stages = 0;
-    return PG_OK;
-  }
-  st = check_operand_pointers(k, a, b);
-  const pg_device *dev = NULL;
-  if (st == PG_OK) st = pg_device_current(&dev);
-  if (st != PG_OK) return st;
-  pg_plan plan;
-  memset(&plan, 0, sizeof plan);
-  set_problem(&plan.args, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, NULL, n);
-  const pg_variant_entry *entry = NULL;
-  pg_kernel_launch kernel;
-  int chosen_stages = 0;
-  st = choose(dev, &pg_entry_auto.info, &plan, &entry, &chosen_stages, &kernel);
-  if (st != PG_OK) return st;
-  *variant = &entry->info;
-  *stages = chosen_stages;
-  return PG_OK;
-}
-
-int pg_auto_model(const pg_device *dev, const pg_variant_info *selector, int m, int n, int k,
-                  pg_model_row *rows, int max_rows, int *chosen) {
-  /* Stand-ins for A and B: the plans look at their addresses' alignment
-   * alone. */
-  static const float operand[4] __attribute__((aligned(16))) = {0};
-  *chosen = -1;
-  if (dev == NULL || selector == NULL || selector->kind != PG_KIND_SELECTOR || m < 1 || n < 1 ||
-      k < 0)
-    return 0;
-  pg_plan plan;
-  memset(&plan, 0, sizeof plan);
-  set_problem(&plan.args, m, n, k, 1.0f, operand, k, operand, n, 0.0f, NULL, n);
-  const pg_gemm_args problem = plan.args;
-  pg_kernel_launch kernel;
-  const int count =
-      rank_candidates(dev, selector, &problem, &plan, &kernel, rows, max_rows, chosen);
-  pg_clear_error_detail();
-  return count;
-}
-
-pg_device pg_device_model(int cc, int sm_count, size_t smem_optin) {
-  pg_device device;
-  memset(&device, 0, sizeof device);
-  device.cc = cc;
-  device.sm_count = sm_count;
-  device.smem_optin = smem_optin;
-  device.tuning = pg_tuning_row(cc, sm_count);
-  device.model_only = 1;
-  return device;
-}
-
-pg_status pg_auto_candidate(const pg_variant_info *selector, int index,
-                            const pg_variant_info **variant, int *stages) {
-  if (selector == NULL || pg_entry_of(selector) == NULL || selector->kind != PG_KIND_SELECTOR) {
-    pg_set_error_detail("%s is no selector", selector != NULL ? selector->name : "(NULL)");
-    return PG_ERR_INVALID_ARG;
-  }
-  const pg_device *dev = NULL;
-  pg_status st = auto_question(variant, stages, &dev);
-  if (st != PG_OK) return st;
-  const pg_auto_rule *rules = selector_rules(dev, selector);
-  for (int i = 0, seen = 0; i < PG_AUTO_MAX_RULES && rules[i].variant != NULL; ++i) {
-    const pg_variant_entry *candidate = auto_rule_entry(&rules[i], selector->precision);
-    if (candidate == NULL || seen++ != index) continue;
-    *variant = &candidate->info;
-    *stages = rules[i].stages;
-    return PG_OK;
-  }
-  pg_set_error_detail("%s has no candidate %d on this GPU", selector->name, index);
-  return PG_ERR_INVALID_ARG;
 }
 
 /* ---- the library's lifetime ---------------------------------------------------------- */
