@@ -38,23 +38,25 @@ run: build
 deps:
 	@scripts/deps.sh
 
-# Every test; GPU tests report "skipped" on a machine without a GPU, and the
-# reason each skipped test gave is printed after the summary.
+# Every test but the fuzz of the parsers (label fuzz), which make
+# test-sanitize runs under the sanitizers; GPU tests report "skipped" on a
+# machine without a GPU, and the reason each skipped test gave is printed
+# after the summary.
 test: deps
 	@$(MAKE) --no-print-directory build
-	ctest --test-dir $(BUILD) --output-on-failure
+	ctest --test-dir $(BUILD) --output-on-failure -LE fuzz
 	@grep -h "^skipped:" $(BUILD)/Testing/Temporary/LastTest.log 2>/dev/null | sort -u | sed 's/^/ctest: /' || true
 
-# The tests labelled host and cli in a build of its own whose host C code
-# has ASan and UBSan (-DPG_SANITIZE=ON); its CUDA code is for sm_90 alone,
-# half the compile of the default. tests/CMakeLists.txt sets the options
-# that make any report fail its test, and says which tests are left out and
-# why.
+# The tests labelled host and cli, and the fuzz of the parsers
+# (tests/fuzz_cli.c), in a build of its own whose host C code has ASan and
+# UBSan (-DPG_SANITIZE=ON); its CUDA code is for sm_90 alone, half the
+# compile of the default. tests/CMakeLists.txt sets the options that make
+# any report fail its test, and says which tests are left out and why.
 SANITIZE_BUILD ?= build-sanitize
 SANITIZE_FLAGS ?= -DPG_SANITIZE=ON -DCMAKE_CUDA_ARCHITECTURES=90
 test-sanitize: deps
 	@$(MAKE) --no-print-directory build BUILD=$(SANITIZE_BUILD) CMAKE_FLAGS='$(SANITIZE_FLAGS)'
-	ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -L 'host|cli'
+	ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -L 'host|cli|fuzz'
 	@grep -h "^skipped:" $(SANITIZE_BUILD)/Testing/Temporary/LastTest.log 2>/dev/null | sort -u | sed 's/^/ctest: /' || true
 
 # Only the GPU-labelled tests.
@@ -119,9 +121,9 @@ help:
 	@echo "make          build the library, the pipegemm tool and the tests"
 	@echo "make run      pipegemm bench --variant all (needs a GPU)"
 	@echo "make deps     fetch what the tests need into .deps/ (cmocka, cuobjdump, nvdisasm, matplotlib, pytest)"
-	@echo "make test     make deps, then every test (GPU tests skip without a GPU)"
+	@echo "make test     make deps, then every test but the fuzz (GPU tests skip without a GPU)"
 	@echo "make test-gpu run only the GPU tests"
-	@echo "make test-sanitize  the host and cli tests under ASan and UBSan, in $(SANITIZE_BUILD)/"
+	@echo "make test-sanitize  the host and cli tests and the parsers' fuzz under ASan and UBSan, in $(SANITIZE_BUILD)/"
 	@echo "make ptx      PTX of every kernel, per architecture, in $(BUILD)/artifacts/"
 	@echo "make sass     SASS of every kernel, per architecture, in $(BUILD)/artifacts/"
 	@echo "make profile  Nsight Compute table of baseline, pingpong, cp_async at 2048^3"
