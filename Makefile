@@ -4,7 +4,7 @@ CMAKE_FLAGS ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all build configure deps run test test-gpu clean help profile report timeline
+.PHONY: all build configure deps run test test-gpu test-sanitize clean help profile report timeline
 
 all: build
 
@@ -40,27 +40,40 @@ deps:
 
 # ctest, then what it leaves unsaid (scripts/ctest-skips.sh): the reason
 # each skipped test gave, and how many were skipped, or that all were and
-# none ran; after a failed run too, keeping its exit status. $(1): ctest's
-# options; $(2): what the tests are called.
-CTEST_OUTPUT := $(BUILD)/Testing/Temporary/LastOutput.log
+# none ran; after a failed run too, keeping its exit status. $(1): the build
+# folder; $(2): ctest's options; $(3): what the tests are called.
 define run_ctest
-	@echo "ctest --test-dir $(BUILD) --output-on-failure$(if $(1), $(1))"
-	@rm -f $(CTEST_OUTPUT); ctest --test-dir $(BUILD) --output-on-failure $(1) -O $(CTEST_OUTPUT); \
-	  status=$$?; scripts/ctest-skips.sh $(CTEST_OUTPUT) \
-	    $(BUILD)/Testing/Temporary/LastTest.log "$(2)"; exit $$status
+	@echo "ctest --test-dir $(1) --output-on-failure$(if $(2), $(2))"
+	@rm -f $(1)/Testing/Temporary/LastOutput.log; \
+	  ctest --test-dir $(1) --output-on-failure $(2) -O $(1)/Testing/Temporary/LastOutput.log; \
+	  status=$$?; scripts/ctest-skips.sh $(1)/Testing/Temporary/LastOutput.log \
+	    $(1)/Testing/Temporary/LastTest.log "$(3)"; exit $$status
 endef
 
-# Every test; GPU tests report "skipped" on a machine without a GPU, and the
-# reason each skipped test gave is printed after the summary.
+# Every test but the fuzz of the parsers (label fuzz), which make
+# test-sanitize runs under the sanitizers; GPU tests report "skipped" on a
+# machine without a GPU, and the reason each skipped test gave is printed
+# after the summary.
 test: deps
 	@$(MAKE) --no-print-directory build
-	$(call run_ctest,,tests)
+	$(call run_ctest,$(BUILD),-LE fuzz,tests)
+
+# The tests labelled host and cli, and the fuzz of the parsers
+# (tests/fuzz_cli.c), in a build of its own whose host C code has ASan and
+# UBSan (-DPG_SANITIZE=ON); its CUDA code is for sm_90 alone, half the
+# compile of the default. tests/CMakeLists.txt sets the options that make
+# any report fail its test, and says which tests are left out and why.
+SANITIZE_BUILD ?= build-sanitize
+SANITIZE_FLAGS ?= -DPG_SANITIZE=ON -DCMAKE_CUDA_ARCHITECTURES=90
+test-sanitize: deps
+	@$(MAKE) --no-print-directory build BUILD=$(SANITIZE_BUILD) CMAKE_FLAGS='$(SANITIZE_FLAGS)'
+	$(call run_ctest,$(SANITIZE_BUILD),-L 'host|cli|fuzz',sanitized tests)
 
 # Only the GPU-labelled tests; without a GPU, each is skipped, and the
 # summary's "100% tests passed" is followed by the reason and by a line
 # that says that none of them ran.
 test-gpu: build
-	$(call run_ctest,-L gpu,GPU tests)
+	$(call run_ctest,$(BUILD),-L gpu,GPU tests)
 
 # Nsight Compute counters of the write-up's three kernels, side by side
 # (needs ncu and access to the GPU's counters); ncu's raw output is kept.
@@ -114,18 +127,19 @@ sass: build
 	scripts/artifacts.sh sass $(BUILD)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD)
 
 help:
 	@echo "make          build the library, the pipegemm tool and the tests"
 	@echo "make run      pipegemm bench --variant all (needs a GPU)"
 	@echo "make deps     fetch what the tests need into .deps/ (cmocka, cuobjdump, nvdisasm, matplotlib, pytest)"
-	@echo "make test     make deps, then every test (GPU tests skip without a GPU)"
+	@echo "make test     make deps, then every test but the fuzz (GPU tests skip without a GPU)"
 	@echo "make test-gpu run only the GPU tests (says so when all were skipped: no GPU)"
+	@echo "make test-sanitize  the host and cli tests and the parsers' fuzz under ASan and UBSan, in $(SANITIZE_BUILD)/"
 	@echo "make ptx      PTX of every kernel, per architecture, in $(BUILD)/artifacts/"
 	@echo "make sass     SASS of every kernel, per architecture, in $(BUILD)/artifacts/"
 	@echo "make profile  Nsight Compute table of baseline, pingpong, cp_async at 2048^3"
 	@echo "make report   Markdown page with plots from $(RESULTS)/*.csv, else bench/results/"
 	@echo "make timeline PNG timelines of the traces in bench/results/ (*-trace-*.json.gz; TRACES=dir for others)"
-	@echo "make clean    remove $(BUILD)"
+	@echo "make clean    remove $(BUILD) and $(SANITIZE_BUILD)"
 	@echo "variables: BUILD=dir CMAKE_FLAGS='-DCMAKE_CUDA_ARCHITECTURES=90'"
