@@ -438,6 +438,19 @@ pg_status pg_decide_entry(const pg_device *dev, const pg_variant_entry *entry, i
 pg_status pg_auto_choose(const pg_device *dev, const pg_variant_info *selector, pg_plan *plan,
                          const pg_variant_entry **entry, int *stages, pg_kernel_launch *kernel);
 
+/* pg_plan_prepare on `device` (NULL: the current one); on the facts of a
+ * GPU that is not here (pg_device_model), the plan asks no GPU anything
+ * (no kernel loaded, no pool, no tensor map encoded, no persistent cap):
+ * for tests of the plan's steps on a machine without one. */
+pg_status pg_plan_prepare_on(pg_plan *plan, const pg_device *device,
+                             const pg_variant_info *variant, int stages, int m, int n, int k,
+                             float alpha, const float *a, int lda, const float *b, int ldb,
+                             float beta, float *c, int ldc);
+
+/* The argument the kernel of step `step` gets with the workspace at `base`
+ * (src/launch.c): the plan's, its views pointed into the workspace. */
+void pg_plan_step_args(const pg_plan *plan, int step, float *base, pg_gemm_args *args);
+
 /* Fills *plan for the call, or returns the status pg_sgemm_variant returns
  * before any device work (detail set). */
 pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int stages, int m,

@@ -111,6 +111,11 @@ static void apply_views(pg_gemm_args *args, const pg_views *views, const pg_work
   }
 }
 
+void pg_plan_step_args(const pg_plan *plan, int step, float *base, pg_gemm_args *args) {
+  *args = plan->args;
+  if (base != NULL) apply_views(args, &plan->step[step].views, &plan->workspace, base);
+}
+
 /* The tensor maps of what the entry's kernel reads in the workspace (A's
  * parts or copy, B's copy or B^T), the rest as planned. */
 static cudaError_t encode_views(const pg_plan *plan, const pg_plan_step *step,
@@ -148,12 +153,12 @@ static pg_status launch_steps(const pg_plan *plan, cudaStream_t stream) {
   char step_name[96] = "";
   for (int i = 0; i < plan->steps && err == cudaSuccess; ++i) {
     const pg_plan_step *step = &plan->step[i];
-    pg_gemm_args args = plan->args;
+    pg_gemm_args args;
+    pg_plan_step_args(plan, i, base, &args);
     pg_tma_maps maps;
     void *params[] = {(void *)&args, (void *)&plan->maps};
     const char *what = NULL;
     if (base != NULL) {
-      apply_views(&args, &step->views, &plan->workspace, base);
       if (i == plan->main_step && plan->tma != NULL &&
           (step->views.a != PG_CALLER || step->views.b != PG_CALLER)) {
         err = encode_views(plan, step, &args, &maps, &what);

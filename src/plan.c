@@ -218,8 +218,11 @@ static size_t dynamic_smem_of(const pg_variant_entry *entry, int stages) {
  * and the tuning row allow it. */
 static pg_status add_step(pg_plan *plan, const pg_launch_step *decl, int programmatic_ok,
                           const pg_views *views) {
-  pg_status st = load_kernel(plan->device, &plan->entry->info, decl->kernel, decl->what, 0);
-  if (st != PG_OK) return st;
+  if (!plan->device->model_only) {
+    const pg_status st =
+        load_kernel(plan->device, &plan->entry->info, decl->kernel, decl->what, 0);
+    if (st != PG_OK) return st;
+  }
   pg_plan_step *step = &plan->step[plan->steps++];
   step->kernel = decl->kernel;
   step->grid_x = (unsigned)decl->grid_x;
@@ -243,8 +246,9 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
   const int programmatic_ok = plan->device->cc >= 90 &&
                               pg_tuning_with_env(&plan->device->tuning).programmatic_launch;
   pg_status st = PG_OK;
+  const int model_only = plan->device->model_only; /* no GPU asked (pg_plan_prepare_on) */
   plan->workspace = kernel->workspace;
-  if (plan->workspace.bytes > 0) st = pg_device_pool(plan->device, &plan->pool);
+  if (plan->workspace.bytes > 0 && !model_only) st = pg_device_pool(plan->device, &plan->pool);
   if (st == PG_OK && kernel->first.kernel != NULL)
     st = add_step(plan, &kernel->first, 0, &kernel->first.views);
   if (st != PG_OK) return st;
@@ -272,7 +276,7 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
     if (spread > main->dynamic_smem) main->dynamic_smem = spread;
   }
   long long grid_x = kernel->grid_x;
-  if (kernel->persistent_blocks_per_sm > 0) {
+  if (kernel->persistent_blocks_per_sm > 0 && !model_only) {
     int fit = 0;
     cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &fit, kernel->kernel, (int)main->threads, main->dynamic_smem);
@@ -291,7 +295,7 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
   if (st != PG_OK) return st;
 
   plan->tma = kernel->tma;
-  if (kernel->tma != NULL) {
+  if (kernel->tma != NULL && !model_only) {
     /* An operand the kernel reads in the workspace (B^T, A's parts, B's
      * copy) gets its map at launch, once the workspace is there. */
     cudaError_t err = pg_tma_encode(&plan->args, kernel->tma, kernel->views.a == PG_CALLER,
@@ -322,8 +326,11 @@ static pg_status finish_scale_plan(pg_plan *plan) {
   pg_kernel_launch kernel;
   memset(&kernel, 0, sizeof kernel);
   pg_configure_scale_c(&plan->args, &kernel);
-  pg_status st = load_kernel(plan->device, &plan->entry->info, kernel.kernel, "C = beta * C", 0);
-  if (st != PG_OK) return st;
+  if (!plan->device->model_only) {
+    const pg_status st =
+        load_kernel(plan->device, &plan->entry->info, kernel.kernel, "C = beta * C", 0);
+    if (st != PG_OK) return st;
+  }
   plan->args.splits = 0;
   plan->args.stream_k = 0;
   plan->scales_c_only = 1;
@@ -342,6 +349,13 @@ static pg_status finish_scale_plan(pg_plan *plan) {
 pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int stages, int m,
                           int n, int k, float alpha, const float *a, int lda, const float *b,
                           int ldb, float beta, float *c, int ldc) {
+  return pg_plan_prepare_on(plan, NULL, variant, stages, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                            ldc);
+}
+
+pg_status pg_plan_prepare_on(pg_plan *plan, const pg_device *dev, const pg_variant_info *variant,
+                             int stages, int m, int n, int k, float alpha, const float *a,
+                             int lda, const float *b, int ldb, float beta, float *c, int ldc) {
   memset(plan, 0, sizeof *plan);
   pg_clear_error_detail();
   const pg_variant_entry *entry = NULL;
@@ -349,8 +363,7 @@ pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int sta
   if (st == PG_OK) st = check_arguments(variant, &stages, m, n, k, a, lda, b, ldb, c, ldc);
   if (st != PG_OK || m == 0 || n == 0) return st; /* nothing to do: no entry to run */
 
-  const pg_device *dev = NULL;
-  st = pg_device_current(&dev);
+  if (dev == NULL) st = pg_device_current(&dev);
   if (st != PG_OK) return st;
   plan->device = dev;
   pg_set_problem(&plan->args, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
