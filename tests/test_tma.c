@@ -289,6 +289,72 @@ static void test_tuning_table(void **state) {
   pg_tuning_reread_environment();
 }
 
+/* Rule list `a` (room for `room` rules) holds `b`'s rules in `b`'s order,
+ * every field the same, and ends where `b` ends. Returns their count. */
+static int assert_same_rules(const pg_auto_rule *a, int room, const pg_auto_rule *b) {
+  int i = 0;
+  for (; i < PG_AUTO_MAX_RULES && b[i].variant != NULL; ++i) {
+    assert_true(i < room);
+    assert_non_null(a[i].variant);
+    assert_string_equal(a[i].variant, b[i].variant);
+    assert_int_equal(a[i].stages, b[i].stages);
+    assert_int_equal(a[i].speed_percent, b[i].speed_percent);
+    assert_int_equal(a[i].blocks_per_sm, b[i].blocks_per_sm);
+    assert_int_equal(a[i].k_overhead, b[i].k_overhead);
+    assert_int_equal(a[i].k_block_overhead, b[i].k_block_overhead);
+  }
+  assert_true(i < room);
+  assert_null(a[i].variant);
+  return i;
+}
+
+/* auto_emulated's list is derived, not copied: its emulated entries'
+ * rules, then auto's list whole, in auto's order, every field the same,
+ * and nothing after it. A hand-kept copy out of step with auto's (a rule
+ * changed, moved, added or left out) fails here. */
+static void assert_emulated_follows_strict(const pg_tuning *t) {
+  const pg_auto_rule *emulated = t->auto_emulated_rules;
+  int own = 0;
+  while (own < PG_AUTO_MAX_RULES && emulated[own].variant != NULL &&
+         pg_variant_find(emulated[own].variant) != NULL &&
+         pg_variant_find(emulated[own].variant)->precision == PG_PRECISION_EMULATED)
+    ++own;
+  assert_true(own >= 1);
+  assert_true(assert_same_rules(emulated + own, PG_AUTO_MAX_RULES - own, t->auto_rules) >= 2);
+}
+
+static void test_emulated_rules_follow_strict(void **state) {
+  (void)state;
+  const pg_tuning h200 = pg_tuning_row(90, 132), untuned = pg_tuning_row(80, 108);
+  assert_emulated_follows_strict(&h200);
+  assert_emulated_follows_strict(&untuned);
+}
+
+/* The untuned row (any GPU not tuned, an H200 of another SM count too) is
+ * the H200's values under its own name; skinny_ffma's rates, written by
+ * index, leave no form out. */
+static void test_untuned_row(void **state) {
+  (void)state;
+  const pg_tuning h200 = pg_tuning_row(90, 132);
+  const pg_tuning untuned[] = {pg_tuning_row(75, 40), pg_tuning_row(90, 114)};
+  for (int u = 0; u < 2; ++u) {
+    const pg_tuning *t = &untuned[u];
+    assert_int_equal(t->cc, 0);
+    assert_int_equal(t->sm_count, 0);
+    assert_non_null(strstr(t->measured_on, "untuned"));
+    assert_int_equal(t->tma_ws_group_m, h200.tma_ws_group_m);
+    assert_int_equal(t->tma_ws_persistent_max_k_tiles, h200.tma_ws_persistent_max_k_tiles);
+    assert_int_equal(t->emulated_sum_min_k, h200.emulated_sum_min_k);
+    assert_int_equal(t->skinny_ring_percent, h200.skinny_ring_percent);
+    assert_memory_equal(t->skinny_rate_percent, h200.skinny_rate_percent,
+                        sizeof h200.skinny_rate_percent);
+    assert_same_rules(t->auto_rules, PG_AUTO_MAX_RULES, h200.auto_rules);
+    assert_same_rules(t->auto_tf32_rules, PG_AUTO_MAX_RULES, h200.auto_tf32_rules);
+    assert_same_rules(t->auto_emulated_rules, PG_AUTO_MAX_RULES, h200.auto_emulated_rules);
+  }
+  for (int f = 0; f < PG_SKINNY_FORMS; ++f) assert_true(h200.skinny_rate_percent[f] > 0);
+}
+
 static void test_registry_facts(void **state) {
   (void)state;
   const char *hopper[] = {"tma", "tma_ws"};
@@ -1120,6 +1186,8 @@ int main(void) {
       cmocka_unit_test(test_a_only_check_ignores_b),
       cmocka_unit_test(test_k_zero_needs_no_maps),
       cmocka_unit_test(test_tuning_table),
+      cmocka_unit_test(test_emulated_rules_follow_strict),
+      cmocka_unit_test(test_untuned_row),
       cmocka_unit_test(test_split_k_rule),
       cmocka_unit_test(test_split_tail_rule),
       cmocka_unit_test(test_operand_copies),
