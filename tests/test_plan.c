@@ -1,0 +1,201 @@
+/* A plan's steps and workspace, planned on a model of the H200 (no GPU):
+ * which launches a call makes, the workspace's regions, and the argument
+ * each kernel gets with the workspace at a made-up address, as
+ * pg_plan_launch computes it (pg_plan_step_args). The layouts checked are
+ * the ones the first kernels write and the kernels read (copy_operands.cu,
+ * 40_wgmma_3xtf32.cu, transpose_b.cu, reduce_splits.cu): a region in the
+ * wrong place is a wrong C on the GPU. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+
+/* Addresses that stand for device memory: only their alignment matters to
+ * a plan, which never reads them. */
+#define ALIGNED(address) ((float *)(uintptr_t)(address))
+#define BASE ALIGNED(0x700000000000ull) /* the workspace, as the pool gives it */
+
+static pg_device h200(void) {
+  pg_device device = pg_device_model(90, 132, 227 * 1024);
+  device.smem_per_sm = 228 * 1024;
+  device.smem_reserved = 1024;
+  return device;
+}
+
+static pg_plan plan_of(const char *variant, int m, int n, int k, const float *a, int lda,
+                       const float *b, int ldb, float alpha) {
+  const pg_device device = h200();
+  static pg_device kept; /* the plan points at its device */
+  kept = device;
+  pg_plan plan;
+  const pg_status st = pg_plan_prepare_on(&plan, &kept, pg_variant_find(variant), 0, m, n, k,
+                                          alpha, a, lda, b, ldb, 0.0f, ALIGNED(0x20000000), n);
+  if (st != PG_OK) fail_msg("%s at %dx%dx%d: %s (%s)", variant, m, n, k, pg_status_name(st),
+                            pg_last_error_detail());
+  return plan;
+}
+
+static const float *at(size_t bytes) { return (const float *)((const char *)BASE + bytes); }
+
+static void test_one_kernel(void **state) {
+  (void)state;
+  const pg_plan plan = plan_of("cp_async", 300, 200, 40, ALIGNED(0x10000000), 40,
+                               ALIGNED(0x18000000), 200, 1.0f);
+  assert_int_equal(plan.steps, 1);
+  assert_int_equal(plan.main_step, 0);
+  assert_int_equal(plan.workspace.bytes, 0);
+  assert_int_equal(plan.workspace.count, 0);
+  pg_gemm_args args;
+  pg_plan_step_args(&plan, 0, NULL, &args);
+  assert_ptr_equal(args.a, ALIGNED(0x10000000));
+  assert_ptr_equal(args.b, ALIGNED(0x18000000));
+}
+
+/* alpha = 0: C = beta * C, one launch, no workspace, whatever the entry. */
+static void test_scale_only(void **state) {
+  (void)state;
+  const pg_plan plan = plan_of("tma_ws_splitk", 512, 512, 8192, ALIGNED(0x10000000), 8192,
+                               ALIGNED(0x18000000), 512, 0.0f);
+  assert_int_equal(plan.steps, 1);
+  assert_int_equal(plan.scales_c_only, 1);
+  assert_int_equal(plan.workspace.bytes, 0);
+}
+
+/* K split: the kernel, then the reduction, both reading the planes (the
+ * whole workspace, N rounded up to 4 floats a row). */
+static void test_split_planes(void **state) {
+  (void)state;
+  const pg_plan plan = plan_of("tma_ws_splitk", 512, 510, 8192, ALIGNED(0x10000000), 8192,
+                               ALIGNED(0x18000000), 512, 1.0f);
+  const int splits = plan.args.splits;
+  assert_true(splits > 1);
+  assert_int_equal(plan.steps, 2);
+  assert_int_equal(plan.main_step, 0);
+  assert_int_equal(plan.workspace.count, 1);
+  const long long rows = 512 - plan.args.split_row0;
+  assert_int_equal(plan.workspace.bytes, (size_t)splits * rows * 512 * sizeof(float));
+  for (int s = 0; s < 2; ++s) {
+    pg_gemm_args args;
+    pg_plan_step_args(&plan, s, BASE, &args);
+    assert_ptr_equal(args.partials, BASE);
+    assert_int_equal(args.ldp, 512);
+    assert_ptr_equal(args.a, ALIGNED(0x10000000)); /* the caller's operands */
+    assert_ptr_equal(args.b, ALIGNED(0x18000000));
+  }
+  assert_true(plan.step[1].programmatic); /* the reduction waits for the planes itself */
+}
+
+/* An A that TMA cannot read (4 bytes off), K split: a first kernel copies A
+ * (M rows of K rounded up to 4) to the workspace's start, the kernel reads
+ * it there, and the planes follow the copy. */
+static void test_copied_operand_then_planes(void **state) {
+  (void)state;
+  const float *a = ALIGNED(0x10000004);
+  const pg_plan plan = plan_of("tma_ws_splitk", 512, 510, 8190, a, 8190, ALIGNED(0x18000000), 512,
+                               1.0f);
+  assert_true(plan.args.splits > 1);
+  assert_int_equal(plan.steps, 3);
+  assert_int_equal(plan.main_step, 1);
+  const size_t a_bytes = (size_t)512 * 8192 * sizeof(float);
+  pg_gemm_args first, main, last;
+  pg_plan_step_args(&plan, 0, BASE, &first);
+  pg_plan_step_args(&plan, 1, BASE, &main);
+  pg_plan_step_args(&plan, 2, BASE, &last);
+  /* The copy reads the caller's A and writes from the workspace's start. */
+  assert_ptr_equal(first.a, a);
+  assert_ptr_equal(first.partials, BASE);
+  assert_int_equal(first.ldp, 8192);
+  /* The kernel reads the copy, 16-byte rows, and writes its planes after it. */
+  assert_ptr_equal(main.a, BASE);
+  assert_int_equal(main.lda, 8192);
+  assert_int_equal(main.vec_a, 1);
+  assert_ptr_equal(main.b, ALIGNED(0x18000000));
+  assert_ptr_equal(main.partials, at(a_bytes));
+  assert_int_equal(main.ldp, 512);
+  /* The reduction reads the planes where the kernel wrote them. */
+  assert_ptr_equal(last.partials, main.partials);
+  assert_int_equal(last.ldp, main.ldp);
+  const long long rows = 512 - plan.args.split_row0;
+  assert_int_equal(plan.workspace.bytes,
+                   a_bytes + (size_t)plan.args.splits * rows * 512 * sizeof(float));
+  assert_true(plan.step[1].programmatic); /* the kernel waits for the copy itself */
+}
+
+/* The emulated entry where N > 512 and B is 4 bytes off: A's two parts
+ * (2 x M rounded up to the tile, K rounded up to 4 floats a row), then B's
+ * copy (K rows of N rounded up to 4), read where A and B were. */
+static void test_emulated_parts(void **state) {
+  (void)state;
+  const float *b = ALIGNED(0x18000004);
+  const pg_plan plan = plan_of("wgmma_3xtf32", 1000, 1001, 1003, ALIGNED(0x10000000), 1003, b,
+                               1001, 1.0f);
+  assert_int_equal(plan.main_step, 1);
+  assert_true(plan.steps >= 2);
+  pg_gemm_args first, main;
+  pg_plan_step_args(&plan, 0, BASE, &first);
+  pg_plan_step_args(&plan, 1, BASE, &main);
+  const long long ldp = 1004, rows = 2 * 1024; /* tiles of 128 rows */
+  assert_ptr_equal(first.partials, BASE);
+  assert_int_equal(first.ldp, ldp);
+  assert_ptr_equal(main.a, BASE);
+  assert_int_equal(main.lda, ldp);
+  assert_ptr_equal(main.b, at((size_t)rows * ldp * sizeof(float)));
+  assert_int_equal(main.ldb, 1004);
+  assert_int_equal(main.vec_b, 1);
+  assert_int_equal(plan.workspace.region[0].rows, rows);
+  assert_true(plan.workspace.bytes >= (size_t)(rows * ldp + 1003 * 1004) * sizeof(float));
+}
+
+/* A TF32 wgmma member: B^T first (N rows of K rounded up to 4), read as B. */
+static void test_transposed_b(void **state) {
+  (void)state;
+  const pg_plan plan = plan_of("wgmma_tma", 512, 384, 1000, ALIGNED(0x10000000), 1000,
+                               ALIGNED(0x18000000), 384, 1.0f);
+  assert_int_equal(plan.steps, 2);
+  assert_int_equal(plan.main_step, 1);
+  assert_int_equal(plan.workspace.bytes, (size_t)384 * 1000 * sizeof(float));
+  pg_gemm_args first, main;
+  pg_plan_step_args(&plan, 0, BASE, &first);
+  pg_plan_step_args(&plan, 1, BASE, &main);
+  assert_ptr_equal(first.partials, BASE);
+  assert_int_equal(first.ldp, 1000);
+  assert_ptr_equal(first.b, ALIGNED(0x18000000)); /* it reads the caller's B */
+  assert_ptr_equal(main.b, BASE);
+  assert_int_equal(main.ldb, 1000);
+  assert_ptr_equal(main.a, ALIGNED(0x10000000));
+  assert_false(plan.step[1].programmatic);
+}
+
+/* Stream-K: two tiles of partial sums a block, and the fix-up after. */
+static void test_stream_k(void **state) {
+  (void)state;
+  const pg_plan plan = plan_of("tma_ws_streamk", 1408, 1408, 4096, ALIGNED(0x10000000), 4096,
+                               ALIGNED(0x18000000), 1408, 1.0f);
+  if (!plan.args.stream_k) skip(); /* every tile whole at this shape on this model */
+  assert_int_equal(plan.steps, 2);
+  assert_int_equal(plan.workspace.bytes,
+                   (size_t)plan.args.sk_blocks * 2 * 128 * 128 * sizeof(float));
+  pg_gemm_args main, last;
+  pg_plan_step_args(&plan, 0, BASE, &main);
+  pg_plan_step_args(&plan, 1, BASE, &last);
+  assert_ptr_equal(main.partials, BASE);
+  assert_ptr_equal(last.partials, BASE);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_one_kernel),
+      cmocka_unit_test(test_scale_only),
+      cmocka_unit_test(test_split_planes),
+      cmocka_unit_test(test_copied_operand_then_planes),
+      cmocka_unit_test(test_emulated_parts),
+      cmocka_unit_test(test_transposed_b),
+      cmocka_unit_test(test_stream_k),
+  };
+  return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
+}
