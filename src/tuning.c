@@ -9,14 +9,14 @@
 #include <stdlib.h>
 
 /* auto's candidates on the H200, with their speed where they fill whole
- * waves, as measured there on 2026-11-30 (bench/results/h200-shapes.md;
- * tma_ws_m256: h200-flagship.md, row 12, 1.00-1.06 x tma_ws over five
+ * waves, as measured there on 2026-11-30 (0b6d046:bench/results/h200-shapes.md;
+ * tma_ws_m256: bench/results/tma-ws/README.md, row 12, 1.00-1.06 x tma_ws over five
  * shapes, 1.013 on average, the 1.06 at 2048^3 and the others within
  * 0.001 of 1, so where both fill their waves alike it wins the tie):
  * tma_ws 0.980 x cuBLAS at 8192^3, whose last wave is 97 % full, and
- * tma_ws_n64 0.914 with 98.5 % (h200-shapes-sizes.csv); the split forms fill
+ * tma_ws_n64 0.914 with 98.5 % (0b6d046:bench/results/h200-shapes-sizes.csv); the split forms fill
  * the SMs where the tiles alone do not, at tma_ws's speed; tma 0.80 and
- * mbarrier 0.76 at 4096^3 (h200-plan-before-after.txt), for where TMA's
+ * mbarrier 0.76 at 4096^3 (bench/results/plans/h200-plan-before-after.txt), for where TMA's
  * layout rules or tma_ws's image rule the others out; tiled32_db, the way
  * out below sm_80. The split forms take any layout, an operand TMA cannot
  * read copied first (charged by its bytes at flops_per_byte, src/plan.c):
@@ -28,13 +28,13 @@
  * chunks' width, later chunks at a share of the first's cost, under a cap.
  * tma_ws_m64 (64 x 128) at 4 stages, two blocks an SM (its 4 stages'
  * 96 KB fit two), since the run of 2026-12-02 00:14 UTC (tree 6b6a108,
- * bench/results/h200-skinny.md): at 64x4096x4096, 48x6144x6144 and
+ * bench/results/short-sides/README.md): at 64x4096x4096, 48x6144x6144 and
  * 64x8192x8192 it ran 0.96, 0.98 and 0.95 x cuBLAS where 3 stages (three
  * blocks an SM) ran 0.81, 0.89 and 0.86. Its figure at 4 stages, 93, from
  * tma_ws_m64 at 4 stages measured beside cuBLAS at the 95 shapes of
  * set.txt, held-out.txt, any-layout.txt and held-out-2.txt (tree 13a9d40,
- * 2026-12-02 02:05 UTC; bench/results/h200-skinny.md, "Refit of
- * tma_ws_m64"), with the other candidates' run of 23:38 UTC: a replay at
+ * 2026-12-02 02:05 UTC; bench/results/shape-set/README.md, "How
+ * auto chooses"), with the other candidates' run of 23:38 UTC: a replay at
  * 90-100 found 93 and 94 best (4 choices losing more than 2 % to the
  * fastest, against 6 at 90); 93 moves 768^3 (tma_ws_n32 0.94 x cuBLAS,
  * tma_ws_m64 1.01) and 40x8192x4096 (skinny_ffma 0.83, tma_ws_m64 1.00),
@@ -46,7 +46,7 @@
  * 3584^3 0.86 / 0.87 x cuBLAS), and for a short M it pads half what the
  * 128-row tiles pad. On a grid of short M on the H200 (M of 4 to 128 at
  * N x K of 4096^2, 8192^2 and 16384 x 4096; tree 9087454,
- * bench/results/h200-skinny.md, 2026-12-01) tma_ws_m64 beat tma_ws_splitk
+ * 0b6d046:bench/results/h200-skinny.md, 2026-12-01) tma_ws_m64 beat tma_ws_splitk
  * up to M = 64 (0.81-0.85 x cuBLAS against 0.47-0.54) and lost to it from
  * 80 (0.76-0.78 against 0.85-0.86 at N x K of 4096^2 and 8192^2).
  * skinny_ffma's call costs 512 of K: its speed falls where K is short, and
@@ -58,7 +58,7 @@
  * 6144x4x6144: 384 blocks, 0.74 x cuBLAS against tma_ws_n64's 0.64). tma_ws_n32 (128 x
  * 32, three blocks an SM) first at 93 (95 since, below), for a short N and for filling waves: on a
  * grid of N of 4 to 64 at M x K of 4096^2, 8192^2 and 16384 x 4096 (tree
- * 0271eda, 18:14 UTC; bench/results/h200-skinny.md) it ran 1.08-1.53 x
+ * 0271eda, 18:14 UTC; 0b6d046:bench/results/h200-skinny.md) it ran 1.08-1.53 x
  * cuBLAS at N of 4 to 32, where skinny_ffma ran 0.21-1.32 and tma_ws_n64
  * 0.63-0.86, and 0.92-0.98 at N of 40 to 64 (tma_ws_n64 0.82-0.89); over
  * the committed set (95d2951, 18:19 UTC) it ran at least tma_ws_n64's speed
@@ -68,8 +68,8 @@
  * replay of the model over those runs left it unchosen at N of 40-64 and at
  * 1792^3 (0.85-0.95 where it ran 0.92-1.07). Raised to 95 after every
  * candidate was measured at all 70 shapes of set.txt, held-out.txt and
- * any-layout.txt (tree 96bc27f, 23:21 UTC; bench/results/h200-skinny.md,
- * "Refit"): at 93 the replay (scripts/auto-replay.py) found 7 choices
+ * any-layout.txt (tree 96bc27f, 23:21 UTC; bench/results/shape-set/README.md,
+ * "How auto chooses"): at 93 the replay (scripts/auto-replay.py) found 7 choices
  * losing more than 2 % to the fastest, 5 of them to tma_ws_n32 at shapes of
  * 1000-5000 a side (3001x5003x1001: 0.88 x cuBLAS against its 0.98) or of
  * few tiles and long K (128x128x131072: 0.86 against 0.98); at 94 3 of
@@ -78,7 +78,7 @@
  * tma_ws_n256 (128 x 256, one block an SM) at 101 as tma_ws_m256, after it
  * so that a tie goes to the tall tile: beside every other candidate at the
  * 95 shapes of those files and held-out-2.txt (run of 23:38
- * UTC; bench/results/h200-skinny.md) it ran within 1 % of tma_ws_m256 at
+ * UTC; bench/results/short-sides/README.md) it ran within 1 % of tma_ws_m256 at
  * the large squares (8192^3 0.984 x cuBLAS against 0.982) and 0.91 where M
  * of 80-128 meets a long N (128x8192x8192: 0.914 against tma_ws_splitk's
  * 0.855; tma_ws_m256 pads half its rows there); a replay at 99-103 found
@@ -87,7 +87,7 @@
  * tma_ws_m32 (32 x 128, three blocks an SM) at 88, measured beside cuBLAS
  * at 3 and 4 stages over the 95 shapes, the short-M grid and the grid of M
  * of 17 to 128 (tree 2187628, 2026-12-03 04:41 UTC;
- * bench/results/h200-m32-*-2187628-sizes.csv): 1.22-1.68 x cuBLAS at M of
+ * 0b6d046:bench/results/h200-m32-*-2187628-sizes.csv): 1.22-1.68 x cuBLAS at M of
  * 17 to 32 (skinny_ffma 0.82-1.17, tma_ws_m64 0.64-0.97), 1.08-1.23 at M
  * of 80 and 96 (three and four tiles of rows, none padded: tma_ws_n256
  * 0.91-0.93), 0.89-0.95 at M of 33 to 64 where tma_ws_m64 at 4 stages ran
@@ -105,7 +105,7 @@
  * figure that makes it the choice at N of 5 to 16 over tma_ws_n32 (95 at a
  * quarter or half its columns) and skinny_ffma's columns, and leaves N of
  * 1 to 4 to skinny_ffma (its 4-column chunk 16 against 56 x 4 / 16 = 14).
- * Measured after (tree c431862, 05:56 UTC; bench/results/h200-skinny.md,
+ * Measured after (tree c431862, 05:56 UTC; bench/results/short-sides/README.md,
  * "tma_ws_n16"): 1.36-2.18 x cuBLAS at N of 6 to 16 (tma_ws_n32
  * 1.18-1.63), 0.70-0.76 at the large squares; over the short-N grid auto
  * ran within 1 % of the fastest of tma_ws_n16, tma_ws_n32 and skinny_ffma
@@ -115,7 +115,7 @@
  * chunk's cost in percent of the first's; the cap. Fitted to its speed
  * against tma_ws_m64's and tma_ws_n32's on grids of M (N) of 1 to 32 at
  * N x K (M x K) of 4096^2, 8192^2 and 16384 x 4096 (tree 92e9644's forms,
- * 19:24 UTC; bench/results/h200-skinny.md): the model's ratio of the two
+ * 19:24 UTC; 0b6d046:bench/results/h200-skinny.md): the model's ratio of the two
  * set to the measured one averaged over the three sizes (M = 1: 2.45 x
  * tma_ws_m64's speed; 2: 2.41; 3-4: 2.35; 6-8: 2.22-2.26; 12-16:
  * 1.82-1.88; N = 4: 1.26 x tma_ws_n32's; 8: 0.83). Two chunks of 16 rows
@@ -135,7 +135,7 @@
  * 60 % (three chunks of 16 rows ran 0.64-0.85 x what 40 % predicts, and
  * at 40 % 33 and 40 x 4096 x 4096 went to it at 0.70 x cuBLAS against
  * tma_ws_m64's 1.01 and 0.98). The RING form of 5-8 columns
- * (2026-12-03 12:31 UTC; bench/results/h200-skinny.md): 88, tma_ws_n16's
+ * (2026-12-03 12:31 UTC; 0b6d046:bench/results/h200-skinny.md): 88, tma_ws_n16's
  * time over its own at 4096 x 8 x 4096 (32.5 against 26.0 us) times the
  * 70 at which the two predict alike at N = 8 (56 x 8 / 16 against 40 x
  * 70 %): past 4 columns it runs wherever its blocks are at
@@ -156,7 +156,7 @@
    {"tiled32_db", 2, 13, 2, 0, 0}}
 
 /* auto_tf32's candidates on the H200, measured there on 2026-12-01 in one
- * process with cublas_tf32 (bench/results/h200-tensorcore.md):
+ * process with cublas_tf32 (bench/results/tensor-cores/README.md):
  * wgmma_tma_rs 0.94-0.95 x cuBLAS TF32 at 4096^3-8192^3 (TMA's layout rules
  * for A and B); wgmma_tma_coop_n256 0.85-0.88 (A's only: B goes through
  * its workspace); wgmma_cp_async 0.52 at 4096^3 and mma_cp_async 0.34, for
@@ -168,13 +168,13 @@
 /* auto_emulated's candidates on the H200: the emulated entry, then auto's
  * own, so that it never predicts slower than auto. wgmma_3xtf32 at 4
  * stages measured there on 2026-12-01 in one process with cuBLAS
- * (bench/results/h200-emulated.md): 2.12-2.39 x cuBLAS strict at
+ * (bench/results/emulated/README.md): 2.12-2.39 x cuBLAS strict at
  * 4096^3-8192^3 and the large rectangles, so 230 in tma_ws's unit (0.98 x
  * cuBLAS); its fixed cost a call (the first kernel, launches) 130 of K,
  * and a block's (the pipeline's fill of a range of a split K) 64, fitted
  * by replaying the selector's model over the shapes measured beside auto
  * (the 42 of the committed set with both sides >= 64, the split shapes, the
- * K sweep at M = N = 1024; bench/results/h200-emulated-*-sizes.csv, trees
+ * K sweep at M = N = 1024; bench/results/emulated/h200-emulated-*.csv, trees
  * 40f3cd1 and b235858): 130 leaves one choice short of the faster entry
  * (8192x8192x128: auto's 1.02 x cuBLAS where the emulated kernel ran
  * 1.13); the 390 fitted before on the K sweep alone also sent 8192^2x256
@@ -196,19 +196,19 @@
    {"mbarrier", 2, 78, 2, 0, 0},          {"tiled32_db", 2, 13, 2, 0, 0}}
 
 static const pg_tuning rows[] = {
-    /* NVIDIA H200 (132 SMs), bench/results/h200-tma.md: one block per tile
+    /* NVIDIA H200 (132 SMs), bench/results/tma-ws/README.md: one block per tile
      * beat the persistent grid, but where a tile has at most four K steps
      * (K <= 128) the persistent grid of two blocks an SM ran 2-10 % faster
      * at each of five shapes (even at K = 256, 2-3 % slower at K = 200,
-     * 512 and 1024: bench/results/h200-small-k-persistent-*.csv), so
+     * 512 and 1024: bench/results/partial-waves/h200-small-k-blocks-per-sm-*.csv), so
      * tma_ws runs it there, counted at 102 %, the least of those gains;
      * the group size moved nothing beyond noise.
      * The split model's constants are estimates, not fits: a split block's
      * extra cost one K step (its pipeline's fill and its 64 KB of partial
      * sums, against the ~5 us a K step of a whole wave takes), 16 FLOPs a
      * byte (~60 TFLOP/s of FFMA over ~4 TB/s); what they choose is measured
-     * in bench/results/h200-skinny.md. */
-    {90, 132, "NVIDIA H200, bench/results/h200-tma.md, h200-shapes.md and h200-tensorcore.md",
+     * in bench/results/partial-waves/README.md. */
+    {90, 132, "NVIDIA H200, bench/results/tma-ws/, shape-set/ and tensor-cores/",
      8, 0, 4, 102, 2, 1, 16, 4, 4096, 4, 512, 1, 1, PG_H200_SKINNY, PG_H200_AUTO_RULES, PG_H200_AUTO_TF32_RULES,
      PG_H200_AUTO_EMULATED_RULES},
     /* Untuned Hopper and anything else: the H200's choices. */
