@@ -85,35 +85,43 @@ profile: build
 # One Markdown page with plots (scripts/report.py: python3 and matplotlib,
 # python3's own or the one make deps fetches; no build) from the CSVs in
 # $(RESULTS) that pipegemm wrote with --format csv: bench.csv, sweep*.csv,
-# profile.csv, inspect.csv. Without any, from every committed H200 run in
-# bench/results/, found by name: the stage sweeps (h200-*stage-sweep*.csv),
-# the size sweeps (h200-*sizes.csv), the profiles (h200-*profile.csv) and
-# the SASS census (h200-*inspect.csv), into $(H200_OUT)/h200-report.md. The
-# tuning runs (h200-tma-tune-*.csv) are not pipegemm reports and stay out.
+# profile.csv, inspect.csv. Without any, the H200 page of
+# bench/results/report/ from the committed runs named below, each in the
+# folder of the question it answers: the stage sweep, the flagship's size
+# sweep and the committed set's latest run, every profile, the SASS census;
+# its stage, size, profiler and SASS sections, not the bars (one plot a
+# shape), into $(H200_OUT)/h200-report.md.
 REPORT_BENCH := $(wildcard $(RESULTS)/bench.csv)
 REPORT_SWEEP := $(sort $(wildcard $(RESULTS)/sweep*.csv))
 REPORT_PROFILE := $(wildcard $(RESULTS)/profile.csv)
 REPORT_INSPECT := $(wildcard $(RESULTS)/inspect.csv)
-H200 := bench/results/h200
-H200_OUT ?= bench/results
+H200 := bench/results
+H200_OUT ?= bench/results/report
+H200_BENCH := $(H200)/tma-ws/h200-tma-sizes.csv $(H200)/shape-set/h200-set.csv
+H200_SWEEP := $(H200)/stages/h200-stage-sweep.csv
+H200_PROFILE := $(H200)/write-ups/h200-profile.csv $(H200)/tma-ws/h200-tma-profile.csv \
+  $(H200)/tensor-cores/h200-tensorcore-profile.csv \
+  $(H200)/tensor-cores/h200-tensorcore-pingpong-multicast-profile.csv \
+  $(H200)/emulated/h200-emulated-profile.csv \
+  $(H200)/partial-waves/h200-streamk-partial-wave-profile.csv
+H200_INSPECT := $(H200)/mechanisms/h200-inspect.csv
 report:
 ifneq ($(strip $(REPORT_BENCH) $(REPORT_SWEEP) $(REPORT_PROFILE) $(REPORT_INSPECT)),)
 	python3 scripts/report.py $(addprefix --bench ,$(REPORT_BENCH)) \
 	  $(addprefix --sweep ,$(REPORT_SWEEP)) $(addprefix --profile ,$(REPORT_PROFILE)) \
 	  $(addprefix --inspect ,$(REPORT_INSPECT)) --out $(RESULTS) --name report
 else
-	python3 scripts/report.py $(addprefix --bench ,$(sort $(wildcard $(H200)-*sizes.csv))) \
-	  $(addprefix --sweep ,$(sort $(wildcard $(H200)-*stage-sweep*.csv))) \
-	  $(addprefix --profile ,$(sort $(wildcard $(H200)-*profile.csv))) \
-	  $(addprefix --inspect ,$(sort $(wildcard $(H200)-*inspect.csv))) \
+	python3 scripts/report.py $(addprefix --bench ,$(H200_BENCH)) \
+	  $(addprefix --sweep ,$(H200_SWEEP)) $(addprefix --profile ,$(H200_PROFILE)) \
+	  $(addprefix --inspect ,$(H200_INSPECT)) --sections stages,sizes,profile,inspect \
 	  --out $(H200_OUT) --name h200-report
 endif
 
-# The pipeline timelines of the traces committed in bench/results/, or of
+# The pipeline timelines of the traces committed in bench/results/timelines/, or of
 # those in TRACES=dir (*-trace-*.json.gz, as scripts/device-check.sh writes them with pipegemm
 # trace): *-timeline-*.png beside them (scripts/timeline.py: python3 and
 # matplotlib, as for make report; no build).
-TRACES ?= bench/results
+TRACES ?= bench/results/timelines
 timeline:
 	python3 scripts/timeline.py --dir $(TRACES)
 
@@ -139,7 +147,7 @@ help:
 	@echo "make ptx      PTX of every kernel, per architecture, in $(BUILD)/artifacts/"
 	@echo "make sass     SASS of every kernel, per architecture, in $(BUILD)/artifacts/"
 	@echo "make profile  Nsight Compute table of baseline, pingpong, cp_async at 2048^3"
-	@echo "make report   Markdown page with plots from $(RESULTS)/*.csv, else bench/results/"
-	@echo "make timeline PNG timelines of the traces in bench/results/ (*-trace-*.json.gz; TRACES=dir for others)"
+	@echo "make report   Markdown page with plots from $(RESULTS)/*.csv, else bench/results/report/"
+	@echo "make timeline PNG timelines of the traces in bench/results/timelines/ (*-trace-*.json.gz; TRACES=dir for others)"
 	@echo "make clean    remove $(BUILD) and $(SANITIZE_BUILD)"
 	@echo "variables: BUILD=dir CMAKE_FLAGS='-DCMAKE_CUDA_ARCHITECTURES=90'"

@@ -159,7 +159,7 @@ typedef enum {
    * layout TMA cannot read, and a split K's partial sums), stream-ordered
    * as every workspace is. The auto_emulated selector (the fastest
    * FP32-accurate entry: emulated or strict) takes these entries.
-   * bench/results/h200-emulated.md. */
+   * bench/results/emulated/README.md. */
   PG_PRECISION_EMULATED = 1,
   /* One TF32 product per term on the tensor cores (10-bit mantissas in,
    * FP32 sums): error within (2^-9 + 2^-20 + (8 + sqrt(K)) * 2^-24) times

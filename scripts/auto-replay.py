@@ -2,7 +2,7 @@
 """auto's model against what was measured: where its choice is not the fastest.
 
     build/pg_auto_replay bench/shapes/set.txt > replay.csv
-    scripts/auto-replay.py replay.csv bench/results/h200-auto-set-f55f93e-sizes.csv [...]
+    scripts/auto-replay.py replay.csv bench/results/shape-set/h200-candidates-set.csv [...]
 
 replay.csv is pg_auto_replay's output (bench/auto_replay.c: every candidate's
 predicted speed under the rules of src/tuning.c as built, and the one auto

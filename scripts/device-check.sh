@@ -89,7 +89,7 @@
 #   PG_PROFILE_ARGS="--variant cublas,cp_async,mbarrier,tma,tma_ws --size 4096"
 #   PG_TRACE_RUNS="baseline cp_async:2 ..."  the variants to trace, :S for a
 #                              stage count (default: the nine runs of
-#                              bench/results/h200-timeline.md, then
+#                              bench/results/timelines/README.md, then
 #                              barrier, pipeline_block and cp_async at
 #                              5, 6 and 7 stages)
 #   PG_TRACE_SIZE=4096  PG_TRACE_BLOCKS=8   their problem size and sample
@@ -413,7 +413,7 @@ elif [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   note "SKIP  bench and study: no $cli"
 fi
 
-# ---- the pipelines in time (bench/results/h200-timeline.md) -------------------------
+# ---- the pipelines in time (bench/results/timelines/README.md) ----------------------
 if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_TRACE:-0}" != 1 ]; then
   mkdir -p "$OUT/trace"
   default_trace_runs="baseline pingpong cp_async:2 cp_async:4 pipeline_thread mbarrier

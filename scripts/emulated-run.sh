@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The FP32-accurate tensor-core entries on a GPU machine
-# (bench/results/h200-emulated.md): build, check, then speed and accuracy
+# (bench/results/emulated/README.md): build, check, then speed and accuracy
 # beside cuBLAS strict FP32, cuBLAS TF32 and auto. A failed step is logged
 # and the next one runs.
 #
 #   OUT=/path/to/out scripts/emulated-run.sh        (cwd: the repo root)
 #
-# Files in $OUT (bench's end in -sizes.csv, as make report finds them once
-# committed as bench/results/h200-*):
+# Files in $OUT (committed as bench/results/emulated/h200-emulated-*.csv,
+# without the -sizes):
 #   emulated-set-sizes.csv       pipegemm bench --shapes bench/shapes/set.txt (the
 #       committed set) of cublas, cublas_tf32, auto, wgmma_3xtf32 and
 #       auto_emulated, --rounds 3, --format csv

@@ -12,8 +12,8 @@ previous instruction held in the same slot with .reuse comes from the
 operand reuse cache; of the others, each one beyond the first in the same
 bank costs a cycle. The model is an assumption (the hardware's banking is
 not documented), kept because on the H200 it separates the flagship's
-instances that run fast from those that do not: bench/results/h200-skinny.md,
-"stream-K on the 256x128 tile". Output: one line a kernel, demangled where
+instances that run fast from those that do not:
+bench/results/partial-waves/README.md, "Stream-K: not yet better than split K". Output: one line a kernel, demangled where
 c++filt is on PATH.
 """
 import argparse

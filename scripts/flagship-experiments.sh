@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The flagship's tuning experiments (bench/results/h200-flagship.md): builds
+# The flagship's tuning experiments (bench/results/tma-ws/README.md): builds
 # the library once per configuration from a copy of this tree with
-# bench/results/h200-flagship-experiments.patch applied (compile-time
+# bench/results/tma-ws/h200-flagship-experiments.patch applied (compile-time
 # switches in 12_tma_ws.cu; the patch applies to the commit named in its
 # results page), then times each build's tma_ws against cuBLAS in one
 # process per shape, PASSES times, builds taking turns, and profiles each
@@ -27,12 +27,12 @@ mkdir -p "$OUT"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tar -C "$root" --exclude=./build* --exclude=./.deps --exclude=./.git -cf - . | tar -C "$work" -xf -
-if ! patch -d "$work" -p1 --dry-run <"$root/bench/results/h200-flagship-experiments.patch" >/dev/null; then
+if ! patch -d "$work" -p1 --dry-run <"$root/bench/results/tma-ws/h200-flagship-experiments.patch" >/dev/null; then
   echo "flagship-experiments: the patch does not apply to this tree; check out the commit" \
-       "named in bench/results/h200-flagship.md" >&2
+       "named in bench/results/tma-ws/README.md" >&2
   exit 2
 fi
-patch -d "$work" -p1 -s <"$root/bench/results/h200-flagship-experiments.patch"
+patch -d "$work" -p1 -s <"$root/bench/results/tma-ws/h200-flagship-experiments.patch"
 cmocka=()
 [ -n "${CMOCKA_ROOT:-}" ] && cmocka=(-DCMOCKA_ROOT="$CMOCKA_ROOT")
 for b in $builds; do

@@ -8,7 +8,7 @@ page Nsight Compute writes with
 and prints, per file, the warp-state samples by stall reason (share of all
 samples), and per opcode its share of executed warp instructions against
 its share of samples and of dispatch stalls. Two files side by side compare
-two kernels (bench/results/h200-flagship.md: cuBLAS against tma_ws).
+two kernels (bench/results/tma-ws/README.md: cuBLAS against tma_ws).
 
     scripts/ncu-source-stalls.py page-a.csv [page-b.csv ...]
 """

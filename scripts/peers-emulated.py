@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""FP32-accurate GEMM elsewhere, for bench/results/h200-emulated.md: Triton's
+"""FP32-accurate GEMM elsewhere, for bench/results/emulated/README.md: Triton's
 tl.dot with input_precision="tf32x3", JAX's dot algorithm presets
 TF32_TF32_F32_X3, BF16_BF16_F32_X6 and BF16_BF16_F32_X9, and cuBLAS strict
 FP32 and TF32 (through torch), all in this one process on the same inputs,

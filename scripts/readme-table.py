@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The README's headline table, from a committed `pipegemm bench --format csv`.
 
-    scripts/readme-table.py [--csv bench/results/h200-headline.csv] [--readme README.md]
+    scripts/readme-table.py [--csv bench/results/headline/h200-headline.csv] [--readme README.md]
                             [--check]
 
 Writes the table, and the line that says which GPU, command, commit and date
@@ -64,7 +64,7 @@ def cell(row, key, decimals):
     return f"{float(value):.{decimals}f}"
 
 
-def table(facts, rows):
+def table(facts, rows, path):
     shapes = sorted({r["shape"] for r in rows})
     lines = [
         f"`{facts.get('command_line', 'pipegemm bench')}` on an {facts.get('gpu', 'unknown GPU')} "
@@ -74,7 +74,7 @@ def table(facts, rows):
         f"{facts.get('driver', '?')}, runtime {facts.get('runtime', '?')}, cuBLAS "
         f"{facts.get('cublas', '?')}), {facts.get('date', 'undated')}, commit "
         f"`{facts.get('commit', 'unknown')}`, at {', '.join(shapes)}; every row checked against "
-        f"an FP64 reference (`bench/results/h200-headline.csv`):",
+        f"an FP64 reference (`{path}`):",
         "",
         "| " + " | ".join(title for _, title, _ in COLUMNS) + " |",
         "| " + " | ".join("---" if d is None else "---:" for _, _, d in COLUMNS) + " |",
@@ -86,7 +86,7 @@ def table(facts, rows):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--csv", default="bench/results/h200-headline.csv")
+    parser.add_argument("--csv", default="bench/results/headline/h200-headline.csv")
     parser.add_argument("--readme", default="README.md")
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
@@ -104,7 +104,7 @@ def main():
         print(f"readme-table: {args.readme} lacks the markers '{BEGIN}' ... '{END}'",
               file=sys.stderr)
         return 2
-    updated = readme[: start + len(BEGIN)] + "\n" + table(facts, rows) + readme[stop:]
+    updated = readme[: start + len(BEGIN)] + "\n" + table(facts, rows, args.csv) + readme[stop:]
     if args.check:
         if updated != readme:
             print(f"readme-table: {args.readme}'s headline table is not what {args.csv} "

@@ -3,6 +3,7 @@
 
     scripts/report.py [--bench X.csv]... [--sweep Y.csv]... [--profile Z.csv]...
                       [--inspect W.csv]... --out DIR [--name NAME] [--title T]
+                      [--sections bars,stages,sizes,profile,inspect]
     scripts/report.py --stage-plot CSV OUT.png [TITLE]
 
 Inputs are the CSV (or JSON) reports of `pipegemm bench`, `pipegemm profile`
@@ -23,6 +24,9 @@ writes two, a size sweep one per shape). The page, DIR/NAME.md, has:
   * The Nsight Compute table of each --profile (the write-up's rows, one column per
     kernel) and a chart of its stall rows.
   * The tables of --inspect, as they come.
+
+--sections keeps only the sections named (all five by default), so that a
+page of many inputs can leave out the bars, one plot a shape.
 
 Every variant has one colour, dash and marker in every plot
 (VARIANT_STYLES). Shapes go by size: M*N*K, then M, N, K. Plots are
@@ -150,6 +154,10 @@ def line_style(name, width=2, markers=True):
                      markeredgecolor=style.color, markeredgewidth=1.3,
                      markerfacecolor="none" if style.hollow else style.color)
     return words
+
+
+# The page's sections, in page order (--sections).
+SECTIONS = ("bars", "stages", "sizes", "profile", "inspect")
 
 
 class ReportError(Exception):
@@ -884,7 +892,16 @@ def main(argv):
     parser.add_argument("--name", default="report",
                         help="file names: NAME.md and NAME-*.png (default: report)")
     parser.add_argument("--title", default=None, help="the page's heading")
+    parser.add_argument("--sections", default=",".join(SECTIONS), metavar="LIST",
+                        help="the sections to write, of " + ",".join(SECTIONS)
+                        + " (default: all)")
     args = parser.parse_args(argv)
+    sections = [x for x in args.sections.split(",") if x]
+    unknown = sorted(set(sections) - set(SECTIONS))
+    if unknown or not sections:
+        parser.error(f"--sections: {', '.join(unknown) or 'none'} not among "
+                     + ",".join(SECTIONS))
+    args.sections = set(sections)
     if not (args.bench or args.sweep or args.profile or args.inspect):
         parser.error("give at least one of --bench, --sweep, --profile, --inspect")
     plt = matplotlib_or_none()
@@ -935,11 +952,16 @@ def write_report(args, plt):
     md = [f"# {title}", "",
           "Written by `scripts/report.py` (`make report`) from these inputs:", "",
           provenance(inputs), ""]
-    md += section_bars(args.out, args.name, by_shape, plt)
-    md += section_stages(args.out, args.name, sweeps, plt)
-    md += section_sizes(args.out, args.name, size_rows, size_source, plt, ratio_rows)
-    md += section_profile(args.out, args.name, profiles, plt)
-    md += section_inspect(inspects)
+    if "bars" in args.sections:
+        md += section_bars(args.out, args.name, by_shape, plt)
+    if "stages" in args.sections:
+        md += section_stages(args.out, args.name, sweeps, plt)
+    if "sizes" in args.sections:
+        md += section_sizes(args.out, args.name, size_rows, size_source, plt, ratio_rows)
+    if "profile" in args.sections:
+        md += section_profile(args.out, args.name, profiles, plt)
+    if "inspect" in args.sections:
+        md += section_inspect(inspects)
     page = os.path.join(args.out, f"{args.name}.md")
     with open(page, "w", encoding="utf-8") as handle:
         handle.write("\n".join(md).rstrip("\n") + "\n")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tensor-core study on a GPU machine (bench/results/h200-tensorcore.md):
+# The tensor-core study on a GPU machine (bench/results/tensor-cores/README.md):
 # build, then the TF32 family's stage sweeps, its Nsight Compute rows, the
 # B^T kernel's own time, and (PG_TC_CHECK=1) every test and compute-sanitizer
 # over the TF32 entries. A failed step is logged and the next one runs.

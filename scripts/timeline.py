@@ -19,7 +19,7 @@ blocks (default 3), the earliest to start.
 
 The second form draws every DIR/*-trace-*.json and *-trace-*.json.gz into
 OUT/*-timeline-*.png (OUT defaults to DIR): `make timeline` draws the
-committed traces in bench/results/ this way.
+committed traces in bench/results/timelines/ this way.
 
 Needs Python 3 and matplotlib (scripts/drawing.py finds it: python3's own,
 else the copy `make deps` fetches into .deps/python); reading a trace

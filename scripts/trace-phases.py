@@ -15,7 +15,7 @@ and the median time from a copy's issue to its data being ready (the
 copy span). K tiles are taken from the middle half of K, away from
 prologue and epilogue.
 
-    scripts/trace-phases.py bench/results/h200-trace-*.json.gz
+    scripts/trace-phases.py bench/results/timelines/h200-trace-*.json.gz
 """
 import collections
 import statistics

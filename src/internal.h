@@ -83,7 +83,7 @@ _Static_assert(sizeof(pg_gemm_args) <= 128, "the TMA kernels' maps start at byte
 #endif
 
 /* warp_specialized's producer warps beside its 256 compute threads
- * (bench/results/h200-mechanisms.md compares 1 and 2). */
+ * (bench/results/mechanisms/README.md compares 1 and 2). */
 #define PG_WS_PRODUCER_WARPS 2
 
 /* ---- the device (src/device.c) --------------------------------------------- */

@@ -12,84 +12,83 @@
 /* auto's candidates on the H200, in the order that breaks a tie (the first
  * of equal predictions runs). Written once: auto_emulated's list repeats
  * it whole. */
-#define H200_STRICT_RULES                                                                   \
-  /* bench/results (auto over shapes: h200-shapes.md) */                                    \
-  {.variant = "tma_ws", .stages = 3, .speed_percent = 100, .blocks_per_sm = 2},             \
-  {.variant = "tma_ws_splitk", .stages = 3, .speed_percent = 100, .blocks_per_sm = 2},      \
-  /* bench/results (the flagship: h200-flagship.md); the tall tile first on a tie */        \
-  {.variant = "tma_ws_m256", .stages = 3, .speed_percent = 101, .blocks_per_sm = 1},        \
-  /* bench/results (short sides: h200-skinny.md, "tma_ws_n256") */                          \
-  {.variant = "tma_ws_n256", .stages = 3, .speed_percent = 101, .blocks_per_sm = 1},        \
-  /* bench/results (auto over shapes: h200-shapes-sizes.csv) */                             \
-  {.variant = "tma_ws_n64", .stages = 3, .speed_percent = 92, .blocks_per_sm = 3},          \
-  /* bench/results (short sides: h200-skinny.md, "Refit of tma_ws_m64") */                  \
-  {.variant = "tma_ws_m64", .stages = 4, .speed_percent = 93, .blocks_per_sm = 2},          \
-  /* bench/results (short sides: h200-skinny.md, "tma_ws_m32") */                           \
-  {.variant = "tma_ws_m32", .stages = 3, .speed_percent = 88, .blocks_per_sm = 3},          \
-  /* bench/results (short sides: h200-skinny.md, "tma_ws_n16"); set before it ran */        \
-  {.variant = "tma_ws_n16", .stages = 3, .speed_percent = 56, .blocks_per_sm = 3},          \
-  /* bench/results (short sides: h200-skinny.md, "Refit over every candidate") */           \
-  {.variant = "tma_ws_n32", .stages = 3, .speed_percent = 95, .blocks_per_sm = 3},          \
-  /* bench/results (short sides: h200-skinny.md, "Short M", "Short N") */                   \
-  {.variant = "skinny_ffma",                                                                \
-   .stages = 1,                                                                             \
-   .speed_percent = 40,                                                                     \
-   .blocks_per_sm = 1,                                                                      \
-   .k_overhead = 512},                                                                      \
-  /* bench/results (plan: h200-plan-before-after.txt) */                                    \
-  {.variant = "tma", .stages = 4, .speed_percent = 82, .blocks_per_sm = 2},                 \
-  {.variant = "mbarrier", .stages = 2, .speed_percent = 78, .blocks_per_sm = 2},            \
-  /* the way out below sm_80 */                                                             \
+#define H200_STRICT_RULES                                                                      \
+  /* bench/results/shape-set */                                                                \
+  {.variant = "tma_ws", .stages = 3, .speed_percent = 100, .blocks_per_sm = 2},                \
+  {.variant = "tma_ws_splitk", .stages = 3, .speed_percent = 100, .blocks_per_sm = 2},         \
+  /* bench/results/tma-ws; the tall tile first on a tie */                                     \
+  {.variant = "tma_ws_m256", .stages = 3, .speed_percent = 101, .blocks_per_sm = 1},           \
+  /* bench/results/short-sides ("How each form was chosen") */                                 \
+  {.variant = "tma_ws_n256", .stages = 3, .speed_percent = 101, .blocks_per_sm = 1},           \
+  /* bench/results/shape-set */                                                                \
+  {.variant = "tma_ws_n64", .stages = 3, .speed_percent = 92, .blocks_per_sm = 3},             \
+  /* bench/results/short-sides ("How each form was chosen") */                                 \
+  {.variant = "tma_ws_m64", .stages = 4, .speed_percent = 93, .blocks_per_sm = 2},             \
+  /* bench/results/short-sides ("How each form was chosen") */                                 \
+  {.variant = "tma_ws_m32", .stages = 3, .speed_percent = 88, .blocks_per_sm = 3},             \
+  /* bench/results/short-sides ("How each form was chosen"); set before it ran */              \
+  {.variant = "tma_ws_n16", .stages = 3, .speed_percent = 56, .blocks_per_sm = 3},             \
+  /* bench/results/short-sides ("How each form was chosen") */                                 \
+  {.variant = "tma_ws_n32", .stages = 3, .speed_percent = 95, .blocks_per_sm = 3},             \
+  /* bench/results/short-sides ("How each form was chosen") */                                 \
+  {.variant = "skinny_ffma",                                                                   \
+   .stages = 1,                                                                                \
+   .speed_percent = 40,                                                                        \
+   .blocks_per_sm = 1,                                                                         \
+   .k_overhead = 512},                                                                         \
+  /* bench/results/plans/h200-plan-before-after.txt */                                         \
+  {.variant = "tma", .stages = 4, .speed_percent = 82, .blocks_per_sm = 2},                    \
+  {.variant = "mbarrier", .stages = 2, .speed_percent = 78, .blocks_per_sm = 2},               \
+  /* the way out below sm_80 */                                                                \
   {.variant = "tiled32_db", .stages = 2, .speed_percent = 13, .blocks_per_sm = 2}
 
 /* auto_emulated's own candidates on the H200, ahead of the strict ones
- * (the first on a tie). bench/results (emulated: h200-emulated.md) */
-#define H200_EMULATED_RULES                                                                 \
-  {.variant = "wgmma_3xtf32",                                                               \
-   .stages = 4,                                                                             \
-   .speed_percent = 233,                                                                    \
-   .blocks_per_sm = 1,                                                                      \
-   .k_overhead = 130,                                                                       \
+ * (the first on a tie). bench/results/emulated */
+#define H200_EMULATED_RULES                                                                    \
+  {.variant = "wgmma_3xtf32",                                                                  \
+   .stages = 4,                                                                                \
+   .speed_percent = 233,                                                                       \
+   .blocks_per_sm = 1,                                                                         \
+   .k_overhead = 130,                                                                          \
    .k_block_overhead = 64}
 
 /* auto_tf32's candidates on the H200, in units of cuBLAS TF32's speed.
- * bench/results (tensor cores: h200-tensorcore.md) */
-#define H200_TF32_RULES                                                                     \
-  {.variant = "wgmma_tma_rs", .stages = 3, .speed_percent = 95, .blocks_per_sm = 1},        \
-  {.variant = "wgmma_tma_coop_n256", .stages = 3, .speed_percent = 86, .blocks_per_sm = 1}, \
-  {.variant = "wgmma_cp_async", .stages = 3, .speed_percent = 52, .blocks_per_sm = 2},      \
+ * bench/results/tensor-cores */
+#define H200_TF32_RULES                                                                        \
+  {.variant = "wgmma_tma_rs", .stages = 3, .speed_percent = 95, .blocks_per_sm = 1},           \
+  {.variant = "wgmma_tma_coop_n256", .stages = 3, .speed_percent = 86, .blocks_per_sm = 1},    \
+  {.variant = "wgmma_cp_async", .stages = 3, .speed_percent = 52, .blocks_per_sm = 2},         \
   {.variant = "mma_cp_async", .stages = 2, .speed_percent = 34, .blocks_per_sm = 2}
 
 static const pg_tuning h200 = {
     .cc = 90,
     .sm_count = 132,
-    .measured_on = "NVIDIA H200, bench/results/h200-tma.md, h200-shapes.md and h200-tensorcore.md",
+    .measured_on = "NVIDIA H200, bench/results/tma-ws/, shape-set/ and tensor-cores/",
 
-    /* bench/results (tma_ws tuning: h200-tma.md; h200-skinny.md, "tma_ws on a
+    /* bench/results/tma-ws and partial-waves ("tma_ws on a
      * persistent grid where K <= 128") */
     .tma_ws_group_m = 8,
     .tma_ws_blocks_per_sm = 0,
     .tma_ws_persistent_max_k_tiles = 4,
     .tma_ws_persistent_speed_percent = 102,
-    /* bench/results (short sides: h200-skinny.md, "tma_ws_m64 at 4 stages") */
+    /* bench/results/short-sides ("How each form was chosen") */
     .tma_ws_split_min_k_tiles = 2,
-    /* Estimates, not fits; what they choose: bench/results (short sides) */
+    /* Estimates, not fits; what they choose: bench/results/short-sides */
     .tma_ws_split_unit_cost = 1,
     .flops_per_byte = 16,
-    /* bench/results (short sides: h200-skinny.md, "Split K added up in clusters") */
+    /* bench/results/partial-waves ("Split K added up in clusters") */
     .split_in_clusters = 1,
 
-    /* bench/results (emulated: h200-emulated.md, "The design") */
+    /* bench/results/emulated ("The design") */
     .emulated_sum_steps = 4,
     .emulated_sum_min_k = 4096,
     .emulated_split_min_k_tiles = 4,
     .emulated_fused_max_n = 512,
 
-    /* bench/results (short sides: h200-skinny.md, "Launches that overlap") */
+    /* bench/results/partial-waves ("Launches that overlap") */
     .programmatic_launch = 1,
 
-    /* bench/results (short sides: h200-skinny.md, "Short M", "Short N", "tma_ws_m32",
-     * "skinny_ffma's RING form of 5-8 columns") */
+    /* bench/results/short-sides ("How each form was chosen") */
     .skinny_rate_percent = {[PG_SKINNY_ROWS_1] = 11,
                             [PG_SKINNY_ROWS_2] = 19,
                             [PG_SKINNY_ROWS_4] = 36,

@@ -1,12 +1,12 @@
 #!/bin/sh
-# Replays the ncu output of a real H200 run (bench/results/h200-profile-ncu.txt)
+# Replays the ncu output of a real H200 run (bench/results/write-ups/h200-profile-ncu.txt)
 # through `pipegemm profile` and checks a value whose unit ncu prints in its
 # short form: the baseline kernel's duration is 505,088 "ns", which must read
 # 0.505 ms (bench timed the same kernel at 0.507 ms).
 # Usage: profile_replay.sh PIPEGEMM SOURCE_DIR
 set -u
 pipegemm=$1 src=$2
-out=$(PG_NCU_REPLAY="$src/bench/results/h200-profile-ncu.txt" "$pipegemm" profile \
+out=$(PG_NCU_REPLAY="$src/bench/results/write-ups/h200-profile-ncu.txt" "$pipegemm" profile \
   --variant baseline,pingpong,cp_async --size 2048 --ncu "$src/scripts/replay-ncu.sh" \
   --format csv --quiet) || { echo "profile failed"; exit 1; }
 duration=$(printf '%s\n' "$out" | awk -F, '

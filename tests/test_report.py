@@ -15,8 +15,10 @@ bars and ticks of the figure, read off its artists. The checks:
     kernel is in the stall chart, and every variant of every input is named
     on the page;
   * shapes go by size (M*N*K, then M, N, K) wherever a page lists them;
-  * `make report` draws the committed bench/results/h200-report.md from
-    every committed H200 report CSV, and the committed page is that page.
+  * `make report` draws the committed bench/results/report/h200-report.md
+    from committed H200 runs in the question folders of bench/results/ (every
+    profile and inspect CSV among them), and the committed page is that
+    page, every picture it names beside it.
 CTest runs it (report_styles); it exits 77 where the scripts find no
 matplotlib (python3's own, or .deps/python's that `make deps` fetches), and
 fails there instead where the environment variable CI is set. Standard
@@ -378,13 +380,22 @@ class H200Page(PageChecks, unittest.TestCase):
         cls.inputs = [(kind, path) for path, kind in
                       re.findall(r"^- `([^`]+)` \((\w+)\)", cls.md, re.M)]
 
-    def test_every_committed_report_csv_is_an_input(self):
+    def test_every_committed_profile_and_inspect_csv_is_an_input(self):
         named = {path for _, path in self.inputs}
-        for path in sorted(glob.glob("bench/results/h200-*.csv")):
+        for path in sorted(glob.glob("bench/results/*/*.csv")):
             with open(path, encoding="utf-8") as handle:
-                first = handle.readline()
-            if re.match(r"# report: pipegemm (bench|profile|inspect)$", first.strip()):
+                head = handle.read(4096)
+            if re.search(r"^# report: pipegemm (profile|inspect)$", head, re.M):
                 self.assertIn(path, named, f"make report leaves out {path}")
+
+    def test_every_input_is_a_committed_run_of_a_question(self):
+        self.assertTrue(self.inputs, "the page names no input")
+        for _, path in self.inputs:
+            self.assertRegex(path, r"^bench/results/[a-z0-9-]+/[^/]+$",
+                             f"{path} is not in a question's folder of bench/results")
+            self.assertTrue(os.path.isfile(path), f"{path} is not there")
+            self.assertNotRegex(path, r"^bench/results/report/",
+                                "the report draws from the questions' runs, not its own folder")
 
     def test_tma_tma_ws_and_auto_are_on_the_page(self):
         drawn = {v for plot in self.plots for v in list(plot.looks) + list(plot.colors)}
@@ -392,13 +403,18 @@ class H200Page(PageChecks, unittest.TestCase):
             self.assertIn(variant, drawn)
 
     def test_the_committed_page_is_this_page(self):
-        with open("bench/results/h200-report.md", encoding="utf-8") as handle:
+        with open("bench/results/report/h200-report.md", encoding="utf-8") as handle:
             committed = handle.read()
-        self.assertEqual(committed, self.md, "bench/results/h200-report.md is not what "
-                         "`make report` draws now: run `make report` and commit it")
+        self.assertEqual(committed, self.md, "bench/results/report/h200-report.md is not "
+                         "what `make report` draws now: run `make report` and commit it")
+        drawn = sorted(os.listdir(self.out))
         for png in re.findall(r"\]\(([^)]+\.png)\)", self.md):
-            self.assertTrue(os.path.exists(os.path.join("bench/results", png)),
+            self.assertTrue(os.path.exists(os.path.join("bench/results/report", png)),
                             f"the committed page names {png}, which is not there")
+        committed_pngs = sorted(f for f in os.listdir("bench/results/report")
+                                if f.endswith(".png"))
+        self.assertEqual(committed_pngs, [f for f in drawn if f.endswith(".png")],
+                         "bench/results/report/ holds other pictures than `make report` draws")
 
 
 FIXTURE_HEADER = """# report: pipegemm bench

@@ -242,7 +242,7 @@ static void test_blocks_per_sm(void **state) {
   char text[64];
 
   /* What cudaOccupancyMaxActiveBlocksPerMultiprocessor said on an H200
-   * (bench/results/h200-mechanisms.md). */
+   * (bench/results/mechanisms/README.md). */
   assert_int_equal(pgc_blocks_per_sm(sm90, 256, 128, 16384, &limiters), 2); /* cp_async */
   assert_int_equal(limiters, PGC_LIMIT_REGISTERS);
   assert_int_equal(pgc_blocks_per_sm(sm90, 256, 163, 16384, &limiters), 1); /* pingpong */

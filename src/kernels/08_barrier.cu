@@ -11,7 +11,7 @@
  * it is about to compute that tile, STAGES-1 tiles later. On sm_90 libcu++
  * issues each 16-byte copy as a bulk copy completing on the barrier from the
  * async proxy, hence the proxy fence after init; what that lowering costs is
- * in bench/results/h200-mechanisms.md.
+ * in bench/results/mechanisms/README.md.
  *
  * The barrier covers the read-after-write hazard for the whole block. The
  * write-after-read hazard (refilling the slot every thread read one step

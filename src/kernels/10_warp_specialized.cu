@@ -26,7 +26,7 @@ PG_KERNELS_BEGIN
  * SM, where 05_cp_async.cu runs two blocks (16 compute warps). Two blocks of
  * 9 warps would need <= 96 registers, which spills. The cap of 112 compiles
  * without spills; it is the measured choice against the uncapped kernel
- * (bench/results/h200-mechanisms.md). Hopper's setmaxnreg (sm_90a) is the
+ * (bench/results/mechanisms/README.md). Hopper's setmaxnreg (sm_90a) is the
  * way out: producers give their registers to the consumers (12_tma_ws.cu). */
 #define WS_MAX_REGISTERS 112
 
@@ -104,7 +104,7 @@ __global__ void __maxnreg__(WS_MAX_REGISTERS) pg_warp_specialized_kernel(const p
     PG_TRACE_SPAN(COMPUTE, slot, kt) t128_compute(smem + slot * T128_STAGE_FLOATS, acc);
     /* Every thread releases its own reads: its arrival orders them before
      * the refill that waits on this phase. (Why not one elected lane per
-     * warp: bench/results/h200-mechanisms.md, mbarrier.) */
+     * warp: bench/results/mechanisms/README.md, mbarrier.) */
     PG_TRACE_BEFORE(RELEASE, slot, kt) pg_mbar_arrive(&empty[slot]);
     parity ^= t128_ring_next(&slot, stages);
   }

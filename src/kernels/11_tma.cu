@@ -71,7 +71,7 @@ __global__ void __launch_bounds__(T128_THREADS PG_TRACE_MIN_BLOCKS(2))
       /* The slot held tile next-STAGES: all 256 threads must have released
        * it. Every thread waits here, not only the one that copies, which
        * keeps the warps within a tile of each other; letting them drift is
-       * the slower choice measured in bench/results/h200-tma.md. */
+       * the slower choice measured in bench/results/tma-ws/README.md. */
       if (next >= stages)
         PG_TRACE_BEFORE(SLOT_WAIT, write_slot, next)
             pg_mbar_wait_parity(&empty[write_slot], write_parity ^ 1);

@@ -11,8 +11,8 @@
  * persistent grid of two blocks an SM where a tile has few K steps (the
  * table's tma_ws_persistent_max_k_tiles): there the producers load the
  * next tile while the consumers store the last, which pays where the
- * store is a large share of a tile's time; bench/results/h200-tma.md and
- * h200-skinny.md measure both on an H200. Where the tiles leave
+ * store is a large share of a tile's time; bench/results/tma-ws/README.md and
+ * partial-waves/README.md measure both on an H200. Where the tiles leave
  * SMs idle, the next chapters split K (13) or share the last wave's K steps
  * out (14).
  *

@@ -14,7 +14,7 @@
  * warpgroups sharing each stage's A, one block per SM), tma_ws_m64 (64 x
  * 128 for a short M, three blocks per SM (two at 4 stages): 0.64-0.87
  * x cuBLAS at M of 20 to 64 where the 128-row tiles run 0.35-0.55;
- * bench/results/h200-skinny.md), tma_ws_m32 (32 x 128 for an M of 17 to
+ * bench/results/short-sides/README.md), tma_ws_m32 (32 x 128 for an M of 17 to
  * 32, where the 64-row tile pads half its rows: the short tile's warps with
  * 4x8 outputs a thread, three blocks per SM), tma_ws_n32 (128 x 32 for a
  * short N, three blocks per SM: 1.08-1.53 x at N of 4 to 32) and

@@ -154,7 +154,7 @@ static void configure_stream(const tws_shape *shape, const void *stream_kernel,
    * once, so the tiles sharing A's rows or B's columns no longer read them
    * from L2 together (at 4096^3, streaming the last full wave too, the
    * kernel read 4.5 x the DRAM bytes of tma_ws's and ran 1.37 x longer:
-   * pipegemm profile, bench/results/h200-skinny.md). */
+   * pipegemm profile, bench/results/partial-waves/README.md). */
   const long long whole_waves = tiles / blocks;
   long long first_streamed = whole_waves * blocks;
   /* Fewer K steps in the partial wave than blocks: the grid (which the

@@ -40,7 +40,7 @@
  *     the lanes' sums in a butterfly, the warps' in warp order. One
  *     kernel, no split of K between blocks (on the H200 1000 x 1 x 16384
  *     24.9 us where the COLS form's 32 ranges and their reduction took
- *     28.7; bench/results/h200-skinny.md).
+ *     28.7; bench/results/short-sides/README.md).
  *   BAND (M > N of 4 to 8, A's rows 16-byte aligned, K a multiple of 4, B
  *     any layout): a block takes 16 rows of A and all of K (K split into
  *     ranges where the blocks are at most half the SMs), its warps K's steps
@@ -48,7 +48,7 @@
  *     its warp's ring of 4 steps, and a share of the step's B beside them
  *     (sk_cols_band). On the H200 4096 x 8 x 4096 in 24.7 us where the
  *     RING form of those columns took 26.1, 4096 x 4 x 4096 23.2 against
- *     25.8 (bench/results/h200-skinny.md).
+ *     25.8 (bench/results/short-sides/README.md).
  *   RING ROWS (M of 1 to 8, B's and A's rows 16-byte aligned, N and K
  *     multiples of 4; 1 to 4 rows only where its blocks are no more than
  *     the SMs, else the GEMV below): the same ring turned to a short M. A
@@ -59,7 +59,7 @@
  *     the step beside them (sk_rows_ring); chunks of 1, 2, 4, 6 or 8
  *     rows. On the H200 8 x 4096 x 4096 in 23.5 us where the split ROWS
  *     form took 29.0, 4 x 4096 x 4096 23.0 where the GEMV took 24.7
- *     (bench/results/h200-skinny.md).
+ *     (bench/results/short-sides/README.md).
  * Block b of the grid: tile b % tiles (block of the long side fastest, then
  * the chunk), K range b / tiles; in clusters tile b / S, range b % S (a
  * tile's S ranges one cluster).
@@ -78,7 +78,7 @@
  *     of 26 us at 1 x 4096 x 4096 on the H200 (Nsight Compute, clocks
  *     locked), where cuBLAS runs one kernel; 2 to 4 rows took 5-18 % less time
  *     than their split chunks at N x K of 4096^2 to 8192^2 (2 x 4096 x 4096
- *     23.6 us against 25.4; bench/results/h200-skinny.md). One row
+ *     23.6 us against 25.4; bench/results/short-sides/README.md). One row
  *     against a dense B whose rows are off 16 bytes reads them in aligned
  *     16-byte loads all the same, blocks of 4(L - 1) columns, a thread's
  *     sums kept apart by the rows' shift (sk_gemv_realigned): 1 x 3001 x
@@ -90,7 +90,7 @@
  * side over its chunks' width, a chunk after the first at a share of the
  * first's cost, the whole under a cap (src/tuning.h). The registry's tile is the two forms'
  * widest chunks (16 rows, 8 columns) and K's split unit.
- * Measured on the H200: bench/results/h200-skinny.md.
+ * Measured on the H200: bench/results/short-sides/README.md.
  *
  *   pipegemm bench --shapes bench/shapes/skinny.txt --variant cublas,auto,skinny_ffma
  */
@@ -125,7 +125,7 @@ PG_KERNELS_BEGIN
  * stages (a lane's 16-byte copies of a row in flight: stages - 1 steps),
  * blocks an SM its registers are held to. It runs where its blocks are at
  * least the SMs (fewer: the split COLS form). Measured on the H200
- * (bench/results/h200-skinny.md): 2 and 3 columns ran 4096 x N x 4096 in
+ * (bench/results/short-sides/README.md): 2 and 3 columns ran 4096 x N x 4096 in
  * 22.7 and 23.2 us in blocks of 2 rows (their ring 24 KB a block) where
  * blocks of 4 rows took 23.2 and 24.0. Wider N takes the BAND form
  * (below): the RING form of 4 to 8 columns (its B handed out through
@@ -154,7 +154,7 @@ static long long sk_ring_blocks(long long m, int cn) {
  * an SM (the bound its registers are compiled to; its shared memory,
  * 66-108 KiB, fits 2 on the H200, 1 at 2 and 4 rows on an A100), the
  * widest chunk of rows, the shortest K range of a split (2 steps a warp).
- * Measured on the H200 (bench/results/h200-skinny.md): 8 x 4096 x 4096 in
+ * Measured on the H200 (bench/results/short-sides/README.md): 8 x 4096 x 4096 in
  * 23.5 us where the split ROWS form took 29.0; K split only to fill the
  * SMs, a block an SM (at 4096 columns 128 blocks over all of K 23.4 us,
  * where 2 ranges a tile in clusters took 25.1 and 4 took 27.3, each warp
@@ -194,7 +194,7 @@ static __host__ __device__ constexpr long long sk_rrow_blocks(long long n) {
  * 84-100 KiB, fits 2 on the H200), the widest N, the shortest K range of
  * a split (2 steps a warp). A form's kernel is named by -(SK_BAND_CODE +
  * N).
- * Measured on the H200 (bench/results/h200-skinny.md), beside the RING
+ * Measured on the H200 (bench/results/short-sides/README.md), beside the RING
  * form that took 4-8 columns before (B in 4-byte copies): faster at 23 of
  * 27 shapes, 4096 x 8 x 4096 24.7 us against 26.1, 2048 x 4 x 16384 41.0
  * against 50.5; slower at 4, among them 3000 x 8 x 12288 (56.8 against
@@ -216,7 +216,7 @@ static __host__ __device__ constexpr long long sk_rrow_blocks(long long n) {
  * wave, and the 16-byte copies past it too where K is at least
  * SK_BAND_VECTOR_MIN_K; else 1 (4-byte copies). Measured on the H200 over
  * 66 shapes of 4, 6 and 8 columns in four runs (bench/results/
- * h200-skinny.md, "B's copies and the waves"; the rule fitted to all of
+ * short-sides/README.md, "How each form was chosen"; the rule fitted to all of
  * them): in one wave the vectors were faster at 23 of 28 (4.4 % as a
  * geometric mean, up to 15 %: 2500 x 8 x 4000 19.5 us against 22.9),
  * within 0.5 % at 4, 1.2 % slower at 4096 x 6 x 4096; past one wave with K
@@ -824,7 +824,7 @@ static __device__ __forceinline__ void sk_cols(const pg_gemm_args g) {
  * turn (warp w steps w, w + 8, ...: the block reads 8 consecutive steps of
  * a row, 4 KiB, at a time; on the H200 0-4 % faster than a slice of K a
  * warp at all 17 shapes of 1-4 columns measured, 6000 x 3 x 3000 24.7 us
- * against 25.8: bench/results/h200-skinny.md); a lane copies 4
+ * against 25.8: bench/results/short-sides/README.md); a lane copies 4
  * consecutive K of each row a step straight into its own places in a ring
  * of S steps in shared memory (cp.async, 16 bytes, no registers held: the
  * loads stay in flight while the lane computes), reads back only what it
@@ -1080,7 +1080,7 @@ static __device__ __forceinline__ void sk_rows_ring(const pg_gemm_args g) {
  * blocks fit one wave or K is long (sk_band_b_vector), through L1 (.ca:
  * the blocks of an SM read the same B; 3000 x 8 x 12288 49.4 us against
  * 57.3 on the H200; .cg, past L1, had lost up to 13 %:
- * bench/results/h200-skinny.md), else CN 4-byte copies (any ldb). B is not held a step ahead in
+ * bench/results/short-sides/README.md), else CN 4-byte copies (any ldb). B is not held a step ahead in
  * registers nor handed out by a second store: each warp copies its step's
  * B with its A (under Nsight Compute at 4096 x 8 x 4096 L1 55 % busy at
  * 60 % of the DRAM's throughput, where the RING form's exchange kept it
@@ -1319,7 +1319,7 @@ static_assert(sizeof sk_ring_forms / sizeof sk_ring_forms[0] == SK_RING_MAX_CHUN
  * SK_GEMV_MAX_ROWS, the same index as sk_row_forms) and lanes a row (4, 8,
  * 16, 32; chunk: the lanes). 8 rows (4 of B a step) ran slower than the
  * split chunk of 8 rows on the H200 (8 x 4096 x 4096 37.5 us against
- * 28.8: bench/results/h200-skinny.md). */
+ * 28.8: bench/results/short-sides/README.md). */
 #define SK_GEMV_LANE_FORMS(rows) \
   {SK_GEMV_FORM(4, rows), SK_GEMV_FORM(8, rows), SK_GEMV_FORM(16, rows), SK_GEMV_FORM(32, rows)}
 static const sk_form sk_gemv_forms[][4] = {SK_GEMV_LANE_FORMS(1), SK_GEMV_LANE_FORMS(2),
@@ -1354,7 +1354,7 @@ static long long sk_gemv_realigned_blocks(long long n, int r) {
  * before: on the H200 the form of 6 (4 steps, as 8) ran 1-3 % faster at
  * each of eight shapes of 5 and 6 rows, 6 x 4096 x 4096 in 23.0-23.2 us
  * against 23.4-23.6, 6 x 12288 x 3000 46.6 against 48.2; 6 steps (one
- * block an SM) won nothing more (bench/results/h200-skinny.md). */
+ * block an SM) won nothing more (bench/results/short-sides/README.md). */
 #define SK_RROW_FORM(rows)                                                                         \
   {                                                                                               \
     rows, {NULL, (const void *)pg_skinny_kernel<rows, -1, true>}, {                                \
@@ -1410,7 +1410,7 @@ static bool sk_clusters(const pg_device *device, const pg_tuning *tuning, const 
  * loads in flight) and all the clusters fit at once, at one block an SM
  * where the grid has no more blocks than SMs, else at the form's blocks an
  * SM (pg_split_in_clusters, not spread: no padding). Measured on the H200
- * (bench/results/h200-skinny.md, "Short sides' ranges added up in
+ * (bench/results/partial-waves/README.md, "Split K added up in
  * clusters"), clusters against planes: 2-4 rows at 4096 x 4096, 256 blocks
  * in clusters of 8 where the planes had 512-1024, 25.4-27.2 us against
  * 28.0-31.6; 3 columns at 600 x 7777, 152 blocks, 16.4 against 20.1 us;
@@ -1546,7 +1546,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
        * floats, and where they are no more than the SMs at 8 lanes or
        * need 16 or 32; else the GEMV of 4-byte loads below (or the split
        * form). Measured on the H200 beside that GEMV (one build, the two
-       * alternating, the mean of two passes; bench/results/h200-skinny.md):
+       * alternating, the mean of two passes; bench/results/short-sides/README.md):
        * at 8 lanes a block an SM 1 x 3001 x 8192 in 35.2 us against 41.0,
        * 1 x 2999 x 12000 47.9 against 56.4; at 16 and 32 lanes
        * 1 x 8191 x 8192 86.5 against 97.5, 1 x 16383 x 4096 76.7 against

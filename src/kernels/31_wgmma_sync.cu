@@ -12,7 +12,7 @@
  * t, t+256, t+512, t+768 of each (row p / 8, piece p % 8): a warp's loads
  * are 4 rows of 128 contiguous bytes, and each quarter-warp stores one row's
  * 8 pieces (Nsight Compute still counts 1.5 bank conflicts per STS.128 at
- * 4096^3, bench/results/h200-tensorcore-profile.csv; not looked into: this
+ * 4096^3, bench/results/tensor-cores/h200-tensorcore-profile.csv; not looked into: this
  * member is the slow reference).
  * B^T comes from the call's workspace (src/kernels/transpose_b.cu).
  *

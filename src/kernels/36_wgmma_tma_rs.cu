@@ -36,7 +36,7 @@
  *
  * The kernel is src/kernels/wgmma_rs.cuh's, one block per tile.
  *
- * Two more differences from 35, each measured in bench/results/h200-tensorcore.md:
+ * Two more differences from 35, each measured in bench/results/tensor-cores/README.md:
  * the epilogue goes through shared memory (a warp then stores 256
  * contiguous bytes of a row of C, where the products' layout gives 4 rows
  * of 16-byte runs), and the grid is one-dimensional in grouped order

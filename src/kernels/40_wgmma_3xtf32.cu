@@ -31,7 +31,7 @@
  * into a tensor-core accumulator that the step's first product starts
  * afresh (scale-d = 0). wgmma's FP32 accumulation does not round to
  * nearest at each addition: left to sum all of K, its error grows past
- * strict FP32's (bench/results/h200-emulated.md measures it). So every few
+ * strict FP32's (bench/results/emulated/accuracy.md measures it). So every few
  * K steps their partial sum is added into FP32 registers of the thread's
  * own (FADD, round to nearest): the tensor cores' error is that of a few
  * hundred terms, and the sum over K is an FP32 sum of the partial sums.

@@ -18,7 +18,7 @@
  * moving 4 consecutive floats of one row, as the emulated entry's first
  * kernel does, took 35-37 us for the copies of 333x777x4444 and
  * 3001x5003x1001 on an H200 under Nsight Compute, blocks of 4 rows by 1024
- * columns 10 and 19: bench/results/h200-copy-kernel-ncu.txt.) */
+ * columns 10 and 19: bench/results/any-layout/h200-copy-kernel-ncu.txt.) */
 #include "kernels/first_kernel.cuh"
 #include "kernels/ptx.cuh"
 

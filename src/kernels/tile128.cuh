@@ -111,7 +111,7 @@ static __device__ __forceinline__ void t128_cp_async_b_piece(const pg_gemm_args 
 
 /* The whole tile by the block's 256 threads: A piece tid and B piece tid,
  * straight-line, not a loop over pieces (measured in
- * bench/results/h200-mechanisms.md). */
+ * bench/results/mechanisms/README.md). */
 static __device__ __forceinline__ void t128_cp_async_tile(const pg_gemm_args &g, float *stage,
                                                           int m0, int n0, int k0) {
   t128_cp_async_a_piece(g, stage, m0, k0, threadIdx.x);

@@ -10,7 +10,7 @@
  * to TWS_CONSUMER_REGS (4 x 24 + 4 x 232 = 8 x 128 per block). TWS_TILE_K is
  * a compile-time shape because the swizzle and the unrolled compute loop
  * depend on it. The register split and TWS_TILE_K are the measured choices
- * in bench/results/h200-tma.md. */
+ * in bench/results/tma-ws/README.md. */
 #ifndef PG_TMA_WS_H
 #define PG_TMA_WS_H
 
