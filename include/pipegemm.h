@@ -189,7 +189,15 @@ typedef struct {
   /* The technique at length (which forms it has, where it runs them), or
    * NULL where the one line says it all. */
   const char *description;
+  /* The layouts it takes (pg_gemm_desc): PG_LAYOUT_NN alone, or all four
+   * op combinations and batches. */
+  int layouts;
 } pg_variant_info;
+
+/* pg_variant_info.layouts: op N, N and one GEMM (a study kernel), or every
+ * combination of op(A), op(B) and any batch. */
+#define PG_LAYOUT_NN 0
+#define PG_LAYOUT_ANY 1
 
 /* Registry: indexes 0..pg_variant_count()-1, in study order. */
 PG_API int pg_variant_count(void);
@@ -228,7 +236,75 @@ typedef struct {
 PG_API pg_status pg_variant_kernel_facts(const pg_variant_info *variant, int stages,
                                          pg_kernel_facts *facts);
 
-/* C = alpha * A * B + beta * C with the named variant on the current device.
+/* ---- every layout and batch ------------------------------------------------
+ * op(X) is X as it is stored (N) or its transpose (T); CUBLAS_OP_N and
+ * CUBLAS_OP_T have the same values (and CUBLAS_OP_C, the transpose of a real
+ * matrix, is taken as T). */
+typedef enum { PG_OP_N = 0, PG_OP_T = 1 } pg_op;
+
+/* One GEMM, or a strided batch of them, on row-major matrices:
+ *
+ *   C_i = alpha * op(A_i) * op(B_i) + beta * C_i,   i = 0 .. batch - 1,
+ *   X_i = X + i * stride_x (in elements).
+ *
+ * op(A) is M x K: A is stored M x K with lda >= max(1, K) (op_a N) or K x M
+ * with lda >= max(1, M) (op_a T). op(B) is K x N: B is stored K x N with
+ * ldb >= max(1, N) (op_b N) or N x K with ldb >= max(1, K) (op_b T). C is
+ * M x N with ldc >= max(1, N). batch >= 0 (0: nothing to do); stride_a and
+ * stride_b >= 0 (0: every GEMM of the batch reads the same A, or B);
+ * where batch > 1, stride_c >= (M - 1) * ldc + N, so that no two Cs
+ * overlap. Leading dimensions and strides are 64-bit; a leading dimension
+ * past INT_MAX is refused by every entry (PG_ERR_UNSUPPORTED).
+ *
+ * A column-major caller (BLAS, cuBLAS) maps onto this by C^T = op(B)^T *
+ * op(A)^T: its C (m x n, column-major) is row-major C^T (n x m); see
+ * pg_blas_sgemm, which does that.
+ *
+ * The struct carries its size (docs/api.md, "Versions and the ABI"):
+ * start from PG_GEMM_DESC_INIT (size set, op N, alpha 1, beta 0, one GEMM)
+ * and set the rest, so that a field added later keeps its default. */
+typedef struct {
+  size_t size; /* sizeof(pg_gemm_desc) */
+  pg_op op_a, op_b;
+  int m, n, k;
+  float alpha, beta;
+  const float *a;
+  const float *b;
+  float *c;
+  long long lda, ldb, ldc;
+  int batch;
+  long long stride_a, stride_b, stride_c;
+} pg_gemm_desc;
+#define PG_GEMM_DESC_INIT {.size = sizeof(pg_gemm_desc), .alpha = 1.0f, .batch = 1}
+
+/* The GEMM of `gemm` with the named variant (stages 0: its default) on the
+ * current device. Every selector (auto, auto_tf32, auto_emulated), every
+ * entry they choose among, and the cuBLAS rows take every layout and batch;
+ * a study kernel takes op N, N and one GEMM, and refuses the rest with
+ * PG_ERR_UNSUPPORTED and a reason (pg_variant_info.layouts says which). */
+PG_API pg_status pg_gemm(const char *variant, int stages, const pg_gemm_desc *gemm,
+                         cudaStream_t stream);
+
+/* A column-major GEMM in cuBLAS's argument order, so that a call of
+ * cublasSgemm becomes one of this by its name and first argument (a stream
+ * for the handle): C = alpha * op(A) * op(B) + beta * C, C m x n, alpha and
+ * beta host pointers, transa and transb cuBLAS's values. It runs `auto`
+ * (strict FP32) on the row-major core as C^T = op(B)^T * op(A)^T. */
+PG_API pg_status pg_blas_sgemm(cudaStream_t stream, int transa, int transb, int m, int n,
+                               int k, const float *alpha, const float *a, int lda,
+                               const float *b, int ldb, const float *beta, float *c, int ldc);
+
+/* The same for cublasSgemmStridedBatched: batch_count GEMMs, the i-th on
+ * A + i * stride_a, B + i * stride_b, C + i * stride_c. */
+PG_API pg_status pg_blas_sgemm_strided_batched(cudaStream_t stream, int transa, int transb,
+                                               int m, int n, int k, const float *alpha,
+                                               const float *a, int lda, long long stride_a,
+                                               const float *b, int ldb, long long stride_b,
+                                               const float *beta, float *c, int ldc,
+                                               long long stride_c, int batch_count);
+
+/* ---- the short form: row-major C = alpha * A * B + beta * C ---------------
+ * C = alpha * A * B + beta * C with the named variant on the current device.
  * stages = 0 picks the variant's default. Arguments are checked before any
  * device work: negative sizes, a leading dimension below max(1, row width),
  * NULL pointers with work to do, and a bad stage count are rejected with
@@ -291,6 +367,18 @@ PG_API pg_status pg_plan_create(pg_plan **plan, const pg_variant_info *variant, 
  * Results are bitwise the same on every run: no atomics, a fixed order. */
 PG_API pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream);
 
+/* A plan of `gemm` (pg_gemm's arguments, decided once). */
+PG_API pg_status pg_plan_create_gemm(pg_plan **plan, const pg_variant_info *variant, int stages,
+                                     const pg_gemm_desc *gemm);
+
+/* Launches the plan on other matrices of the same shape, layout and batch:
+ * A, B and C in place of the planned ones, without deciding again (their
+ * tensor maps are encoded anew, a few microseconds of host work a map).
+ * PG_ERR_UNSUPPORTED where a new pointer is not aligned as the planned one
+ * was (16 bytes, or 4), which the decision rests on: make a plan for it. */
+PG_API pg_status pg_plan_launch_with(const pg_plan *plan, const float *a, const float *b,
+                                     float *c, cudaStream_t stream);
+
 /* Frees a plan; NULL is ignored. */
 PG_API void pg_plan_destroy(pg_plan *plan);
 
@@ -313,6 +401,11 @@ typedef struct {
   int split_in_clusters;          /* K split: 1 where each tile's ranges are added up in
                                      a cluster of their blocks (sm_90), with no partial
                                      sums in the workspace and no second kernel */
+  pg_op op_a, op_b;               /* the GEMM's layout */
+  int batch;                      /* GEMMs (0 when M or N is 0) */
+  int transposes;                 /* operands a first kernel transposes into the
+                                     workspace because the kernel cannot read their
+                                     layout (TF32 wgmma reads A and B K-major) */
 } pg_plan_info;
 #define PG_PLAN_INFO_INIT {.size = sizeof(pg_plan_info)}
 /* Fills info->size bytes of *info (fields the library does not know of, in
@@ -320,6 +413,17 @@ typedef struct {
  * info->size is below the size of the first pg_plan_info that carried its
  * size (0.5.0's), which is what an unset size usually is. */
 PG_API pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info);
+
+/* Whether pg_gemm would run this call, without running it: PG_OK, or the
+ * status it would return before any device work. */
+PG_API pg_status pg_variant_accepts_gemm(const pg_variant_info *variant, int stages,
+                                         const pg_gemm_desc *gemm);
+
+/* What a selector (auto, auto_tf32, auto_emulated) runs for `gemm` on the
+ * current device: its entry and stage count (NULL and 0 where M, N or the
+ * batch is 0: nothing runs); pg_plan_describe tells the whole choice. */
+PG_API pg_status pg_selector_choice(const pg_variant_info *selector, const pg_gemm_desc *gemm,
+                                    const pg_variant_info **variant, int *stages);
 
 /* Whether pg_sgemm_variant would run this call, without running it: PG_OK,
  * or the status it would return before any device work (PG_ERR_UNSUPPORTED

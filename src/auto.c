@@ -11,18 +11,19 @@
  * IEEE FP32, auto_tf32: TF32 products), or for auto_emulated, of the
  * FP32-accurate ones: emulated and strict. */
 const pg_variant_entry pg_entry_auto = {
-    .info = {.name = "auto", .kind = PG_KIND_SELECTOR,
+    .info = {.name = "auto", .kind = PG_KIND_SELECTOR, .layouts = PG_LAYOUT_ANY,
              .technique = "the best predicted variant for this GPU and shape (pg_auto_select, src/tuning.c)",
              .source = "", .min_cc = 50},
 };
 const pg_variant_entry pg_entry_auto_tf32 = {
     .info = {.name = "auto_tf32", .kind = PG_KIND_SELECTOR, .precision = PG_PRECISION_TF32,
+             .layouts = PG_LAYOUT_ANY,
              .technique = "the best predicted TF32 tensor-core variant for this GPU and shape "
                           "(src/tuning.c)",
              .source = "", .min_cc = 80},
 };
 const pg_variant_entry pg_entry_auto_emulated = {
-    .info = {.name = "auto_emulated", .kind = PG_KIND_SELECTOR,
+    .info = {.name = "auto_emulated", .kind = PG_KIND_SELECTOR, .layouts = PG_LAYOUT_ANY,
              .precision = PG_PRECISION_EMULATED,
              .technique = "the best predicted FP32-accurate variant for this GPU and shape: "
                           "tensor-core emulation or strict FP32 (src/tuning.c)",
@@ -204,6 +205,33 @@ static pg_status auto_question(const pg_variant_info **variant, const int *stage
   return pg_device_current(dev);
 }
 
+/* A selector's choice for a checked description: NULL and 0 where there is
+ * nothing to do. */
+static pg_status choice_for(const pg_variant_info *selector, const pg_gemm_desc *gemm,
+                            const pg_variant_info **variant, int *stages) {
+  pg_status st = pg_check_problem(gemm);
+  if (st == PG_OK && pg_gemm_is_empty(gemm)) { /* as pg_gemm: nothing to do, so nothing runs */
+    *variant = NULL;
+    *stages = 0;
+    return PG_OK;
+  }
+  if (st == PG_OK) st = pg_check_int_lds(gemm);
+  const pg_device *dev = NULL;
+  if (st == PG_OK) st = pg_device_current(&dev);
+  if (st != PG_OK) return st;
+  pg_plan plan;
+  memset(&plan, 0, sizeof plan);
+  pg_set_problem(&plan.args, gemm);
+  const pg_variant_entry *entry = NULL;
+  pg_kernel_launch kernel;
+  int chosen_stages = 0;
+  st = pg_auto_choose(dev, selector, &plan, &entry, &chosen_stages, &kernel);
+  if (st != PG_OK) return st;
+  *variant = &entry->info;
+  *stages = chosen_stages;
+  return PG_OK;
+}
+
 pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const float *b, int ldb,
                          const pg_variant_info **variant, int *stages) {
   pg_clear_error_detail();
@@ -211,26 +239,26 @@ pg_status pg_auto_select(int m, int n, int k, const float *a, int lda, const flo
     pg_set_error_detail("no place for the answer given (NULL)");
     return PG_ERR_INVALID_ARG;
   }
-  pg_status st = pg_check_problem(m, n, k, a, lda, b, ldb);
-  if (st == PG_OK && (m == 0 || n == 0)) { /* as pg_sgemm: nothing to do, so nothing runs */
-    *variant = NULL;
-    *stages = 0;
-    return PG_OK;
+  const pg_gemm_desc gemm = pg_gemm_desc_of(m, n, k, 1.0f, a, lda, b, ldb, 0.0f, NULL, n);
+  return choice_for(&pg_entry_auto.info, &gemm, variant, stages);
+}
+
+pg_status pg_selector_choice(const pg_variant_info *selector, const pg_gemm_desc *gemm,
+                             const pg_variant_info **variant, int *stages) {
+  pg_clear_error_detail();
+  if (variant == NULL || stages == NULL) {
+    pg_set_error_detail("no place for the answer given (NULL)");
+    return PG_ERR_INVALID_ARG;
   }
-  const pg_device *dev = NULL;
-  if (st == PG_OK) st = pg_device_current(&dev);
-  if (st != PG_OK) return st;
-  pg_plan plan;
-  memset(&plan, 0, sizeof plan);
-  pg_set_problem(&plan.args, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, NULL, n);
-  const pg_variant_entry *entry = NULL;
-  pg_kernel_launch kernel;
-  int chosen_stages = 0;
-  st = pg_auto_choose(dev, &pg_entry_auto.info, &plan, &entry, &chosen_stages, &kernel);
-  if (st != PG_OK) return st;
-  *variant = &entry->info;
-  *stages = chosen_stages;
-  return PG_OK;
+  if (selector == NULL || pg_entry_of(selector) == NULL || selector->kind != PG_KIND_SELECTOR) {
+    pg_set_error_detail("%s is no selector (auto, auto_tf32, auto_emulated)",
+                        selector != NULL && pg_entry_of(selector) != NULL ? selector->name
+                                                                          : "the variant");
+    return PG_ERR_INVALID_ARG;
+  }
+  pg_gemm_desc own;
+  const pg_status st = pg_gemm_desc_read(gemm, &own);
+  return st == PG_OK ? choice_for(selector, &own, variant, stages) : st;
 }
 
 int pg_auto_model(const pg_device *dev, const pg_variant_info *selector, int m, int n, int k,
@@ -244,7 +272,8 @@ int pg_auto_model(const pg_device *dev, const pg_variant_info *selector, int m, 
     return 0;
   pg_plan plan;
   memset(&plan, 0, sizeof plan);
-  pg_set_problem(&plan.args, m, n, k, 1.0f, operand, k, operand, n, 0.0f, NULL, n);
+  const pg_gemm_desc gemm = pg_gemm_desc_of(m, n, k, 1.0f, operand, k, operand, n, 0.0f, NULL, n);
+  pg_set_problem(&plan.args, &gemm);
   const pg_gemm_args problem = plan.args;
   pg_kernel_launch kernel;
   const int count =

@@ -2,8 +2,9 @@
  * cores, their registry entries and the handles (one per device and
  * stream, made on first use).
  *
- * cuBLAS is column-major; a row-major C = A*B is the column-major
- * C^T = B^T * A^T, so the operands are swapped and nothing is transposed.
+ * cuBLAS is column-major; a row-major C = op(A) op(B) is the column-major
+ * C^T = op(B)^T op(A)^T, so the operands are swapped and each keeps its op;
+ * a batch is cublasGemmStridedBatchedEx.
  * CUBLAS_COMPUTE_32F with the default math mode keeps FP32 arithmetic;
  * TF32 tensor cores are used only by cublas_tf32, which asks for them with
  * CUBLAS_COMPUTE_32F_FAST_TF32 on the call (the handle's math mode stays
@@ -17,7 +18,7 @@
 #include "internal.h"
 
 const pg_variant_entry pg_entry_cublas = {
-    .info = {.name = "cublas", .kind = PG_KIND_LIBRARY,
+    .info = {.name = "cublas", .kind = PG_KIND_LIBRARY, .layouts = PG_LAYOUT_ANY,
              .technique = "cuBLAS SGEMM, strict FP32 (no TF32): the reference row",
              .source = "", .min_cc = 50, .min_stages = 1, .max_stages = 1,
              .default_stages = 1},
@@ -25,6 +26,7 @@ const pg_variant_entry pg_entry_cublas = {
 
 const pg_variant_entry pg_entry_cublas_tf32 = {
     .info = {.name = "cublas_tf32", .kind = PG_KIND_LIBRARY, .precision = PG_PRECISION_TF32,
+             .layouts = PG_LAYOUT_ANY,
              .technique = "cuBLAS SGEMM on TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32): "
                           "the tensor-core reference row",
              .source = "", .min_cc = 80, .min_stages = 1, .max_stages = 1,
@@ -186,11 +188,23 @@ pg_status pg_cublas_sgemm(const pg_device *device, const pg_gemm_args *g, pg_pre
   /* What the caller's CUDA error slot held: a cuBLAS call that fails may
    * leave its runtime error there. */
   const cudaError_t pending = cudaPeekAtLastError();
-  if (st == PG_OK)
-    st = status_from_cublas(cublasGemmEx(
-        h, CUBLAS_OP_N, CUBLAS_OP_N, g->n, g->m, g->k, &g->alpha, g->b,
-        CUDA_R_32F, g->ldb, g->a, CUDA_R_32F, g->lda, &g->beta, g->c,
-        CUDA_R_32F, g->ldc, compute, CUBLAS_GEMM_DEFAULT), "cublasGemmEx");
+  /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: B's
+   * storage read column-major is B^T, so B goes first with op(B)'s op, A
+   * second with op(A)'s. */
+  const cublasOperation_t op_b = g->op_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_a = g->op_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  if (st == PG_OK && g->batch <= 1)
+    st = status_from_cublas(cublasGemmEx(h, op_b, op_a, g->n, g->m, g->k, &g->alpha, g->b,
+                                         CUDA_R_32F, g->ldb, g->a, CUDA_R_32F, g->lda, &g->beta,
+                                         g->c, CUDA_R_32F, g->ldc, compute, CUBLAS_GEMM_DEFAULT),
+                            "cublasGemmEx");
+  else if (st == PG_OK)
+    st = status_from_cublas(
+        cublasGemmStridedBatchedEx(h, op_b, op_a, g->n, g->m, g->k, &g->alpha, g->b, CUDA_R_32F,
+                                   g->ldb, g->stride_b, g->a, CUDA_R_32F, g->lda, g->stride_a,
+                                   &g->beta, g->c, CUDA_R_32F, g->ldc, g->stride_c, g->batch,
+                                   compute, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmStridedBatchedEx");
   pthread_rwlock_unlock(&handles_lock);
   if (st != PG_OK && pending == cudaSuccess) {
     /* Kept for pg_last_cuda_error(), taken out of the caller's slot. */

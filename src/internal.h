@@ -47,12 +47,9 @@ typedef struct {
    * (leading dimension ldp), and a second kernel adds them up. */
   int splits, k_tiles_per_split;
   /* The launch's device workspace, by what the plan launches: the split and
-   * stream-K forms' partial sums, or a traced kernel's buffer (src/trace_records.h;
-   * `pipegemm trace` takes no plan that splits its work). One pointer for
-   * both because the struct must stay within 128 bytes (the assertion
-   * after it): the TMA kernels' second parameter starts at the next
-   * 128-byte boundary of the parameter space, so a struct past 128 bytes
-   * would move it, and every timed TMA kernel's code with it. */
+   * stream-K forms' partial sums, or a traced kernel's buffer
+   * (src/trace_records.h; `pipegemm trace` takes no plan that splits its
+   * work). */
   union {
     float *partials;
     struct pg_trace_header *trace;
@@ -75,11 +72,23 @@ typedef struct {
   /* skinny_ffma's BAND form: the floats a copy of a step's B moves (4 or
    * 2: B dense and aligned to them; else 1), as its configure decides. */
   int b_vector;
+  /* The layout (pg_gemm_desc), after every field above so that a kernel of
+   * one row-major GEMM reads its fields where it always did: op_a and op_b
+   * 1 where A (stored K x M) or B (stored N x K) is read transposed (vec_a
+   * and vec_b then speak of the rows as stored); `batch` GEMMs, the i-th on
+   * a + i * stride_a, b + i * stride_b and c + i * stride_c (a stride of 0
+   * reads the same A or B for all). Only entries that take every layout
+   * (PG_LAYOUT_ANY) are planned with other than op N, N and one GEMM. */
+  int op_a, op_b;
+  int batch;
+  long long stride_a, stride_b, stride_c;
 } pg_gemm_args;
+/* The TMA kernels' second parameter (their tensor maps) starts at the next
+ * 64-byte boundary past this one. */
 #ifdef __cplusplus
-static_assert(sizeof(pg_gemm_args) <= 128, "the TMA kernels' maps start at byte 128");
+static_assert(sizeof(pg_gemm_args) <= 192, "the TMA kernels' maps start at byte 192");
 #else
-_Static_assert(sizeof(pg_gemm_args) <= 128, "the TMA kernels' maps start at byte 128");
+_Static_assert(sizeof(pg_gemm_args) <= 192, "the TMA kernels' maps start at byte 192");
 #endif
 
 /* warp_specialized's producer warps beside its 256 compute threads
@@ -411,19 +420,37 @@ struct pg_plan {
   cudaMemPool_t pool;      /* where the workspace comes from */
   const pg_tma_boxes *tma; /* the entry's kernel's copies (maps of regions encoded at launch) */
   int scales_c_only;       /* alpha = 0 or K = 0: the kernel is C = beta * C */
+  int transposes;          /* operands a first kernel transposes (pg_plan_info) */
   char label[64];          /* for messages: "tma_ws", or "auto (tma_ws)" */
 };
 
-/* The rules every entry point that takes a problem applies (pg_sgemm's
- * family and pg_auto_select), in BLAS's order: sizes, leading dimensions
- * (before the quick return of M or N = 0), then A and B where K > 0.
- * PG_OK or PG_ERR_INVALID_ARG with the detail set. */
-pg_status pg_check_problem(int m, int n, int k, const float *a, int lda, const float *b,
-                           int ldb);
+/* ---- arguments (src/arguments.c) ----------------------------------------------
+ * The rules every entry point that takes a problem applies (pg_sgemm's
+ * family, pg_gemm's and the selectors' questions), in BLAS's order: sizes,
+ * layouts, leading dimensions and strides (before the quick return where
+ * M, N or the batch is 0), then A and B where K > 0. PG_OK or
+ * PG_ERR_INVALID_ARG with the detail set. */
+pg_status pg_check_problem(const pg_gemm_desc *gemm);
+/* The same, with C (ldc, stride_c, C itself): pg_gemm's rules. */
+pg_status pg_check_gemm(const pg_gemm_desc *gemm);
+/* 1 where M, N or the batch is 0: nothing to do. */
+int pg_gemm_is_empty(const pg_gemm_desc *gemm);
+/* PG_ERR_UNSUPPORTED (detail set) for a leading dimension past INT_MAX,
+ * which no kernel holds. */
+pg_status pg_check_int_lds(const pg_gemm_desc *gemm);
 
-/* The problem's fields of the kernels' parameter (the rest zero). */
-void pg_set_problem(pg_gemm_args *args, int m, int n, int k, float alpha, const float *a,
-                    int lda, const float *b, int ldb, float beta, float *c, int ldc);
+/* The problem's fields of the kernels' parameter, from a GEMM whose
+ * arguments were checked (the rest zero). */
+void pg_set_problem(pg_gemm_args *args, const pg_gemm_desc *gemm);
+
+/* A checked copy of the caller's description (its size honoured: fields
+ * past it take PG_GEMM_DESC_INIT's values); PG_ERR_INVALID_ARG with the
+ * detail set where it is NULL or its size is below the first one's. */
+pg_status pg_gemm_desc_read(const pg_gemm_desc *gemm, pg_gemm_desc *out);
+
+/* pg_sgemm's arguments as a description: op N, N, one GEMM. */
+pg_gemm_desc pg_gemm_desc_of(int m, int n, int k, float alpha, const float *a, int lda,
+                             const float *b, int ldb, float beta, float *c, int ldc);
 
 /* Whether the device runs `entry` at `stages` on the problem in plan->args,
  * and if so its configure function's launch in *kernel (plan->args as it
@@ -443,9 +470,8 @@ pg_status pg_auto_choose(const pg_device *dev, const pg_variant_info *selector, 
  * (no kernel loaded, no pool, no tensor map encoded, no persistent cap):
  * for tests of the plan's steps on a machine without one. */
 pg_status pg_plan_prepare_on(pg_plan *plan, const pg_device *device,
-                             const pg_variant_info *variant, int stages, int m, int n, int k,
-                             float alpha, const float *a, int lda, const float *b, int ldb,
-                             float beta, float *c, int ldc);
+                             const pg_variant_info *variant, int stages,
+                             const pg_gemm_desc *gemm);
 
 /* The argument the kernel of step `step` gets with the workspace at `base`
  * (src/launch.c): the plan's, its views pointed into the workspace. */
@@ -453,9 +479,8 @@ void pg_plan_step_args(const pg_plan *plan, int step, float *base, pg_gemm_args 
 
 /* Fills *plan for the call, or returns the status pg_sgemm_variant returns
  * before any device work (detail set). */
-pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int stages, int m,
-                          int n, int k, float alpha, const float *a, int lda, const float *b,
-                          int ldb, float beta, float *c, int ldc);
+pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int stages,
+                          const pg_gemm_desc *gemm);
 
 /* ---- errors (src/status.c; the rest in src/introspect.h) ---------------------- */
 

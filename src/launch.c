@@ -184,30 +184,87 @@ static pg_status launch_steps(const pg_plan *plan, cudaStream_t stream) {
   return err == cudaSuccess ? PG_OK : launch_failed(plan, step_name, err);
 }
 
-/* A plan runs on its device: where the calling thread's current device is
- * another, the plan's is made current for the launch and the caller's put
- * back after it (CUDA refuses a launch on a stream of another device than
- * the current one, and the default stream is the current device's). */
-pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
-  pg_clear_error_detail();
-  if (plan == NULL) {
-    pg_set_error_detail("no plan given (NULL)");
-    return PG_ERR_INVALID_ARG;
-  }
-  if (plan->entry == NULL) return PG_OK; /* M or N is 0 */
+/* Runs `launch` on the plan's device: where the calling thread's current
+ * device is another, the plan's is made current for the launch and the
+ * caller's put back after it (CUDA refuses a launch on a stream of another
+ * device than the current one, and the default stream is the current
+ * device's). */
+static pg_status on_device(const pg_plan *plan, cudaStream_t stream,
+                           pg_status (*launch)(const pg_plan *, cudaStream_t)) {
   int current = plan->device->ordinal;
   cudaError_t err = cudaGetDevice(&current);
   if (err == cudaSuccess && current != plan->device->ordinal)
     err = cudaSetDevice(plan->device->ordinal);
   if (err != cudaSuccess) return launch_failed(plan, "making its device current", err);
-  pg_status st = plan->entry->info.kind == PG_KIND_LIBRARY
-                     ? pg_cublas_sgemm(plan->device, &plan->args, plan->entry->info.precision,
-                                       stream)
-                     : launch_steps(plan, stream);
+  pg_status st = launch(plan, stream);
   if (current != plan->device->ordinal) {
     err = cudaSetDevice(current);
     if (err != cudaSuccess && st == PG_OK)
       st = launch_failed(plan, "making the caller's device current again", err);
   }
   return st;
+}
+
+static pg_status launch_plan(const pg_plan *plan, cudaStream_t stream) {
+  if (plan->entry->info.kind == PG_KIND_LIBRARY)
+    return pg_cublas_sgemm(plan->device, &plan->args, plan->entry->info.precision, stream);
+  return launch_steps(plan, stream);
+}
+
+/* An address's alignment as a plan's decision sees it: 16 bytes (vectors,
+ * TMA), 4 (a float), or less. */
+static int alignment_of(const void *p) {
+  const uintptr_t u = (uintptr_t)p;
+  return (u & 15u) == 0 ? 16 : (u & 3u) == 0 ? 4 : 1;
+}
+
+static pg_status same_alignment(const pg_plan *plan, const char *name, const void *planned,
+                                const void *given) {
+  if (alignment_of(planned) == alignment_of(given)) return PG_OK;
+  pg_set_error_detail("%s: %s at %p is aligned to %d bytes, the planned one to %d: the plan's "
+                      "choice rests on it; make a plan for these matrices",
+                      plan->label, name, given, alignment_of(given), alignment_of(planned));
+  return PG_ERR_UNSUPPORTED;
+}
+
+pg_status pg_plan_launch_with(const pg_plan *plan, const float *a, const float *b, float *c,
+                              cudaStream_t stream) {
+  pg_clear_error_detail();
+  if (plan == NULL) {
+    pg_set_error_detail("no plan given (NULL)");
+    return PG_ERR_INVALID_ARG;
+  }
+  if (plan->entry == NULL) return PG_OK; /* nothing to do */
+  const pg_gemm_args *g = &plan->args;
+  if (c == NULL || (g->k > 0 && !plan->scales_c_only && (a == NULL || b == NULL))) {
+    pg_set_error_detail("%s is NULL with work to do", c == NULL ? "C" : a == NULL ? "A" : "B");
+    return PG_ERR_INVALID_ARG;
+  }
+  pg_status st = same_alignment(plan, "A", g->a, a);
+  if (st == PG_OK) st = same_alignment(plan, "B", g->b, b);
+  if (st == PG_OK) st = same_alignment(plan, "C", g->c, c);
+  if (st != PG_OK) return st;
+  /* The plan on the new matrices: the same steps, the maps of the
+   * operands read where they are encoded anew. */
+  pg_plan moved = *plan;
+  moved.args.a = a;
+  moved.args.b = b;
+  moved.args.c = c;
+  if (moved.tma != NULL && !moved.scales_c_only) {
+    const pg_plan_step *main = &moved.step[moved.main_step];
+    const cudaError_t err = pg_tma_encode(&moved.args, moved.tma, main->views.a == PG_CALLER,
+                                          main->views.b == PG_CALLER, &moved.maps);
+    if (err != cudaSuccess) return launch_failed(plan, "encoding the tensor maps", err);
+  }
+  return on_device(&moved, stream, launch_plan);
+}
+
+pg_status pg_plan_launch(const pg_plan *plan, cudaStream_t stream) {
+  pg_clear_error_detail();
+  if (plan == NULL) {
+    pg_set_error_detail("no plan given (NULL)");
+    return PG_ERR_INVALID_ARG;
+  }
+  if (plan->entry == NULL) return PG_OK; /* nothing to do */
+  return on_device(plan, stream, launch_plan);
 }

@@ -19,70 +19,14 @@
 #define PG_DETAIL_COPY 256
 #define PG_KIB 1024.0
 
-static int max_int(int a, int b) { return a > b ? a : b; }
-
-static int is_16_byte_aligned(const void *p) { return ((uintptr_t)p & 15u) == 0; }
-
 /* ---- arguments -------------------------------------------------------------- */
 
-/* A leading dimension against the BLAS rule ld >= max(1, row width). */
-static pg_status check_ld(const char *ld_name, int ld, const char *width_name, int width,
-                          const char *matrix) {
-  if (ld >= max_int(1, width)) return PG_OK;
-  pg_set_error_detail("%s = %d is below max(1, %s) = %d: %s's rows are %s = %d floats apart at "
-                      "least",
-                      ld_name, ld, width_name, max_int(1, width), matrix, width_name, width);
-  return PG_ERR_INVALID_ARG;
-}
 
-/* The rules every entry point that takes a problem applies (pg_sgemm's
- * family and pg_auto_select), in BLAS's order: sizes, then leading
- * dimensions (before the quick return of M or N = 0), then the pointers
- * that will be read. */
-static pg_status check_sizes(int m, int n, int k) {
-  const struct {
-    const char *name;
-    int value;
-  } sizes[] = {{"m", m}, {"n", n}, {"k", k}};
-  for (int i = 0; i < 3; ++i)
-    if (sizes[i].value < 0) {
-      pg_set_error_detail("%s = %d is negative", sizes[i].name, sizes[i].value);
-      return PG_ERR_INVALID_ARG;
-    }
-  return PG_OK;
-}
-
-static pg_status check_operand_pointers(int k, const float *a, const float *b) {
-  if (k > 0 && (a == NULL || b == NULL)) {
-    pg_set_error_detail("%s is NULL with k = %d > 0", a == NULL ? "A" : "B", k);
-    return PG_ERR_INVALID_ARG;
-  }
-  return PG_OK;
-}
-
-pg_status pg_check_problem(int m, int n, int k, const float *a, int lda, const float *b,
-                           int ldb) {
-  pg_status st = check_sizes(m, n, k);
-  if (st == PG_OK) st = check_ld("lda", lda, "k", k, "A");
-  if (st == PG_OK) st = check_ld("ldb", ldb, "n", n, "B");
-  if (st != PG_OK || m == 0 || n == 0) return st;
-  return check_operand_pointers(k, a, b);
-}
-
-static pg_status check_arguments(const pg_variant_info *variant, int *stages, int m, int n,
-                                 int k, const float *a, int lda, const float *b, int ldb,
-                                 const float *c, int ldc) {
+/* The stage count `stages` means for the variant, and the call's arguments. */
+static pg_status check_arguments(const pg_variant_info *variant, int *stages,
+                                 const pg_gemm_desc *gemm) {
   if (pg_variant_stages(variant, *stages, stages) != PG_OK) return PG_ERR_STAGES;
-  pg_status st = check_sizes(m, n, k);
-  if (st == PG_OK) st = check_ld("lda", lda, "k", k, "A");
-  if (st == PG_OK) st = check_ld("ldb", ldb, "n", n, "B");
-  if (st == PG_OK) st = check_ld("ldc", ldc, "n", n, "C");
-  if (st != PG_OK || m == 0 || n == 0) return st;
-  if (c == NULL) {
-    pg_set_error_detail("C is NULL with an m x n = %d x %d result to write", m, n);
-    return PG_ERR_INVALID_ARG;
-  }
-  return check_operand_pointers(k, a, b);
+  return pg_check_gemm(gemm);
 }
 
 /* An entry pointer the caller gave: one of the registry's, or a status. */
@@ -156,6 +100,13 @@ pg_status pg_decide_entry(const pg_device *dev, const pg_variant_entry *entry, i
                         (double)dev->smem_optin / PG_KIB);
     return PG_ERR_SMEM;
   }
+  const pg_gemm_args *g = &plan->args;
+  if (info->layouts != PG_LAYOUT_ANY && (g->op_a || g->op_b || g->batch > 1)) {
+    pg_set_error_detail("%s takes op(A) = N, op(B) = N and one GEMM (the study's layout); this "
+                        "call has op_a %s, op_b %s and %d GEMMs",
+                        info->name, g->op_a ? "T" : "N", g->op_b ? "T" : "N", g->batch);
+    return PG_ERR_UNSUPPORTED;
+  }
   memset(kernel, 0, sizeof *kernel);
   if (info->kind == PG_KIND_KERNEL) {
     plan->args.stages = stages;
@@ -186,25 +137,6 @@ pg_status pg_decide_entry(const pg_device *dev, const pg_variant_entry *entry, i
     }
   }
   return PG_OK;
-}
-
-/* The problem's fields of the kernels' parameter. */
-void pg_set_problem(pg_gemm_args *args, int m, int n, int k, float alpha, const float *a,
-                        int lda, const float *b, int ldb, float beta, float *c, int ldc) {
-  memset(args, 0, sizeof *args);
-  args->m = m;
-  args->n = n;
-  args->k = k;
-  args->alpha = alpha;
-  args->beta = beta;
-  args->a = a;
-  args->b = b;
-  args->c = c;
-  args->lda = lda;
-  args->ldb = ldb;
-  args->ldc = ldc;
-  args->vec_a = (lda % 4 == 0) && is_16_byte_aligned(a);
-  args->vec_b = (ldb % 4 == 0) && is_16_byte_aligned(b);
 }
 
 /* The dynamic shared memory an entry's kernel launches with at `stages`. */
@@ -346,27 +278,24 @@ static pg_status finish_scale_plan(pg_plan *plan) {
   return PG_OK;
 }
 
-pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int stages, int m,
-                          int n, int k, float alpha, const float *a, int lda, const float *b,
-                          int ldb, float beta, float *c, int ldc) {
-  return pg_plan_prepare_on(plan, NULL, variant, stages, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                            ldc);
+pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int stages,
+                          const pg_gemm_desc *gemm) {
+  return pg_plan_prepare_on(plan, NULL, variant, stages, gemm);
 }
 
 pg_status pg_plan_prepare_on(pg_plan *plan, const pg_device *dev, const pg_variant_info *variant,
-                             int stages, int m, int n, int k, float alpha, const float *a,
-                             int lda, const float *b, int ldb, float beta, float *c, int ldc) {
+                             int stages, const pg_gemm_desc *gemm) {
   memset(plan, 0, sizeof *plan);
   pg_clear_error_detail();
   const pg_variant_entry *entry = NULL;
   pg_status st = entry_of(variant, &entry);
-  if (st == PG_OK) st = check_arguments(variant, &stages, m, n, k, a, lda, b, ldb, c, ldc);
-  if (st != PG_OK || m == 0 || n == 0) return st; /* nothing to do: no entry to run */
-
-  if (dev == NULL) st = pg_device_current(&dev);
+  if (st == PG_OK) st = check_arguments(variant, &stages, gemm);
+  if (st != PG_OK || pg_gemm_is_empty(gemm)) return st; /* nothing to do: no entry to run */
+  st = pg_check_int_lds(gemm);
+  if (st == PG_OK && dev == NULL) st = pg_device_current(&dev);
   if (st != PG_OK) return st;
   plan->device = dev;
-  pg_set_problem(&plan->args, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  pg_set_problem(&plan->args, gemm);
   pg_kernel_launch kernel;
   if (entry->info.kind == PG_KIND_SELECTOR) {
     st = pg_auto_choose(dev, variant, plan, &entry, &stages, &kernel);
@@ -392,15 +321,17 @@ pg_status pg_plan_prepare_on(pg_plan *plan, const pg_device *dev, const pg_varia
   return st;
 }
 
-pg_status pg_plan_create(pg_plan **out, const pg_variant_info *variant, int stages, int m,
-                         int n, int k, float alpha, const float *a, int lda, const float *b,
-                         int ldb, float beta, float *c, int ldc) {
+pg_status pg_plan_create_gemm(pg_plan **out, const pg_variant_info *variant, int stages,
+                              const pg_gemm_desc *gemm) {
   pg_clear_error_detail();
   if (out == NULL) {
     pg_set_error_detail("no place for the plan given (NULL)");
     return PG_ERR_INVALID_ARG;
   }
   *out = NULL;
+  pg_gemm_desc own;
+  pg_status st = pg_gemm_desc_read(gemm, &own);
+  if (st != PG_OK) return st;
   /* The tensor maps inside want their 64-byte alignment. */
   const size_t align = _Alignof(pg_plan);
   pg_plan *plan = aligned_alloc(align, (sizeof(pg_plan) + align - 1) / align * align);
@@ -408,14 +339,20 @@ pg_status pg_plan_create(pg_plan **out, const pg_variant_info *variant, int stag
     pg_set_error_detail("no host memory for a plan (%zu bytes)", sizeof(pg_plan));
     return PG_ERR_NO_MEMORY;
   }
-  pg_status st = pg_plan_prepare(plan, variant, stages, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                                 ldc);
+  st = pg_plan_prepare(plan, variant, stages, &own);
   if (st != PG_OK) {
     free(plan);
     return st;
   }
   *out = plan;
   return PG_OK;
+}
+
+pg_status pg_plan_create(pg_plan **out, const pg_variant_info *variant, int stages, int m,
+                         int n, int k, float alpha, const float *a, int lda, const float *b,
+                         int ldb, float beta, float *c, int ldc) {
+  const pg_gemm_desc gemm = pg_gemm_desc_of(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  return pg_plan_create_gemm(out, variant, stages, &gemm);
 }
 
 void pg_plan_destroy(pg_plan *plan) { free(plan); }
@@ -439,8 +376,8 @@ static pg_status kernel_facts(const pg_device *dev, const void *kernel, unsigned
 }
 
 /* The first pg_plan_info that carried its size (0.5.0's) ended with
- * split_in_clusters: a caller's struct is at least that. */
-#define PG_PLAN_INFO_MIN_SIZE (offsetof(pg_plan_info, split_in_clusters) + sizeof(int))
+ * transposes: a caller's struct is at least that. */
+#define PG_PLAN_INFO_MIN_SIZE (offsetof(pg_plan_info, transposes) + sizeof(int))
 
 /* What a plan runs, in the library's own pg_plan_info. */
 static pg_status describe(const pg_plan *plan, pg_plan_info *info) {
@@ -454,6 +391,10 @@ static pg_status describe(const pg_plan *plan, pg_plan_info *info) {
   info->stream_k_blocks = plan->args.stream_k ? plan->args.sk_blocks : 0;
   info->split_from_row = info->splits > 1 ? plan->args.split_row0 : 0;
   info->workspace_bytes = plan->workspace.bytes;
+  info->op_a = plan->args.op_a ? PG_OP_T : PG_OP_N;
+  info->op_b = plan->args.op_b ? PG_OP_T : PG_OP_N;
+  info->batch = plan->args.batch;
+  info->transposes = plan->transposes;
   if (plan->entry->info.kind != PG_KIND_KERNEL) return PG_OK;
   const pg_plan_step *main = &plan->step[plan->main_step];
   info->split_in_clusters = info->splits > 1 && main->cluster_x > 1;
@@ -491,36 +432,68 @@ pg_status pg_plan_describe(const pg_plan *plan, pg_plan_info *info) {
 
 /* ---- calls ------------------------------------------------------------------------ */
 
+/* The variant a name gives, or PG_ERR_UNKNOWN_VARIANT with the detail. */
+static pg_status variant_named(const char *name, const pg_variant_info **variant) {
+  *variant = pg_variant_find(name);
+  if (*variant != NULL) return PG_OK;
+  if (name == NULL)
+    pg_set_error_detail("no variant name given (NULL)");
+  else
+    pg_set_error_detail("no variant is named \"%.60s\" (pipegemm list shows them)", name);
+  return PG_ERR_UNKNOWN_VARIANT;
+}
+
+/* A call: planned on the stack, launched. */
+static pg_status run_gemm(const pg_variant_info *variant, int stages, const pg_gemm_desc *gemm,
+                          cudaStream_t stream) {
+  pg_plan plan;
+  const pg_status st = pg_plan_prepare(&plan, variant, stages, gemm);
+  return st == PG_OK ? pg_plan_launch(&plan, stream) : st;
+}
+
+pg_status pg_gemm(const char *variant, int stages, const pg_gemm_desc *gemm,
+                  cudaStream_t stream) {
+  pg_clear_error_detail();
+  const pg_variant_info *info = NULL;
+  pg_gemm_desc own;
+  pg_status st = variant_named(variant, &info);
+  if (st == PG_OK) st = pg_gemm_desc_read(gemm, &own);
+  return st == PG_OK ? run_gemm(info, stages, &own, stream) : st;
+}
+
 pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, int m, int n, int k,
                            float alpha, const float *a, int lda, const float *b, int ldb,
                            float beta, float *c, int ldc, cudaStream_t stream) {
-  pg_plan plan;
-  pg_status st =
-      pg_plan_prepare(&plan, variant, stages, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  return st == PG_OK ? pg_plan_launch(&plan, stream) : st;
+  const pg_gemm_desc gemm = pg_gemm_desc_of(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  return run_gemm(variant, stages, &gemm, stream);
 }
 
 pg_status pg_sgemm(const char *variant, int stages, int m, int n, int k, float alpha,
                    const float *a, int lda, const float *b, int ldb, float beta, float *c,
                    int ldc, cudaStream_t stream) {
   pg_clear_error_detail();
-  const pg_variant_info *info = pg_variant_find(variant);
-  if (info == NULL) {
-    if (variant == NULL)
-      pg_set_error_detail("no variant name given (NULL)");
-    else
-      pg_set_error_detail("no variant is named \"%.60s\" (pipegemm list shows them)", variant);
-    return PG_ERR_UNKNOWN_VARIANT;
-  }
+  const pg_variant_info *info = NULL;
+  const pg_status st = variant_named(variant, &info);
+  if (st != PG_OK) return st;
   return pg_sgemm_variant(info, stages, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, stream);
+}
+
+pg_status pg_variant_accepts_gemm(const pg_variant_info *variant, int stages,
+                                  const pg_gemm_desc *gemm) {
+  pg_clear_error_detail();
+  pg_gemm_desc own;
+  pg_status st = pg_gemm_desc_read(gemm, &own);
+  if (st != PG_OK) return st;
+  pg_plan plan;
+  return pg_plan_prepare(&plan, variant, stages, &own);
 }
 
 pg_status pg_variant_accepts(const pg_variant_info *variant, int stages, int m, int n, int k,
                              const float *a, int lda, const float *b, int ldb, const float *c,
                              int ldc) {
+  const pg_gemm_desc gemm = pg_gemm_desc_of(m, n, k, 1.0f, a, lda, b, ldb, 0.0f, (float *)c, ldc);
   pg_plan plan;
-  return pg_plan_prepare(&plan, variant, stages, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, (float *)c,
-                         ldc);
+  return pg_plan_prepare(&plan, variant, stages, &gemm);
 }
 
 /* ---- questions without a problem ---------------------------------------------------- */
@@ -542,7 +515,8 @@ static pg_status decide_nominal(const pg_device *dev, const pg_variant_entry *en
                                 pg_kernel_launch *kernel) {
   pg_plan plan;
   memset(&plan, 0, sizeof plan);
-  pg_set_problem(&plan.args, 1, 1, 1, 1.0f, NULL, 1, NULL, 1, 0.0f, NULL, 1);
+  const pg_gemm_desc nominal = pg_gemm_desc_of(1, 1, 1, 1.0f, NULL, 1, NULL, 1, 0.0f, NULL, 1);
+  pg_set_problem(&plan.args, &nominal);
   return pg_decide_entry(dev, entry, stages, &plan, kernel, 0);
 }
 

@@ -33,8 +33,9 @@ static pg_plan plan_of(const char *variant, int m, int n, int k, const float *a,
   static pg_device kept; /* the plan points at its device */
   kept = device;
   pg_plan plan;
-  const pg_status st = pg_plan_prepare_on(&plan, &kept, pg_variant_find(variant), 0, m, n, k,
-                                          alpha, a, lda, b, ldb, 0.0f, ALIGNED(0x20000000), n);
+  const pg_gemm_desc gemm =
+      pg_gemm_desc_of(m, n, k, alpha, a, lda, b, ldb, 0.0f, ALIGNED(0x20000000), n);
+  const pg_status st = pg_plan_prepare_on(&plan, &kept, pg_variant_find(variant), 0, &gemm);
   if (st != PG_OK) fail_msg("%s at %dx%dx%d: %s (%s)", variant, m, n, k, pg_status_name(st),
                             pg_last_error_detail());
   return plan;

@@ -12,8 +12,11 @@
 #define SCALE_MAX_GRID_Y 65535
 
 __global__ void __launch_bounds__(SCALE_THREADS) pg_scale_c_kernel(const pg_gemm_args g) {
-  for (long long row = blockIdx.y; row < g.m; row += gridDim.y) {
-    float *c_row = g.c + row * g.ldc;
+  /* The rows of every C of the batch, one after another. */
+  const long long rows = (long long)g.m * g.batch;
+  for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
+    const long long member = r / g.m, row = r - member * g.m;
+    float *c_row = g.c + member * g.stride_c + row * g.ldc;
     for (long long col = (long long)blockIdx.x * SCALE_THREADS + threadIdx.x; col < g.n;
          col += (long long)gridDim.x * SCALE_THREADS)
       c_row[col] = g.beta == 0.0f ? 0.0f : g.beta * c_row[col];
@@ -24,5 +27,6 @@ extern "C" void pg_configure_scale_c(const pg_gemm_args *args, pg_kernel_launch 
   const long long blocks_x = ((long long)args->n + SCALE_THREADS - 1) / SCALE_THREADS;
   launch->kernel = (const void *)pg_scale_c_kernel;
   launch->grid_x = blocks_x < SCALE_MAX_GRID_X ? blocks_x : SCALE_MAX_GRID_X;
-  launch->grid_y = args->m < SCALE_MAX_GRID_Y ? args->m : SCALE_MAX_GRID_Y;
+  const long long rows = (long long)args->m * (args->batch > 0 ? args->batch : 1);
+  launch->grid_y = rows < SCALE_MAX_GRID_Y ? rows : SCALE_MAX_GRID_Y;
 }

@@ -42,6 +42,31 @@ int main(void) {
   FIELD(pg_variant_info, tile_k);
   FIELD(pg_variant_info, threads);
   FIELD(pg_variant_info, description);
+  FIELD(pg_variant_info, layouts);
+  VALUE(PG_LAYOUT_NN);
+  VALUE(PG_LAYOUT_ANY);
+  VALUE(PG_OP_N);
+  VALUE(PG_OP_T);
+
+  /* Read by the library up to its `size`: may grow at its end. */
+  FIELD(pg_gemm_desc, size);
+  FIELD(pg_gemm_desc, op_a);
+  FIELD(pg_gemm_desc, op_b);
+  FIELD(pg_gemm_desc, m);
+  FIELD(pg_gemm_desc, n);
+  FIELD(pg_gemm_desc, k);
+  FIELD(pg_gemm_desc, alpha);
+  FIELD(pg_gemm_desc, beta);
+  FIELD(pg_gemm_desc, a);
+  FIELD(pg_gemm_desc, b);
+  FIELD(pg_gemm_desc, c);
+  FIELD(pg_gemm_desc, lda);
+  FIELD(pg_gemm_desc, ldb);
+  FIELD(pg_gemm_desc, ldc);
+  FIELD(pg_gemm_desc, batch);
+  FIELD(pg_gemm_desc, stride_a);
+  FIELD(pg_gemm_desc, stride_b);
+  FIELD(pg_gemm_desc, stride_c);
 
   /* Inside pg_plan_info: never grows. */
   FROZEN(pg_kernel_facts);
@@ -63,5 +88,9 @@ int main(void) {
   FIELD(pg_plan_info, workspace_bytes);
   FIELD(pg_plan_info, split_from_row);
   FIELD(pg_plan_info, split_in_clusters);
+  FIELD(pg_plan_info, op_a);
+  FIELD(pg_plan_info, op_b);
+  FIELD(pg_plan_info, batch);
+  FIELD(pg_plan_info, transposes);
   return ferror(stdout) ? 1 : 0;
 }

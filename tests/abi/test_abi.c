@@ -33,6 +33,9 @@ typedef struct {
   size_t workspace_bytes;
   int split_from_row;
   int split_in_clusters;
+  pg_op op_a, op_b;
+  int batch;
+  int transposes;
 } plan_info_0_5_0;
 
 static pg_plan *empty_plan(void) {
