@@ -1,6 +1,7 @@
 /* Command-line parsing for the pipegemm tool: pure functions that read argv
  * and the variant registry, never print, never exit and never touch a GPU,
- * so that every rule here is checked by tests/test_cli_args.c. */
+ * so that every rule here is checked by tests/test_cli_args.c,
+ * test_cli_commands.c and test_cli_usage.c. */
 #ifndef PGC_ARGS_H
 #define PGC_ARGS_H
 
