@@ -70,7 +70,7 @@ static void sample_build(sample *s) {
   };
   memcpy(s->cells, rows, sizeof rows);
   pgc_report report = {"test", s->facts, 5, sample_columns, SAMPLE_COLUMNS,
-                       s->cells, SAMPLE_ROWS, sample_notes, 1};
+                       s->cells, SAMPLE_ROWS, sample_notes, 1, 0, NULL, NULL};
   s->report = report;
 }
 
@@ -251,7 +251,7 @@ static void test_json_string_escaper(void **state) {
 static void test_json_empty_report(void **state) {
   (void)state;
   pgc_report empty = {"nothing", NULL, 0, sample_columns, SAMPLE_COLUMNS, NULL,
-                      0, NULL, 0};
+                      0, NULL, 0, 0, NULL, NULL};
   capture c;
   pgc_print_json(capture_begin(&c), &empty);
   char *text = capture_end(&c);
@@ -358,6 +358,137 @@ static void test_table_is_aligned(void **state) {
   free(text);
 }
 
+/* ---- a table held to a width ------------------------------------------------- */
+
+/* Lines of `text` (split in place) longer than `width` columns; each
+ * printed. */
+static int lines_over(char *text, int width) {
+  int over = 0;
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    if (column_of(line, strlen(line)) <= width) continue;
+    print_error("over %d columns: '%s'\n", width, line);
+    ++over;
+  }
+  return over;
+}
+
+/* `text` without its blanks: what wrapping leaves of it, whichever lines
+ * it falls on. */
+static char *without_blanks(const char *text) {
+  char *out = malloc(strlen(text) + 1);
+  assert_non_null(out);
+  size_t n = 0;
+  for (const char *p = text; *p; ++p)
+    if (*p != ' ' && *p != '\n') out[n++] = *p;
+  out[n] = '\0';
+  return out;
+}
+
+#define FIT_ROWS 2
+static const pgc_column fit_columns[] = {
+    {"name", "name", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"what", "what", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"why", "why", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+};
+#define FIT_COLUMNS ((int)(sizeof fit_columns / sizeof fit_columns[0]))
+static const char fit_long[] = "a cell far longer than any column of a table thirty wide";
+static const char fit_word[] =
+    "Unbreakable_word_longer_than_any_line_of_the_details_below_it";
+static const char *const fit_notes[] = {
+    "a note of many words that must be wrapped between them to fit the width"};
+
+/* A report of two rows whose second cells cannot fit 30 columns, with
+ * details under both and a fact too long for the width. */
+static char *print_fitted(int max_width, const int *min_widths, int with_details) {
+  static const char *const details[FIT_ROWS] = {
+      "first line of details, long enough to be wrapped at thirty\nsecond", NULL};
+  const char *const *details_of = with_details ? details : NULL;
+  pgc_fact facts[] = {
+      {"gpu", "GPU", pgc_cell_text("a name longer than the width of thirty"), 0, "!",
+       PGC_SHOW_ALL},
+  };
+  pgc_cell cells[FIT_ROWS * FIT_COLUMNS] = {
+      pgc_cell_text("one"), pgc_cell_text(fit_long), pgc_cell_text("short"),
+      pgc_cell_text("two"), pgc_cell_text("ok"),     pgc_cell_text(fit_word),
+  };
+  pgc_report report = {"fit", facts, 1, fit_columns, FIT_COLUMNS, cells, FIT_ROWS,
+                       fit_notes, 1, max_width, min_widths, details_of};
+  capture c;
+  pgc_print_table(capture_begin(&c), &report);
+  return capture_end(&c);
+}
+
+static void test_table_fits_max_width(void **state) {
+  (void)state;
+  static const int narrowing[FIT_COLUMNS] = {0, 4, 6};
+  char *text = print_fitted(30, narrowing, 0);
+  char *copy = strdup(text);
+  assert_int_equal(lines_over(copy, 30), 0);
+  free(copy);
+  /* The fact's value cut short before its unit; the long cells cut short,
+   * each ending in the ellipsis; the note whole, over several lines. */
+  assert_non_null(strstr(text, "GPU: a name longer than the\xe2\x80\xa6 !\n"));
+  assert_null(strstr(text, fit_long));
+  assert_non_null(strstr(text, "one   a cell"));
+  assert_int_equal(strncmp(strstr(text, "one   ") + strlen("one   "), fit_long, 4), 0);
+  assert_non_null(strstr(text, "\xe2\x80\xa6  short"));
+  char *bare = without_blanks(text), *note = without_blanks(fit_notes[0]);
+  assert_non_null(strstr(bare, note));
+  free(bare);
+  free(note);
+  free(text);
+
+  /* Without max_width, or without columns that may narrow, nothing is cut. */
+  text = print_fitted(0, narrowing, 0);
+  assert_non_null(strstr(text, fit_long));
+  assert_non_null(strstr(text, fit_word));
+  assert_null(strstr(text, "\xe2\x80\xa6"));
+  free(text);
+  text = print_fitted(30, NULL, 0);
+  assert_non_null(strstr(text, fit_long));
+  free(text);
+}
+
+static void test_table_details(void **state) {
+  (void)state;
+  static const int narrowing[FIT_COLUMNS] = {0, 4, 6};
+  char *text = print_fitted(30, narrowing, 1);
+  char *copy = strdup(text);
+  assert_int_equal(lines_over(copy, 30), 0);
+  free(copy);
+  /* Under the first row: its cut cell whole after its title, then its
+   * details, a line for each part, every line indented; a blank line
+   * before the second row, whose cut cell is told whole too, broken where
+   * the lines end since no line holds it. */
+  const char *first = strstr(text, "\none ");
+  const char *second = strstr(text, "\ntwo ");
+  assert_non_null(first);
+  assert_non_null(second);
+  assert_true(first < second);
+  assert_memory_equal(second - 1, "\n\n", 2);
+  assert_non_null(strstr(first, "\n    what: a cell"));
+  assert_non_null(strstr(first, "\n    first line"));
+  assert_non_null(strstr(first, "\n    second\n"));
+  char *block = strndup(first, (size_t)(second - first));
+  char *bare = without_blanks(block);
+  char *want = without_blanks("what: a cell far longer than any column of a table thirty wide"
+                              "first line of details, long enough to be wrapped at thirty"
+                              "second");
+  assert_non_null(strstr(bare, want));
+  free(block);
+  free(bare);
+  free(want);
+  bare = without_blanks(second);
+  want = without_blanks(fit_word);
+  assert_non_null(strstr(bare, want));
+  for (const char *line = strchr(second + 1, '\n') + 1; *line != '\n';
+       line = strchr(line, '\n') + 1)
+    assert_memory_equal(line, "    ", 4);
+  free(bare);
+  free(want);
+  free(text);
+}
+
 /* ---- write errors ------------------------------------------------------------ */
 
 /* A stream to /dev/full fails every write: the check says so once, and a
@@ -430,6 +561,8 @@ int main(void) {
       cmocka_unit_test(test_json_string_escaper),
       cmocka_unit_test(test_json_empty_report),
       cmocka_unit_test(test_table_is_aligned),
+      cmocka_unit_test(test_table_fits_max_width),
+      cmocka_unit_test(test_table_details),
       cmocka_unit_test(test_output_check),
       cmocka_unit_test(test_output_first_errno),
   };

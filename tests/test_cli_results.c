@@ -183,7 +183,7 @@ static void test_result_rows_relate(void **state) {
   for (int r = 0; r < ROWS; ++r)
     pgc_result_row_cells(&rows[r], &cells[r * pgc_result_column_count]);
   pgc_report report = {"bench", NULL, 0, pgc_result_columns,
-                       pgc_result_column_count, cells, ROWS, NULL, 0};
+                       pgc_result_column_count, cells, ROWS, NULL, 0, 0, NULL, NULL};
   capture c;
   pgc_print_json(capture_begin(&c), &report);
   char *text = capture_end(&c);
