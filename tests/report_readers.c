@@ -31,17 +31,29 @@ char *capture_end(capture *c) {
 
 /* ---- an RFC 4180 reader ------------------------------------------------------ */
 
+/* Appends one byte to the pool; -1 when it is full. */
+static int pool_put(csv_table *t, char c) {
+  if (t->used == CSV_POOL_SIZE) return -1;
+  t->pool[t->used++] = c;
+  return 0;
+}
+
 /* Reads records, setting aside lines that start with '#'. Returns 0, or -1
- * when the text breaks the quoting rules. */
+ * when the text breaks the quoting rules (or holds more than the table). */
 int csv_read(const char *text, csv_table *t) {
-  memset(t, 0, sizeof *t);
+  t->records = t->comments = 0;
+  t->used = 0;
+  memset(t->fields, 0, sizeof t->fields);
   const char *p = text;
   while (*p) {
     if (*p == '#') {
       const char *end = strchr(p, '\n');
       size_t len = end ? (size_t)(end - p) : strlen(p);
-      if (t->comments == CSV_MAX_RECORDS || len >= CSV_FIELD_SIZE) return -1;
-      memcpy(t->comment[t->comments++], p, len);
+      if (t->comments == CSV_MAX_RECORDS) return -1;
+      t->comment[t->comments++] = t->pool + t->used;
+      for (size_t i = 0; i < len; ++i)
+        if (pool_put(t, p[i]) != 0) return -1;
+      if (pool_put(t, '\0') != 0) return -1;
       p += len + (end ? 1 : 0);
       continue;
     }
@@ -49,32 +61,29 @@ int csv_read(const char *text, csv_table *t) {
     int r = t->records++;
     for (;;) { /* one field */
       if (t->fields[r] == CSV_MAX_FIELDS) return -1;
-      char *out = t->field[r][t->fields[r]++];
-      size_t len = 0;
+      t->field[r][t->fields[r]++] = t->pool + t->used;
       if (*p == '"') {
         ++p;
         for (;;) {
           if (*p == '\0') return -1; /* unterminated */
           if (*p == '"' && p[1] == '"') {
             p += 2;
-            out[len++] = '"';
+            if (pool_put(t, '"') != 0) return -1;
           } else if (*p == '"') {
             ++p;
             break;
-          } else {
-            out[len++] = *p++;
+          } else if (pool_put(t, *p++) != 0) {
+            return -1;
           }
-          if (len >= CSV_FIELD_SIZE) return -1;
         }
         if (*p != ',' && *p != '\n' && *p != '\0') return -1;
       } else {
         while (*p && *p != ',' && *p != '\n') {
           if (*p == '"' || *p == '\r') return -1; /* must have been quoted */
-          out[len++] = *p++;
-          if (len >= CSV_FIELD_SIZE) return -1;
+          if (pool_put(t, *p++) != 0) return -1;
         }
       }
-      out[len] = '\0';
+      if (pool_put(t, '\0') != 0) return -1;
       if (*p == ',') {
         ++p;
         continue;
