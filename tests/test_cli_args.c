@@ -79,6 +79,7 @@ static void test_list_defaults(void **state) {
   assert_int_equal(r.opts.command, PGC_CMD_LIST);
   assert_int_equal(r.opts.format, PGC_FORMAT_TABLE);
   assert_int_equal(r.opts.device, 0);
+  assert_int_equal(r.opts.long_listing, 0);
 }
 
 /* ---- every option, both spellings ---------------------------------------- */
@@ -200,6 +201,13 @@ static void test_study_and_list_options(void **state) {
   r = PARSE("list", "--format=table");
   EXPECT_OK(r);
   assert_int_equal(r.opts.format, PGC_FORMAT_TABLE);
+  /* --long, a flag of list's alone. */
+  r = PARSE("list", "--long", "--device", "2");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.long_listing, 1);
+  assert_int_equal(r.opts.device, 2);
+  expect_usage_error(PARSE("list", "--long=yes"), "--long takes no value");
+  expect_usage_error(PARSE("bench", "--long"), "--long is not an option of 'bench'");
 }
 
 static void test_single_warp_options(void **state) {

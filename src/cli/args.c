@@ -61,6 +61,7 @@ static const option_spec option_table[] = {
     {"--swap", OPT_SWAP, 1, FOR_INSPECT, 0},
     {"--blocks", OPT_BLOCKS, 1, FOR_TRACE, 0},
     {"--out", OPT_OUT, 1, FOR_TRACE, 0},
+    {"--long", OPT_LONG, 0, FOR_LIST, 0},
 };
 #define OPTION_COUNT ((int)(sizeof option_table / sizeof option_table[0]))
 
@@ -220,6 +221,7 @@ static int apply_option(const option_spec *spec, const char *value,
     case OPT_BLOCKS:
       return args_parse_int_option(spec->name, value, 1, PG_TRACE_MAX_BLOCKS, &opts->trace_blocks,
                                    err, err_size);
+    case OPT_LONG: opts->long_listing = 1; return PGC_EXIT_OK;
     case OPT_OUT:
       if (value[0] == '\0')
         return args_usage_error(err, err_size, "%s needs a path", spec->name);

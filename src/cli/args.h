@@ -75,6 +75,7 @@ typedef struct {
   const char *shapes_path;
   int warmup, iters;
   int rounds; /* bench --rounds: timed rounds of each shape's runs */
+  int long_listing; /* list --long: each entry at length under its row */
   int inputs; /* bench --inputs: a pgh_inputs value (pgc_inputs_name) */
 
   /* Variant selection: all_variants, or the variant_count registry entries

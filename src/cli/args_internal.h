@@ -35,7 +35,8 @@ typedef enum {
   OPT_INSPECT_CHECK,
   OPT_SWAP,
   OPT_BLOCKS,
-  OPT_OUT
+  OPT_OUT,
+  OPT_LONG
 } option_id;
 
 typedef struct {
