@@ -19,7 +19,9 @@ file's `# command_line:` says which shape file it ran; from that:
     H200's 4.8 TB/s by default). A shape measured in several files meets
     it only if every measurement does.
 
-Prints a Markdown summary; exits 0 whatever it finds (a report, not a test).
+Prints a Markdown summary; exits 0 whatever it finds (a report, not a test),
+2 with one line on stderr where a FILE cannot be read or is no bench CSV
+(before anything is printed).
 """
 import argparse
 import csv
@@ -38,7 +40,12 @@ def read(path):
                 command = line.split(":", 1)[1].strip()
             elif not line.startswith("#") and line.strip():
                 lines.append(line)
-    for row in csv.DictReader(lines):
+    reader = csv.DictReader(lines)
+    missing = [c for c in ("variant", "shape", "m", "n", "k", "median_ms", "x_cublas")
+               if c not in (reader.fieldnames or [])]
+    if missing:
+        raise ValueError(f"no column {', '.join(missing)}: not a CSV of pipegemm bench")
+    for row in reader:
         if row.get("variant") in ("auto", "cublas"):
             rows[(row["variant"], row["shape"])] = row
     return command, rows
@@ -76,9 +83,21 @@ def main():
     ap.add_argument("files", nargs="+")
     opt = ap.parse_args()
 
-    hbm = {}  # shape -> [percent, ...]
+    # Every file read before a line is printed: a name mistyped is told in
+    # one line, not after half a report or as a traceback.
+    files = []
     for path in opt.files:
-        command, rows = read(path)
+        try:
+            files.append((path, *read(path)))
+        except OSError as e:
+            print(f"targets.py: cannot read {path}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        except (ValueError, UnicodeDecodeError, csv.Error) as e:
+            print(f"targets.py: {path}: {e}", file=sys.stderr)
+            return 2
+
+    hbm = {}  # shape -> [percent, ...]
+    for path, command, rows in files:
         name = shapes_file(command)
         order = shape_order(rows)
         print(f"## {os.path.basename(path)} ({name or 'shapes not named'})\n")

@@ -353,7 +353,7 @@ static void typed_value(rng *r, buffer *b, const char *option) {
  * --check is a flag, bench's takes on|off. */
 static int takes_value(int index, pgc_command command) {
   const char *name = pgc_option_name(index);
-  static const char *const flags[] = {"--help", "--version", "--quiet", "--profile"};
+  static const char *const flags[] = {"--help", "--version", "--quiet", "--profile", "--long"};
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; ++i)
     if (strcmp(name, flags[i]) == 0) return 0;
   return !(strcmp(name, "--check") == 0 && command == PGC_CMD_INSPECT);
@@ -436,6 +436,7 @@ static const char *const valid_lines[] = {
     "trace --variant cp_async --stages 3 --size 200 --blocks 3 --out t.json",
     "trace --variant mbarrier --m 1 --n 1 --k 0 --out=t.json --blocks=1024",
     "list --format json --device 1",
+    "list --long --device 0",
     "--help",
     "--version",
     "bench --help",
@@ -686,6 +687,8 @@ static int check_options(const words *w, const pgc_options *o) {
     return broken("an experiment outside study");
   }
   if (o->shapes_path && o->command != PGC_CMD_BENCH) return broken("--shapes outside bench");
+  if (o->long_listing != 0 && (o->long_listing != 1 || o->command != PGC_CMD_LIST))
+    return broken("long_listing %d outside list", o->long_listing);
   if ((o->swap_claim == NULL) != (o->swap_kernels == NULL)) return broken("half a --swap");
   if (o->swap_claim && (pg_variant_find(o->swap_claim->name) != o->swap_claim ||
                         pg_variant_find(o->swap_kernels->name) != o->swap_kernels))

@@ -9,6 +9,8 @@ gpu    test_gpu.py: torch and CuPy arrays, JAX where it imports (python_gpu)
 
 --library PATH   the libpipegemm.so to test (sets PIPEGEMM_LIBRARY)
 --cli PATH       the pipegemm tool, whose `list` the registry is held to
+                 (sets PIPEGEMM_TEST_CLI; without it that test is skipped,
+                 and pytest's summary says why)
 
 pytest: python3's own, else the one scripts/deps.sh fetched into
 .deps/pytest. Exit codes: pytest's; 77 (CTest's "skipped", with a line

@@ -113,7 +113,8 @@ def test_variants_are_the_registry():
 def test_variants_match_pipegemm_list():
     cli = os.environ.get("PIPEGEMM_TEST_CLI")
     if not cli:
-        pytest.skip("PIPEGEMM_TEST_CLI names no pipegemm tool (run.py --cli sets it)")
+        pytest.skip("PIPEGEMM_TEST_CLI names no pipegemm tool to hold the registry to: "
+                    "run.py host --cli build/pipegemm sets it")
     listing = subprocess.run([cli, "list", "--format", "csv"], capture_output=True, text=True,
                              check=True).stdout
     rows = list(csv.DictReader(io.StringIO(

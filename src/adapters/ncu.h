@@ -2,7 +2,7 @@
  * "CUDA Kernel Study: Pipelining" write-up compares, the ncu command line
  * that collects them, and the parser of ncu's raw CSV page. Everything here
  * is pure (no process, no GPU), so tests/test_ncu.c checks it on a fixture;
- * profile.c runs ncu and prints. */
+ * src/cli/profile_ncu.c runs ncu, profile_table.c prints. */
 #ifndef PGC_NCU_H
 #define PGC_NCU_H
 

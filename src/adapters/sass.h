@@ -3,7 +3,7 @@
  * SM those resources allow, and whether the SASS holds to the rules of a
  * variant's registry entry (pg_sass_rule). Pure functions on text and
  * numbers: no process, file or GPU, so tests/test_sass.c checks all of it on
- * a fixture. src/cli/inspect.c runs cuobjdump and feeds its lines here. */
+ * a fixture. src/cli/inspect_tool.c runs cuobjdump and feeds its lines here. */
 #ifndef PGC_SASS_H
 #define PGC_SASS_H
 

@@ -1,6 +1,7 @@
 /* Command-line parsing for the pipegemm tool: pure functions that read argv
  * and the variant registry, never print, never exit and never touch a GPU,
- * so that every rule here is checked by tests/test_cli_args.c. */
+ * so that every rule here is checked by tests/test_cli_args.c,
+ * test_cli_commands.c and test_cli_usage.c. */
 #ifndef PGC_ARGS_H
 #define PGC_ARGS_H
 
@@ -74,6 +75,7 @@ typedef struct {
   const char *shapes_path;
   int warmup, iters;
   int rounds; /* bench --rounds: timed rounds of each shape's runs */
+  int long_listing; /* list --long: each entry at length under its row */
   int inputs; /* bench --inputs: a pgh_inputs value (pgc_inputs_name) */
 
   /* Variant selection: all_variants, or the variant_count registry entries

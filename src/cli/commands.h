@@ -3,9 +3,19 @@
 #ifndef PGC_COMMANDS_H
 #define PGC_COMMANDS_H
 
+#include <stdio.h>
+
 #include "args.h"
 
 int pgc_cmd_list(const pgc_options *opts);
+/* The most columns a line of `pipegemm list`'s table takes: fewer where the
+ * terminal is narrower. */
+#define PGC_LIST_WIDTH 100
+/* list's report on `out` in opts->format (--long: opts->long_listing), the
+ * table's lines at most `width` columns (0: as long as they come). What
+ * pgc_cmd_list prints on the report stream; the tests print it anywhere.
+ * Returns the exit code. */
+int pgc_list_print(FILE *out, const pgc_options *opts, int width);
 int pgc_cmd_bench(const pgc_options *opts);
 int pgc_cmd_study(const pgc_options *opts);
 int pgc_cmd_profile(const pgc_options *opts);

@@ -1,6 +1,13 @@
-/* `pipegemm list`: the variant registry as a table, and whether the selected
- * GPU runs each entry. Works without a GPU: the registry is host data, and
- * "runs here" then says "no GPU". */
+/* `pipegemm list`: the variant registry, and whether the selected GPU runs
+ * each entry. Works without a GPU: the registry is host data, and "runs
+ * here" is then left out of the table (the header says there is no GPU).
+ *
+ * The table is one line an entry, within a terminal of PGC_LIST_WIDTH
+ * columns: name, precision, stage counts, runs here and the one-line
+ * technique, cut short with "…" where it does not fit. --long adds under
+ * each row what the table leaves out (kind, compute capability, tile,
+ * shared memory, source, a cell cut short, the description at length);
+ * CSV and JSON carry every field whole. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +19,12 @@
 
 #define BYTES_PER_KIB 1024.0
 #define KIB_DECIMALS 1
+/* A terminal narrower than this still gets lines this long: below it the
+ * fixed columns alone would not fit, and the details would wrap a few
+ * words a line. */
+#define LIST_NARROWEST 40
+/* --long's line of facts, and the description after it. */
+#define FACTS_TEXT_SIZE 512
 
 /* Text cells of one variant, kept alive until the report is printed. */
 typedef struct {
@@ -20,29 +33,64 @@ typedef struct {
   char tile[48];
   char smem[32];
   char runs_here[PGC_VERDICT_TEXT_SIZE];
+  char *details; /* --long: what goes under the row (malloc'd), or NULL */
 } variant_texts;
 
-static const pgc_column list_columns[] = {
-    {"name", "variant", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-    {"technique", "technique", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-    {"kind", "kind", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-    {"precision", "precision", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-    {"source", "source", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
-    {"min_cc", "min CC", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
-    {"stages", "stages", PGC_ALIGN_LEFT, 0, PGC_SHOW_TABLE},
-    {"min_stages", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
-    {"max_stages", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
-    {"default_stages", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
-    {"tile", "tile", PGC_ALIGN_LEFT, 0, PGC_SHOW_TABLE},
-    {"tile_m", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
-    {"tile_n", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
-    {"tile_k", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
-    {"threads", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
-    {"smem", "smem/block", PGC_ALIGN_RIGHT, 0, PGC_SHOW_TABLE},
-    {"smem_bytes", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
-    {"runs_here", "runs here", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+/* The table shows name, precision, stages, runs here and technique; the
+ * rest, and technique and runs here whole, are data (CSV, JSON) and
+ * --long's. Technique is a column twice: data where it always was, second,
+ * and in the table last, where it can take what the others leave. */
+enum {
+  COL_NAME,
+  COL_TECHNIQUE_DATA,
+  COL_DESCRIPTION,
+  COL_KIND,
+  COL_PRECISION,
+  COL_SOURCE,
+  COL_MIN_CC,
+  COL_STAGES_TEXT,
+  COL_MIN_STAGES,
+  COL_MAX_STAGES,
+  COL_DEFAULT_STAGES,
+  COL_TILE_M,
+  COL_TILE_N,
+  COL_TILE_K,
+  COL_THREADS,
+  COL_SMEM_BYTES,
+  COL_RUNS_HERE_DATA,
+  COL_RUNS_HERE_TABLE,
+  COL_TECHNIQUE_TABLE,
+  LIST_COLUMNS
 };
-#define LIST_COLUMNS ((int)(sizeof list_columns / sizeof list_columns[0]))
+
+static const pgc_column list_columns[LIST_COLUMNS] = {
+    [COL_NAME] = {"name", "variant", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    [COL_TECHNIQUE_DATA] = {"technique", "", PGC_ALIGN_LEFT, 0, PGC_SHOW_DATA},
+    [COL_DESCRIPTION] = {"description", "", PGC_ALIGN_LEFT, 0, PGC_SHOW_DATA},
+    [COL_KIND] = {"kind", "", PGC_ALIGN_LEFT, 0, PGC_SHOW_DATA},
+    [COL_PRECISION] = {"precision", "precision", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    [COL_SOURCE] = {"source", "", PGC_ALIGN_LEFT, 0, PGC_SHOW_DATA},
+    [COL_MIN_CC] = {"min_cc", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    [COL_STAGES_TEXT] = {"stages", "stages", PGC_ALIGN_LEFT, 0, PGC_SHOW_TABLE},
+    [COL_MIN_STAGES] = {"min_stages", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    [COL_MAX_STAGES] = {"max_stages", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    [COL_DEFAULT_STAGES] = {"default_stages", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    [COL_TILE_M] = {"tile_m", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    [COL_TILE_N] = {"tile_n", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    [COL_TILE_K] = {"tile_k", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    [COL_THREADS] = {"threads", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    [COL_SMEM_BYTES] = {"smem_bytes", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    [COL_RUNS_HERE_DATA] = {"runs_here", "", PGC_ALIGN_LEFT, 0, PGC_SHOW_DATA},
+    /* Shown only with a GPU: without one, every row would say so. */
+    [COL_RUNS_HERE_TABLE] = {"runs_here", "runs here", PGC_ALIGN_LEFT, 0, PGC_SHOW_TABLE},
+    [COL_TECHNIQUE_TABLE] = {"technique", "technique", PGC_ALIGN_LEFT, 0, PGC_SHOW_TABLE},
+};
+
+/* The columns the table may narrow to fit its width, and how far: the
+ * technique down to its title, the rest never (they are short). */
+static const int list_min_widths[LIST_COLUMNS] = {
+    [COL_TECHNIQUE_TABLE] = 1,
+};
 
 /* A registry number that may be 0 for "chosen by the library". */
 static pgc_cell optional_int(int value) {
@@ -64,17 +112,47 @@ static void selector_choices(const pg_variant_info *selector, char *buf, size_t 
   }
 }
 
+/* --long's lines under a row: its facts beside the table's, where it comes
+ * from, what runs here says at length, and the description. NULL when out
+ * of memory (the row then goes without). */
+static char *long_details(const pg_variant_info *variant, const variant_texts *texts,
+                          int have_gpu) {
+  char facts[FACTS_TEXT_SIZE];
+  size_t used = (size_t)snprintf(facts, sizeof facts, "%s; compute capability %s or newer",
+                                 pg_kind_name(variant->kind), texts->min_cc);
+  if (variant->kind == PG_KIND_KERNEL && used < sizeof facts)
+    used += (size_t)snprintf(facts + used, sizeof facts - used,
+                             "; tile %s; %s of shared memory a block at %d stage%s",
+                             texts->tile, texts->smem, variant->default_stages,
+                             variant->default_stages == 1 ? "" : "s");
+  if (variant->source[0] != '\0' && used < sizeof facts)
+    used += (size_t)snprintf(facts + used, sizeof facts - used, "\nsource: %s",
+                             variant->source);
+  /* The table's "yes" and "no" said at length: the library's reason, or a
+   * selector's candidates here. */
+  if (have_gpu && strcmp(texts->runs_here, "yes") != 0 && used < sizeof facts)
+    snprintf(facts + used, sizeof facts - used, "\nruns here: %s", texts->runs_here);
+  const char *description = variant->description ? variant->description : "";
+  const size_t size = strlen(facts) + 1 + strlen(description) + 1;
+  char *details = malloc(size);
+  if (details != NULL)
+    snprintf(details, size, "%s%s%s", facts, description[0] ? "\n" : "", description);
+  return details;
+}
+
 static void describe(const pg_variant_info *variant, int have_gpu, variant_texts *texts,
                      pgc_cell *cells) {
   enum { CC_SCALE = 10 }; /* min_cc is major * 10 + minor */
   snprintf(texts->min_cc, sizeof texts->min_cc, "%d.%d",
            variant->min_cc / CC_SCALE, variant->min_cc % CC_SCALE);
+  /* "2-8 (3)": the counts it takes and its default, short enough to leave
+   * the technique its room. */
   if (variant->max_stages <= 0)
     snprintf(texts->stages, sizeof texts->stages, "-");
   else if (variant->min_stages == variant->max_stages)
     snprintf(texts->stages, sizeof texts->stages, "%d", variant->min_stages);
   else
-    snprintf(texts->stages, sizeof texts->stages, "%d-%d, default %d",
+    snprintf(texts->stages, sizeof texts->stages, "%d-%d (%d)",
              variant->min_stages, variant->max_stages, variant->default_stages);
   if (variant->kind == PG_KIND_KERNEL)
     snprintf(texts->tile, sizeof texts->tile, "%dx%dx%d, %d threads",
@@ -105,28 +183,30 @@ static void describe(const pg_variant_info *variant, int have_gpu, variant_texts
   if (status == PG_OK && variant->kind == PG_KIND_SELECTOR)
     selector_choices(variant, texts->runs_here, sizeof texts->runs_here);
 
-  int i = 0;
-  cells[i++] = pgc_cell_text(variant->name);
-  cells[i++] = pgc_cell_text(variant->technique);
-  cells[i++] = pgc_cell_text(pg_kind_name(variant->kind));
-  cells[i++] = pgc_cell_text(pg_precision_name(variant->precision));
-  cells[i++] = pgc_cell_text(variant->source[0] != '\0' ? variant->source : "-");
-  cells[i++] = pgc_cell_text(texts->min_cc);
-  cells[i++] = pgc_cell_text(texts->stages);
-  cells[i++] = pgc_cell_int(variant->min_stages);
-  cells[i++] = pgc_cell_int(variant->max_stages);
-  cells[i++] = pgc_cell_int(variant->default_stages);
-  cells[i++] = pgc_cell_text(texts->tile);
-  cells[i++] = optional_int(variant->tile_m);
-  cells[i++] = optional_int(variant->tile_n);
-  cells[i++] = optional_int(variant->tile_k);
-  cells[i++] = optional_int(variant->threads);
-  cells[i++] = pgc_cell_text(texts->smem);
-  cells[i++] = has_smem ? pgc_cell_int((long long)smem) : pgc_cell_absent();
-  cells[i++] = pgc_cell_text(texts->runs_here);
+  cells[COL_NAME] = pgc_cell_text(variant->name);
+  cells[COL_TECHNIQUE_DATA] = pgc_cell_text(variant->technique);
+  cells[COL_DESCRIPTION] = pgc_cell_text(variant->description); /* NULL: absent */
+  cells[COL_KIND] = pgc_cell_text(pg_kind_name(variant->kind));
+  cells[COL_PRECISION] = pgc_cell_text(pg_precision_name(variant->precision));
+  cells[COL_SOURCE] = pgc_cell_text(variant->source[0] != '\0' ? variant->source : "-");
+  cells[COL_MIN_CC] = pgc_cell_text(texts->min_cc);
+  cells[COL_STAGES_TEXT] = pgc_cell_text(texts->stages);
+  cells[COL_MIN_STAGES] = pgc_cell_int(variant->min_stages);
+  cells[COL_MAX_STAGES] = pgc_cell_int(variant->max_stages);
+  cells[COL_DEFAULT_STAGES] = pgc_cell_int(variant->default_stages);
+  cells[COL_TILE_M] = optional_int(variant->tile_m);
+  cells[COL_TILE_N] = optional_int(variant->tile_n);
+  cells[COL_TILE_K] = optional_int(variant->tile_k);
+  cells[COL_THREADS] = optional_int(variant->threads);
+  cells[COL_SMEM_BYTES] = has_smem ? pgc_cell_int((long long)smem) : pgc_cell_absent();
+  cells[COL_RUNS_HERE_DATA] = pgc_cell_text(texts->runs_here);
+  /* The table says yes or no; --long says why not, or what a selector
+   * picks from. */
+  cells[COL_RUNS_HERE_TABLE] = pgc_cell_text(status == PG_OK ? "yes" : "no");
+  cells[COL_TECHNIQUE_TABLE] = pgc_cell_text(variant->technique);
 }
 
-int pgc_cmd_list(const pgc_options *opts) {
+int pgc_list_print(FILE *out, const pgc_options *opts, int width) {
   pgh_device_info info;
   memset(&info, 0, sizeof info);
   char gpu_text[sizeof info.name + PGC_VERDICT_TEXT_SIZE];
@@ -149,14 +229,17 @@ int pgc_cmd_list(const pgc_options *opts) {
     snprintf(gpu_text, sizeof gpu_text, "none (%s)", why_not);
   snprintf(cc_text, sizeof cc_text, "%d.%d", info.cc_major, info.cc_minor);
 
+  const int long_listing = opts->long_listing && opts->format == PGC_FORMAT_TABLE;
   int count = pg_variant_count();
   variant_texts *texts = calloc(count > 0 ? (size_t)count : 1, sizeof *texts);
   pgc_cell *cells = calloc(count > 0 ? (size_t)count * LIST_COLUMNS : 1,
                            sizeof *cells);
-  if (!texts || !cells) {
+  const char **details = calloc(count > 0 ? (size_t)count : 1, sizeof *details);
+  if (!texts || !cells || !details) {
     fprintf(stderr, "pipegemm: out of host memory\n");
     free(texts);
     free(cells);
+    free(details);
     return PGC_EXIT_FAILED;
   }
   int rows = 0;
@@ -165,8 +248,15 @@ int pgc_cmd_list(const pgc_options *opts) {
     if (!variant) continue;
     describe(variant, have_gpu, &texts[rows],
              &cells[(size_t)rows * LIST_COLUMNS]);
+    if (long_listing) {
+      texts[rows].details = long_details(variant, &texts[rows], have_gpu);
+      details[rows] = texts[rows].details;
+    }
     ++rows;
   }
+  pgc_column columns[LIST_COLUMNS];
+  memcpy(columns, list_columns, sizeof columns);
+  if (!have_gpu) columns[COL_RUNS_HERE_TABLE].show = 0;
 
   pgc_fact facts[] = {
       {"gpu", "GPU", pgc_cell_text(gpu_text), 0, NULL, PGC_SHOW_ALL},
@@ -187,25 +277,43 @@ int pgc_cmd_list(const pgc_options *opts) {
   static const char *const notes[] = {
       "precision: strict (IEEE FP32), emulated (FP32-accurate on the tensor cores, "
       "held to the strict bound) or tf32 (one TF32 product per term, held to the "
-      "TF32 bound). "
-      "smem/block: shared memory per block at the default stage count. runs here: "
-      "whether this GPU runs it (compute capability, shared memory, a kernel image "
-      "it loads); for auto, auto_tf32 and auto_emulated, their candidates here, of which each runs the best predicted. "
-      "'pipegemm bench --variant NAME' runs one.",
+      "TF32 bound). stages: the stage counts it takes, its default in parentheses. "
+      "runs here (with a GPU): whether this GPU runs it (compute capability, shared "
+      "memory, a kernel image it loads); auto, auto_tf32 and auto_emulated run the "
+      "best predicted of their candidates here.",
+      "'pipegemm list --long' adds under each entry what the table leaves out: a "
+      "technique cut short (ending in \xe2\x80\xa6) whole, the kind, compute "
+      "capability, tile, shared memory per block at the default stage count, "
+      "source, what runs here says at length, and the description; --format csv "
+      "and json carry every field whole. 'pipegemm bench --variant NAME' runs one.",
   };
   pgc_report report = {
       .command = "list",
       .facts = facts,
       .fact_count = (int)(sizeof facts / sizeof facts[0]),
-      .columns = list_columns,
+      .columns = columns,
       .column_count = LIST_COLUMNS,
       .cells = cells,
       .row_count = rows,
       .notes = notes,
       .note_count = (int)(sizeof notes / sizeof notes[0]),
+      .max_width = width,
+      .min_widths = list_min_widths,
+      .row_details = long_listing ? details : NULL,
   };
-  pgc_print_report(pgc_stdout(), opts->format, &report);
+  pgc_print_report(out, opts->format, &report);
+  for (int r = 0; r < rows; ++r) free(texts[r].details);
   free(texts);
   free(cells);
+  free(details);
   return PGC_EXIT_OK;
+}
+
+int pgc_cmd_list(const pgc_options *opts) {
+  /* A terminal's own width where it is narrower than the table's. */
+  const int terminal = pgc_terminal_columns();
+  int width = PGC_LIST_WIDTH;
+  if (terminal > 0 && terminal < width)
+    width = terminal > LIST_NARROWEST ? terminal : LIST_NARROWEST;
+  return pgc_list_print(pgc_stdout(), opts, width);
 }

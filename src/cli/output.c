@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 /* Streams of ours open at once: the report and a file or two. */
@@ -153,4 +154,10 @@ int pgc_output_close(FILE *file, const char *what) {
   if (failure == 0) return 0;
   report_failure(failure, what);
   return -1;
+}
+
+int pgc_terminal_columns(void) {
+  struct winsize size;
+  if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) != 0) return 0;
+  return size.ws_col;
 }

@@ -12,6 +12,10 @@
  * command prints its report here and nowhere else on standard output. */
 FILE *pgc_stdout(void);
 
+/* The width of the terminal standard output writes to, in columns; 0 where
+ * it is no terminal (a pipe, a file) or does not say. */
+int pgc_terminal_columns(void);
+
 /* A file opened (created or truncated) for writing; NULL with errno set. */
 FILE *pgc_output_open(const char *path);
 

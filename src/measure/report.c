@@ -3,7 +3,9 @@
  * measurement; the text table rounds to what a reader compares. */
 #include "report.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Nine significant digits reproduce any FP32 value exactly, and every event
@@ -15,6 +17,11 @@
 #define COLUMN_GAP 2
 /* Room for any one formatted number. */
 #define NUMBER_TEXT_SIZE 64
+/* What ends a cell or a value cut short (a report's max_width): one
+ * terminal column, and plainly not part of the text. */
+#define ELLIPSIS "\xe2\x80\xa6"
+/* Where the details under a row start. */
+#define DETAIL_INDENT 4
 
 const char *pgc_on_off(int flag) { return flag ? "on" : "off"; }
 
@@ -79,9 +86,93 @@ static void print_spaces(FILE *out, int count) {
 /* A line break or tab inside a cell would break the table's lines and
  * columns: control characters print as one space each (display_width counts
  * them as one column too). */
+static void print_table_bytes(FILE *out, const char *text, size_t len) {
+  const unsigned char *p = (const unsigned char *)text;
+  for (size_t i = 0; i < len; ++i) fputc(p[i] < 0x20 || p[i] == 0x7f ? ' ' : p[i], out);
+}
+
 static void print_table_text(FILE *out, const char *text) {
-  for (const unsigned char *p = (const unsigned char *)text; *p; ++p)
-    fputc(*p < 0x20 || *p == 0x7f ? ' ' : *p, out);
+  print_table_bytes(out, text, strlen(text));
+}
+
+/* How many of the first `len` bytes of `text` fill at most `columns`
+ * terminal columns, in whole characters. */
+static size_t bytes_within(const char *text, size_t len, int columns) {
+  const unsigned char *p = (const unsigned char *)text;
+  int used = 0;
+  size_t i = 0;
+  for (; i < len; ++i) {
+    if ((p[i] & 0xC0) == 0x80) continue; /* the rest of a character */
+    if (used == columns) break;
+    ++used;
+  }
+  return i;
+}
+
+/* Columns the first `len` bytes of `text` take (display_width of a part). */
+static int width_of(const char *text, size_t len) {
+  int width = 0;
+  for (size_t i = 0; i < len; ++i)
+    if (((unsigned char)text[i] & 0xC0) != 0x80) ++width;
+  return width;
+}
+
+/* `text` in at most `width` columns: whole where it fits, else cut short
+ * and ending in the ellipsis. Returns the columns printed. */
+static int print_fitted(FILE *out, const char *text, int width) {
+  const int whole = display_width(text);
+  if (whole <= width) {
+    print_table_text(out, text);
+    return whole;
+  }
+  if (width < 1) return 0;
+  print_table_bytes(out, text, bytes_within(text, strlen(text), width - 1));
+  fputs(ELLIPSIS, out);
+  return width;
+}
+
+static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* `text` in lines of at most `width` columns (0: any length), each after
+ * `indent` spaces, broken between words; a word longer than a line is
+ * broken where the line ends, so that no line is longer. Blanks between
+ * words print as one space; a text of blanks prints nothing. */
+static void print_wrapped(FILE *out, const char *text, int indent, int width) {
+  const int room = width <= 0 ? INT_MAX : width - indent > 0 ? width - indent : 1;
+  const char *p = text;
+  int used = -1; /* columns on the line after its indent; -1: no line begun */
+  for (;;) {
+    while (is_blank(*p)) ++p;
+    if (*p == '\0') break;
+    size_t len = 0;
+    while (p[len] != '\0' && !is_blank(p[len])) ++len;
+    int word = width_of(p, len);
+    if (used >= 0 && used + 1 + word > room) {
+      fputc('\n', out);
+      used = -1;
+    }
+    if (used < 0) {
+      print_spaces(out, indent);
+      used = 0;
+    } else {
+      fputc(' ', out);
+      ++used;
+    }
+    while (word > room - used) { /* only at a line's start: too long for any line */
+      const size_t part = bytes_within(p, len, room - used);
+      print_table_bytes(out, p, part);
+      fputc('\n', out);
+      print_spaces(out, indent);
+      used = 0;
+      p += part;
+      len -= part;
+      word = width_of(p, len);
+    }
+    print_table_bytes(out, p, len);
+    used += word;
+    p += len;
+  }
+  if (used >= 0) fputc('\n', out);
 }
 
 /* A number as the text table shows it; text cells are returned as they are.
@@ -140,11 +231,17 @@ static void print_table_facts(FILE *out, const pgc_report *report) {
     if (!(fact->show & PGC_SHOW_TABLE)) continue;
     char buf[NUMBER_TEXT_SIZE];
     const char *value = table_text(&fact->value, fact->decimals, buf);
+    const char *unit = fact->unit && !cell_is_absent(&fact->value) ? fact->unit : NULL;
     print_table_text(out, fact->label);
     fputc(':', out);
     print_spaces(out, label_width - display_width(fact->label) + 1);
-    print_table_text(out, value);
-    if (fact->unit && !cell_is_absent(&fact->value)) fprintf(out, " %s", fact->unit);
+    /* The value starts after the label, its colon and a space. */
+    int room = report->max_width - (label_width + 2) - (unit ? 1 + display_width(unit) : 0);
+    if (report->max_width > 0)
+      print_fitted(out, value, room);
+    else
+      print_table_text(out, value);
+    if (unit) fprintf(out, " %s", unit);
     fputc('\n', out);
   }
   fputc('\n', out);
@@ -152,12 +249,73 @@ static void print_table_facts(FILE *out, const pgc_report *report) {
 
 static void print_table_cell(FILE *out, const char *text, int width,
                              pgc_align align, int last) {
-  int pad = width - display_width(text);
+  const int shown = display_width(text) < width ? display_width(text) : width;
+  int pad = width - shown;
   if (align == PGC_ALIGN_RIGHT) print_spaces(out, pad);
-  print_table_text(out, text);
+  print_fitted(out, text, width);
   /* No trailing blanks at the end of a line. */
   if (align == PGC_ALIGN_LEFT && !last) print_spaces(out, pad);
   if (!last) print_spaces(out, COLUMN_GAP);
+}
+
+/* Narrows the columns that may narrow (min_widths) until a line fits
+ * max_width, a column at a time, the one with the most columns above its
+ * least first, so that the least given is what each keeps longest. Stops
+ * where none may narrow further. */
+static void narrow_to_fit(const pgc_report *report, const int *shown, int *width,
+                          int count) {
+  if (report->max_width <= 0 || report->min_widths == NULL || count == 0) return;
+  int least[PGC_MAX_COLUMNS];
+  int total = (count - 1) * COLUMN_GAP;
+  for (int i = 0; i < count; ++i) {
+    const int asked = report->min_widths[shown[i]];
+    const int title = display_width(report->columns[shown[i]].title);
+    least[i] = asked <= 0 ? width[i] : asked > title ? asked : title > 0 ? title : 1;
+    total += width[i];
+  }
+  while (total > report->max_width) {
+    int most = -1;
+    for (int i = 0; i < count; ++i)
+      if (width[i] > least[i] && (most < 0 || width[i] - least[i] > width[most] - least[most]))
+        most = i;
+    if (most < 0) return;
+    --width[most];
+    --total;
+  }
+}
+
+/* Under row r: each cell the table cut short, whole after its column's
+ * title, then the row's details, a line for each '\n'-separated part. */
+static void print_row_details(FILE *out, const pgc_report *report, int r, const int *shown,
+                              const int *width, int count) {
+  for (int i = 0; i < count; ++i) {
+    const pgc_column *column = &report->columns[shown[i]];
+    const pgc_cell *cell = &report->cells[(size_t)r * report->column_count + shown[i]];
+    char buf[NUMBER_TEXT_SIZE];
+    const char *text = table_text(cell, column->decimals, buf);
+    if (display_width(text) <= width[i]) continue;
+    const size_t size = strlen(column->title) + strlen(text) + sizeof ": ";
+    char *whole = malloc(size);
+    if (whole == NULL) continue; /* the table's cut cell stands */
+    snprintf(whole, size, "%s: %s", column->title, text);
+    print_wrapped(out, whole, DETAIL_INDENT, report->max_width);
+    free(whole);
+  }
+  const char *detail = report->row_details[r];
+  if (detail == NULL) return;
+  for (;;) {
+    const char *end = strchr(detail, '\n');
+    const size_t len = end ? (size_t)(end - detail) : strlen(detail);
+    char *part = malloc(len + 1);
+    if (part != NULL) {
+      memcpy(part, detail, len);
+      part[len] = '\0';
+      print_wrapped(out, part, DETAIL_INDENT, report->max_width);
+      free(part);
+    }
+    if (end == NULL) return;
+    detail = end + 1;
+  }
 }
 
 void pgc_print_table(FILE *out, const pgc_report *report) {
@@ -179,6 +337,7 @@ void pgc_print_table(FILE *out, const pgc_report *report) {
     width[shown_count] = w;
     ++shown_count;
   }
+  narrow_to_fit(report, shown, width, shown_count);
   if (shown_count > 0) {
     for (int i = 0; i < shown_count; ++i) {
       const pgc_column *column = &report->columns[shown[i]];
@@ -192,6 +351,7 @@ void pgc_print_table(FILE *out, const pgc_report *report) {
     }
     fputc('\n', out);
     for (int r = 0; r < report->row_count; ++r) {
+      if (report->row_details && r > 0) fputc('\n', out);
       for (int i = 0; i < shown_count; ++i) {
         const pgc_column *column = &report->columns[shown[i]];
         const pgc_cell *cell =
@@ -201,13 +361,18 @@ void pgc_print_table(FILE *out, const pgc_report *report) {
                          column->align, i == shown_count - 1);
       }
       fputc('\n', out);
+      if (report->row_details) print_row_details(out, report, r, shown, width, shown_count);
     }
   }
   if (report->note_count > 0) {
     fputc('\n', out);
     for (int i = 0; i < report->note_count; ++i) {
-      print_table_text(out, report->notes[i]);
-      fputc('\n', out);
+      if (report->max_width > 0) {
+        print_wrapped(out, report->notes[i], 0, report->max_width);
+      } else {
+        print_table_text(out, report->notes[i]);
+        fputc('\n', out);
+      }
     }
   }
 }

@@ -95,6 +95,24 @@ typedef struct {
   int row_count;
   const char *const *notes; /* lines printed after the table */
   int note_count;
+  /* The rest is the text table's alone, and 0 or NULL in a report that
+   * leaves its lines as long as they come (every one but list's). */
+  /* At most this many terminal columns a line (0: no limit): columns that
+   * may narrow (min_widths) are narrowed to fit, a fact's value is cut
+   * short with "…", and the notes are wrapped between words. */
+  int max_width;
+  /* NULL, or column_count widths: 0 keeps a column as wide as its widest
+   * cell; N > 0 lets the table narrow it to fit max_width, down to N
+   * terminal columns (never below its title), each cell longer than the
+   * column then cut short and ending in "…". CSV and JSON keep every cell
+   * whole. */
+  const int *min_widths;
+  /* NULL, or row_count texts (NULL for none) printed under their rows,
+   * indented, a line for each '\n'-separated part, each wrapped between
+   * words to max_width. Before them, a cell the table cut short is given
+   * whole, after its column's title. Rows that have details are set apart
+   * by a blank line. */
+  const char *const *row_details;
 } pgc_report;
 
 void pgc_print_table(FILE *out, const pgc_report *report);
