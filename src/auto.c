@@ -30,9 +30,10 @@ const pg_variant_entry pg_entry_auto_emulated = {
              .source = "", .min_cc = 50},
 };
 
-/* The blocks a candidate's plan launches (grid_y 0 counts as 1). */
+/* The blocks a candidate's plan launches (grid_y and grid_z 0 count as 1). */
 static long long launch_blocks(const pg_kernel_launch *kernel) {
-  return kernel->grid_x * (kernel->grid_y > 0 ? kernel->grid_y : 1);
+  return kernel->grid_x * (kernel->grid_y > 0 ? kernel->grid_y : 1) *
+         (kernel->grid_z > 0 ? kernel->grid_z : 1);
 }
 
 /* auto's prediction for a candidate's plan (src/tuning.h): its speed at

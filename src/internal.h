@@ -308,6 +308,9 @@ void pg_add_reduction(struct pg_kernel_launch *launch, const void *kernel, long 
 typedef struct pg_kernel_launch {
   const void *kernel;
   long long grid_x, grid_y; /* the core refuses a grid past CUDA's limits */
+  /* > 1: blocks along z, one a GEMM of a batch (at most 65535; a kernel
+   * walks the batch past it). 0 counts as 1. */
+  long long grid_z;
   /* > 0: the share of the entry's full speed this launch reaches, for
    * auto's model in place of the registry tile's useful share (an entry
    * whose form and tile follow the shape: skinny_ffma). */
@@ -397,6 +400,7 @@ typedef struct {
 typedef struct {
   const void *kernel;
   unsigned grid_x, grid_y; /* persistent grids capped at what fits */
+  unsigned grid_z;         /* a batch's GEMMs (1: one) */
   unsigned threads;
   unsigned cluster_x;      /* > 1: blocks in clusters of this many along x */
   size_t dynamic_smem;

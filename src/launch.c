@@ -60,7 +60,7 @@ static pg_status launch_failed(const pg_plan *plan, const char *step, cudaError_
  * stream where `programmatic` (it may start before that one ends, and
  * waits for it itself: pg_grid_dependency_wait). */
 static cudaError_t launch_with(const pg_plan_step *step, void **params, cudaStream_t stream) {
-  const dim3 grid = {step->grid_x, step->grid_y, 1};
+  const dim3 grid = {step->grid_x, step->grid_y, step->grid_z};
   const dim3 block = {step->threads, 1, 1};
   if (step->cluster_x <= 1 && !step->programmatic)
     return cudaLaunchKernel(step->kernel, grid, block, params, step->dynamic_smem, stream);

@@ -121,9 +121,12 @@ pg_status pg_decide_entry(const pg_device *dev, const pg_variant_entry *entry, i
     }
   }
   if (!layout) return PG_OK;
-  if (kernel->grid_x > PG_MAX_GRID_X || kernel->grid_y > PG_MAX_GRID_Y) {
-    pg_set_error_detail("%s would launch a grid of %lld x %lld blocks; CUDA allows %lld x %lld",
-                        info->name, kernel->grid_x, kernel->grid_y, PG_MAX_GRID_X,
+  if (kernel->grid_x > PG_MAX_GRID_X || kernel->grid_y > PG_MAX_GRID_Y ||
+      kernel->grid_z > PG_MAX_GRID_Y) {
+    pg_set_error_detail("%s would launch a grid of %lld x %lld x %lld blocks; CUDA allows %lld x "
+                        "%lld x %lld",
+                        info->name, kernel->grid_x, kernel->grid_y,
+                        kernel->grid_z > 0 ? kernel->grid_z : 1, PG_MAX_GRID_X, PG_MAX_GRID_Y,
                         PG_MAX_GRID_Y);
     return PG_ERR_UNSUPPORTED;
   }
@@ -159,6 +162,7 @@ static pg_status add_step(pg_plan *plan, const pg_launch_step *decl, int program
   step->kernel = decl->kernel;
   step->grid_x = (unsigned)decl->grid_x;
   step->grid_y = (unsigned)(decl->grid_y > 0 ? decl->grid_y : 1);
+  step->grid_z = 1;
   step->threads = (unsigned)decl->threads;
   step->cluster_x = 1;
   step->programmatic = programmatic_ok && decl->programmatic;
@@ -219,6 +223,7 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
   }
   main->grid_x = (unsigned)grid_x;
   main->grid_y = (unsigned)(kernel->grid_y > 0 ? kernel->grid_y : 1);
+  main->grid_z = (unsigned)(kernel->grid_z > 0 ? kernel->grid_z : 1);
   main->cluster_x = kernel->cluster_x > 1 ? (unsigned)kernel->cluster_x : 1;
 
   /* The reduction reads what the entry's kernel wrote, as it sees it. */
@@ -273,6 +278,7 @@ static pg_status finish_scale_plan(pg_plan *plan) {
   step->threads = PG_SCALE_C_THREADS;
   step->grid_x = (unsigned)kernel.grid_x;
   step->grid_y = (unsigned)(kernel.grid_y > 0 ? kernel.grid_y : 1);
+  step->grid_z = 1;
   step->cluster_x = 1;
   step->what = "kernel";
   return PG_OK;
