@@ -177,9 +177,9 @@ static void test_smem_bytes_rejects(void **state) {
   assert_true(bytes == sentinel);
 }
 
-/* ---- the README's variant table holds the registry ------------------------------ */
+/* ---- docs/variants.md's table holds the registry ------------------------------- */
 
-#define README_LINE 1024
+#define PAGE_LINE 1024
 
 /* The cells of a Markdown table row "| a | b | c |", trimmed; returns the count. */
 static int split_row(char *line, char **cells, int max) {
@@ -221,61 +221,57 @@ static void source_cell(const char *source, char *out, size_t size) {
   out[used] = '\0';
 }
 
-/* README.md, "## Variants": each row an entry of the registry, in the
- * registry's order, with its kind and its source's title; a variant renamed
- * or moved in one place and not the other fails here. The README may leave
- * an entry out (a new one, until it earns its row): `pipegemm list` is the
- * whole registry, and a variant is one kernel file and one line of
- * src/variants.h (docs/adding-a-variant.md). */
-static void test_readme_table(void **state) {
+/* docs/variants.md: its table "| name | kind | precision | technique | source |"
+ * has a row for every entry of the registry, in the registry's order, with
+ * its kind, precision and source's title; a variant added, renamed or moved
+ * in one place and not the other fails here. The technique is the page's own
+ * words (the registry's says it at length). */
+static void test_variants_page(void **state) {
   (void)state;
-  FILE *f = fopen(PG_README_PATH, "r");
-  if (f == NULL) fail_msg("cannot open %s", PG_README_PATH);
-  char line[README_LINE];
-  int in_section = 0, in_table = 0, rows = 0, next_entry = 0;
+  FILE *f = fopen(PG_VARIANTS_PAGE, "r");
+  if (f == NULL) fail_msg("cannot open %s", PG_VARIANTS_PAGE);
+  char line[PAGE_LINE];
+  int in_table = 0, rows = 0;
   while (fgets(line, sizeof line, f) != NULL) {
-    if (strncmp(line, "## ", 3) == 0) {
-      if (in_section) break;
-      in_section = strncmp(line, "## Variants", 11) == 0;
+    if (!in_table) {
+      in_table = strncmp(line, "| name | kind | precision | technique | source |", 48) == 0;
       continue;
     }
-    if (!in_section) continue;
-    if (strncmp(line, "| name | kind | technique | source |", 36) == 0) {
-      in_table = 1;
-      continue;
-    }
-    if (!in_table || line[0] != '|' || strncmp(line, "| ---", 5) == 0) {
-      if (in_table && line[0] != '|') break;
-      continue;
-    }
+    if (line[0] != '|') break;
+    if (strncmp(line, "| ---", 5) == 0) continue;
     char *cells[8];
     line[strcspn(line, "\n")] = '\0';
     const int n = split_row(line, cells, 8);
-    if (n != 4) fail_msg("README variant table: a row with %d cells, want 4", n);
-    /* The row's entry, after the previous row's. */
-    const pg_variant_info *v = NULL;
-    for (int i = next_entry; i < pg_variant_count() && v == NULL; ++i) {
-      char name[64];
-      snprintf(name, sizeof name, "`%s`", pg_variant_at(i)->name);
-      if (strcmp(cells[0], name) == 0) {
-        v = pg_variant_at(i);
-        next_entry = i + 1;
-      }
-    }
-    if (v == NULL)
-      fail_msg("README variant table row %d, %s, is no registry entry after the row before it",
-               rows + 1, cells[0]);
-    char source[256];
+    if (n != 5) fail_msg("docs/variants.md: a row with %d cells, want 5", n);
+    if (rows >= pg_variant_count())
+      fail_msg("docs/variants.md: row %d, %s, is past the registry's %d entries", rows + 1,
+               cells[0], pg_variant_count());
+    /* The row's entry: the registry's next. */
+    const pg_variant_info *v = pg_variant_at(rows);
+    char name[64];
+    snprintf(name, sizeof name, "`%s`", v->name);
+    if (strcmp(cells[0], name) != 0)
+      fail_msg("docs/variants.md: row %d is %s where the registry's entry %d is %s (a "
+               "variant missing from the page, or out of order)",
+               rows + 1, cells[0], rows, name);
     if (strcmp(cells[1], pg_kind_name(v->kind)) != 0)
-      fail_msg("README: %s's kind is \"%s\", the registry's \"%s\"", v->name, cells[1],
+      fail_msg("docs/variants.md: %s's kind is \"%s\", the registry's \"%s\"", v->name, cells[1],
                pg_kind_name(v->kind));
+    if (strcmp(cells[2], pg_precision_name(v->precision)) != 0)
+      fail_msg("docs/variants.md: %s's precision is \"%s\", the registry's \"%s\"", v->name,
+               cells[2], pg_precision_name(v->precision));
+    char source[256];
     source_cell(v->source, source, sizeof source);
-    if (strcmp(cells[3], source) != 0)
-      fail_msg("README: %s's source is %s, the registry's %s", v->name, cells[3], source);
+    if (strcmp(cells[4], source) != 0)
+      fail_msg("docs/variants.md: %s's source is %s, the registry's %s", v->name, cells[4],
+               source);
     ++rows;
   }
   fclose(f);
-  if (rows == 0) fail_msg("README has no variant table under \"## Variants\"");
+  if (rows == 0) fail_msg("docs/variants.md has no table \"| name | kind | precision | ...\"");
+  if (rows != pg_variant_count())
+    fail_msg("docs/variants.md: %d rows, the registry %d entries: %s has none", rows,
+             pg_variant_count(), pg_variant_at(rows)->name);
 }
 
 static void test_supported_without_gpu(void **state) {
@@ -299,7 +295,7 @@ int main(void) {
       cmocka_unit_test(test_smem_bytes),
       cmocka_unit_test(test_smem_bytes_rejects),
       cmocka_unit_test(test_supported_without_gpu),
-      cmocka_unit_test(test_readme_table),
+      cmocka_unit_test(test_variants_page),
   };
   return cmocka_run_group_tests_name("registry", tests, NULL, NULL);
 }
