@@ -355,6 +355,9 @@ typedef struct pg_kernel_launch {
    * (pg_grid_dependency_wait before it reads them), so the core launches
    * it programmatically behind that kernel. */
   int programmatic;
+  /* Operands the first kernel transposes because the kernel cannot read
+   * their layout (pg_plan_info.transposes). */
+  int transposes;
 } pg_kernel_launch;
 
 /* An entry's configure function. It may set the fields of args that are its

@@ -184,6 +184,7 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
   pg_status st = PG_OK;
   const int model_only = plan->device->model_only; /* no GPU asked (pg_plan_prepare_on) */
   plan->workspace = kernel->workspace;
+  plan->transposes = kernel->transposes;
   if (plan->workspace.bytes > 0 && !model_only) st = pg_device_pool(plan->device, &plan->pool);
   if (st == PG_OK && kernel->first.kernel != NULL)
     st = add_step(plan, &kernel->first, 0, &kernel->first.views);

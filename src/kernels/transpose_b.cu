@@ -51,4 +51,5 @@ extern "C" void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *l
   launch->first.views.partials = bt; /* it writes B^T there */
   launch->first.what = "B^T kernel";
   launch->views.b = bt; /* the kernel reads B^T where B was */
+  launch->transposes = 1;
 }
