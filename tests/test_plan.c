@@ -170,6 +170,51 @@ static void test_transposed_b(void **state) {
   assert_int_equal(main.ldb, 1000);
   assert_ptr_equal(main.a, ALIGNED(0x10000000));
   assert_false(plan.step[1].programmatic);
+  assert_int_equal(plan.transposes, 1);
+}
+
+/* A layout or a batch: the study's kernels refuse it, auto runs an entry
+ * that takes it, with the batch on the grid's z. */
+static void test_layouts_and_batches(void **state) {
+  (void)state;
+  static pg_device kept;
+  kept = h200();
+  pg_gemm_desc gemm = pg_gemm_desc_of(1000, 600, 700, 1.0f, ALIGNED(0x10000000), 1000,
+                                      ALIGNED(0x18000000), 700, 0.0f, ALIGNED(0x20000000), 600);
+  gemm.op_a = PG_OP_T; /* A stored 700 x 1000 */
+  gemm.op_b = PG_OP_T; /* B stored 600 x 700 */
+  gemm.batch = 3;
+  gemm.stride_a = 700 * 1000;
+  gemm.stride_b = 0; /* one B for the batch */
+  gemm.stride_c = 1000 * 600;
+  pg_plan plan;
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("tma_ws"), 0, &gemm),
+                   PG_ERR_UNSUPPORTED);
+  assert_non_null(strstr(pg_last_error_detail(), "op_a T, op_b T and 3 GEMMs"));
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("auto"), 0, &gemm), PG_OK);
+  assert_int_equal(plan.entry->info.layouts, PG_LAYOUT_ANY);
+  assert_int_equal(plan.args.op_a, 1);
+  assert_int_equal(plan.args.op_b, 1);
+  assert_int_equal(plan.args.batch, 3);
+  assert_int_equal(plan.args.stride_b, 0);
+  assert_int_equal(plan.step[plan.main_step].grid_z, 3);
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("auto_tf32"), 0, &gemm),
+                   PG_OK);
+  assert_int_equal(plan.entry->info.layouts, PG_LAYOUT_ANY);
+  assert_int_equal(plan.entry->info.precision, PG_PRECISION_TF32);
+  /* C = beta C over every C of the batch: rows of all three on y. */
+  gemm.alpha = 0.0f;
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("auto"), 0, &gemm), PG_OK);
+  assert_int_equal(plan.scales_c_only, 1);
+  assert_int_equal(plan.step[0].grid_y, 3 * 1000);
+  /* Past 65535 GEMMs the grid's z stops there; the kernels walk the rest. */
+  gemm.alpha = 1.0f;
+  gemm.m = gemm.n = gemm.k = 4;
+  gemm.lda = gemm.ldb = gemm.ldc = 4;
+  gemm.batch = 65537;
+  gemm.stride_a = gemm.stride_b = gemm.stride_c = 16;
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("auto"), 0, &gemm), PG_OK);
+  assert_int_equal(plan.step[plan.main_step].grid_z, 65535);
 }
 
 /* Stream-K: two tiles of partial sums a block, and the fix-up after. */
@@ -196,6 +241,7 @@ int main(void) {
       cmocka_unit_test(test_copied_operand_then_planes),
       cmocka_unit_test(test_emulated_parts),
       cmocka_unit_test(test_transposed_b),
+      cmocka_unit_test(test_layouts_and_batches),
       cmocka_unit_test(test_stream_k),
   };
   return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
