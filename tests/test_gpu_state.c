@@ -235,6 +235,36 @@ static void split_is_deterministic(const char *name) {
   free(again);
 }
 
+/* A plan launched from a thread whose current device is another: the
+ * library makes the plan's device current for the launch and puts the
+ * thread's back (a second GPU is needed; with one, said and passed). */
+static void plan_on_another_device(void) {
+  int count = 0;
+  PGT_CUDA(cudaGetDeviceCount(&count));
+  if (count < 2) {
+    printf("plan on another device: one GPU here, not checked\n");
+    return;
+  }
+  PGT_CUDA(cudaSetDevice(0));
+  pg_plan *plan = NULL;
+  PGT_PG(pg_plan_create(&plan, pg_variant_find("cp_async"), 0, M, N, K, 1.0f, d_a, K, d_b, N,
+                        0.0f, d_c, N));
+  PGT_PG(pgh_poison(d_c, M, N, N, NULL));
+  PGT_CUDA(cudaDeviceSynchronize());
+  PGT_CUDA(cudaSetDevice(1));
+  checks++;
+  const pg_status st = pg_plan_launch(plan, NULL);
+  int current = -1;
+  PGT_CUDA(cudaGetDevice(&current));
+  if (st != PG_OK) fail("cp_async", "a plan launched with another device current failed");
+  if (current != 1) fail("cp_async", "the launch left another device current");
+  PGT_CUDA(cudaSetDevice(0));
+  PGT_CUDA(cudaDeviceSynchronize());
+  if (st == PG_OK && !c_is_right(PG_PRECISION_STRICT))
+    fail("cp_async", "a plan launched with another device current computed a wrong C");
+  pg_plan_destroy(plan);
+}
+
 /* Plans every entry at every stage count it takes over shapes that reach
  * each of its forms (skinny, split, copied operands, C = beta C), twice:
  * the second round must ask the GPU nothing new, however many kernels the
@@ -308,6 +338,7 @@ int main(void) {
   if (pgt_selected("wgmma_3xtf32")) split_is_deterministic("wgmma_3xtf32");
   if (pgt_selected("auto_emulated")) split_is_deterministic("auto_emulated");
   kernel_cache();
+  plan_on_another_device();
   checks++;
   if (pg_plan_launch(NULL, NULL) != PG_ERR_INVALID_ARG) fail("-", "pg_plan_launch(NULL)");
   pg_plan_destroy(NULL);

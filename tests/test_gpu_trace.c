@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "gpu_util.h"
+#include "tuning.h" /* pg_tuning_reread_environment */
 #include "measure/harness.h"
 #include "introspect.h"
 #include "adapters/trace_format.h"
@@ -240,8 +241,10 @@ int main(void) {
   const pg_variant_info *flagship = pg_variant_find("tma_ws");
   if (!quick() && pgt_selected("tma_ws") && pg_variant_supported(flagship, 0) == PG_OK) {
     setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "1", 1); /* several tiles per block */
+    pg_tuning_reread_environment(); /* the library reads them once */
     run_case(flagship, flagship->default_stages, &persistent_shape);
     unsetenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM");
+    pg_tuning_reread_environment(); /* the library reads them once */
     ++cases;
   }
   pg_shutdown();

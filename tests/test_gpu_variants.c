@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "gpu_util.h"
+#include "tuning.h" /* pg_tuning_reread_environment */
 #include "measure/harness.h"
 
 typedef struct {
@@ -525,12 +526,14 @@ int main(void) {
   /* tma_ws's persistent grid (the H200's table launches one block per
    * tile): two blocks per SM and an odd tile group, so blocks take several
    * tiles each (2100x2100x8: 289 tiles) and their stage rings run on across
-   * tiles. The variant reads the override at every launch. */
+   * tiles. The overrides are read again after they are set (the library
+   * reads the environment once, at its first plan). */
   const pg_variant_info *ws = pg_variant_find("tma_ws");
   if (ws != NULL && pgt_selected(ws->name) && pg_variant_supported(ws, 0) == PG_OK) {
     const int ws_index = index_of(ws);
     setenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM", "2", 1);
     setenv("PIPEGEMM_TMA_WS_GROUP_M", "3", 1);
+    pg_tuning_reread_environment(); /* the library reads them once */
     printf("tma_ws, persistent grid (PIPEGEMM_TMA_WS_BLOCKS_PER_SM=2, GROUP_M=3)\n");
     for (int si = 0; si < (int)(sizeof shapes / sizeof shapes[0]); si++) {
       if (quick && (double)shapes[si].m * shapes[si].n * shapes[si].k >= BIG_WORK) continue;
@@ -545,6 +548,7 @@ int main(void) {
     }
     unsetenv("PIPEGEMM_TMA_WS_BLOCKS_PER_SM");
     unsetenv("PIPEGEMM_TMA_WS_GROUP_M");
+    pg_tuning_reread_environment(); /* the library reads them once */
   }
 
   /* The tma_ws forms' split K added up in clusters (the default where the
@@ -586,8 +590,10 @@ int main(void) {
         }
         memcpy(in_clusters, p.c_host_out, p.c_total * sizeof(float));
         setenv("PIPEGEMM_SPLIT_IN_CLUSTERS", "0", 1);
+        pg_tuning_reread_environment(); /* the library reads them once */
         run_one(&p, index, 0);
         unsetenv("PIPEGEMM_SPLIT_IN_CLUSTERS");
+        pg_tuning_reread_environment(); /* the library reads them once */
         const long long diff = pgt_first_diff(in_clusters, p.c_host_out, p.c_total);
         if (failures == before && diff >= 0 && begin_failure(&p, v, 0))
           printf("  in clusters and in planes differ (first at buffer index %lld)\n", diff);
@@ -630,8 +636,10 @@ int main(void) {
         start_problem(&p, sh, mi < N_MODES ? &modes[mi] : &padded_b, (int)si);
         run_one(&p, index, 0);
         setenv("PIPEGEMM_SPLIT_IN_CLUSTERS", "0", 1);
+        pg_tuning_reread_environment(); /* the library reads them once */
         run_one(&p, index, 0);
         unsetenv("PIPEGEMM_SPLIT_IN_CLUSTERS");
+        pg_tuning_reread_environment(); /* the library reads them once */
         release(&p);
       }
     }

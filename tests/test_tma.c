@@ -270,6 +270,12 @@ static void test_tuning_table(void **state) {
   assert_non_null(other.auto_rules[0].variant);
   assert_non_null(other.auto_tf32_rules[0].variant);
 
+  /* The environment is read once: a variable set after that changes
+   * nothing until it is read again (pg_tuning_reread_environment). */
+  assert_int_equal(setenv("PIPEGEMM_TMA_WS_GROUP_M", "3", 1), 0);
+  assert_int_equal(pg_tuning_for(90, 132).tma_ws_group_m, h200.tma_ws_group_m);
+  assert_int_equal(unsetenv("PIPEGEMM_TMA_WS_GROUP_M"), 0);
+
   /* Overrides for tuning runs; junk is ignored. */
   char other_blocks[16];
   snprintf(other_blocks, sizeof other_blocks, "%d", h200.tma_ws_blocks_per_sm + 2);
