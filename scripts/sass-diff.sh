@@ -21,7 +21,8 @@
 # encoding (the second word holds the scheduling: stalls, barriers, reuse),
 # and the function's header flags. Left out, as a move between files changes
 # them without changing the code: which archive member or file the function
-# is in, and the offsets into constant bank 2 (c[0x2][...]: the module's
+# is in, the blanks between the columns (cuobjdump pads them to the widest
+# instruction of the module) and empty lines, and the offsets into constant bank 2 (c[0x2][...]: the module's
 # compiler constants, e.g. a switch's jump table, laid out per module), with
 # the encoding of the word that holds the offset.
 #
@@ -95,6 +96,9 @@ split_functions() {
     file == "" { next }
     {
       line = $0
+      gsub(/[ \t]+/, " ", line)
+      sub(/ $/, "", line)
+      if (line == "") next
       if (line ~ /c\[0x2\]\[/) {
         gsub(/c\[0x2\]\[[^]]*\]/, "c[0x2][.]", line)
         sub(/\/\* 0x[0-9a-f]+ \*\//, "/* (offset into bank 2) */", line)
