@@ -734,7 +734,7 @@ static void configure_skinny(int m, int n, int k, int lda, int ldb, pg_gemm_args
   configure_skinny_at(m, n, k, lda, ldb, 0, g, launch);
 }
 
-/* skinny_ffma's RING form (src/kernels/15_skinny_ffma.cu) on an H200's
+/* skinny_ffma's RING form (src/kernels/17_skinny_ring.cu) on an H200's
  * facts: N of 1 to 3 against rows of A in 16-byte copies, K whole vectors
  * and B dense take it wherever its blocks (4 rows of A for 1 column, 2 for
  * 2 and 3) are at least the SMs: one kernel over all of K, no split and no
