@@ -8,7 +8,9 @@
  *
  *   pipegemm bench --variant tma_ws,tma_ws_streamk,cublas --size 2560
  */
-#include "kernels/tma_ws.cuh"
+/* The flagship's kernel (12), without tma_ws's entry. */
+#define TWS_KERNEL_ONLY
+#include "kernels/12_tma_ws.cu"
 
 /* Where nothing is cut, tma_ws_streamk is tma_ws. */
 extern "C" const pg_variant_entry pg_entry_tma_ws;
