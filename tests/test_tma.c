@@ -15,9 +15,12 @@
 
 #include <cmocka.h>
 
-#include "kernels/tma_ws.h"
+#include "kernels/tma_ws.h" /* TWS_FORMS */
 #include "tma.h"
 #include "tuning.h"
+
+/* A tile form's name, from its line of TWS_FORMS. */
+#define FORM_NAME(form, ...) #form,
 
 /* A device-pointer stand-in: only its value is looked at. */
 static float storage[64] __attribute__((aligned(16)));
@@ -543,9 +546,7 @@ static void test_split_forms_take_any_layout(void **state) {
   g.lda = 37; /* A's rows 148 bytes apart */
   g.b = storage + 1; /* B off 16 bytes */
   char why[200];
-  const char *any[] = {"tma_ws_splitk", "tma_ws_n64", "tma_ws_m256", "tma_ws_n256",
-                       "tma_ws_m64",    "tma_ws_m32", "tma_ws_n32", "tma_ws_n16",
-                       "tma_ws_any"};
+  const char *any[] = {TWS_FORMS(FORM_NAME) "tma_ws_any"}; /* every tile form (tma_ws.h) */
   for (size_t i = 0; i < sizeof any / sizeof any[0]; ++i) {
     const pg_variant_entry *e = pg_entry_find(any[i]);
     assert_non_null(e);
