@@ -43,6 +43,7 @@ import io
 import json
 import math
 import os
+import re
 import sys
 import zlib
 
@@ -61,8 +62,9 @@ SIZE = (1100, 620)  # pixels
 # One look per variant, the same in every plot, so a reader who learnt
 # tma_ws's red on one chart finds it on the next: the colour (bars and
 # lines), the dash and the marker, hollow or filled (lines). Every variant of
-# the registry has a row; tests/test_report.py holds the table to `pipegemm
-# list` and checks that no two rows share a colour. Kernels are solid; the
+# the registry has a row (tma_ws's tile forms from their list: FORM_LOOKS,
+# below); tests/test_report.py holds the table to `pipegemm list` and checks
+# that no two rows share a colour. Kernels are solid; the
 # cuBLAS reference is black and dashed; auto, which runs one of the others,
 # is dash-dot so that it shows on top of the kernel it chose. Dashes and
 # markers are matplotlib's.
@@ -81,12 +83,7 @@ VARIANT_STYLES = {
     "warp_specialized": Style("#393b79", "-", "^"),
     "tma": Style("#7b4173", "-", "s"),
     "tma_ws": Style("#d62728", "-", "o"),
-    "tma_ws_splitk": Style("#fd8d3c", "-", "v"),
-    "tma_ws_n64": Style("#74c476", "-", "^"),
-    "tma_ws_m256": Style("#6baed6", "-", "p"),
-    "tma_ws_n256": Style("#08519c", "--", "h"),
-    "tma_ws_m32": Style("#9c9ede", "--", "s"),
-    "tma_ws_n16": Style("#e7cb94", "--", "v"),
+    # tma_ws's tile forms: FORM_LOOKS, below.
     "tma_ws_streamk": Style("#8c2d04", "-", "D"),
     "auto": Style("#e7298a", "-.", "*"),             # star
     # The tensor-core regime: cuBLAS TF32 dotted (the reference of TF32
@@ -106,6 +103,34 @@ VARIANT_STYLES = {
     "wgmma_tma_rs_multicast": Style("#dd3497", "--", "^"),
     "auto_tf32": Style("#c51b7d", "-.", "*"),
 }
+# The tile forms of tma_ws are a list of their own, one line a form
+# (TWS_FORMS in src/kernels/tma_ws.h), which the table takes in its order:
+# form i is drawn in FORM_LOOKS[i], so that a form added there has a look of
+# the table's without a row here (past the last look, a fallback look, as
+# any name the table lacks).
+TILE_FORMS_HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "src",
+                                 "kernels", "tma_ws.h")
+FORM_LOOKS = [Style("#fd8d3c", "-", "v"), Style("#74c476", "-", "^"),
+              Style("#6baed6", "-", "p"), Style("#08519c", "--", "h"),
+              Style("#d6616b", "-", "s"), Style("#9c9ede", "--", "s"),
+              Style("#8ca252", "--", "D"), Style("#e7cb94", "--", "v"),
+              Style("#e7969c", "--", "p"), Style("#b5cf6b", "-", "v"),
+              Style("#c6dbef", "--", "o"), Style("#cedb9c", "-", "h")]
+
+
+def tile_forms(header=TILE_FORMS_HEADER):
+    """The names of tma_ws's tile forms, in TWS_FORMS's order: the first
+    field of each FORM(...) line of the header ([] where it is not there)."""
+    try:
+        with open(header, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError:
+        return []
+    return re.findall(r"^[ \t]*FORM\(([a-z0-9_]+),", text, re.M)
+
+
+VARIANT_STYLES.update(zip(tile_forms(), FORM_LOOKS))
+
 # A name the table lacks (a new variant, a renamed one) still keeps one look
 # from plot to plot and run to run: a hash picks colour and hollow marker,
 # and the dots, which no row of the table uses, tell it from every variant
