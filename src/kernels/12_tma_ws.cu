@@ -232,9 +232,13 @@ static const pg_sass_rule rules[] = {TWS_RULES};
 
 PG_ENTRY(tma_ws) = {
     .info = {.name = "tma_ws", .kind = PG_KIND_KERNEL,
-             .technique = "TMA producer warp + consumer warpgroup (8x16 each, setmaxnreg), full/empty mbarriers, grouped tile order; a persistent grid of two blocks an SM where a tile has few K steps (the tuning row's, K <= 128 on the H200)",
+             .technique = "TMA producer warp + consumer warpgroup, setmaxnreg",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N)},
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N),
+             .description = "TMA producer warp + consumer warpgroup (8x16 each, setmaxnreg), "
+                            "full/empty mbarriers, grouped tile order; a persistent grid of two "
+                            "blocks an SM where a tile has few K steps (the tuning row's, K <= "
+                            "128 on the H200)"},
     .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
     .configure = configure,
     .check = pg_tma_check,

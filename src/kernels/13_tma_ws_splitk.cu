@@ -214,7 +214,10 @@ PG_ENTRY(tma_ws_any) = {
              .technique = "tma_ws_splitk under its earlier name (any layout)",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
              .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N),
-             .description = "tma_ws_splitk under the name it had when it alone took any layout: an operand TMA cannot read (off 16 bytes, or a leading dimension no multiple of 4) is copied with 16-byte rows into the workspace by a first kernel"},
+             .description = "tma_ws_splitk under the name it had when it alone took any layout: "
+                            "an operand TMA cannot read (off 16 bytes, or a leading dimension no "
+                            "multiple of 4) is copied with 16-byte rows into the workspace by a "
+                            "first kernel"},
     .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
     .configure = configure_form<TWS_TILE_M, TWS_TILE_N>,
     .check = check_any,

@@ -86,7 +86,18 @@ PG_ENTRY(skinny_ffma) = {
              .source = PG_FROM_GUIDE, .min_cc = 80, .min_stages = 1, .max_stages = 1,
              .default_stages = 1, .tile_m = SK_ROWS_MAX_CHUNK, .tile_n = SK_COLS_MAX_CHUNK,
              .tile_k = SK_SPLIT_K, .threads = SK_THREADS,
-             .description = "a short side (M or N up to a few dozen): the long operand streamed once a chunk of the short side (1-16 rows, 1-8 columns), many 16-byte loads in flight a thread, the short one in shared memory, FFMA, K split into short ranges to fill the GPU, added up by a second kernel or, where it pays, in a cluster of their blocks; 1-4 rows against a long N a GEMV of one kernel, K not split between blocks (one row against B's rows off 16 bytes in aligned 16-byte loads, the rows' four shifts summed apart); 1-3 columns against many rows one kernel too, each lane's 16-byte copies in a cp.async ring of its own; 4-8 columns a block 16 rows of A over all of K, each warp's ring holding its step of B beside A's; 1-8 rows the ring turned round, a block 32 columns of B over all of K"},
+             .description = "a short side (M or N up to a few dozen): the long operand streamed "
+                            "once a chunk of the short side (1-16 rows, 1-8 columns), many "
+                            "16-byte loads in flight a thread, the short one in shared memory, "
+                            "FFMA, K split into short ranges to fill the GPU, added up by a "
+                            "second kernel or, where it pays, in a cluster of their blocks; 1-4 "
+                            "rows against a long N a GEMV of one kernel, K not split between "
+                            "blocks (one row against B's rows off 16 bytes in aligned 16-byte "
+                            "loads, the rows' four shifts summed apart); 1-3 columns against many "
+                            "rows one kernel too, each lane's 16-byte copies in a cp.async ring "
+                            "of its own; 4-8 columns a block 16 rows of A over all of K, each "
+                            "warp's ring holding its step of B beside A's; 1-8 rows the ring "
+                            "turned round, a block 32 columns of B over all of K"},
     .smem_bytes = smem_bytes,
     .configure = configure,
     .kernel = {.symbol = "pg_skinny_kernel", .launched = "pg_skinny_kernel<8, 0, 1, 0>",
