@@ -86,7 +86,9 @@
  *   stages      the most stages it takes (2 up; 3 by default)
  *   technique   what it is for, one line of at most 60 characters
  * The kernel's code is one template for all (12); the tile's traits
- * (tws_tile), its shape for the launch and its entry come from the line. */
+ * (tws_tile), its shape for the launch and its entry come from the line.
+ * The plots draw form i in the list's i-th look (scripts/looks.py): a form
+ * added before others moves their looks, one added last keeps them. */
 /*   name             TM   TN   layout   WG a thread an SM stages  technique */
 #define TWS_FORMS(FORM)                                                                                  \
   FORM(tma_ws_splitk, 128, 128, STACKED, 1, 8, 16,   2,    8,     "tma_ws, K split where its tiles leave SMs idle")   \
@@ -96,6 +98,7 @@
   FORM(tma_ws_m64,     64, 128, SIDE,    1, 8,  8,   3,    8,     "tma_ws on a 64x128 tile for a short M")            \
   FORM(tma_ws_m32,     32, 128, SIDE,    1, 4,  8,   3,    8,     "tma_ws on a 32x128 tile for an M of 17 to 32")     \
   FORM(tma_ws_n32,    128,  32, STACKED, 1, 8,  4,   3,    8,     "tma_ws on a 128x32 tile for a short N")            \
-  FORM(tma_ws_n16,    128,  16, THIN,    1, 4,  4,   3,    8,     "tma_ws on a 128x16 tile for an N of 16 or less")
+  FORM(tma_ws_n16,    128,  16, THIN,    1, 4,  4,   3,    8,     "tma_ws on a 128x16 tile for an N of 16 or less")  \
+  /* the list's end: every line above ends in a backslash, a new one too */
 
 #endif
