@@ -16,7 +16,9 @@
  *   R = -L, C = -1     the GEMV of one row read realigned       19_skinny_gemv.cu
  * VEC: the long operand is read in 16-byte loads (its rows may be, and the
  * side along them is a multiple of 4: a thread's 4 floats are all in it or
- * none); in the GEMV of 2 or 4 rows A too. CLUSTER: a split K's ranges are
+ * none; the RING, BAND, RING ROWS and realigned GEMV forms have only its
+ * 16-byte instances, B dense and read realigned in the last); in the GEMV
+ * of 2 or 4 rows A too (sk_gemv_vec). CLUSTER: a split K's ranges are
  * added up in a cluster of their blocks (sk_cluster_sum), not in planes.
  * A form's device function is declared here and defined in its file, which
  * alone instantiates its kernels: each instance is compiled once. */
