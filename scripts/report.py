@@ -29,7 +29,7 @@ writes two, a size sweep one per shape). The page, DIR/NAME.md, has:
 page of many inputs can leave out the bars, one plot a shape.
 
 Every variant has one colour, dash and marker in every plot
-(VARIANT_STYLES). Shapes go by size: M*N*K, then M, N, K. Plots are
+(VARIANT_STYLES, scripts/looks.py). Shapes go by size: M*N*K, then M, N, K. Plots are
 DIR/NAME-*.png. --stage-plot draws one stage sweep alone (what
 scripts/plot-stages.sh runs). Needs Python 3 and matplotlib, python3's own
 or else the copy `make deps` fetches into .deps/python (scripts/drawing.py
@@ -41,17 +41,19 @@ written, 2 bad usage, 3 matplotlib is missing.
 """
 
 import argparse
-import collections
 import csv
 import io
 import json
 import math
 import os
 import sys
-import zlib
 
 sys.dont_write_bytecode = True  # no __pycache__ left beside the scripts
 import drawing  # scripts/drawing.py: matplotlib, this machine's or .deps/python's
+# One look per variant in every plot, and the greys of the lines that are
+# no variant (scripts/looks.py; tests/test_report.py reads them here).
+from looks import (FALLBACK_DASH, FORM_LOOKS, GRID_COLOR, PEAK_COLOR, STALL_KEYS,
+                   VARIANT_STYLES, line_style, tile_forms, variant_style)
 
 ME = os.path.basename(sys.argv[0])
 
@@ -61,100 +63,6 @@ ME = os.path.basename(sys.argv[0])
 BAR_STAGES = 2
 CUBLAS = "cublas"
 SIZE = (1100, 620)  # pixels
-
-# One look per variant, the same in every plot, so a reader who learnt
-# tma_ws's red on one chart finds it on the next: the colour (bars and
-# lines), the dash and the marker, hollow or filled (lines). Every variant of
-# the registry has a row; tests/test_report.py holds the table to `pipegemm
-# list` and checks that no two rows share a colour. Kernels are solid; the
-# cuBLAS reference is black and dashed; auto, which runs one of the others,
-# is dash-dot so that it shows on top of the kernel it chose. Dashes and
-# markers are matplotlib's.
-Style = collections.namedtuple("Style", "color dash marker hollow", defaults=(False,))
-VARIANT_STYLES = {
-    "cublas": Style("#000000", "--", "o", hollow=True),
-    "tiled32": Style("#bcbd22", "-", "s", hollow=True),
-    "tiled32_db": Style("#8c6d31", "-", "s"),        # square
-    "baseline": Style("#8c564b", "-", "o"),          # circle
-    "pingpong": Style("#e377c2", "-", "^"),          # triangle
-    "cp_async": Style("#1f77b4", "-", "s"),
-    "pipeline_thread": Style("#17becf", "-", "v"),   # triangle down
-    "pipeline_block": Style("#9467bd", "-", "D"),    # diamond
-    "barrier": Style("#ff7f0e", "-", "p"),           # pentagon
-    "mbarrier": Style("#2ca02c", "-", "o"),
-    "warp_specialized": Style("#393b79", "-", "^"),
-    "tma": Style("#7b4173", "-", "s"),
-    "tma_ws": Style("#d62728", "-", "o"),
-    "tma_ws_splitk": Style("#fd8d3c", "-", "v"),
-    "tma_ws_n64": Style("#74c476", "-", "^"),
-    "tma_ws_m256": Style("#6baed6", "-", "p"),
-    "tma_ws_n256": Style("#08519c", "--", "h"),
-    "tma_ws_m32": Style("#9c9ede", "--", "s"),
-    "tma_ws_n16": Style("#e7cb94", "--", "v"),
-    "tma_ws_streamk": Style("#8c2d04", "-", "D"),
-    "auto": Style("#e7298a", "-.", "*"),             # star
-    # The tensor-core regime: cuBLAS TF32 dotted (the reference of TF32
-    # rows, as cublas is of strict ones), auto_tf32 dash-dot as auto.
-    "cublas_tf32": Style("#08306b", ":", "o", hollow=True),
-    "mma_cp_async": Style("#a55194", "-", "s"),
-    "wgmma_sync": Style("#637939", "-", "o"),
-    "wgmma_cp_async": Style("#3182bd", "-", "v"),
-    "wgmma_tma": Style("#843c39", "-", "D"),
-    "wgmma_tma_ws": Style("#e6550d", "-", "o"),
-    "wgmma_tma_ws_wait0": Style("#fdae6b", "-", "^"),
-    "wgmma_tma_coop": Style("#31a354", "-", "p"),
-    "wgmma_tma_coop_n256": Style("#756bb1", "-", "s"),
-    "wgmma_tma_rs": Style("#ce6dbd", "-", "^"),
-    "wgmma_tma_rs_persistent": Style("#9e9ac8", "-", "D"),
-    "wgmma_tma_pingpong": Style("#a1d99b", "--", "p"),
-    "wgmma_tma_rs_multicast": Style("#dd3497", "--", "^"),
-    "auto_tf32": Style("#c51b7d", "-.", "*"),
-}
-# A name the table lacks (a new variant, a renamed one) still keeps one look
-# from plot to plot and run to run: a hash picks colour and hollow marker,
-# and the dots, which no row of the table uses, tell it from every variant
-# there. Two such names may meet on one look: give them rows above.
-FALLBACK_DASH = ":"
-FALLBACK_COLORS = ["#e6550d", "#31a354", "#3182bd", "#756bb1", "#bd9e39",
-                   "#a55194", "#843c39", "#637939"]
-FALLBACK_MARKERS = ["s", "o", "^", "v", "D", "p"]
-# Markers of one apparent size: a star or a diamond drawn at the size of a
-# circle looks smaller or larger than it.
-MARKER_SIZES = {"*": 11, "D": 6, "p": 8}
-MARKER_SIZE = 7
-
-# Lines that are no variant: greys, which no variant uses.
-PEAK_COLOR = "#7f7f7f"
-GRID_COLOR = "#dddddd"
-# Stall rows of the profile table, drawn as a chart in greys: there a colour
-# means a kind of stall, and the variants are the x axis.
-STALL_KEYS = [("stall_wait", "wait", "#e0e0e0"),
-              ("stall_long_scoreboard", "long scoreboard", "#969696"),
-              ("stall_barrier", "barrier", "#404040")]
-
-
-def variant_style(name):
-    """The one look of a variant in every plot (see VARIANT_STYLES)."""
-    style = VARIANT_STYLES.get(name)
-    if style is not None:
-        return style
-    code = zlib.crc32(name.encode("utf-8"))
-    return Style(FALLBACK_COLORS[code % len(FALLBACK_COLORS)], FALLBACK_DASH,
-                 FALLBACK_MARKERS[(code // len(FALLBACK_COLORS)) % len(FALLBACK_MARKERS)],
-                 hollow=True)
-
-
-def line_style(name, width=2, markers=True):
-    """matplotlib's line properties of a variant: its colour and dash, and
-    its marker unless the line marks no points (a level)."""
-    style = variant_style(name)
-    words = {"color": style.color, "linestyle": style.dash, "linewidth": width}
-    if markers:
-        words.update(marker=style.marker, markersize=MARKER_SIZES.get(style.marker, MARKER_SIZE),
-                     markeredgecolor=style.color, markeredgewidth=1.3,
-                     markerfacecolor="none" if style.hollow else style.color)
-    return words
-
 
 # The page's sections, in page order (--sections).
 SECTIONS = ("bars", "stages", "sizes", "profile", "inspect")

@@ -12,22 +12,26 @@
  * FP32-accurate ones: emulated and strict. */
 const pg_variant_entry pg_entry_auto = {
     .info = {.name = "auto", .kind = PG_KIND_SELECTOR, .layouts = PG_LAYOUT_ANY,
-             .technique = "the best predicted variant for this GPU and shape (pg_auto_select, src/tuning.c)",
-             .source = "", .min_cc = 50},
+             .technique = "the best predicted variant for this GPU and shape",
+             .source = "", .min_cc = 50,
+             .description = "the best predicted variant for this GPU and shape (pg_auto_select, "
+                            "src/tuning.c)"},
 };
 const pg_variant_entry pg_entry_auto_tf32 = {
     .info = {.name = "auto_tf32", .kind = PG_KIND_SELECTOR, .precision = PG_PRECISION_TF32,
              .layouts = PG_LAYOUT_ANY,
-             .technique = "the best predicted TF32 tensor-core variant for this GPU and shape "
-                          "(src/tuning.c)",
-             .source = "", .min_cc = 80},
+             .technique = "the best predicted TF32 tensor-core variant",
+             .source = "", .min_cc = 80,
+             .description = "the best predicted TF32 tensor-core variant for this GPU and shape "
+                            "(src/tuning.c)"},
 };
 const pg_variant_entry pg_entry_auto_emulated = {
     .info = {.name = "auto_emulated", .kind = PG_KIND_SELECTOR, .layouts = PG_LAYOUT_ANY,
              .precision = PG_PRECISION_EMULATED,
-             .technique = "the best predicted FP32-accurate variant for this GPU and shape: "
-                          "tensor-core emulation or strict FP32 (src/tuning.c)",
-             .source = "", .min_cc = 50},
+             .technique = "the best predicted FP32-accurate variant",
+             .source = "", .min_cc = 50,
+             .description = "the best predicted FP32-accurate variant for this GPU and shape: "
+                            "tensor-core emulation or strict FP32 (src/tuning.c)"},
 };
 
 /* The blocks a candidate's plan launches (grid_y and grid_z 0 count as 1). */

@@ -27,10 +27,11 @@ const pg_variant_entry pg_entry_cublas = {
 const pg_variant_entry pg_entry_cublas_tf32 = {
     .info = {.name = "cublas_tf32", .kind = PG_KIND_LIBRARY, .precision = PG_PRECISION_TF32,
              .layouts = PG_LAYOUT_ANY,
-             .technique = "cuBLAS SGEMM on TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32): "
-                          "the tensor-core reference row",
+             .technique = "cuBLAS on TF32 tensor cores: the tensor-core reference row",
              .source = "", .min_cc = 80, .min_stages = 1, .max_stages = 1,
-             .default_stages = 1},
+             .default_stages = 1,
+             .description = "cuBLAS SGEMM on TF32 tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32): "
+                            "the tensor-core reference row"},
 };
 
 /* cuBLAS advises one handle per stream with a workspace of its own: one

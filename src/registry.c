@@ -9,14 +9,21 @@
 #include <string.h>
 
 #include "internal.h"
+#include "kernels/tma_ws.h" /* TWS_FORMS, the flagship's tile forms */
 
 #define PG_TRACED_TWIN_TRACED(name) extern const pg_variant_entry pg_entry_##name##_traced;
 #define PG_TRACED_TWIN_UNTRACED(name)
 #define PG_VARIANT(name, file, trace, arch) \
   extern const pg_variant_entry pg_entry_##name; PG_TRACED_TWIN_##trace(name)
+/* A family's forms: an entry for each line of its list, every line's first
+ * field the entry's name. */
+#define PG_FORM_DECLARED_TRACED(name, ...) PG_VARIANT(name, "", TRACED, )
+#define PG_FORM_DECLARED_UNTRACED(name, ...) PG_VARIANT(name, "", UNTRACED, )
+#define PG_VARIANT_FORMS(list, file, trace, arch) list(PG_FORM_DECLARED_##trace)
 #define PG_KERNEL_FILE(file, trace, arch)
 #include "variants.h"
 #undef PG_VARIANT
+#undef PG_VARIANT_FORMS
 
 typedef struct {
   const pg_variant_entry *entry;
@@ -26,10 +33,14 @@ typedef struct {
 #define PG_TWIN_TRACED(name) &pg_entry_##name##_traced
 #define PG_TWIN_UNTRACED(name) NULL
 #define PG_VARIANT(name, file, trace, arch) {&pg_entry_##name, PG_TWIN_##trace(name)},
+#define PG_FORM_SLOT_TRACED(name, ...) PG_VARIANT(name, "", TRACED, )
+#define PG_FORM_SLOT_UNTRACED(name, ...) PG_VARIANT(name, "", UNTRACED, )
+#define PG_VARIANT_FORMS(list, file, trace, arch) list(PG_FORM_SLOT_##trace)
 static const registry_slot registry[] = {
 #include "variants.h"
 };
 #undef PG_VARIANT
+#undef PG_VARIANT_FORMS
 #undef PG_KERNEL_FILE
 
 enum { REGISTRY_COUNT = (int)(sizeof registry / sizeof registry[0]) };

@@ -1,6 +1,8 @@
 /* Every variant of the registry and every kernel file, once, in study order:
  * the one list that the registry (src/registry.c), the traced twins, and
  * the build's source lists (CMakeLists.txt reads this file) come from.
+ * (A family's forms are listed where the family declares them, and taken
+ * here with one line: PG_VARIANT_FORMS.)
  *
  *   PG_VARIANT(name, file, trace, arch)
  *     name   the stable name; the entry itself, pg_entry_<name> (what it is,
@@ -15,11 +17,17 @@
  *     arch   SM90A: the file's Hopper code is built for sm_90a (setmaxnreg,
  *            wgmma), every other architecture as usual; ANY_ARCH: as the
  *            build's architectures say
+ *   PG_VARIANT_FORMS(list, file, trace, arch)
+ *     an entry for each line of the X-macro `list`, in its order, each
+ *     defined in `file` from its line: TWS_FORMS, the flagship's tile
+ *     forms (src/kernels/tma_ws.h). A line of a form's name here too would
+ *     declare it twice (forms_declared fails)
  *   PG_KERNEL_FILE(file, trace, arch)
  *     a kernel file that declares no entry of the registry
  *
  * Entries of one file share its trace and arch. Adding a variant: its
- * kernel file and one line here (docs/adding-a-variant.md). A test
+ * kernel file and one line here; a tile form of tma_ws: its line of
+ * TWS_FORMS alone (docs/adding-a-variant.md). A test
  * (variants_declared) fails when a numbered file of src/kernels/ is missing
  * here, or a line here names a file that is not there.
  *
@@ -38,17 +46,14 @@ PG_VARIANT(mbarrier, "09_mbarrier.cu", TRACED, ANY_ARCH)
 PG_VARIANT(warp_specialized, "10_warp_specialized.cu", TRACED, ANY_ARCH)
 PG_VARIANT(tma, "11_tma.cu", TRACED, ANY_ARCH)
 PG_VARIANT(tma_ws, "12_tma_ws.cu", TRACED, SM90A)
-PG_VARIANT(tma_ws_splitk, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
-PG_VARIANT(tma_ws_n64, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
-PG_VARIANT(tma_ws_m256, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
-PG_VARIANT(tma_ws_n256, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
-PG_VARIANT(tma_ws_m64, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
-PG_VARIANT(tma_ws_m32, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
-PG_VARIANT(tma_ws_n32, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
-PG_VARIANT(tma_ws_n16, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
+PG_VARIANT_FORMS(TWS_FORMS, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
 PG_VARIANT(tma_ws_any, "13_tma_ws_splitk.cu", UNTRACED, SM90A)
 PG_VARIANT(tma_ws_streamk, "14_tma_ws_streamk.cu", UNTRACED, SM90A)
 PG_VARIANT(skinny_ffma, "15_skinny_ffma.cu", UNTRACED, ANY_ARCH)
+PG_KERNEL_FILE("16_skinny_split.cu", UNTRACED, ANY_ARCH)
+PG_KERNEL_FILE("17_skinny_ring.cu", UNTRACED, ANY_ARCH)
+PG_KERNEL_FILE("18_skinny_ring_rows.cu", UNTRACED, ANY_ARCH)
+PG_KERNEL_FILE("19_skinny_gemv.cu", UNTRACED, ANY_ARCH)
 PG_VARIANT(cp_async_any, "21_cp_async_any.cu", UNTRACED, ANY_ARCH)
 PG_VARIANT(auto, "", UNTRACED, ANY_ARCH)
 PG_VARIANT(cublas_tf32, "", UNTRACED, ANY_ARCH)

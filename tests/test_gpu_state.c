@@ -13,7 +13,11 @@
 
 #include "gpu_util.h"
 #include "introspect.h"
+#include "kernels/tma_ws.h" /* TWS_FORMS */
 #include "measure/harness.h"
+
+/* A tile form's name, from its line of TWS_FORMS. */
+#define FORM_NAME(form, ...) #form,
 
 #define M 300
 #define N 200
@@ -206,10 +210,10 @@ static void split_is_deterministic(const char *name) {
   printf("%s at %dx%dx%d: %s, %d splits, %zu bytes of workspace\n", name, SPLIT_M, SPLIT_N,
          SPLIT_K, info.variant->name, info.splits, info.workspace_bytes);
   /* The forms that split K where the tiles leave SMs idle must split here
-   * (at most 8 tiles), whether called by name or chosen by auto; whatever
-   * auto runs, its runs must agree in bits all the same. */
-  static const char *const splitting[] = {"tma_ws_splitk", "tma_ws_m256", "tma_ws_n256",
-                                          "tma_ws_n64", "wgmma_3xtf32"};
+   * (at most 32 tiles of the tma_ws forms, 8 of the large ones), whether
+   * called by name or chosen by auto; whatever auto runs, its runs must
+   * agree in bits all the same. */
+  static const char *const splitting[] = {TWS_FORMS(FORM_NAME) "wgmma_3xtf32"};
   int must_split = 0;
   for (size_t i = 0; i < sizeof splitting / sizeof splitting[0]; ++i)
     if (info.variant == pg_variant_find(splitting[i])) must_split = 1;
@@ -330,10 +334,9 @@ int main(void) {
     if (pgt_selected(pg_variant_at(i)->name)) error_state(pg_variant_at(i));
   for (int i = 0; i < pg_variant_count(); ++i)
     if (pgt_selected(pg_variant_at(i)->name)) plans(pg_variant_at(i));
-  if (pgt_selected("tma_ws_splitk")) split_is_deterministic("tma_ws_splitk");
-  if (pgt_selected("tma_ws_m256")) split_is_deterministic("tma_ws_m256");
-  if (pgt_selected("tma_ws_n256")) split_is_deterministic("tma_ws_n256");
-  if (pgt_selected("tma_ws_n64")) split_is_deterministic("tma_ws_n64");
+  static const char *const forms[] = {TWS_FORMS(FORM_NAME)}; /* tma_ws.h */
+  for (size_t i = 0; i < sizeof forms / sizeof forms[0]; ++i)
+    if (pgt_selected(forms[i])) split_is_deterministic(forms[i]);
   if (pgt_selected("auto")) split_is_deterministic("auto");
   if (pgt_selected("wgmma_3xtf32")) split_is_deterministic("wgmma_3xtf32");
   if (pgt_selected("auto_emulated")) split_is_deterministic("auto_emulated");

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "gpu_util.h"
+#include "kernels/tma_ws.h" /* TWS_FORMS */
 #include "measure/harness.h"
 
 #define THREADS 8
@@ -28,10 +29,12 @@
 #define K 4096
 #define C_FLOATS ((size_t)M * N)
 
-static const char *const variants[] = {"tma_ws_splitk", "tma_ws_streamk", "tma_ws_n64",
-                                       "tma_ws_n32",    "tma_ws_m32",     "tma_ws_m256",
-                                       "tma",           "auto",           "cp_async",
-                                       "cublas",        "cublas_tf32"};
+/* Every tile form of tma_ws (TWS_FORMS: their races show only beside other
+ * streams' kernels), stream-K's, and the entries whose shared state the
+ * threads race: the device cache, the workspace pool, cuBLAS's handles. */
+#define FORM_NAME(form, ...) #form,
+static const char *const variants[] = {TWS_FORMS(FORM_NAME) "tma_ws_streamk", "tma", "auto",
+                                       "cp_async", "cublas", "cublas_tf32"};
 #define VARIANT_COUNT ((int)(sizeof variants / sizeof variants[0]))
 
 typedef struct {

@@ -31,7 +31,11 @@
 
 #include "gpu_util.h"
 #include "tuning.h" /* pg_tuning_reread_environment */
+#include "kernels/tma_ws.h" /* TWS_FORMS */
 #include "measure/harness.h"
+
+/* A tile form's name, from its line of TWS_FORMS. */
+#define FORM_NAME(form, ...) #form,
 
 typedef struct {
   int m, n, k;
@@ -562,8 +566,7 @@ int main(void) {
    * On an H200 512x512x192 runs every
    * form in clusters, four of them padded to fewer blocks an SM than they
    * fit (pg_split_in_clusters). */
-  const char *split_forms[] = {"tma_ws_splitk", "tma_ws_n64", "tma_ws_m256", "tma_ws_n256",
-                               "tma_ws_m64",    "tma_ws_m32", "tma_ws_n32", "tma_ws_n16"};
+  const char *split_forms[] = {TWS_FORMS(FORM_NAME)}; /* every tile form (tma_ws.h) */
   const shape split_shapes[] = {{64, 96, 1000}, {130, 200, 4100}, {130, 203, 4100},
                                 {1000, 1000, 1000}, {512, 512, 512}, {512, 512, 192},
                                 {2100, 2101, 2103}};

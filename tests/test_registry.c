@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <cuda_runtime_api.h>
 
+#include "kernels/tma_ws.h" /* TWS_FORMS */
 #include "pipegemm.h"
 
 static int have_gpu(void) {
@@ -70,6 +71,76 @@ static void test_precision(void **state) {
   assert_string_equal(pg_precision_name(PG_PRECISION_EMULATED), "emulated");
   assert_string_equal(pg_precision_name(PG_PRECISION_TF32), "tf32");
   assert_string_equal(pg_precision_name((pg_precision)99), "unknown precision");
+}
+
+/* The technique is one short line, for `pipegemm list` and the README's
+ * table: at most 60 characters, no line break; the rest is the
+ * description's, which is NULL or more than the technique, on one line. */
+#define TECHNIQUE_MOST 60
+static void test_technique_is_one_short_line(void **state) {
+  (void)state;
+  for (int i = 0; i < pg_variant_count(); i++) {
+    const pg_variant_info *v = pg_variant_at(i);
+    const size_t length = strlen(v->technique);
+    if (length > TECHNIQUE_MOST)
+      fail_msg("%s's technique is %zu characters, more than %d: \"%s\" (move the rest to "
+               ".description)",
+               v->name, length, TECHNIQUE_MOST, v->technique);
+    if (strpbrk(v->technique, "\n\r") != NULL)
+      fail_msg("%s's technique is more than one line", v->name);
+    if (v->description != NULL) {
+      if (strlen(v->description) <= length)
+        fail_msg("%s's description says no more than its technique: leave it NULL", v->name);
+      if (strpbrk(v->description, "\n\r") != NULL)
+        fail_msg("%s's description holds a line break", v->name);
+    }
+  }
+}
+
+/* Every tile form of tma_ws (a line of TWS_FORMS, src/kernels/tma_ws.h) is
+ * an entry of the registry, once, as its line says: src/variants.h takes
+ * the list with one line (PG_VARIANT_FORMS), 13_tma_ws_splitk.cu defines
+ * each entry from it. */
+typedef struct {
+  const char *name, *technique;
+  int tile_m, tile_n, warpgroups, max_stages;
+} form_line;
+#define FORM_LINE(form, tm, tn, layout, wg, thread_m, thread_n, blocks, max, text) \
+  {#form, text, tm, tn, wg, max},
+static const form_line forms[] = {TWS_FORMS(FORM_LINE)};
+
+static void test_tile_forms_are_entries(void **state) {
+  (void)state;
+  const int count = (int)(sizeof forms / sizeof forms[0]);
+  for (int f = 0; f < count; ++f) {
+    const form_line *line = &forms[f];
+    int found = 0, at = -1;
+    for (int i = 0; i < pg_variant_count(); i++)
+      if (strcmp(pg_variant_at(i)->name, line->name) == 0) found++, at = i;
+    if (found != 1)
+      fail_msg("the tile form %s (TWS_FORMS) is %d entries of the registry, not one: "
+               "src/variants.h takes TWS_FORMS with one PG_VARIANT_FORMS line, and names "
+               "no form itself",
+               line->name, found);
+    const pg_variant_info *v = pg_variant_at(at);
+    assert_int_equal(v->kind, PG_KIND_KERNEL);
+    assert_int_equal(v->precision, PG_PRECISION_STRICT);
+    assert_string_equal(v->technique, line->technique);
+    assert_non_null(v->description);
+    assert_int_equal(v->tile_m, line->tile_m);
+    assert_int_equal(v->tile_n, line->tile_n);
+    assert_int_equal(v->tile_k, TWS_TILE_K);
+    assert_int_equal(v->threads, 128 * line->warpgroups + 128);
+    assert_int_equal(v->min_cc, 90);
+    assert_int_equal(v->min_stages, 2);
+    assert_int_equal(v->max_stages, line->max_stages);
+    assert_int_equal(v->default_stages, 3);
+    /* In the registry's order, one after another. */
+    if (f > 0) assert_string_equal(pg_variant_at(at - 1)->name, forms[f - 1].name);
+    for (int g = 0; g < f; ++g)
+      if (forms[g].tile_m == line->tile_m && forms[g].tile_n == line->tile_n)
+        fail_msg("%s and %s are one tile: a form is a tile", forms[g].name, line->name);
+  }
 }
 
 static void test_find_unknown(void **state) {
@@ -221,11 +292,32 @@ static void source_cell(const char *source, char *out, size_t size) {
   out[used] = '\0';
 }
 
+/* A technique as a page writes it: code spans, a times sign and an arrow,
+ * in the registry's plain text (no backticks, x, ->). */
+static void plain_technique(const char *cell, char *out, size_t size) {
+  size_t used = 0;
+  for (const char *p = cell; *p && used + 3 < size;) {
+    if (*p == '`') {
+      ++p;
+    } else if (strncmp(p, "\u00d7", strlen("\u00d7")) == 0) {
+      out[used++] = 'x';
+      p += strlen("\u00d7");
+    } else if (strncmp(p, "\u2192", strlen("\u2192")) == 0) {
+      out[used++] = '-';
+      out[used++] = '>';
+      p += strlen("\u2192");
+    } else {
+      out[used++] = *p++;
+    }
+  }
+  out[used] = '\0';
+}
+
 /* docs/variants.md: its table "| name | kind | precision | technique | source |"
  * has a row for every entry of the registry, in the registry's order, with
- * its kind, precision and source's title; a variant added, renamed or moved
- * in one place and not the other fails here. The technique is the page's own
- * words (the registry's says it at length). */
+ * its kind, precision, technique (the registry's one short line) and
+ * source's title; a variant added, renamed or moved in one place and not
+ * the other fails here. */
 static void test_variants_page(void **state) {
   (void)state;
   FILE *f = fopen(PG_VARIANTS_PAGE, "r");
@@ -260,6 +352,11 @@ static void test_variants_page(void **state) {
     if (strcmp(cells[2], pg_precision_name(v->precision)) != 0)
       fail_msg("docs/variants.md: %s's precision is \"%s\", the registry's \"%s\"", v->name,
                cells[2], pg_precision_name(v->precision));
+    char technique[256];
+    plain_technique(cells[3], technique, sizeof technique);
+    if (strcmp(technique, v->technique) != 0)
+      fail_msg("docs/variants.md: %s's technique is \"%s\", the registry's \"%s\"", v->name,
+               technique, v->technique);
     char source[256];
     source_cell(v->source, source, sizeof source);
     if (strcmp(cells[4], source) != 0)
@@ -289,6 +386,8 @@ int main(void) {
       cmocka_unit_test(test_count_and_at),
       cmocka_unit_test(test_names_unique_and_found),
       cmocka_unit_test(test_precision),
+      cmocka_unit_test(test_technique_is_one_short_line),
+      cmocka_unit_test(test_tile_forms_are_entries),
       cmocka_unit_test(test_find_unknown),
       cmocka_unit_test(test_stage_ranges),
       cmocka_unit_test(test_contract_variants),

@@ -8,6 +8,7 @@ JSON file: the lines (label, colour, dash, marker, hollow or filled, points),
 bars and ticks of the figure, read off its artists. The checks:
   * every registry variant (`pipegemm list`) has a row in VARIANT_STYLES,
     and no two rows share a colour (so no two share colour+dash+marker);
+    tma_ws's tile forms take theirs from their list (TWS_FORMS);
   * in every plot of a page a variant has its one look, and two variants
     never look the same, a name outside the table included;
   * every variant measured at a shape in a bench or sweep input is drawn at
@@ -345,6 +346,23 @@ class StyleTable(unittest.TestCase):
         self.assertEqual(len(set(styles)), len(styles), "two variants share a look")
         greys = {self.report.PEAK_COLOR} | {c for _, _, c in self.report.STALL_KEYS}
         self.assertFalse(set(colors) & greys, "a variant has a colour kept for other lines")
+
+    def test_tile_forms_take_their_looks_from_their_list(self):
+        """tma_ws's tile forms are no rows of the table: it takes them from
+        their list (TWS_FORMS, src/kernels/tma_ws.h), form i in FORM_LOOKS[i],
+        so that a form is one line there and keeps one look."""
+        forms = self.report.tile_forms()
+        self.assertIn("tma_ws_splitk", forms)
+        self.assertEqual(len(set(forms)), len(forms), "a form twice in TWS_FORMS")
+        for form, look in zip(forms, self.report.FORM_LOOKS):
+            self.assertEqual(self.report.variant_style(form), look, form)
+        looks = self.report.FORM_LOOKS
+        self.assertEqual(len(set(s.color.lower() for s in looks)), len(looks),
+                         "two looks of FORM_LOOKS share a colour")
+        others = {s.color.lower() for name, s in self.report.VARIANT_STYLES.items()
+                  if name not in forms}
+        self.assertFalse(others & {s.color.lower() for s in looks},
+                         "a look of FORM_LOOKS has another variant's colour")
 
     def test_unknown_names_keep_a_look_apart_from_the_table(self):
         table = set(self.report.VARIANT_STYLES.values())

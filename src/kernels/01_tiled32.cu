@@ -48,9 +48,10 @@ static const pg_sass_rule rules[] = {TILED32_RULES};
 
 PG_ENTRY(tiled32) = {
     .info = {.name = "tiled32", .kind = PG_KIND_KERNEL,
-             .technique = "32x32 tiles, one output per thread: load -> sync -> compute -> sync",
+             .technique = "32x32 tiles: load -> sync -> compute -> sync",
              .source = PG_FROM_GUIDE, .min_cc = 50, .min_stages = 1, .max_stages = 1,
-             .default_stages = 1, TILED32_TILE_INFO},
+             .default_stages = 1, TILED32_TILE_INFO,
+             .description = "32x32 tiles, one output per thread: load -> sync -> compute -> sync"},
     .smem_bytes = tiled32_smem,
     .configure = configure,
     .kernel = {.symbol = "pg_tiled32_kernel", PG_RULES(rules)},

@@ -58,9 +58,11 @@ static const pg_sass_rule rules[] = {TILED32_RULES};
 
 PG_ENTRY(tiled32_db) = {
     .info = {.name = "tiled32_db", .kind = PG_KIND_KERNEL,
-             .technique = "tiled32 with two buffers: next tile loaded during compute, one sync per tile",
+             .technique = "tiled32, two buffers: next tile loaded during compute",
              .source = PG_FROM_GUIDE, .min_cc = 50, .min_stages = 2, .max_stages = 2,
-             .default_stages = 2, TILED32_TILE_INFO},
+             .default_stages = 2, TILED32_TILE_INFO,
+             .description = "tiled32 with two buffers: next tile loaded during compute, one sync "
+                            "per tile"},
     .smem_bytes = tiled32_smem,
     .configure = configure,
     .kernel = {.symbol = "pg_tiled32_db_kernel", PG_RULES(rules)},

@@ -45,9 +45,10 @@ static const pg_sass_rule rules[] = {T128_RULES_REGISTER_STAGED};
 
 PG_ENTRY(baseline) = {
     .info = {.name = "baseline", .kind = PG_KIND_KERNEL,
-             .technique = "no pipeline: load -> sync -> compute -> sync, one shared buffer",
+             .technique = "no pipeline: load -> sync -> compute -> sync",
              .source = PG_FROM_STUDY, .min_cc = 80, .min_stages = 1, .max_stages = 1,
-             .default_stages = 1, T128_TILE_INFO},
+             .default_stages = 1, T128_TILE_INFO,
+             .description = "no pipeline: load -> sync -> compute -> sync, one shared buffer"},
     .smem_bytes = t128_smem,
     .configure = configure,
     .kernel = {.symbol = "pg_baseline_kernel", PG_RULES(rules)},

@@ -61,9 +61,10 @@ static const pg_sass_rule rules[] = {T128_RULES_REGISTER_STAGED};
 
 PG_ENTRY(pingpong) = {
     .info = {.name = "pingpong", .kind = PG_KIND_KERNEL,
-             .technique = "two shared buffers, next tile staged through registers (LDG -> STS)",
+             .technique = "two buffers, next tile staged through registers",
              .source = PG_FROM_STUDY, .min_cc = 80, .min_stages = 2, .max_stages = 2,
-             .default_stages = 2, T128_TILE_INFO},
+             .default_stages = 2, T128_TILE_INFO,
+             .description = "two shared buffers, next tile staged through registers (LDG -> STS)"},
     .smem_bytes = t128_smem,
     .configure = configure,
     .kernel = {.symbol = "pg_pingpong_kernel", PG_RULES(rules)},

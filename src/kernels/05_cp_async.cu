@@ -91,9 +91,10 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(cp_async) = {
     .info = {.name = "cp_async", .kind = PG_KIND_KERNEL,
-             .technique = "cp.async global->shared, commit_group/wait_group, STAGES buffers",
+             .technique = "cp.async, commit_group/wait_group, STAGES buffers",
              .source = PG_FROM_STUDY, .min_cc = 80, .min_stages = 1, .max_stages = 8,
-             .default_stages = 2, T128_TILE_INFO},
+             .default_stages = 2, T128_TILE_INFO,
+             .description = "cp.async global->shared, commit_group/wait_group, STAGES buffers"},
     .smem_bytes = t128_smem,
     .configure = configure,
     .kernel = {.symbol = "pg_cp_async_kernel", .dynamic_smem = 1, PG_RULES(rules)},

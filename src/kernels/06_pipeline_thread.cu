@@ -88,9 +88,11 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(pipeline_thread) = {
     .info = {.name = "pipeline_thread", .kind = PG_KIND_KERNEL,
-             .technique = "cuda::pipeline, thread scope: memcpy_async + producer/consumer calls (async-group)",
+             .technique = "cuda::pipeline, thread scope (async-group)",
              .source = PG_FROM_GUIDE "; " PG_FROM_BLOG, .min_cc = 80, .min_stages = 2,
-             .max_stages = 8, .default_stages = 2, T128_TILE_INFO},
+             .max_stages = 8, .default_stages = 2, T128_TILE_INFO,
+             .description = "cuda::pipeline, thread scope: memcpy_async + producer/consumer calls "
+                            "(async-group)"},
     .smem_bytes = t128_smem,
     .configure = configure,
     .kernel = {.symbol = "pg_pipeline_thread_kernel", .dynamic_smem = 1, PG_RULES(rules)},

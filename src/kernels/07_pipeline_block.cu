@@ -127,9 +127,11 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(pipeline_block) = {
     .info = {.name = "pipeline_block", .kind = PG_KIND_KERNEL,
-             .technique = "cuda::pipeline, block scope: pipeline_shared_state in shared memory (mbarrier)",
+             .technique = "cuda::pipeline, block scope (mbarrier)",
              .source = PG_FROM_BLOG, .min_cc = 80, .min_stages = 2, .max_stages = 8,
-             .default_stages = 2, T128_TILE_INFO},
+             .default_stages = 2, T128_TILE_INFO,
+             .description = "cuda::pipeline, block scope: pipeline_shared_state in shared memory "
+                            "(mbarrier)"},
     .smem_bytes = t128_smem_barriers,
     .configure = configure,
     .kernel = {/* One instance per stage count; the default launches <2>. */

@@ -119,9 +119,11 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(barrier) = {
     .info = {.name = "barrier", .kind = PG_KIND_KERNEL,
-             .technique = "cuda::memcpy_async bound to cuda::barrier, split arrive/wait per stage",
+             .technique = "cuda::memcpy_async on cuda::barrier, arrive/wait a stage",
              .source = PG_FROM_BLOG, .min_cc = 80, .min_stages = 2, .max_stages = 8,
-             .default_stages = 2, T128_TILE_INFO},
+             .default_stages = 2, T128_TILE_INFO,
+             .description = "cuda::memcpy_async bound to cuda::barrier, split arrive/wait per "
+                            "stage"},
     .smem_bytes = t128_smem_barriers,
     .configure = configure,
     .kernel = {.symbol = "pg_barrier_kernel", .dynamic_smem = 1, PG_RULES(rules)},

@@ -101,9 +101,11 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(mbarrier) = {
     .info = {.name = "mbarrier", .kind = PG_KIND_KERNEL,
-             .technique = "raw PTX: cp.async + cp.async.mbarrier.arrive.noinc + mbarrier.try_wait.parity",
+             .technique = "raw PTX: cp.async.mbarrier.arrive, try_wait.parity",
              .source = PG_FROM_BLOG, .min_cc = 80, .min_stages = 2, .max_stages = 8,
-             .default_stages = 2, T128_TILE_INFO},
+             .default_stages = 2, T128_TILE_INFO,
+             .description = "raw PTX: cp.async + cp.async.mbarrier.arrive.noinc + "
+                            "mbarrier.try_wait.parity"},
     .smem_bytes = t128_smem_barriers,
     .configure = configure,
     .kernel = {.symbol = "pg_mbarrier_kernel", .dynamic_smem = 1, PG_RULES(rules)},

@@ -134,12 +134,14 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(warp_specialized) = {
     .info = {.name = "warp_specialized", .kind = PG_KIND_KERNEL,
-             .technique = "producer warp(s) fill STAGES buffers with cp.async, consumer warps compute",
+             .technique = "producer warps copy (cp.async), consumer warps compute",
              .source = PG_FROM_BLOG, .min_cc = 80, .min_stages = 2, .max_stages = 8,
              .default_stages = 2, .tile_m = T128_TILE_M, .tile_n = T128_TILE_N,
              .tile_k = T128_TILE_K,
              /* the seed tile's 256 compute threads and the producer warps */
-             .threads = T128_THREADS + 32 * PG_WS_PRODUCER_WARPS},
+             .threads = T128_THREADS + 32 * PG_WS_PRODUCER_WARPS,
+             .description = "producer warp(s) fill STAGES buffers with cp.async, consumer warps "
+                            "compute"},
     .smem_bytes = t128_smem_barriers,
     .configure = configure,
     .kernel = {.symbol = "pg_warp_specialized_kernel",

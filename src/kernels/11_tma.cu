@@ -116,9 +116,11 @@ static const pg_sass_rule rules[] = {PG_RULES_TMA_COMMON};
 
 PG_ENTRY(tma) = {
     .info = {.name = "tma", .kind = PG_KIND_KERNEL,
-             .technique = "Hopper TMA: one thread issues cp.async.bulk.tensor per tile on an expect_tx mbarrier, STAGES buffers",
+             .technique = "TMA: cp.async.bulk.tensor on expect_tx mbarriers",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 4, T128_TILE_INFO},
+             .default_stages = 4, T128_TILE_INFO,
+             .description = "Hopper TMA: one thread issues cp.async.bulk.tensor per tile on an "
+                            "expect_tx mbarrier, STAGES buffers"},
     .smem_bytes = smem_tma,
     .configure = configure,
     .check = pg_tma_check,

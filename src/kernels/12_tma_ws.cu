@@ -1,12 +1,37 @@
 /* 12 tma_ws — the flagship: the TMA pipeline the "Software Pipelining and
  * Double Buffering" guide ends with (one thread issues the bulk tensor copy,
  * the rest wait on an mbarrier), as a TMA producer warp and a consumer
- * warpgroup (kernels/tma_ws.cuh), over output tiles in grouped order, one
- * block per tile or a persistent grid (the tuning table decides); sm_90
- * only.
+ * warpgroup, over output tiles in grouped order, one block per tile or a
+ * persistent grid (the tuning table decides); sm_90 only.
  *
- * Tiles: block b takes tiles b, b + gridDim.x, ... whole (tws_schedule's
- * whole-tiles form). The grid is blocks_per_sm x SMs from the tuning table
+ * Block: 128 consumer threads (warps 0-3) and a producer warpgroup (warps
+ * 4-7) of which one lane works; the warpgroup exists because setmaxnreg
+ * moves registers a warpgroup at a time (tma_ws.h). The tall tile
+ * (tma_ws_m256) has two consumer warpgroups (warps 0-7, 256 rows) over one
+ * B per stage and its producer in warps 8-11; the wide tile (tma_ws_n256)
+ * likewise, its warpgroups 128 columns each over one A per stage.
+ *   Producer: one lane (behind a first kernel that copies an operand, once
+ *     that kernel has ended: pg_grid_dependency_wait) walks this block's
+ *     work and its K steps; per step it
+ *     waits until the slot is free (empty[s]), announces the stage's bytes on
+ *     full[s] (arrive.expect_tx) and issues two bulk tensor copies, a
+ *     TM x TWS_TILE_K box of A (swizzled) and a TWS_TILE_K x TN box of B.
+ *     It runs up to STAGES steps ahead, across tile boundaries: the next
+ *     tile's first stages load while the consumers write the last one out.
+ *   Consumers: wait on full[s], compute, arrive on empty[s]; no load
+ *     instruction but shared-memory reads, no block-wide barrier.
+ *
+ * Consumer thread (w = warp, ty = lane/8, tx = lane%8) owns rows
+ * 64*(w/2) + 4*(w%2) + ty + 8i (i < 8) and columns tx*4 + 32j .. +3 (j < 4):
+ * 8x16 outputs (in the wide tile w counts within its warpgroup, whose
+ * columns start at 128 (w/4)). Per 4 K steps it reads A as 8 float4 along K (one per row)
+ * and B as 4 float4 per K step, 24 LDS.128 for 512 FFMA. A warp's A reads
+ * hit 4 rows at the same K; their low bits differ, so the copy engine's
+ * swizzle puts them in different banks; B reads are 128 contiguous bytes.
+ * The other tiles' threads: the layouts of tma_ws.h.
+ *
+ * Tiles: block b takes tiles b, b + gridDim.x, ... whole (the whole-tiles
+ * schedule, below). The grid is blocks_per_sm x SMs from the tuning table
  * (src/tuning.c), or one block per tile where the table says 0 but a
  * persistent grid of two blocks an SM where a tile has few K steps (the
  * table's tma_ws_persistent_max_k_tiles): there the producers load the
@@ -16,10 +41,175 @@
  * SMs idle, the next chapters split K (13) or share the last wave's K steps
  * out (14).
  *
+ * The kernel is one template on the tile (TM x TN, a form of TWS_FORMS in
+ * tma_ws.h) and on how a block takes its work (MODE): this file holds it
+ * and the whole-tiles schedule; 13_tma_ws_splitk.cu and
+ * 14_tma_ws_streamk.cu include it with TWS_KERNEL_ONLY defined (the kernel
+ * without tma_ws's entry), bring their schedules and instantiate it. What
+ * the three share beside the kernel is in tma_ws.cuh.
+ *
  *   pipegemm bench --variant tma_ws,cublas --size 4096
  */
+#ifndef PG_KERNELS_12_TMA_WS_CU
+#define PG_KERNELS_12_TMA_WS_CU
+
 #include "kernels/tma_ws.cuh"
 
+#ifdef PG_HAVE_TMA
+/* Whole tiles: tiles blockIdx.x, + gridDim.x, ... (tile t maps to a (row,
+ * column) in groups of `group_m` tile rows, column-major inside a group, so
+ * blocks running together share A rows and B columns in L2), each over all
+ * of K, straight to C. */
+template <> struct tws_schedule<TWS_WHOLE_TILES> {
+  static __device__ __forceinline__ tws_cursor start(const pg_gemm_args &g,
+                                                     const tws_geometry &geo) {
+    (void)g;
+    tws_cursor c;
+    c.sk_next = c.sk_end = 0;
+    c.next = blockIdx.x;
+    c.end = geo.tiles;
+    return c;
+  }
+  static __device__ __forceinline__ bool next(const pg_gemm_args &g, const tws_geometry &geo,
+                                              tws_cursor *c, tws_work *w) {
+    if (c->next >= c->end) return false;
+    pg_grouped_tile(c->next, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm, &w->tn);
+    w->kt_begin = 0;
+    w->kt_end = geo.k_tiles;
+    w->dest = TWS_TO_C;
+    w->index = 0;
+    c->next += gridDim.x;
+    return true;
+  }
+};
+#endif
+
+PG_KERNELS_BEGIN
+
+template <int TM, int TN, int MODE>
+__global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::MIN_BLOCKS)
+    pg_tma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+#ifdef PG_HAVE_TMA
+  typedef tws_tile<TM, TN> tile;
+  enum { THREAD_M = tile::THREAD_M, THREAD_N = tile::THREAD_N, STAGE_BYTES = tile::STAGE_BYTES };
+  enum { CONSUMERS = tile::CONSUMERS, STAGE_A_BYTES = tile::STAGE_A_BYTES };
+  extern __shared__ float4 smem_raw[];
+  char *const smem = (char *)pg_tma_smem_base(smem_raw);
+  const int stages = g.stages;
+  unsigned long long *const full = (unsigned long long *)(smem + stages * STAGE_BYTES);
+  unsigned long long *const empty = full + stages;
+  const tws_geometry geo = tws_geometry_of<TM, TN>(g);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) {
+      pg_mbar_init(&full[s], 1);
+      pg_mbar_init(&empty[s], CONSUMERS);
+    }
+    pg_fence_barrier_init();
+  }
+  __syncthreads(); /* the only block-wide barrier: the mbarriers exist */
+  /* Split K: the reduction, launched programmatically behind this kernel,
+   * may start now; it waits for this kernel's end itself. */
+  if constexpr (MODE == TWS_SPLIT_K) pg_grid_launch_dependents();
+
+  int slot = 0, parity = 0;
+  if (warp >= CONSUMERS / 32) {
+    /* ---- producer: one lane; the others have nothing to do ---- */
+    pg_setmaxnreg_dec(TWS_PRODUCER_REGS);
+    /* Split in clusters: every thread stays for the cluster's two barriers
+     * (tws_cluster_store). */
+    if (warp != CONSUMERS / 32 || lane != 0 || geo.k_tiles == 0) {
+      tws_producer_leaves<MODE>();
+      return;
+    }
+    PG_TRACE_OPEN(g, PG_TRACE_ROLE_PRODUCER, true); /* the one lane left */
+    pg_tma_prefetch_map(&maps.a);
+    pg_tma_prefetch_map(&maps.b);
+    /* Behind a first kernel that copies an operand (launched
+     * programmatically behind it): its copies are complete before the
+     * first read, and the copy engine's reads are ordered after its
+     * stores (another proxy: without the fence the H200 served a block a
+     * stale row of A's copy about one run in five of tma_ws_n32 at
+     * 2100x2100x256 with A unaligned in test_gpu_variants). Elsewhere the
+     * wait returns at once. */
+    pg_grid_dependency_wait();
+    pg_fence_proxy_async_global();
+    tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
+    tws_work w;
+    while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
+      for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
+        /* Free once the consumers released its previous use; on a slot's
+         * first use the wait for "parity 1" returns at once. */
+        PG_TRACE_SPAN(SLOT, slot, kt) pg_mbar_wait_parity(&empty[slot], parity ^ 1);
+        char *stage = smem + slot * STAGE_BYTES;
+        pg_mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
+        pg_tma_load_2d(stage, &maps.a, kt * TWS_TILE_K, w.tm * TM, &full[slot]);
+        pg_tma_load_2d(stage + STAGE_A_BYTES, &maps.b, w.tn * TN, kt * TWS_TILE_K,
+                       &full[slot]);
+        parity ^= t128_ring_next(&slot, stages);
+      }
+      PG_TRACE_TILE_DONE();
+    }
+    PG_TRACE_CLOSE(g, PG_TRACE_ROLE_PRODUCER);
+    tws_producer_leaves<MODE>();
+    return;
+  }
+
+  /* ---- consumers ---- */
+  /* setmaxnreg takes a literal: one branch per register split (16 columns
+   * a thread, two blocks an SM; or fewer, three). */
+  if constexpr (THREAD_N == TWS_THREAD_N)
+    pg_setmaxnreg_inc(TWS_CONSUMER_REGS);
+  else
+    pg_setmaxnreg_inc(TWS_SMALL_CONSUMER_REGS);
+  /* The tile's layout (tma_ws.h). STACKED: rows row0 + 8i, warps 2p and
+   * 2p+1 interleave in rows 64p .. 64p+63 (a warpgroup per 128 rows); the 4
+   * rows a warp reads at once (lane / 8) fall in 4 distinct swizzle
+   * positions, so A reads are free of bank conflicts. SIDE, the short
+   * tiles' 64 rows (or 32): warp pair p takes them all, at columns
+   * 64p .. 64p+63. WIDE: warpgroup q (warps 4q .. 4q+3) takes all 128 rows
+   * at columns 128q .. 128q+127. THIN: warp w's lanes rows 8w + lane / 4
+   * (+ 32i), columns 4 (lane % 4); the 8 rows a warp reads at once fall in
+   * the 8 swizzle positions. */
+  constexpr bool short_tile = tile::LAYOUT == TWS_LAYOUT_SIDE;
+  constexpr bool wide_tile = tile::LAYOUT == TWS_LAYOUT_WIDE;
+  constexpr bool thin_tile = tile::LAYOUT == TWS_LAYOUT_THIN;
+  const int pair = wide_tile ? (warp & 3) >> 1 : warp >> 1;
+  const int row0 = thin_tile ? warp * 8 + lane / 4
+                             : (short_tile ? 0 : pair * 64) + (warp & 1) * 4 + (lane / 8);
+  const unsigned swz = tws_swizzle_of_row(row0);
+  const int col0 = thin_tile ? (lane % 4) * 4
+                             : (lane % 8) * 4 + (short_tile ? pair * 64 : 0) +
+                                   (wide_tile ? (warp >> 2) * 128 : 0);
+  PG_TRACE_OPEN(g, PG_TRACE_ROLE_CONSUMER, threadIdx.x == 0);
+  tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
+  tws_work w;
+  while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
+    float acc[THREAD_M][THREAD_N];
+#pragma unroll
+    for (int i = 0; i < THREAD_M; ++i)
+#pragma unroll
+      for (int j = 0; j < THREAD_N; ++j) acc[i][j] = 0.f;
+    for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
+      PG_TRACE_SPAN(DATA, slot, kt) pg_mbar_wait_parity(&full[slot], parity);
+      PG_TRACE_SPAN(COMPUTE, slot, kt)
+          tws_compute<TM, TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
+      PG_TRACE_BEFORE(RELEASE, slot, kt) pg_mbar_release_to_copy_engine(&empty[slot]);
+      parity ^= t128_ring_next(&slot, stages);
+    }
+    PG_TRACE_SPAN(EPILOGUE, 0, 0) tws_store<TM, TN, MODE>(g, w, smem, row0, col0, acc);
+    PG_TRACE_TILE_DONE();
+  }
+  PG_TRACE_CLOSE(g, PG_TRACE_ROLE_CONSUMER);
+#else
+  pg_tma_unavailable();
+#endif
+}
+
+PG_KERNELS_END
+
+#ifndef TWS_KERNEL_ONLY
 PG_KERNELS_BEGIN
 
 static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
@@ -42,9 +232,13 @@ static const pg_sass_rule rules[] = {TWS_RULES};
 
 PG_ENTRY(tma_ws) = {
     .info = {.name = "tma_ws", .kind = PG_KIND_KERNEL,
-             .technique = "TMA producer warp + consumer warpgroup (8x16 each, setmaxnreg), full/empty mbarriers, grouped tile order; a persistent grid of two blocks an SM where a tile has few K steps (the tuning row's, K <= 128 on the H200)",
+             .technique = "TMA producer warp + consumer warpgroup, setmaxnreg",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N)},
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N),
+             .description = "TMA producer warp + consumer warpgroup (8x16 each, setmaxnreg), "
+                            "full/empty mbarriers, grouped tile order; a persistent grid of two "
+                            "blocks an SM where a tile has few K steps (the tuning row's, K <= "
+                            "128 on the H200)"},
     .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
     .configure = configure,
     .check = pg_tma_check,
@@ -53,3 +247,6 @@ PG_ENTRY(tma_ws) = {
 };
 
 PG_KERNELS_END
+#endif
+
+#endif

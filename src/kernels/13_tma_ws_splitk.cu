@@ -6,11 +6,15 @@
  * resident, a tile's ranges are one cluster of blocks that add their sums
  * up in split order through their shared memory (configure_in_clusters,
  * tws_cluster_store in tma_ws.cuh): the same bits, no planes, no second
- * kernel. Where the tiles fill the GPU,
- * nothing is split and the call is tma_ws's (12). The other tile shapes of the flagship split
- * the same way: tma_ws_n64 (128 x 64, three blocks per SM), tma_ws_m256
- * (256 x 128, two consumer warpgroups sharing each stage's B, one block per
- * SM), tma_ws_n256 (128 x 256 for a short M against a long N, two consumer
+ * kernel. Where the tiles fill the GPU, nothing is split and the call is
+ * tma_ws's (12), or the form's own kernel over whole tiles.
+ *
+ * The tile forms: every line of TWS_FORMS (tma_ws.h) is an entry of this
+ * file, the flagship's kernel on its tile, split the same way; tma_ws_splitk
+ * is the flagship's 128 x 128 tile. The others: tma_ws_n64 (128 x 64, three
+ * blocks per SM), tma_ws_m256 (256 x 128, two consumer warpgroups sharing
+ * each stage's B, one block per SM), tma_ws_n256 (128 x 256 for a short M
+ * against a long N, where tma_ws_m256 pads half its rows, two consumer
  * warpgroups sharing each stage's A, one block per SM), tma_ws_m64 (64 x
  * 128 for a short M, three blocks per SM (two at 4 stages): 0.64-0.87
  * x cuBLAS at M of 20 to 64 where the 128-row tiles run 0.35-0.55;
@@ -18,8 +22,10 @@
  * 32, where the 64-row tile pads half its rows: the short tile's warps with
  * 4x8 outputs a thread, three blocks per SM), tma_ws_n32 (128 x 32 for a
  * short N, three blocks per SM: 1.08-1.53 x at N of 4 to 32) and
- * tma_ws_n16 (128 x 16 for an N of 16 or less: 4x4 outputs a thread, its
- * rows 32 apart, three blocks per SM).
+ * tma_ws_n16 (128 x 16 for an N of 16 or less, where the 32-column tile
+ * pads at least half its columns: 4x4 outputs a thread, its rows 32 apart,
+ * three blocks per SM). A new form is a line of TWS_FORMS (and a rule in
+ * src/tuning.c for auto to pick it: docs/adding-a-variant.md).
  * Every form takes any layout: an operand TMA cannot read (a base off 16
  * bytes, a leading dimension no multiple of 4 floats) is copied first into
  * the call's workspace with 16-byte rows (copy_operands.cu), in the call's
@@ -28,7 +34,9 @@
  *
  *   pipegemm bench --variant tma_ws,tma_ws_splitk,cublas --m 256 --n 256 --k 65536
  */
-#include "kernels/tma_ws.cuh"
+/* The flagship's kernel (12), without tma_ws's entry. */
+#define TWS_KERNEL_ONLY
+#include "kernels/12_tma_ws.cu"
 
 #include <stdio.h>
 
@@ -134,46 +142,19 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
   }
 }
 
-static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
-static const tws_shape small = TWS_SHAPE(TWS_TILE_M, TWS_SMALL_TILE_N);
-static const tws_shape tall = TWS_SHAPE(TWS_TALL_TILE_M, TWS_TILE_N);
-static const tws_shape wide = TWS_SHAPE(TWS_TILE_M, TWS_WIDE_TILE_N);
-static const tws_shape short_shape = TWS_SHAPE(TWS_SHORT_TILE_M, TWS_TILE_N);
-static const tws_shape narrow = TWS_SHAPE(TWS_TILE_M, TWS_NARROW_TILE_N);
-static const tws_shape flat = TWS_SHAPE(TWS_FLAT_TILE_M, TWS_TILE_N);
-static const tws_shape thin = TWS_SHAPE(TWS_TILE_M, TWS_THIN_TILE_N);
-
-/* A form's kernels: the instances of its tile in each mode. */
-#define TWS_FORM_KERNELS(tm, tn)                                 \
-  (const void *)pg_tma_ws_kernel<tm, tn, TWS_WHOLE_TILES>,       \
-      (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_K>,       \
-      (const void *)pg_tma_ws_kernel<tm, tn, TWS_SPLIT_CLUSTER>
-static const split_form large_form = {
-    &large, NULL, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_K>,
-    (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_SPLIT_CLUSTER>};
-static const split_form small_form = {&small, TWS_FORM_KERNELS(TWS_TILE_M, TWS_SMALL_TILE_N)};
-static const split_form tall_form = {&tall, TWS_FORM_KERNELS(TWS_TALL_TILE_M, TWS_TILE_N)};
-static const split_form wide_form = {&wide, TWS_FORM_KERNELS(TWS_TILE_M, TWS_WIDE_TILE_N)};
-static const split_form short_form = {&short_shape,
-                                      TWS_FORM_KERNELS(TWS_SHORT_TILE_M, TWS_TILE_N)};
-static const split_form narrow_form = {&narrow, TWS_FORM_KERNELS(TWS_TILE_M, TWS_NARROW_TILE_N)};
-static const split_form flat_form = {&flat, TWS_FORM_KERNELS(TWS_FLAT_TILE_M, TWS_TILE_N)};
-static const split_form thin_form = {&thin, TWS_FORM_KERNELS(TWS_TILE_M, TWS_THIN_TILE_N)};
-
-/* Each entry's configure: its form. */
-#define TWS_SPLIT_CONFIGURE(fn, form)                                                  \
-  static void fn(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning, \
-                 pg_kernel_launch *launch) {                                          \
-    configure_split(&form, args, device, tuning, launch);                             \
-  }
-TWS_SPLIT_CONFIGURE(configure_splitk, large_form)
-TWS_SPLIT_CONFIGURE(configure_n64, small_form)
-TWS_SPLIT_CONFIGURE(configure_m256, tall_form)
-TWS_SPLIT_CONFIGURE(configure_n256, wide_form)
-TWS_SPLIT_CONFIGURE(configure_m64, short_form)
-TWS_SPLIT_CONFIGURE(configure_n32, narrow_form)
-TWS_SPLIT_CONFIGURE(configure_m32, flat_form)
-TWS_SPLIT_CONFIGURE(configure_n16, thin_form)
+/* A form's configure (its entry's): its tile's shape and kernels, the
+ * flagship's tile's whole tiles through tma_ws's configure (its kernel in
+ * 12), any other's through its own whole-tile instance. */
+template <int TM, int TN>
+static void configure_form(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                           pg_kernel_launch *launch) {
+  static const tws_shape shape = TWS_SHAPE(TM, TN);
+  split_form form = {&shape, NULL, (const void *)pg_tma_ws_kernel<TM, TN, TWS_SPLIT_K>,
+                     (const void *)pg_tma_ws_kernel<TM, TN, TWS_SPLIT_CLUSTER>};
+  if constexpr (TM != TWS_TILE_M || TN != TWS_TILE_N)
+    form.whole_kernel = (const void *)pg_tma_ws_kernel<TM, TN, TWS_WHOLE_TILES>;
+  configure_split(&form, args, device, tuning, launch);
+}
 
 /* Any layout: where a copy is made (an operand TMA cannot read, copied
  * first: pg_configure_operand_copies), its rows (K and N rounded up to 4)
@@ -190,46 +171,58 @@ static pg_status check_any(const pg_gemm_args *g, char *why, size_t why_size) {
 /* tma_ws's kernel in each form, judged by the same rules. */
 static const pg_sass_rule rules[] = {TWS_RULES};
 
-/* An entry of the flagship's split forms: its TM x TN tile's kernel (the
- * whole-tile instance named, as the SASS names it), any layout (check_any),
- * tma_ws's rules; stages 2 to `max_stages`, 3 by default. */
-#define TWS_SPLIT_ENTRY(entry, tm, tn, max, configure_fn, text)                             \
-  PG_ENTRY(entry) = {                                                                      \
-      .info = {.name = #entry, .kind = PG_KIND_KERNEL, .technique = text,                  \
-               .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = max,  \
-               .default_stages = 3, TWS_TILE_INFO(tm, tn)},                                \
-      .smem_bytes = tws_smem<tm, tn>,                                                      \
-      .configure = configure_fn,                                                           \
-      .check = check_any,                                                                  \
-      .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(tm, tn, 1),        \
-                 .dynamic_smem = 1, PG_RULES(rules)},                                      \
-  }
+/* What a form's entry says of it at length, from its line of TWS_FORMS:
+ * its tile, how its consumers cover it (tma_ws.h), its blocks an SM, and
+ * the split. */
+#define TWS_WORDS_STACKED_1(tm) "one consumer warpgroup, its warp pairs 64 rows each"
+#define TWS_WORDS_STACKED_2(tm) "two consumer warpgroups, one above the other, share each stage's B"
+#define TWS_WORDS_WIDE_2(tm) "two consumer warpgroups, side by side, share each stage's A"
+#define TWS_WORDS_SIDE_1(tm) "one consumer warpgroup, each warp pair all " #tm " rows by 64 columns"
+#define TWS_WORDS_THIN_1(tm)                                                                  \
+  "one consumer warpgroup, a warp's lanes 8 rows by 4 column groups of 4, a thread's rows 32 " \
+  "apart"
+#define TWS_BLOCKS_1 "one block per SM"
+#define TWS_BLOCKS_2 "two blocks per SM"
+#define TWS_BLOCKS_3 "three blocks per SM"
+#define TWS_BLOCKS_4 "four blocks per SM"
+#define TWS_FORM_DESCRIPTION(tm, tn, layout, wg, thread_m, thread_n, blocks)                     \
+  "tma_ws on a " #tm "x" #tn " tile: " TWS_WORDS_##layout##_##wg(tm) " (" #thread_m "x" #thread_n \
+  " outputs a consumer thread), " TWS_BLOCKS_##blocks " (fewer where its stages do not fit); K "  \
+  "split where the tiles leave SMs idle, the partial sums added in split order by a second "     \
+  "kernel, or by the ranges' blocks in a cluster through distributed shared memory where the "   \
+  "GPU keeps the clusters resident; any layout: an operand TMA cannot read is copied first"
 
-TWS_SPLIT_ENTRY(tma_ws_splitk, TWS_TILE_M, TWS_TILE_N, 8, configure_splitk,
-                "tma_ws with K split to fill the SMs a few tiles leave idle; partial sums added in split order by a second kernel, or by the ranges' blocks in a cluster through distributed shared memory where the GPU keeps the clusters resident; any layout: an operand TMA cannot read is copied first");
+/* A form's entry: its TM x TN tile's kernel (the split instance named, as
+ * the SASS names it), any layout (check_any), tma_ws's rules; stages 2 to
+ * its most, 3 by default. */
+#define TWS_FORM_ENTRY(form, tm, tn, layout, wg, thread_m, thread_n, blocks, max, text)            \
+  PG_ENTRY(form) = {                                                                                \
+      .info = {.name = #form, .kind = PG_KIND_KERNEL, .technique = text,                            \
+               .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = max,           \
+               .default_stages = 3, TWS_TILE_INFO(tm, tn),                                          \
+               .description = TWS_FORM_DESCRIPTION(tm, tn, layout, wg, thread_m, thread_n, blocks)}, \
+      .smem_bytes = tws_smem<tm, tn>,                                                               \
+      .configure = configure_form<tm, tn>,                                                          \
+      .check = check_any,                                                                           \
+      .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(tm, tn, 1),                 \
+                 .dynamic_smem = 1, PG_RULES(rules)},                                               \
+  };
+TWS_FORMS(TWS_FORM_ENTRY)
 
-TWS_SPLIT_ENTRY(tma_ws_n64, TWS_TILE_M, TWS_SMALL_TILE_N, 8, configure_n64,
-                "tma_ws on a 128x64 tile (8x8 outputs per consumer thread), three blocks per SM; K split as tma_ws_splitk does where the tiles leave block slots idle");
-
-TWS_SPLIT_ENTRY(tma_ws_m256, TWS_TALL_TILE_M, TWS_TILE_N, 4, configure_m256,
-                "tma_ws on a 256x128 tile: two consumer warpgroups share each stage's B, one block per SM; K split as tma_ws_splitk does where the tiles leave SMs idle");
-
-TWS_SPLIT_ENTRY(tma_ws_n256, TWS_TILE_M, TWS_WIDE_TILE_N, 4, configure_n256,
-                "tma_ws on a 128x256 tile for a short M against a long N: two consumer warpgroups share each stage's A, one block per SM; K split as tma_ws_splitk does where the tiles leave SMs idle");
-
-TWS_SPLIT_ENTRY(tma_ws_m64, TWS_SHORT_TILE_M, TWS_TILE_N, 8, configure_m64,
-                "tma_ws on a 64x128 tile for a short M (each consumer warp pair 64 rows by 64 columns, 8x8 outputs a thread), three blocks per SM (two at 4 stages, as auto runs it); K split as tma_ws_splitk does");
-
-TWS_SPLIT_ENTRY(tma_ws_m32, TWS_FLAT_TILE_M, TWS_TILE_N, 8, configure_m32,
-                "tma_ws on a 32x128 tile for an M of 17 to 32 (each consumer warp pair all 32 rows by 64 columns, 4x8 outputs a thread), three blocks per SM; K split as tma_ws_splitk does");
-
-TWS_SPLIT_ENTRY(tma_ws_n32, TWS_TILE_M, TWS_NARROW_TILE_N, 8, configure_n32,
-                "tma_ws on a 128x32 tile for a short N (8x4 outputs a consumer thread), three blocks per SM; K split as tma_ws_splitk does");
-
-TWS_SPLIT_ENTRY(tma_ws_n16, TWS_TILE_M, TWS_THIN_TILE_N, 8, configure_n16,
-                "tma_ws on a 128x16 tile for an N of 16 or less (4x4 outputs a consumer thread, its rows 32 apart), three blocks per SM; K split as tma_ws_splitk does");
-
-TWS_SPLIT_ENTRY(tma_ws_any, TWS_TILE_M, TWS_TILE_N, 8, configure_splitk,
-                "tma_ws_splitk under the name it had when it alone took any layout: an operand TMA cannot read (off 16 bytes, or a leading dimension no multiple of 4) is copied with 16-byte rows into the workspace by a first kernel");
+PG_ENTRY(tma_ws_any) = {
+    .info = {.name = "tma_ws_any", .kind = PG_KIND_KERNEL,
+             .technique = "tma_ws_splitk under its earlier name (any layout)",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N),
+             .description = "tma_ws_splitk under the name it had when it alone took any layout: "
+                            "an operand TMA cannot read (off 16 bytes, or a leading dimension no "
+                            "multiple of 4) is copied with 16-byte rows into the workspace by a "
+                            "first kernel"},
+    .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
+    .configure = configure_form<TWS_TILE_M, TWS_TILE_N>,
+    .check = check_any,
+    .kernel = {.symbol = "pg_tma_ws_kernel", .launched = TWS_INSTANCE(TWS_TILE_M, TWS_TILE_N, 1),
+               .dynamic_smem = 1, PG_RULES(rules)},
+};
 
 PG_KERNELS_END

@@ -8,7 +8,9 @@
  *
  *   pipegemm bench --variant tma_ws,tma_ws_streamk,cublas --size 2560
  */
-#include "kernels/tma_ws.cuh"
+/* The flagship's kernel (12), without tma_ws's entry. */
+#define TWS_KERNEL_ONLY
+#include "kernels/12_tma_ws.cu"
 
 /* Where nothing is cut, tma_ws_streamk is tma_ws. */
 extern "C" const pg_variant_entry pg_entry_tma_ws;
@@ -193,9 +195,12 @@ static const pg_sass_rule rules[] = {TWS_RULES};
 
 PG_ENTRY(tma_ws_streamk) = {
     .info = {.name = "tma_ws_streamk", .kind = PG_KIND_KERNEL,
-             .technique = "tma_ws over stream-K after data-parallel waves: the last wave's tiles shared out by K steps among one block per slot; tiles cut between blocks added up in block order by a second kernel",
+             .technique = "tma_ws over stream-K after data-parallel waves",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 8,
-             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N)},
+             .default_stages = 3, TWS_TILE_INFO(TWS_TILE_M, TWS_TILE_N),
+             .description = "tma_ws over stream-K after data-parallel waves: the last wave's "
+                            "tiles shared out by K steps among one block per slot; tiles cut "
+                            "between blocks added up in block order by a second kernel"},
     .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
     .configure = configure,
     .check = pg_tma_check,

@@ -199,12 +199,13 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(mma_cp_async) = {
     .info = {.name = "mma_cp_async", .kind = PG_KIND_KERNEL, .precision = PG_PRECISION_TF32,
-             .technique = "mma.sync m16n8k8 TF32 tensor cores fed by cp.async, STAGES buffers "
-                          "(the Ampere way)",
+             .technique = "mma.sync TF32 tensor cores fed by cp.async (Ampere)",
              .source = PG_FROM_STUDY, /* its pipeline: 05's, from the study */
              .min_cc = 80, .min_stages = 1, .max_stages = 6,
              .default_stages = 3, .tile_m = MMA_TILE_M, .tile_n = MMA_TILE_N,
-             .tile_k = MMA_TILE_K, .threads = MMA_THREADS},
+             .tile_k = MMA_TILE_K, .threads = MMA_THREADS,
+             .description = "mma.sync m16n8k8 TF32 tensor cores fed by cp.async, STAGES buffers "
+                            "(the Ampere way)"},
     .smem_bytes = smem_bytes,
     .configure = configure,
     .kernel = {.symbol = "pg_mma_cp_async_kernel", .dynamic_smem = 1, PG_RULES(rules)},

@@ -100,10 +100,11 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(wgmma_sync) = {
     .info = {.name = "wgmma_sync", .kind = PG_KIND_KERNEL, .precision = PG_PRECISION_TF32,
-             .technique = "wgmma m64n128k8 TF32, no pipeline: load, sync, multiply, wait "
-                          "(B^T into a workspace first)",
+             .technique = "wgmma TF32, no pipeline: load, sync, multiply, wait",
              .source = PG_FROM_STUDY, .min_cc = 90, .min_stages = 1, .max_stages = 1,
-             .default_stages = 1, WG_TILE_INFO, .threads = WG_SYNC_THREADS},
+             .default_stages = 1, WG_TILE_INFO, .threads = WG_SYNC_THREADS,
+             .description = "wgmma m64n128k8 TF32, no pipeline: load, sync, multiply, wait (B^T "
+                            "into a workspace first)"},
     .smem_bytes = smem_bytes,
     .configure = configure,
     .check = wg_check,

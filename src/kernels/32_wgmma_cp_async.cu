@@ -128,10 +128,11 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(wgmma_cp_async) = {
     .info = {.name = "wgmma_cp_async", .kind = PG_KIND_KERNEL, .precision = PG_PRECISION_TF32,
-             .technique = "wgmma m64n128k8 TF32 fed by cp.async commit/wait groups, STAGES "
-                          "buffers (B^T into a workspace first)",
+             .technique = "wgmma TF32 fed by cp.async commit/wait groups",
              .source = PG_FROM_STUDY, .min_cc = 90, .min_stages = 1, .max_stages = 6,
-             .default_stages = 3, WG_TILE_INFO, .threads = WG_CPA_THREADS},
+             .default_stages = 3, WG_TILE_INFO, .threads = WG_CPA_THREADS,
+             .description = "wgmma m64n128k8 TF32 fed by cp.async commit/wait groups, STAGES "
+                            "buffers (B^T into a workspace first)"},
     .smem_bytes = smem_bytes,
     .configure = configure,
     .check = wg_check,

@@ -109,10 +109,11 @@ static const pg_sass_rule rules[] = {PG_RULES_WGMMA, PG_RULES_TMA_COMMON};
 
 PG_ENTRY(wgmma_tma) = {
     .info = {.name = "wgmma_tma", .kind = PG_KIND_KERNEL, .precision = PG_PRECISION_TF32,
-             .technique = "wgmma m64n128k8 TF32 fed by TMA on expect_tx mbarriers, every warp "
-                          "waiting, STAGES buffers (B^T into a workspace first)",
+             .technique = "wgmma TF32 fed by TMA, every warp waiting",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 6,
-             .default_stages = 2, WG_TILE_INFO, .threads = WG_TMA_THREADS},
+             .default_stages = 2, WG_TILE_INFO, .threads = WG_TMA_THREADS,
+             .description = "wgmma m64n128k8 TF32 fed by TMA on expect_tx mbarriers, every warp "
+                            "waiting, STAGES buffers (B^T into a workspace first)"},
     .smem_bytes = smem_bytes,
     .configure = configure,
     .check = wg_check_tma,

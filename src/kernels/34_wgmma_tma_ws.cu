@@ -28,10 +28,11 @@ static const pg_sass_rule rules[] = {WG_WS_RULES};
 
 PG_ENTRY(wgmma_tma_ws) = {
     .info = {.name = "wgmma_tma_ws", .kind = PG_KIND_KERNEL, .precision = PG_PRECISION_TF32,
-             .technique = "wgmma TF32, TMA producer warp + one consumer warpgroup (setmaxnreg), "
-                          "one wgmma group in flight (wait_group 1), STAGES buffers",
+             .technique = "wgmma TF32, TMA producer warp + one consumer warpgroup",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 6,
-             .default_stages = 3, WG_TILE_INFO, .threads = wg_ws_shape<1>::THREADS},
+             .default_stages = 3, WG_TILE_INFO, .threads = wg_ws_shape<1>::THREADS,
+             .description = "wgmma TF32, TMA producer warp + one consumer warpgroup (setmaxnreg), "
+                            "one wgmma group in flight (wait_group 1), STAGES buffers"},
     .smem_bytes = wg_ws_smem<WG_TILE_N>,
     .configure = configure<1>,
     .check = wg_check_tma,
@@ -42,10 +43,11 @@ PG_ENTRY(wgmma_tma_ws) = {
 PG_ENTRY(wgmma_tma_ws_wait0) = {
     .info = {.name = "wgmma_tma_ws_wait0", .kind = PG_KIND_KERNEL,
              .precision = PG_PRECISION_TF32,
-             .technique = "wgmma_tma_ws waiting for each K step's products (wait_group 0) "
-                          "before releasing its slot",
+             .technique = "wgmma_tma_ws waiting for each K step's products",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 6,
-             .default_stages = 3, WG_TILE_INFO, .threads = wg_ws_shape<1>::THREADS},
+             .default_stages = 3, WG_TILE_INFO, .threads = wg_ws_shape<1>::THREADS,
+             .description = "wgmma_tma_ws waiting for each K step's products (wait_group 0) "
+                            "before releasing its slot"},
     .smem_bytes = wg_ws_smem<WG_TILE_N>,
     .configure = configure<0>,
     .check = wg_check_tma,

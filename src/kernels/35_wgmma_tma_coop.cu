@@ -29,10 +29,11 @@ static const pg_sass_rule rules[] = {WG_WS_RULES};
 
 PG_ENTRY(wgmma_tma_coop) = {
     .info = {.name = "wgmma_tma_coop", .kind = PG_KIND_KERNEL, .precision = PG_PRECISION_TF32,
-             .technique = "wgmma TF32, TMA producer warp + two consumer warpgroups sharing each "
-                          "tile (cooperative), setmaxnreg, STAGES buffers",
+             .technique = "wgmma TF32, TMA producer + two consumer warpgroups",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 6,
-             .default_stages = 4, WG_TILE_INFO, .threads = wg_ws_shape<2>::THREADS},
+             .default_stages = 4, WG_TILE_INFO, .threads = wg_ws_shape<2>::THREADS,
+             .description = "wgmma TF32, TMA producer warp + two consumer warpgroups sharing each "
+                            "tile (cooperative), setmaxnreg, STAGES buffers"},
     .smem_bytes = wg_ws_smem<WG_TILE_N>,
     .configure = configure<WG_TILE_N>,
     .check = wg_check_tma,
@@ -43,10 +44,11 @@ PG_ENTRY(wgmma_tma_coop) = {
 PG_ENTRY(wgmma_tma_coop_n256) = {
     .info = {.name = "wgmma_tma_coop_n256", .kind = PG_KIND_KERNEL,
              .precision = PG_PRECISION_TF32,
-             .technique = "wgmma_tma_coop on a 128x256 tile (m64n256 products, 48 KB a stage)",
+             .technique = "wgmma_tma_coop on a 128x256 tile",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
              .default_stages = 3, .tile_m = WG_TILE_M, .tile_n = 2 * WG_TILE_N,
-             .tile_k = WG_TILE_K, .threads = wg_ws_shape<2>::THREADS},
+             .tile_k = WG_TILE_K, .threads = wg_ws_shape<2>::THREADS,
+             .description = "wgmma_tma_coop on a 128x256 tile (m64n256 products, 48 KB a stage)"},
     .smem_bytes = wg_ws_smem<2 * WG_TILE_N>,
     .configure = configure<2 * WG_TILE_N>,
     .check = wg_check_tma,

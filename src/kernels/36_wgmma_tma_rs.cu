@@ -59,11 +59,12 @@ static const pg_sass_rule rules[] = {WG_RS_RULES};
 
 PG_ENTRY(wgmma_tma_rs) = {
     .info = {.name = "wgmma_tma_rs", .kind = PG_KIND_KERNEL, .precision = PG_PRECISION_TF32,
-             .technique = "wgmma TF32 with B^T from registers (C^T = B^T A^T, no transpose): "
-                          "TMA producer + two consumer warpgroups, 256x128 tile, STAGES buffers",
+             .technique = "wgmma TF32 with B^T from registers: no transpose",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
              .default_stages = 3, .tile_m = WG_RS_TILE_M, .tile_n = WG_RS_TILE_N,
-             .tile_k = WG_TILE_K, .threads = WG_RS_THREADS},
+             .tile_k = WG_TILE_K, .threads = WG_RS_THREADS,
+             .description = "wgmma TF32 with B^T from registers (C^T = B^T A^T, no transpose): "
+                            "TMA producer + two consumer warpgroups, 256x128 tile, STAGES buffers"},
     .smem_bytes = wg_rs_smem<0>,
     .configure = configure,
     .check = wg_rs_check,

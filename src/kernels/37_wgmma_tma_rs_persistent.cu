@@ -27,11 +27,12 @@ static const pg_sass_rule rules[] = {WG_RS_RULES};
 PG_ENTRY(wgmma_tma_rs_persistent) = {
     .info = {.name = "wgmma_tma_rs_persistent", .kind = PG_KIND_KERNEL,
              .precision = PG_PRECISION_TF32,
-             .technique = "wgmma_tma_rs persistent: one block per SM over the tiles in grouped "
-                          "order, the stage ring running on across tiles under the epilogue",
+             .technique = "wgmma_tma_rs persistent: one block per SM",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 3,
              .default_stages = 3, .tile_m = WG_RS_TILE_M, .tile_n = WG_RS_TILE_N,
-             .tile_k = WG_TILE_K, .threads = WG_RS_THREADS},
+             .tile_k = WG_TILE_K, .threads = WG_RS_THREADS,
+             .description = "wgmma_tma_rs persistent: one block per SM over the tiles in grouped "
+                            "order, the stage ring running on across tiles under the epilogue"},
     .smem_bytes = wg_rs_smem<1>,
     .configure = configure,
     .check = wg_rs_check,

@@ -145,11 +145,12 @@ static const pg_sass_rule rules[] = {WG_WS_RULES};
 PG_ENTRY(wgmma_tma_pingpong) = {
     .info = {.name = "wgmma_tma_pingpong", .kind = PG_KIND_KERNEL,
              .precision = PG_PRECISION_TF32,
-             .technique = "wgmma TF32, TMA producer warp + two consumer warpgroups on "
-                          "alternate tiles (ping-pong: one's epilogue under the other's "
-                          "products), persistent, STAGES buffers",
+             .technique = "wgmma TF32, two consumer warpgroups on alternate tiles",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 6,
-             .default_stages = 4, WG_TILE_INFO, .threads = wg_ws_shape<2>::THREADS},
+             .default_stages = 4, WG_TILE_INFO, .threads = wg_ws_shape<2>::THREADS,
+             .description = "wgmma TF32, TMA producer warp + two consumer warpgroups on alternate "
+                            "tiles (ping-pong: one's epilogue under the other's products), "
+                            "persistent, STAGES buffers"},
     .smem_bytes = smem_bytes,
     .configure = configure,
     .check = wg_check_tma,

@@ -47,11 +47,12 @@ static const pg_sass_rule rules[] = {
 PG_ENTRY(wgmma_tma_rs_multicast) = {
     .info = {.name = "wgmma_tma_rs_multicast", .kind = PG_KIND_KERNEL,
              .precision = PG_PRECISION_TF32,
-             .technique = "wgmma_tma_rs in clusters of 2 along N: each block loads half of the "
-                          "pair's A rows by TMA multicast to both",
+             .technique = "wgmma_tma_rs in clusters of 2, A loaded by TMA multicast",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
              .default_stages = 3, .tile_m = WG_RS_TILE_M, .tile_n = WG_RS_TILE_N,
-             .tile_k = WG_TILE_K, .threads = WG_RS_THREADS},
+             .tile_k = WG_TILE_K, .threads = WG_RS_THREADS,
+             .description = "wgmma_tma_rs in clusters of 2 along N: each block loads half of the "
+                            "pair's A rows by TMA multicast to both"},
     .smem_bytes = wg_rs_smem<0>,
     .configure = configure,
     .check = wg_rs_check,

@@ -430,14 +430,15 @@ static const pg_sass_rule rules[] = {
 
 PG_ENTRY(wgmma_3xtf32) = {
     .info = {.name = "wgmma_3xtf32", .kind = PG_KIND_KERNEL, .precision = PG_PRECISION_EMULATED,
-             .technique = "FP32-accurate: 3 TF32 wgmma products a term (big/small split: A's "
-                          "in shared memory by the producer warps where N <= 512, else in a "
-                          "first kernel; B's in registers, two fragment sets), K steps summed "
-                          "in FP32 registers, K split where the tiles leave SMs idle; "
-                          "wgmma_tma_rs's pipeline",
+             .technique = "FP32-accurate: three TF32 wgmma products a term",
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
              .default_stages = 4, .tile_m = WG_3X_TILE, .tile_n = WG_3X_TILE,
-             .tile_k = WG_TILE_K, .threads = WG_RS_THREADS},
+             .tile_k = WG_TILE_K, .threads = WG_RS_THREADS,
+             .description = "FP32-accurate: 3 TF32 wgmma products a term (big/small split: A's in "
+                            "shared memory by the producer warps where N <= 512, else in a first "
+                            "kernel; B's in registers, two fragment sets), K steps summed in FP32 "
+                            "registers, K split where the tiles leave SMs idle; wgmma_tma_rs's "
+                            "pipeline"},
     .smem_bytes = smem_bytes,
     .configure = configure,
     .check = check,

@@ -1,34 +1,14 @@
-/* The flagship's kernel, shared by its chapters: 12_tma_ws.cu (whole
- * tiles, the flagship itself), 13_tma_ws_splitk.cu (K split into ranges,
- * and the other tile shapes) and 14_tma_ws_streamk.cu (stream-K after
- * data-parallel waves). One template on the tile (TM x TN) and on how a
- * block takes its work (MODE): each chapter brings its schedule
- * (tws_schedule<MODE>) and instantiates the kernel with it. sm_90 only.
- *
- * Block: 128 consumer threads (warps 0-3) and a producer warpgroup (warps
- * 4-7) of which one lane works; the warpgroup exists because setmaxnreg
- * moves registers a warpgroup at a time (tma_ws.h). The tall tile
- * (tma_ws_m256) has two consumer warpgroups (warps 0-7, 256 rows) over one
- * B per stage and its producer in warps 8-11; the wide tile (tma_ws_n256)
- * likewise, its warpgroups 128 columns each over one A per stage.
- *   Producer: one lane (behind a first kernel that copies an operand, once
- *     that kernel has ended: pg_grid_dependency_wait) walks this block's
- *     work and its K steps; per step it
- *     waits until the slot is free (empty[s]), announces the stage's bytes on
- *     full[s] (arrive.expect_tx) and issues two bulk tensor copies, a
- *     TM x TWS_TILE_K box of A (swizzled) and a TWS_TILE_K x TN box of B.
- *     It runs up to STAGES steps ahead, across tile boundaries: the next
- *     tile's first stages load while the consumers write the last one out.
- *   Consumers: wait on full[s], compute, arrive on empty[s]; no load
- *     instruction but shared-memory reads, no block-wide barrier.
- *
- * Consumer thread (w = warp, ty = lane/8, tx = lane%8) owns rows
- * 64*(w/2) + 4*(w%2) + ty + 8i (i < 8) and columns tx*4 + 32j .. +3 (j < 4):
- * 8x16 outputs (in the wide tile w counts within its warpgroup, whose
- * columns start at 128 (w/4)). Per 4 K steps it reads A as 8 float4 along K (one per row)
- * and B as 4 float4 per K step, 24 LDS.128 for 512 FFMA. A warp's A reads
- * hit 4 rows at the same K; their low bits differ, so the copy engine's
- * swizzle puts them in different banks; B reads are 128 contiguous bytes. */
+/* What the flagship's chapters share: 12_tma_ws.cu (its kernel, over whole
+ * tiles), 13_tma_ws_splitk.cu (K split into ranges; the tile forms) and
+ * 14_tma_ws_streamk.cu (stream-K after data-parallel waves). The kernel,
+ * pg_tma_ws_kernel<TM, TN, MODE>, is one template on the tile (TM x TN: a
+ * form of TWS_FORMS, tma_ws.h) and on how a block takes its work (MODE):
+ * each chapter brings its schedule (tws_schedule<MODE>) and instantiates
+ * the kernel of 12 with it. Here: each form's traits (tws_tile), the
+ * geometry of a call in tiles, the swizzle, the split's units, the inner
+ * product of a stage, and where a stretch of work's sums go; and on the
+ * host's side a form's shape, its blocks an SM, and what the registry says
+ * of it. sm_90 only. */
 #ifndef PG_TMA_WS_CUH
 #define PG_TMA_WS_CUH
 
@@ -45,97 +25,55 @@ static_assert(TWS_TILE_K % 4 == 0 && TWS_A_ROW_BYTES <= 128 && TWS_A_ROW_BYTES >
 static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TILE_M * TWS_TILE_N,
               "the warpgroup covers the tile");
 
-#define TWS_ROW_STEP 8  /* rows of one thread are 8 apart */
-#define TWS_COL_STEP 32 /* its 4-column groups are 32 apart */
-
-/* The tiles, TM x TN (tma_ws.h): a consumer thread's rows and columns of
- * outputs, consumer threads (a warpgroup per 128 rows, or per 128 columns
- * of the wide tile) and the block's threads with the producer warpgroup,
- * blocks per SM the launch is built for, and where a stage's B starts and
- * it ends. */
+/* The tiles, TM x TN, one a form of TWS_FORMS (tma_ws.h): its layout (how
+ * the consumer threads cover it), a consumer thread's rows and columns of
+ * outputs and its rows' step, consumer threads (a warpgroup per 128 rows,
+ * or per 128 columns of a WIDE tile) and the block's threads with the
+ * producer warpgroup, blocks per SM the launch is built for, and where a
+ * stage's B starts and it ends. */
 template <int TM, int TN> struct tws_tile;
-/* What most tiles share: 8 rows a thread, 8 apart (the flat and thin tiles
- * say otherwise). */
-struct tws_tile_rows {
-  enum { THREAD_M = TWS_THREAD_M, ROW_STEP = TWS_ROW_STEP };
-};
-template <> struct tws_tile<TWS_TILE_M, TWS_TILE_N> : tws_tile_rows {
-  enum { THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_CONSUMERS };
-  enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_MIN_BLOCKS_PER_SM };
-  enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_STAGE_BYTES };
-};
-template <> struct tws_tile<TWS_TILE_M, TWS_SMALL_TILE_N> : tws_tile_rows {
-  enum { THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS };
-  enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
-  enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_SMALL_STAGE_BYTES };
-};
-template <> struct tws_tile<TWS_TILE_M, TWS_NARROW_TILE_N> : tws_tile_rows {
-  enum { THREAD_N = TWS_NARROW_THREAD_N, CONSUMERS = TWS_CONSUMERS };
-  enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
-  enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_NARROW_STAGE_BYTES };
-};
-template <> struct tws_tile<TWS_TALL_TILE_M, TWS_TILE_N> : tws_tile_rows {
-  enum { THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_TALL_CONSUMERS };
-  enum { THREADS = TWS_TALL_THREADS, MIN_BLOCKS = TWS_TALL_MIN_BLOCKS_PER_SM };
-  enum { STAGE_A_BYTES = TWS_TALL_STAGE_A_BYTES, STAGE_BYTES = TWS_TALL_STAGE_BYTES };
-};
-template <> struct tws_tile<TWS_TILE_M, TWS_WIDE_TILE_N> : tws_tile_rows {
-  enum { THREAD_N = TWS_THREAD_N, CONSUMERS = TWS_TALL_CONSUMERS };
-  enum { THREADS = TWS_TALL_THREADS, MIN_BLOCKS = TWS_TALL_MIN_BLOCKS_PER_SM };
-  enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_WIDE_STAGE_BYTES };
-};
-template <> struct tws_tile<TWS_SHORT_TILE_M, TWS_TILE_N> : tws_tile_rows {
-  enum { THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS };
-  enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
-  enum { STAGE_A_BYTES = TWS_SHORT_STAGE_A_BYTES, STAGE_BYTES = TWS_SHORT_STAGE_BYTES };
-};
-template <> struct tws_tile<TWS_TILE_M, TWS_THIN_TILE_N> {
-  enum { THREAD_M = TWS_THIN_THREAD_M, ROW_STEP = TWS_THIN_ROW_STEP };
-  enum { THREAD_N = TWS_NARROW_THREAD_N, CONSUMERS = TWS_CONSUMERS };
-  enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
-  enum { STAGE_A_BYTES = TWS_STAGE_A_BYTES, STAGE_BYTES = TWS_THIN_STAGE_BYTES };
-};
-template <> struct tws_tile<TWS_FLAT_TILE_M, TWS_TILE_N> {
-  enum { THREAD_M = TWS_FLAT_THREAD_M, ROW_STEP = TWS_ROW_STEP };
-  enum { THREAD_N = TWS_SMALL_THREAD_N, CONSUMERS = TWS_CONSUMERS };
-  enum { THREADS = TWS_THREADS, MIN_BLOCKS = TWS_SMALL_MIN_BLOCKS_PER_SM };
-  enum { STAGE_A_BYTES = TWS_FLAT_STAGE_A_BYTES, STAGE_BYTES = TWS_FLAT_STAGE_BYTES };
-};
-static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_SMALL_THREAD_N == TWS_TILE_M * TWS_SMALL_TILE_N,
-              "the warpgroup covers the small tile");
-static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_NARROW_THREAD_N ==
-                  TWS_TILE_M * TWS_NARROW_TILE_N,
-              "the warpgroup covers the narrow tile");
-static_assert(TWS_NARROW_TILE_N == 8 * 4 && TWS_NARROW_THREAD_N == 4,
-              "the narrow tile: a warp's 8 column groups of 4, one a thread");
-static_assert(TWS_TALL_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TALL_TILE_M * TWS_TILE_N,
-              "the two warpgroups cover the tall tile");
-static_assert(TWS_CONSUMERS * TWS_THREAD_M * TWS_SMALL_THREAD_N == TWS_SHORT_TILE_M * TWS_TILE_N,
-              "the warpgroup covers the short tile");
-static_assert(TWS_SHORT_TILE_M == 8 * TWS_ROW_STEP && TWS_TILE_N == 2 * 64,
-              "the short tile: each warp pair 64 rows by 64 columns");
-static_assert(TWS_CONSUMERS * TWS_FLAT_THREAD_M * TWS_SMALL_THREAD_N ==
-                  TWS_FLAT_TILE_M * TWS_TILE_N,
-              "the warpgroup covers the flat tile");
-static_assert(TWS_FLAT_TILE_M == TWS_FLAT_THREAD_M * TWS_ROW_STEP,
-              "the flat tile: each warp pair all 32 rows by 64 columns");
-static_assert(TWS_CONSUMERS * TWS_THIN_THREAD_M * TWS_NARROW_THREAD_N ==
-                  TWS_TILE_M * TWS_THIN_TILE_N,
-              "the warpgroup covers the thin tile");
-static_assert(TWS_THIN_TILE_N == 4 * 4 && TWS_THIN_ROW_STEP * TWS_THIN_THREAD_M == TWS_TILE_M &&
-                  TWS_THIN_ROW_STEP % 8 == 0,
-              "the thin tile: a warp's 4 column groups of 4 by 8 rows, a thread's rows a "
-              "multiple of 8 apart (one swizzle value)");
-static_assert(TWS_TALL_CONSUMERS * TWS_THREAD_M * TWS_THREAD_N == TWS_TILE_M * TWS_WIDE_TILE_N,
-              "the two warpgroups cover the wide tile");
-static_assert(TWS_TALL_TILE_M <= 256 && TWS_WIDE_TILE_N <= 256,
-              "a TMA box has at most 256 rows and 256 columns");
-/* setmaxnreg.inc waits until the registers are free: the tall block's
- * warps after setmaxnreg must fit in what its launch gives (65536 / 384
- * threads, rounded down to 8: 168 each). */
-static_assert(128 * TWS_PRODUCER_REGS + TWS_TALL_CONSUMERS * TWS_CONSUMER_REGS <=
-                  TWS_TALL_THREADS * (65536 / TWS_TALL_THREADS / 8 * 8),
-              "the tall tile's register split exceeds its launch's registers");
+#define TWS_TILE_OF_FORM(name, tm, tn, layout, wg, thread_m, thread_n, blocks, max_stages, text) \
+  template <> struct tws_tile<tm, tn> {                                                           \
+    enum { LAYOUT = TWS_LAYOUT_##layout, THREAD_M = thread_m, THREAD_N = thread_n };              \
+    enum { ROW_STEP = LAYOUT == TWS_LAYOUT_THIN ? TWS_THIN_ROW_STEP : TWS_ROW_STEP };            \
+    enum { CONSUMERS = 128 * wg, THREADS = CONSUMERS + 128, MIN_BLOCKS = blocks };               \
+    enum { STAGE_A_BYTES = tm * TWS_TILE_K * 4, STAGE_BYTES = STAGE_A_BYTES + TWS_TILE_K * tn * 4 }; \
+  };
+TWS_FORMS(TWS_TILE_OF_FORM)
+#undef TWS_TILE_OF_FORM
+
+/* What a form's line must hold for the kernel to cover its tile, and for
+ * its launch to give what setmaxnreg asks (setmaxnreg.inc waits until the
+ * registers are free: the block's warps after it must fit in what the
+ * launch gives, 65536 / threads / blocks an SM, rounded down to 8: 168
+ * each at 384 threads and one block). */
+template <int TM, int TN> static constexpr bool tws_tile_is_whole(void) {
+  typedef tws_tile<TM, TN> t;
+  constexpr int consumer_regs = t::THREAD_N == TWS_THREAD_N ? TWS_CONSUMER_REGS : TWS_SMALL_CONSUMER_REGS;
+  return t::CONSUMERS * t::THREAD_M * t::THREAD_N == TM * TN && t::THREAD_N % 4 == 0 &&
+         (t::LAYOUT == TWS_LAYOUT_STACKED ? TM == t::CONSUMERS && TN == 8 * t::THREAD_N
+          : t::LAYOUT == TWS_LAYOUT_SIDE  ? t::CONSUMERS == 128 && TN == 2 * 64 &&
+                                                TM == t::THREAD_M * TWS_ROW_STEP &&
+                                                t::THREAD_N == 8
+          : t::LAYOUT == TWS_LAYOUT_WIDE ? TM == 128 && TN == t::CONSUMERS &&
+                                               t::THREAD_N == TWS_THREAD_N
+                                         : t::CONSUMERS == 128 && TN == 4 * 4 &&
+                                               TM == t::THREAD_M * TWS_THIN_ROW_STEP &&
+                                               TWS_THIN_ROW_STEP % 8 == 0) &&
+         TM <= 256 && TN <= 256 && /* a TMA box has at most 256 rows and 256 columns */
+         128 * TWS_PRODUCER_REGS + t::CONSUMERS * consumer_regs <=
+             t::THREADS * (65536 / t::THREADS / t::MIN_BLOCKS / 8 * 8);
+}
+#define TWS_CHECK_FORM(name, tm, tn, layout, wg, thread_m, thread_n, blocks, max_stages, text) \
+  static_assert(tws_tile_is_whole<tm, tn>(),                                                  \
+                #name ": its consumers do not cover its tile, or its register split exceeds "  \
+                      "its launch's registers (tma_ws.h, TWS_FORMS)");
+TWS_FORMS(TWS_CHECK_FORM)
+#undef TWS_CHECK_FORM
+static_assert(tws_tile<TWS_TILE_M, TWS_TILE_N>::MIN_BLOCKS == TWS_MIN_BLOCKS_PER_SM &&
+                  tws_tile<TWS_TILE_M, TWS_TILE_N>::THREADS == TWS_THREADS &&
+                  tws_tile<TWS_TILE_M, TWS_TILE_N>::STAGE_BYTES == TWS_STAGE_BYTES,
+              "the first form is the flagship's tile");
 
 /* How a kernel instance takes its work: whole tiles (data-parallel, the
  * flagship's own loop, with nothing else live across the K loop), K split
@@ -195,36 +133,10 @@ static __device__ __forceinline__ unsigned tws_swizzle_of_row(int row) {
 }
 
 /* How a block of each MODE takes its work: start() gives its cursor, next()
- * its next stretch, false once there is none. Whole tiles here; split-K in
- * 13_tma_ws_splitk.cu, stream-K in 14_tma_ws_streamk.cu. */
+ * its next stretch, false once there is none. Whole tiles in
+ * 12_tma_ws.cu, split-K in 13_tma_ws_splitk.cu, stream-K in
+ * 14_tma_ws_streamk.cu. */
 template <int MODE> struct tws_schedule;
-
-/* Whole tiles: tiles blockIdx.x, + gridDim.x, ... (tile t maps to a (row,
- * column) in groups of `group_m` tile rows, column-major inside a group, so
- * blocks running together share A rows and B columns in L2), each over all
- * of K, straight to C. */
-template <> struct tws_schedule<TWS_WHOLE_TILES> {
-  static __device__ __forceinline__ tws_cursor start(const pg_gemm_args &g,
-                                                     const tws_geometry &geo) {
-    (void)g;
-    tws_cursor c;
-    c.sk_next = c.sk_end = 0;
-    c.next = blockIdx.x;
-    c.end = geo.tiles;
-    return c;
-  }
-  static __device__ __forceinline__ bool next(const pg_gemm_args &g, const tws_geometry &geo,
-                                              tws_cursor *c, tws_work *w) {
-    if (c->next >= c->end) return false;
-    pg_grouped_tile(c->next, geo.tiles_m, geo.tiles_n, g.group_m, &w->tm, &w->tn);
-    w->kt_begin = 0;
-    w->kt_end = geo.k_tiles;
-    w->dest = TWS_TO_C;
-    w->index = 0;
-    c->next += gridDim.x;
-    return true;
-  }
-};
 
 /* The next unit of work: first the whole tiles of the rows above
  * g.split_row0 (none where it is 0), then the rows below's tiles x splits,
@@ -434,129 +346,6 @@ static __device__ __forceinline__ void tws_store(const pg_gemm_args &g, const tw
 }
 
 #endif
-
-PG_KERNELS_BEGIN
-
-template <int TM, int TN, int MODE>
-__global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::MIN_BLOCKS)
-    pg_tma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
-#ifdef PG_HAVE_TMA
-  typedef tws_tile<TM, TN> tile;
-  enum { THREAD_M = tile::THREAD_M, THREAD_N = tile::THREAD_N, STAGE_BYTES = tile::STAGE_BYTES };
-  enum { CONSUMERS = tile::CONSUMERS, STAGE_A_BYTES = tile::STAGE_A_BYTES };
-  extern __shared__ float4 smem_raw[];
-  char *const smem = (char *)pg_tma_smem_base(smem_raw);
-  const int stages = g.stages;
-  unsigned long long *const full = (unsigned long long *)(smem + stages * STAGE_BYTES);
-  unsigned long long *const empty = full + stages;
-  const tws_geometry geo = tws_geometry_of<TM, TN>(g);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < stages; ++s) {
-      pg_mbar_init(&full[s], 1);
-      pg_mbar_init(&empty[s], CONSUMERS);
-    }
-    pg_fence_barrier_init();
-  }
-  __syncthreads(); /* the only block-wide barrier: the mbarriers exist */
-  /* Split K: the reduction, launched programmatically behind this kernel,
-   * may start now; it waits for this kernel's end itself. */
-  if constexpr (MODE == TWS_SPLIT_K) pg_grid_launch_dependents();
-
-  int slot = 0, parity = 0;
-  if (warp >= CONSUMERS / 32) {
-    /* ---- producer: one lane; the others have nothing to do ---- */
-    pg_setmaxnreg_dec(TWS_PRODUCER_REGS);
-    /* Split in clusters: every thread stays for the cluster's two barriers
-     * (tws_cluster_store). */
-    if (warp != CONSUMERS / 32 || lane != 0 || geo.k_tiles == 0) {
-      tws_producer_leaves<MODE>();
-      return;
-    }
-    PG_TRACE_OPEN(g, PG_TRACE_ROLE_PRODUCER, true); /* the one lane left */
-    pg_tma_prefetch_map(&maps.a);
-    pg_tma_prefetch_map(&maps.b);
-    /* Behind a first kernel that copies an operand (launched
-     * programmatically behind it): its copies are complete before the
-     * first read, and the copy engine's reads are ordered after its
-     * stores (another proxy: without the fence the H200 served a block a
-     * stale row of A's copy about one run in five of tma_ws_n32 at
-     * 2100x2100x256 with A unaligned in test_gpu_variants). Elsewhere the
-     * wait returns at once. */
-    pg_grid_dependency_wait();
-    pg_fence_proxy_async_global();
-    tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
-    tws_work w;
-    while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
-      for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
-        /* Free once the consumers released its previous use; on a slot's
-         * first use the wait for "parity 1" returns at once. */
-        PG_TRACE_SPAN(SLOT, slot, kt) pg_mbar_wait_parity(&empty[slot], parity ^ 1);
-        char *stage = smem + slot * STAGE_BYTES;
-        pg_mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
-        pg_tma_load_2d(stage, &maps.a, kt * TWS_TILE_K, w.tm * TM, &full[slot]);
-        pg_tma_load_2d(stage + STAGE_A_BYTES, &maps.b, w.tn * TN, kt * TWS_TILE_K,
-                       &full[slot]);
-        parity ^= t128_ring_next(&slot, stages);
-      }
-      PG_TRACE_TILE_DONE();
-    }
-    PG_TRACE_CLOSE(g, PG_TRACE_ROLE_PRODUCER);
-    tws_producer_leaves<MODE>();
-    return;
-  }
-
-  /* ---- consumers ---- */
-  /* setmaxnreg takes a literal: one branch per register split (16 columns
-   * a thread, two blocks an SM; or fewer, three). */
-  if constexpr (THREAD_N == TWS_THREAD_N)
-    pg_setmaxnreg_inc(TWS_CONSUMER_REGS);
-  else
-    pg_setmaxnreg_inc(TWS_SMALL_CONSUMER_REGS);
-  /* Rows row0 + 8i: warps 2p and 2p+1 interleave in rows 64p .. 64p+63 (a
-   * warpgroup per 128 rows); the 4 rows a warp reads at once (lane / 8) fall
-   * in 4 distinct swizzle positions, so A reads are free of bank conflicts.
-   * The short tile's 64 rows (the flat tile's 32): warp pair p takes them
-   * all, at columns 64p .. 64p+63. The wide tile's warpgroup q (warps
-   * 4q .. 4q+3) takes all 128 rows at columns 128q .. 128q+127. The thin
-   * tile: warp w's lanes rows 8w + lane / 4 (+ 32i), columns 4 (lane % 4);
-   * the 8 rows a warp reads at once fall in the 8 swizzle positions. */
-  constexpr bool short_tile = TM == TWS_SHORT_TILE_M || TM == TWS_FLAT_TILE_M;
-  constexpr bool wide_tile = TN == TWS_WIDE_TILE_N, thin_tile = TN == TWS_THIN_TILE_N;
-  const int pair = wide_tile ? (warp & 3) >> 1 : warp >> 1;
-  const int row0 = thin_tile ? warp * 8 + lane / 4
-                             : (short_tile ? 0 : pair * 64) + (warp & 1) * 4 + (lane / 8);
-  const unsigned swz = tws_swizzle_of_row(row0);
-  const int col0 = thin_tile ? (lane % 4) * 4
-                             : (lane % 8) * 4 + (short_tile ? pair * 64 : 0) +
-                                   (wide_tile ? (warp >> 2) * 128 : 0);
-  PG_TRACE_OPEN(g, PG_TRACE_ROLE_CONSUMER, threadIdx.x == 0);
-  tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
-  tws_work w;
-  while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
-    float acc[THREAD_M][THREAD_N];
-#pragma unroll
-    for (int i = 0; i < THREAD_M; ++i)
-#pragma unroll
-      for (int j = 0; j < THREAD_N; ++j) acc[i][j] = 0.f;
-    for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
-      PG_TRACE_SPAN(DATA, slot, kt) pg_mbar_wait_parity(&full[slot], parity);
-      PG_TRACE_SPAN(COMPUTE, slot, kt)
-          tws_compute<TM, TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
-      PG_TRACE_BEFORE(RELEASE, slot, kt) pg_mbar_release_to_copy_engine(&empty[slot]);
-      parity ^= t128_ring_next(&slot, stages);
-    }
-    PG_TRACE_SPAN(EPILOGUE, 0, 0) tws_store<TM, TN, MODE>(g, w, smem, row0, col0, acc);
-    PG_TRACE_TILE_DONE();
-  }
-  PG_TRACE_CLOSE(g, PG_TRACE_ROLE_CONSUMER);
-#else
-  pg_tma_unavailable();
-#endif
-}
-
-PG_KERNELS_END
 
 /* Stream-K's fixup's blocks (14). */
 #define TWS_REDUCE_THREADS 256
