@@ -78,14 +78,8 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   t128_configure(launch, (const void *)pg_cp_async_kernel, args);
 }
 
-/* LDGSTS per piece, LDGDEPBAR per commit_group, DEPBAR per wait_group, a
- * block barrier to publish the tile; no STS at all. */
 static const pg_sass_rule rules[] = {
-    {PG_ANY_SM, PG_MUST, "LDGSTS", "the kernel no longer shows cp.async"},
-    {PG_ANY_SM, PG_MUST, "LDGDEPBAR", "cp.async.commit_group is gone"},
-    {PG_ANY_SM, PG_MUST, "DEPBAR", "cp.async.wait_group is gone"},
-    {PG_ANY_SM, PG_MUST, "BAR.SYNC", "the block no longer syncs before reading a landed tile"},
-    {PG_ANY_SM, PG_NEVER, "STS", "tiles pass through registers again instead of going global -> shared"},
+    T128_RULES_CP_ASYNC,
     {PG_ANY_SM, PG_NEVER, "ARRIVES", "an mbarrier tracks the copies instead of commit/wait groups"},
 };
 

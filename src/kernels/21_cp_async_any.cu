@@ -235,15 +235,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
 
 static size_t smem_bytes(int stages) { return (size_t)stages * ANY_STAGE_FLOATS * sizeof(float); }
 
-/* 05's: LDGSTS per piece, LDGDEPBAR per commit_group, DEPBAR per wait_group,
- * a block barrier to publish the tile; no STS at all. */
-static const pg_sass_rule rules[] = {
-    {PG_ANY_SM, PG_MUST, "LDGSTS", "the kernel no longer shows cp.async"},
-    {PG_ANY_SM, PG_MUST, "LDGDEPBAR", "cp.async.commit_group is gone"},
-    {PG_ANY_SM, PG_MUST, "DEPBAR", "cp.async.wait_group is gone"},
-    {PG_ANY_SM, PG_MUST, "BAR.SYNC", "the block no longer syncs before reading a landed tile"},
-    {PG_ANY_SM, PG_NEVER, "STS", "tiles pass through registers again instead of going global -> shared"},
-};
+static const pg_sass_rule rules[] = {T128_RULES_CP_ASYNC};
 
 PG_ENTRY(cp_async_any) = {
     .info = {.name = "cp_async_any", .kind = PG_KIND_KERNEL,

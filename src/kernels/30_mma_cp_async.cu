@@ -21,8 +21,7 @@
  *
  *   pipegemm bench --variant cublas_tf32,mma_cp_async --stages 1-6 --size 4096
  */
-#include "kernels/tile128.cuh" /* t128_cp_async_piece, t128_ring_next */
-#include "kernels/mma_tile.h"
+#include "kernels/mma_cp_async.cuh"
 
 PG_KERNELS_BEGIN
 
@@ -31,32 +30,8 @@ static_assert(MMA_TILE_K * MMA_TILE_N == 4 * 4 * MMA_THREADS, "4 B pieces per th
 static_assert((MMA_LDA * 4) % 16 == 0 && (MMA_LDB * 4) % 16 == 0,
               "rows of a stage start 16-byte aligned (cp.async of 16 bytes)");
 
-#define MMA_PIECES_PER_THREAD 4
 #define MMA_A_PIECES_PER_ROW (MMA_TILE_K / 4) /* 8 */
 #define MMA_B_PIECES_PER_ROW (MMA_TILE_N / 4) /* 32 */
-#define MMA_WARP_M 64
-#define MMA_WARP_N 32
-#define MMA_WARPS_N (MMA_TILE_N / MMA_WARP_N) /* 4 */
-#define MMA_M_FRAGS (MMA_WARP_M / 16)         /* 4 */
-#define MMA_N_FRAGS (MMA_WARP_N / 8)          /* 4 */
-
-/* One operand's share of a stage by this thread: pieces t, t+256, t+512 and
- * t+768 of a tile whose rows hold `per_row` 16-byte pieces, piece p at row
- * p / per_row, columns (p % per_row) * 4..+3 of the tile (global row
- * row0 + that, column col0 + those), landing at `pitch` floats a row. Past
- * the matrix's `rows` x `cols` the copy zero-fills. */
-static __device__ __forceinline__ void mma_cp_async_operand(float *dst, int pitch, int per_row,
-                                                            const float *src, int ld, int row0,
-                                                            int col0, int rows, int cols,
-                                                            int vec) {
-#pragma unroll
-  for (int i = 0; i < MMA_PIECES_PER_THREAD; ++i) {
-    const int p = threadIdx.x + i * MMA_THREADS;
-    const int r = p / per_row, c = (p % per_row) * 4;
-    t128_cp_async_piece(dst + r * pitch + c, src, src + (size_t)(row0 + r) * ld, col0 + c, cols,
-                        row0 + r < rows, vec);
-  }
-}
 
 /* The stage's A (128 rows of 8 pieces) and B (32 rows of 32 pieces) by the
  * block's 256 threads with cp.async. The caller commits. */
@@ -67,8 +42,6 @@ static __device__ __forceinline__ void mma_cp_async_stage(const pg_gemm_args &g,
   mma_cp_async_operand(stage + MMA_SMEM_A_FLOATS, MMA_LDB, MMA_B_PIECES_PER_ROW, g.b, g.ldb, k0,
                        n0, g.k, g.n, g.vec_b);
 }
-
-typedef float mma_acc[MMA_M_FRAGS][MMA_N_FRAGS][4];
 
 /* acc += this warp's 64x32 of A_stage * B_stage: 4 K steps of 8, each 16
  * mma.sync from 16 A and 8 B fragment registers (conflict-free LDS.32). */
@@ -101,43 +74,13 @@ static __device__ __forceinline__ void mma_compute_stage(const float *stage, mma
   }
 }
 
-/* C = alpha*acc + beta*C, guarded; C is not read when beta == 0. */
-static __device__ __forceinline__ void mma_epilogue(const pg_gemm_args &g, int m0, int n0,
-                                                    const mma_acc acc) {
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int row0 = m0 + (warp / MMA_WARPS_N) * MMA_WARP_M + lane / 4;
-  const int col0 = n0 + (warp % MMA_WARPS_N) * MMA_WARP_N + (lane % 4) * 2;
-#pragma unroll
-  for (int mi = 0; mi < MMA_M_FRAGS; ++mi)
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = row0 + mi * 16 + half * 8;
-      if (row >= g.m) continue;
-      float *c_row = g.c + (size_t)row * g.ldc;
-#pragma unroll
-      for (int ni = 0; ni < MMA_N_FRAGS; ++ni)
-#pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          const int col = col0 + ni * 8 + j;
-          if (col >= g.n) continue;
-          const float v = g.alpha * acc[mi][ni][half * 2 + j];
-          c_row[col] = g.beta == 0.f ? v : fmaf(g.beta, c_row[col], v);
-        }
-    }
-}
-
 __global__ void __launch_bounds__(MMA_THREADS, 2) pg_mma_cp_async_kernel(const pg_gemm_args g) {
   extern __shared__ float4 smem_raw[]; /* float4: 16-byte aligned for cp.async */
   float *const smem = (float *)smem_raw;
   const int stages = g.stages;
   const int m0 = blockIdx.y * MMA_TILE_M, n0 = blockIdx.x * MMA_TILE_N;
   mma_acc acc;
-#pragma unroll
-  for (int mi = 0; mi < MMA_M_FRAGS; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < MMA_N_FRAGS; ++ni)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.f;
+  mma_zero(acc);
 
   const int k_tiles = (int)(((long long)g.k + MMA_TILE_K - 1) / MMA_TILE_K);
   if (stages == 1) {
@@ -171,7 +114,7 @@ __global__ void __launch_bounds__(MMA_THREADS, 2) pg_mma_cp_async_kernel(const p
       t128_ring_next(&write_slot, stages);
     }
   }
-  mma_epilogue(g, m0, n0, acc);
+  mma_epilogue(g, g.c, m0, n0, acc);
 }
 
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
@@ -185,15 +128,8 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
 
 static size_t smem_bytes(int stages) { return (size_t)stages * MMA_STAGE_BYTES; }
 
-/* HMMA for the tensor-core products (no FFMA in the main loop: the only
- * FFMA left are the epilogue's alpha/beta), and 05's cp.async witnesses. */
 static const pg_sass_rule rules[] = {
-    {PG_ANY_SM, PG_MUST, "HMMA", "the products no longer run on the tensor cores (mma.sync)"},
-    {PG_ANY_SM, PG_MUST, "LDGSTS", "the kernel no longer shows cp.async"},
-    {PG_ANY_SM, PG_MUST, "LDGDEPBAR", "cp.async.commit_group is gone"},
-    {PG_ANY_SM, PG_MUST, "DEPBAR", "cp.async.wait_group is gone"},
-    {PG_ANY_SM, PG_MUST, "BAR.SYNC", "the block no longer syncs before reading a landed tile"},
-    {PG_ANY_SM, PG_NEVER, "STS", "tiles pass through registers instead of going global -> shared"},
+    MMA_CP_ASYNC_RULES,
     {PG_ANY_SM, PG_NEVER, "HGMMA", "the warpgroup MMA (wgmma) replaced mma.sync"},
 };
 

@@ -20,8 +20,7 @@
  *
  *   pipegemm bench --variant cublas_tf32,mma_cp_async_any --op NT --batch 32 --size 1024
  */
-#include "kernels/tile128.cuh" /* t128_cp_async_piece, t128_ring_next */
-#include "kernels/mma_tile.h"
+#include "kernels/mma_cp_async.cuh"
 
 PG_KERNELS_BEGIN
 
@@ -30,35 +29,13 @@ PG_KERNELS_BEGIN
 #define MMA_ANY_OPERAND_FLOATS (MMA_TILE_M * MMA_ANY_SHORT) /* the larger of the two */
 #define MMA_ANY_STAGE_FLOATS (2 * MMA_ANY_OPERAND_FLOATS)
 #define MMA_ANY_MAX_GRID_Z 65535
-#define MMA_ANY_PIECES 4 /* 16-byte pieces of each operand a thread copies a stage */
-#define MMA_ANY_WARP_M 64
-#define MMA_ANY_WARP_N 32
-#define MMA_ANY_WARPS_N (MMA_TILE_N / MMA_ANY_WARP_N) /* 4 */
-#define MMA_ANY_M_FRAGS (MMA_ANY_WARP_M / 16)         /* 4 */
-#define MMA_ANY_N_FRAGS (MMA_ANY_WARP_N / 8)          /* 4 */
 
 static_assert(MMA_TILE_M == MMA_TILE_N, "one pitch serves [k][m] and [k][n]");
 static_assert(MMA_TILE_K * MMA_ANY_LONG <= MMA_ANY_OPERAND_FLOATS, "[k][m] fits the room");
 static_assert((MMA_ANY_SHORT * 4) % 16 == 0 && (MMA_ANY_LONG * 4) % 16 == 0,
               "rows of a stage start 16-byte aligned (cp.async of 16 bytes)");
-static_assert(MMA_TILE_M * MMA_TILE_K == 4 * MMA_ANY_PIECES * MMA_THREADS,
+static_assert(MMA_TILE_M * MMA_TILE_K == 4 * MMA_PIECES_PER_THREAD * MMA_THREADS,
               "4 pieces of each operand a thread");
-
-/* A thread's pieces of one operand as stored: `rows` x `cols` from `src`
- * (ld floats a row), the tile's rows row0.. and columns col0.. of it, a row
- * of the tile `per_row` pieces, landing `pitch` floats a row; zeros past
- * the matrix. */
-static __device__ __forceinline__ void mma_any_copy(float *dst, int pitch, int per_row,
-                                                    const float *src, int ld, int row0, int col0,
-                                                    int rows, int cols, int vec) {
-#pragma unroll
-  for (int i = 0; i < MMA_ANY_PIECES; ++i) {
-    const int p = threadIdx.x + i * MMA_THREADS;
-    const int r = p / per_row, c = (p % per_row) * 4;
-    t128_cp_async_piece(dst + r * pitch + c, src, src + (size_t)(row0 + r) * ld, col0 + c, cols,
-                        row0 + r < rows, vec);
-  }
-}
 
 /* The stage's A and B as each is stored. A: op N rows m (32 k each), op T
  * rows k (128 m each); B: op N rows k (128 n each), op T rows n (32 k). */
@@ -68,13 +45,13 @@ static __device__ __forceinline__ void mma_any_stage(const pg_gemm_args &g, cons
                                                      int n0, int k0) {
   float *as = stage, *bs = stage + MMA_ANY_OPERAND_FLOATS;
   if (OP_A == 0)
-    mma_any_copy(as, MMA_ANY_SHORT, MMA_TILE_K / 4, a, g.lda, m0, k0, g.m, g.k, g.vec_a);
+    mma_cp_async_operand(as, MMA_ANY_SHORT, MMA_TILE_K / 4, a, g.lda, m0, k0, g.m, g.k, g.vec_a);
   else
-    mma_any_copy(as, MMA_ANY_LONG, MMA_TILE_M / 4, a, g.lda, k0, m0, g.k, g.m, g.vec_a);
+    mma_cp_async_operand(as, MMA_ANY_LONG, MMA_TILE_M / 4, a, g.lda, k0, m0, g.k, g.m, g.vec_a);
   if (OP_B == 0)
-    mma_any_copy(bs, MMA_ANY_LONG, MMA_TILE_N / 4, b, g.ldb, k0, n0, g.k, g.n, g.vec_b);
+    mma_cp_async_operand(bs, MMA_ANY_LONG, MMA_TILE_N / 4, b, g.ldb, k0, n0, g.k, g.n, g.vec_b);
   else
-    mma_any_copy(bs, MMA_ANY_SHORT, MMA_TILE_K / 4, b, g.ldb, n0, k0, g.n, g.k, g.vec_b);
+    mma_cp_async_operand(bs, MMA_ANY_SHORT, MMA_TILE_K / 4, b, g.ldb, n0, k0, g.n, g.k, g.vec_b);
 }
 
 template <int OP_A>
@@ -87,23 +64,21 @@ static __device__ __forceinline__ float mma_any_b(const float *bs, int k, int n)
   return OP_B == 0 ? bs[k * MMA_ANY_LONG + n] : bs[n * MMA_ANY_SHORT + k];
 }
 
-typedef float mma_any_acc[MMA_ANY_M_FRAGS][MMA_ANY_N_FRAGS][4];
-
 /* acc += this warp's 64x32 of A_stage * B_stage: 4 K steps of 8, each 16
  * mma.sync, the fragments read as 30 reads them, wherever the layout put
  * their elements. */
 template <int OP_A, int OP_B>
-static __device__ __forceinline__ void mma_any_compute(const float *stage, mma_any_acc acc) {
+static __device__ __forceinline__ void mma_any_compute(const float *stage, mma_acc acc) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
   const float *as = stage, *bs = stage + MMA_ANY_OPERAND_FLOATS;
-  const int wm = (warp / MMA_ANY_WARPS_N) * MMA_ANY_WARP_M + g;
-  const int wn = (warp % MMA_ANY_WARPS_N) * MMA_ANY_WARP_N + g;
+  const int wm = (warp / MMA_WARPS_N) * MMA_WARP_M + g;
+  const int wn = (warp % MMA_WARPS_N) * MMA_WARP_N + g;
 #pragma unroll
   for (int kk = 0; kk < MMA_TILE_K; kk += 8) {
-    float a[MMA_ANY_M_FRAGS][4], b[MMA_ANY_N_FRAGS][2];
+    float a[MMA_M_FRAGS][4], b[MMA_N_FRAGS][2];
 #pragma unroll
-    for (int mi = 0; mi < MMA_ANY_M_FRAGS; ++mi) {
+    for (int mi = 0; mi < MMA_M_FRAGS; ++mi) {
       const int m = wm + mi * 16, k = kk + t;
       a[mi][0] = mma_any_a<OP_A>(as, m, k);
       a[mi][1] = mma_any_a<OP_A>(as, m + 8, k);
@@ -111,41 +86,16 @@ static __device__ __forceinline__ void mma_any_compute(const float *stage, mma_a
       a[mi][3] = mma_any_a<OP_A>(as, m + 8, k + 4);
     }
 #pragma unroll
-    for (int ni = 0; ni < MMA_ANY_N_FRAGS; ++ni) {
+    for (int ni = 0; ni < MMA_N_FRAGS; ++ni) {
       const int n = wn + ni * 8, k = kk + t;
       b[ni][0] = mma_any_b<OP_B>(bs, k, n);
       b[ni][1] = mma_any_b<OP_B>(bs, k + 4, n);
     }
 #pragma unroll
-    for (int mi = 0; mi < MMA_ANY_M_FRAGS; ++mi)
+    for (int mi = 0; mi < MMA_M_FRAGS; ++mi)
 #pragma unroll
-      for (int ni = 0; ni < MMA_ANY_N_FRAGS; ++ni) pg_mma_tf32_m16n8k8(acc[mi][ni], a[mi], b[ni]);
+      for (int ni = 0; ni < MMA_N_FRAGS; ++ni) pg_mma_tf32_m16n8k8(acc[mi][ni], a[mi], b[ni]);
   }
-}
-
-/* C = alpha*acc + beta*C, guarded; C is not read where beta == 0. */
-static __device__ __forceinline__ void mma_any_epilogue(const pg_gemm_args &g, float *c, int m0,
-                                                        int n0, const mma_any_acc acc) {
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int row0 = m0 + (warp / MMA_ANY_WARPS_N) * MMA_ANY_WARP_M + lane / 4;
-  const int col0 = n0 + (warp % MMA_ANY_WARPS_N) * MMA_ANY_WARP_N + (lane % 4) * 2;
-#pragma unroll
-  for (int mi = 0; mi < MMA_ANY_M_FRAGS; ++mi)
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = row0 + mi * 16 + half * 8;
-      if (row >= g.m) continue;
-      float *c_row = c + (size_t)row * g.ldc;
-#pragma unroll
-      for (int ni = 0; ni < MMA_ANY_N_FRAGS; ++ni)
-#pragma unroll
-        for (int j = 0; j < 2; ++j) {
-          const int col = col0 + ni * 8 + j;
-          if (col >= g.n) continue;
-          const float v = g.alpha * acc[mi][ni][half * 2 + j];
-          c_row[col] = g.beta == 0.f ? v : fmaf(g.beta, c_row[col], v);
-        }
-    }
 }
 
 template <int OP_A, int OP_B>
@@ -158,13 +108,8 @@ __global__ void __launch_bounds__(MMA_THREADS, 2) pg_mma_cp_async_any_kernel(con
   for (long long member = blockIdx.z; member < g.batch; member += gridDim.z) {
     const float *a = g.a + member * g.stride_a, *b = g.b + member * g.stride_b;
     float *c = g.c + member * g.stride_c;
-    mma_any_acc acc;
-#pragma unroll
-    for (int mi = 0; mi < MMA_ANY_M_FRAGS; ++mi)
-#pragma unroll
-      for (int ni = 0; ni < MMA_ANY_N_FRAGS; ++ni)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.f;
+    mma_acc acc;
+    mma_zero(acc);
     /* 30's pipeline: STAGES-1 tiles in flight, a commit group a tile (empty
      * ones too, so that group i is tile i), wait_group(STAGES-2) then one
      * block barrier before a tile is read; one stage waits at once. */
@@ -195,7 +140,7 @@ __global__ void __launch_bounds__(MMA_THREADS, 2) pg_mma_cp_async_any_kernel(con
       t128_ring_next(&read_slot, stages);
       t128_ring_next(&write_slot, stages);
     }
-    mma_any_epilogue(g, c, m0, n0, acc);
+    mma_epilogue(g, c, m0, n0, acc);
     /* The next GEMM's prologue overwrites every slot: no copy of this one's
      * may still be landing, no thread still reading. */
     pg_cp_async_wait(0);
@@ -225,15 +170,7 @@ static size_t smem_bytes(int stages) {
   return (size_t)stages * MMA_ANY_STAGE_FLOATS * sizeof(float);
 }
 
-/* 30's: HMMA for the products, cp.async's witnesses. */
-static const pg_sass_rule rules[] = {
-    {PG_ANY_SM, PG_MUST, "HMMA", "the products no longer run on the tensor cores (mma.sync)"},
-    {PG_ANY_SM, PG_MUST, "LDGSTS", "the kernel no longer shows cp.async"},
-    {PG_ANY_SM, PG_MUST, "LDGDEPBAR", "cp.async.commit_group is gone"},
-    {PG_ANY_SM, PG_MUST, "DEPBAR", "cp.async.wait_group is gone"},
-    {PG_ANY_SM, PG_MUST, "BAR.SYNC", "the block no longer syncs before reading a landed tile"},
-    {PG_ANY_SM, PG_NEVER, "STS", "tiles pass through registers instead of going global -> shared"},
-};
+static const pg_sass_rule rules[] = {MMA_CP_ASYNC_RULES};
 
 PG_ENTRY(mma_cp_async_any) = {
     .info = {.name = "mma_cp_async_any", .kind = PG_KIND_KERNEL,

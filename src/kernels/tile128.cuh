@@ -214,6 +214,15 @@ static inline size_t t128_smem_barriers(int stages) {
   return (size_t)stages * (T128_STAGE_BYTES + T128_STAGE_SYNC_BYTES);
 }
 
+/* cp.async's witnesses: LDGSTS per piece, LDGDEPBAR per commit_group,
+ * DEPBAR per wait_group, a block barrier to publish the tile; no STS at all. */
+#define T128_RULES_CP_ASYNC                                                                    \
+  {PG_ANY_SM, PG_MUST, "LDGSTS", "the kernel no longer shows cp.async"},                       \
+      {PG_ANY_SM, PG_MUST, "LDGDEPBAR", "cp.async.commit_group is gone"},                        \
+      {PG_ANY_SM, PG_MUST, "DEPBAR", "cp.async.wait_group is gone"},                             \
+      {PG_ANY_SM, PG_MUST, "BAR.SYNC", "the block no longer syncs before reading a landed tile"}, \
+      {PG_ANY_SM, PG_NEVER, "STS", "tiles pass through registers again instead of going global -> shared"}
+
 /* Every kernel's epilogue loads C with 32-bit LDG, so a plain "LDG" proves
  * nothing about its tiles: the register-staged kernels (baseline, pingpong)
  * are held to their 16-byte tile loads, then 16-byte STS. */
