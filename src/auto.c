@@ -54,12 +54,12 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
   const long long blocks = launch_blocks(kernel);
   const long long slots = (long long)(rule->blocks_per_sm > 0 ? rule->blocks_per_sm : 1) *
                           dev->sm_count;
-  if (kernel->fill > 0.0)
-    fill = kernel->fill;
+  if (kernel->model.fill > 0.0)
+    fill = kernel->model.fill;
   else if (blocks > 0)
     fill = (double)blocks / (double)(((blocks + slots - 1) / slots) * slots);
-  if (kernel->speed_share > 0.0) {
-    useful = kernel->speed_share;
+  if (kernel->model.speed_share > 0.0) {
+    useful = kernel->model.speed_share;
   } else if (info->tile_m > 0 && info->tile_n > 0) {
     const long long tiles_m = ((long long)args->m + info->tile_m - 1) / info->tile_m;
     const long long tiles_n = ((long long)args->n + info->tile_n - 1) / info->tile_n;
@@ -71,13 +71,13 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
   const double k_share = rule->k_overhead > 0 ? k / (k + rule->k_overhead) : 1.0;
   const double kb_share = rule->k_block_overhead > 0 ? kb / (kb + rule->k_block_overhead) : 1.0;
   double copy_share = 1.0;
-  if (kernel->copied_floats > 0 && k > 0.0 && args->m > 0 && args->n > 0) {
+  if (kernel->model.copied_floats > 0 && k > 0.0 && args->m > 0 && args->n > 0) {
     const double copy_k = (double)dev->tuning.flops_per_byte * 2.0 * sizeof(float) *
-                          (double)kernel->copied_floats / (2.0 * (double)args->m * args->n);
+                          (double)kernel->model.copied_floats / (2.0 * (double)args->m * args->n);
     copy_share = k / (k + copy_k);
   }
   const double factor =
-      kernel->persistent_blocks_per_sm > 0 && kernel->speed_factor > 0.0 ? kernel->speed_factor
+      kernel->persistent_blocks_per_sm > 0 && kernel->model.speed_factor > 0.0 ? kernel->model.speed_factor
                                                                          : 1.0;
   return rule->speed_percent * fill * useful * k_share * kb_share * copy_share * factor;
 }

@@ -301,6 +301,28 @@ struct pg_kernel_launch;
 void pg_add_reduction(struct pg_kernel_launch *launch, const void *kernel, long long grid_x,
                       long long grid_y, int threads, int programmatic);
 
+/* What auto's model (src/auto.c) takes of a launch beyond its grid and the
+ * registry's tile, as the helpers and configure functions that know it say
+ * it; zeros where the grid and the tile say all. */
+typedef struct {
+  /* > 0: the share of the entry's full speed this launch reaches, in place
+   * of the registry tile's useful share (an entry whose form and tile
+   * follow the shape: skinny_ffma). */
+  double speed_share;
+  /* > 0, with a persistent grid: the launch's predicted speed times this
+   * (tma_ws's persistent grid at few K steps: its measured gain, from the
+   * tuning row). */
+  double speed_factor;
+  /* > 0: how full the launch keeps its block slots, in place of its
+   * blocks over the slots of the waves they take (a plan whose blocks
+   * differ in length: pg_configure_split_tail). */
+  double fill;
+  /* Floats a first kernel copies (read once, written once) where it copies
+   * operands TMA cannot read (pg_configure_operand_copies), charged as
+   * memory traffic; 0: none. */
+  long long copied_floats;
+} pg_model_hints;
+
 /* A kernel entry's launch, as its configure function decides it: which
  * kernel and its grid. The block is the entry's info.threads and the dynamic
  * shared memory its smem_bytes (when kernel.dynamic_smem says so), or the
@@ -311,18 +333,8 @@ typedef struct pg_kernel_launch {
   /* > 1: blocks along z, one a GEMM of a batch (at most 65535; a kernel
    * walks the batch past it). 0 counts as 1. */
   long long grid_z;
-  /* > 0: the share of the entry's full speed this launch reaches, for
-   * auto's model in place of the registry tile's useful share (an entry
-   * whose form and tile follow the shape: skinny_ffma). */
-  double speed_share;
-  /* > 0, with a persistent grid: auto's model takes the launch's predicted
-   * speed times this (tma_ws's persistent grid at few K steps: its
-   * measured gain, from the tuning row). */
-  double speed_factor;
-  /* > 0: how full the launch keeps its block slots, for auto's model in
-   * place of its blocks over the slots of the waves they take (a plan whose
-   * blocks differ in length: pg_configure_split_tail). */
-  double fill;
+  /* What auto's model needs of the launch beyond its grid (pg_model_hints). */
+  pg_model_hints model;
   /* TMA kernels: the copies' boxes; the core encodes A's and B's tensor maps
    * as the kernel's second parameter. NULL: the kernel has one parameter. */
   const pg_tma_boxes *tma;
@@ -339,10 +351,6 @@ typedef struct pg_kernel_launch {
   /* > 0: dynamic shared memory this launch's kernel needs, where its form
    * holds more than a kernel may declare statically (48 KiB). */
   size_t dynamic_smem;
-  /* Floats a first kernel copies (read once, written once) where it
-   * copies operands TMA cannot read (pg_configure_operand_copies): auto's
-   * model charges them as memory traffic (src/plan.c); 0: none. */
-  long long copied_floats;
   /* The call's workspace and the kernels around the entry's: set by the
    * helpers below that decide them (pg_configure_first_kernel and
    * pg_configure_operand_copies, pg_configure_transpose_b, the split

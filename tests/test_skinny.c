@@ -134,7 +134,7 @@ static void test_skinny_band_form(void **state) {
       assert_true(cases[i].splits > 1 ? launch.last.kernel != NULL : launch.last.kernel == NULL);
       /* Bound by memory: counted full by auto's model where its blocks
        * are at least the SMs, else by their share of one wave. */
-      assert_true(launch.grid_x >= 132 ? launch.fill == 1.0 : launch.fill == 0.0);
+      assert_true(launch.grid_x >= 132 ? launch.model.fill == 1.0 : launch.model.fill == 0.0);
     } else {
       assert_int_equal(launch.dynamic_smem, 0);
     }

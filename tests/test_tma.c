@@ -509,7 +509,7 @@ static void test_split_tail_rule(void **state) {
   assert_non_null(launch.last.kernel); /* 896 rows of 640 pieces of 4 columns */
   assert_int_equal(launch.last.grid_x, (2560 - 1664) * 640 / 256);
   assert_int_equal(launch.last.grid_y, 1);
-  assert_true(fabs(launch.fill - 400.0 * 80 / (264.0 * 136)) < 1e-12);
+  assert_true(fabs(launch.model.fill - 400.0 * 80 / (264.0 * 136)) < 1e-12);
   /* 1536^3: 144 tiles of 48 steps for 264 slots, none whole: 3 ranges of
    * 16 (432 blocks, two rounds of 17, a reduction of 5 planes' worth, 3:
    * 37 steps) beat 2 ranges (two rounds of 25: 53) and tie 5 (three of 11
@@ -534,7 +534,7 @@ static void test_split_tail_rule(void **state) {
   assert_int_equal(launch.grid_x, 1024);
   assert_int_equal(launch.workspace.bytes, 0);
   assert_null(launch.last.kernel);
-  assert_true(launch.fill == 0.0);
+  assert_true(launch.model.fill == 0.0);
   launch.grid_x = 4;
   assert_int_equal(pg_configure_split_tail(&q, &launch, 264, 128, 128, 3, 2, 1, 16), 1);
   /* Few tiles, free blocks: as many ranges as fill the slots once, as
@@ -581,7 +581,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(launch.first.threads, PG_FIRST_THREADS);
   assert_int_equal(launch.first.grid_x, 6); /* 5840 floats, 1024 a block */
   assert_int_equal(launch.first.grid_y, 1);
-  assert_int_equal(launch.copied_floats, 100 * 36 + 35 * 64);
+  assert_int_equal(launch.model.copied_floats, 100 * 36 + 35 * 64);
   assert_int_equal(launch.programmatic, 1); /* the kernel waits for the copies */
   /* A alone: no B rows. */
   pg_gemm_args h = aligned_args();
@@ -592,7 +592,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(view_rows(&launch, launch.views.b), 0);
   assert_int_equal(h.ldp, 36);
   assert_int_equal(launch.first.grid_x, 4); /* 3600 floats */
-  assert_int_equal(launch.copied_floats, 100 * 36);
+  assert_int_equal(launch.model.copied_floats, 100 * 36);
   assert_int_equal(launch.workspace.bytes, (size_t)100 * 36 * sizeof(float));
   /* Rows of 2052 (K = 2050): 205200 floats, 201 blocks; on a GPU of 2 SMs
    * one wave of 8. */
@@ -605,7 +605,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(pg_configure_operand_copies(&w, &device, &launch), 1);
   assert_int_equal(w.ldp, 2052);
   assert_int_equal(launch.first.grid_x, 201);
-  assert_int_equal(launch.copied_floats, 100 * 2052);
+  assert_int_equal(launch.model.copied_floats, 100 * 2052);
   pg_gemm_args w2 = w;
   w2.ldp = 0;
   device.sm_count = 2;
@@ -624,7 +624,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(view_rows(&launch, launch.views.b), 36);
   assert_int_equal(view_ld(&launch, launch.views.b), 64);
   assert_int_equal(launch.first.grid_x, 3); /* 2304 floats */
-  assert_int_equal(launch.copied_floats, 36 * 64);
+  assert_int_equal(launch.model.copied_floats, 36 * 64);
   assert_int_equal(launch.workspace.bytes, (size_t)36 * 64 * sizeof(float));
 }
 
@@ -901,7 +901,7 @@ static void test_tma_ws_small_k(void **state) {
       print_message("K %d at %d stages: %d blocks an SM\n", cases[i].k, cases[i].stages,
                     launch.persistent_blocks_per_sm);
     assert_int_equal(launch.persistent_blocks_per_sm, cases[i].persistent);
-    assert_true((launch.speed_factor > 1.0) == (cases[i].persistent > 0));
+    assert_true((launch.model.speed_factor > 1.0) == (cases[i].persistent > 0));
   }
   const pg_variant_info *selector = pg_variant_find("auto");
   const int ks[] = {128, 256};

@@ -224,7 +224,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
       tws_k_tiles(args) <= env.tma_ws_persistent_max_k_tiles &&
       tws_blocks_per_sm(&large, args->stages, device) >= TWS_MIN_BLOCKS_PER_SM) {
     launch->persistent_blocks_per_sm = TWS_MIN_BLOCKS_PER_SM;
-    launch->speed_factor = env.tma_ws_persistent_speed_percent / 100.0;
+    launch->model.speed_factor = env.tma_ws_persistent_speed_percent / 100.0;
   }
 }
 

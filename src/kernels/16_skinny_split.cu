@@ -344,7 +344,7 @@ void sk_split_launch(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_laun
   const double chunk_cost = 1.0 + (double)(chunks - 1) * tuning->skinny_chunk_percent / 100.0;
   const double share = (double)short_side / (chunk * chunk_cost) *
                        tuning->skinny_rate_percent[rows ? f : SK_ROW_FORMS + f] / 100.0;
-  launch->speed_share = share < tuning->skinny_cap_percent / 100.0 ? share : tuning->skinny_cap_percent / 100.0;
+  launch->model.speed_share = share < tuning->skinny_cap_percent / 100.0 ? share : tuning->skinny_cap_percent / 100.0;
   launch->grid_y = 1;
   args->splits = 1;
   shape->rows = rows;

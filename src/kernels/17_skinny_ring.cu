@@ -491,7 +491,7 @@ bool sk_band_launch(pg_gemm_args *args, const pg_device *device, const pg_tuning
     launch->grid_x = sk_band_blocks(args->m);
     launch->dynamic_smem = sk_band_smem((int)short_side);
     if (short_side > SK_BAND_MIN_COLS)
-      launch->speed_share =
+      launch->model.speed_share =
           (double)short_side / SK_BAND_MAX_COLS * tuning->skinny_ring_percent / 100.0;
     sk_configure_split(args, device, tuning, launch, band->cluster[1], SK_BAND_BLOCKS,
                        device->sm_count, ((long long)args->k + SK_SPLIT_K - 1) / SK_SPLIT_K,
@@ -501,7 +501,7 @@ bool sk_band_launch(pg_gemm_args *args, const pg_device *device, const pg_tuning
      * nothing (auto's model would count 188 blocks on 132 SMs 71 % full;
      * 3000 x 8 x 12288 ran 49.4 us where tma_ws_n16, the model's choice,
      * took 54.4). */
-    if (launch->grid_x >= device->sm_count) launch->fill = 1.0;
+    if (launch->grid_x >= device->sm_count) launch->model.fill = 1.0;
     /* Its blocks an SM: SK_BAND_BLOCKS, fewer where their rings do not fit. */
     int per_sm = SK_BAND_BLOCKS;
     if (device->smem_per_sm > 0)

@@ -344,7 +344,7 @@ extern "C" int pg_configure_split_tail(pg_gemm_args *args, pg_kernel_launch *lau
   args->k_tiles_per_split = (int)per;
   args->split_row0 = (int)(best_rows * tile_m);
   launch->grid_x = best_rows * tiles_n + (tiles - best_rows * tiles_n) * best_splits;
-  launch->fill = (double)tiles * (double)k_tiles / ((double)slots * (double)best);
+  launch->model.fill = (double)tiles * (double)k_tiles / ((double)slots * (double)best);
   set_planes(args, launch, best_splits);
   return (int)best_splits;
 }
