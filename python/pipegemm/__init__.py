@@ -1,30 +1,67 @@
 """pipegemm from Python: pipegemm.matmul on PyTorch, CuPy and JAX arrays,
-through libpipegemm.so (ctypes; no compiled code of the package's own).
+with torch.matmul's semantics, through libpipegemm.so (ctypes; the package
+compiles nothing of its own).
 
     import torch, pipegemm
-    c = pipegemm.matmul(a, b)                        # a new tensor: A B
-    pipegemm.matmul(a, b, out=c, alpha=2, beta=1)    # c = 2 A B + c, in place
+    c = pipegemm.matmul(a, b)                        # a @ b: 1-D, 2-D, batched
+    pipegemm.matmul(x, w.T)                          # a transposed view: no copy
+    pipegemm.matmul(a, b, out=c, alpha=2, beta=1)    # c = 2 a @ b + c, in place
     pipegemm.matmul(a, b, variant="auto_emulated")   # any entry of the registry
-    [v.name for v in pipegemm.variants()]
+    with pipegemm.torch.use(precision="emulated"):   # a model's float32 matmuls
+        model(x)
+    pipegemm.jax.matmul(x, y)                        # under jax.jit, grad, vmap
 
-docs/python.md: where the library is looked for, the arrays taken, the
-stream a call runs on, graph capture, threads and errors.
+docs/python.md: installing, where the library is looked for, the layouts
+taken without a copy, streams, torch.compile and autograd, JAX.
 """
 
 import ctypes
 import math
 import operator
+import os
+import re
+import sys
+import warnings
 from typing import NamedTuple
 
-from . import _arrays
+from . import _arrays, _layout
 from ._library import LIB, PATH, text
 from . import _library
 
-__all__ = ["matmul", "variants", "Variant", "Error", "ArgumentError", "version",
-           "library_path"]
+__all__ = ["matmul", "variants", "Variant", "Error", "ArgumentError", "CopyWarning",
+           "version", "library_path", "__version__"]
 
 version = text(LIB.pg_version_string())  # the library's, "0.5.0"
 library_path = PATH                       # the file it was loaded from
+
+
+def _package_version():
+    """The package's version: _version.py, which CMake writes into the wheel
+    from include/pipegemm.h, or, run from a checkout, that header itself."""
+    try:
+        from ._version import __version__ as written
+        return written
+    except ImportError:
+        pass
+    tree = _library.checkout()
+    if tree is not None:
+        with open(os.path.join(tree, "include", "pipegemm.h"), encoding="utf-8") as f:
+            header = f.read()
+        parts = [re.search(rf"^#define PIPEGEMM_VERSION_{p} +([0-9]+)$", header, re.M)
+                 for p in ("MAJOR", "MINOR", "PATCH")]
+        if all(parts):
+            return ".".join(part.group(1) for part in parts)
+    return version
+
+
+__version__ = _package_version()
+
+
+class CopyWarning(UserWarning):
+    """pipegemm.matmul copied an operand whose strides map onto no layout
+    pg_gemm reads (or a layout the variant does not take) before running.
+    `warnings.simplefilter("error", pipegemm.CopyWarning)` makes it an
+    error; "ignore" silences it."""
 
 
 class Error(RuntimeError):
@@ -79,6 +116,7 @@ class Variant(NamedTuple):
     tile_n: int
     tile_k: int
     threads: int         # threads per block, 0 when not one of pipegemm's kernels
+    layouts: str         # "any" (every op(A), op(B) and batch) or "NN" (op N, N, one GEMM)
 
 
 def _registry():
@@ -89,7 +127,8 @@ def _registry():
             text(info.name), text(LIB.pg_kind_name(info.kind)),
             text(LIB.pg_precision_name(info.precision)), text(info.technique),
             text(info.source), info.min_cc, info.min_stages, info.max_stages,
-            info.default_stages, info.tile_m, info.tile_n, info.tile_k, info.threads))
+            info.default_stages, info.tile_m, info.tile_n, info.tile_k, info.threads,
+            "any" if info.layouts == _library.LAYOUT_ANY else "NN"))
     return tuple(entries)
 
 
@@ -127,36 +166,9 @@ def _real(name, value):
                      f"(float32, largest finite value 3.4028234663852886e+38)")
 
 
-def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
-    """C = alpha * A B + beta * C on the GPU with one of pipegemm's variants.
-
-    a (M x K) and b (K x N): two-dimensional float32 CUDA arrays of one kind:
-    torch.Tensor, cupy.ndarray, jax.Array, or (with out=) any object with
-    __cuda_array_interface__. Each must be row-major with a leading
-    dimension: element strides (ld, 1) with ld >= its width, as a
-    contiguous array or a view of columns of one. Other layouts (a
-    transposed view, column-major) are refused with ValueError; nothing is
-    copied.
-
-    out: M x N, of the same kind, row-major, on the same device, sharing no
-    byte with a or b (views of one buffer that interleave without sharing
-    one are taken); written in place and returned. It is read only where
-    beta != 0. Without out, the result is a new array of a's kind (and beta
-    must be 0). JAX arrays cannot be out (they are immutable).
-
-    alpha, beta: rounded to float32, the library's C float; a finite value
-    that would round to infinity is refused, inf and nan pass as given.
-
-    variant: an entry's name (variants()); stages: its stage count, 0 for
-    its default.
-
-    The call is enqueued on the arrays' current stream (torch:
-    torch.cuda.current_stream(device); CuPy: cupy.cuda.get_current_stream())
-    on their device and returns without waiting for it; it can be captured
-    into a CUDA graph. JAX inputs are waited for, and so is a JAX result.
-    A refusal of the library raises Error (ArgumentError for arguments),
-    with pg_last_error_detail() in it.
-    """
+def _arguments(variant, stages, alpha, beta):
+    """The checked (variant bytes, stages, alpha, beta), and the registry
+    entry: an unknown name or stage count is the library's refusal."""
     if not isinstance(variant, str):
         raise TypeError(f"variant must be a str, not {type(variant).__name__}")
     if "\0" in variant:
@@ -165,7 +177,15 @@ def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
     stages = _int("stages", stages)
     alpha = _real("alpha", alpha)
     beta = _real("beta", beta)
+    # No work: the library checks the name and the stage count, nothing else.
+    status = LIB.pg_gemm(name, stages, ctypes.byref(_library.GemmDesc(lda=1, ldb=1, ldc=1)),
+                         None)
+    if status != _library.OK:
+        _raise_status(status)
+    return name, stages, alpha, beta, LIB.pg_variant_find(name).contents
 
+
+def _kind(a, b, out):
     kind = _arrays.kind_of(a, "a")
     for other, label in ((b, "b"), (out, "out")):
         if other is None and label == "out":
@@ -174,15 +194,90 @@ def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
         if other_kind is not kind:
             raise TypeError(f"a is {kind.what} and {label} {other_kind.what}: "
                             f"pipegemm.matmul takes arrays of one kind")
+    return kind
+
+
+def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
+    """out = alpha * (a @ b) + beta * out on the GPU, with torch.matmul's
+    semantics, by one of pipegemm's variants.
+
+    a, b: float32 CUDA arrays of one kind (torch.Tensor, cupy.ndarray,
+    jax.Array, or, with out=, any object with __cuda_array_interface__), of
+    1 dimension or more: 1-D a is a row and 1-D b a column (that dimension
+    is dropped from the result), 2-D ones are matrices, and the dimensions
+    before the last two are a batch, broadcast against each other.
+
+    Strides are taken as they are, without a copy, wherever they map onto
+    pg_gemm: each matrix row-major with a leading dimension (op N) or the
+    transpose of one (op T: a transposed view, a column-major array), each
+    batch dimension a stride (0 for a broadcast: an expand()ed tensor) or a
+    loop of calls. A matrix whose strides map onto nothing (overlapping
+    rows, no unit stride) is copied first, and CopyWarning says so. A study
+    kernel (Variant.layouts "NN") reads op N, N and one GEMM alone: an op T
+    operand is copied for it, and a batch is a loop.
+
+    out: the result's shape, of the same kind, on the same device, sharing
+    no byte with a or b; written in place and returned, read only where
+    beta != 0. Stored transposed, it is taken as it is (the product is
+    turned around: C^T = op(B)^T op(A)^T). Without out, the result is a new
+    row-major array of a's kind (and beta must be 0). JAX arrays cannot be
+    out (they are immutable).
+
+    alpha, beta: rounded to float32, the library's C float; a finite value
+    that would round to infinity is refused, inf and nan pass as given.
+    variant: an entry's name (variants()); stages: its stage count, 0 for
+    its default.
+
+    torch tensors go through the custom operator torch.ops.pipegemm.matmul
+    (pipegemm/torch.py): autograd, torch.compile and CUDA graphs. The call
+    is enqueued on the arrays' current stream (torch:
+    torch.cuda.current_stream(device); CuPy: cupy.cuda.get_current_stream())
+    and returns without waiting. JAX arrays go through XLA's FFI
+    (pipegemm/jax.py) where the library has the handler, on XLA's stream,
+    under jit, grad and vmap. A refusal of the library raises Error
+    (ArgumentError for arguments), with pg_last_error_detail() in it.
+    """
+    kind = _kind(a, b, out)
+    if kind is _arrays.TORCH:
+        from . import torch as _torch
+        return _torch.matmul(a, b, out=out, alpha=alpha, beta=beta, variant=variant,
+                             stages=stages)
+    if kind is _arrays.JAX and _library.has_xla_handler():
+        from . import jax as _jax
+        if out is not None:
+            _arrays.JAX.describe(out, "out", writable=True)
+        if beta != 0.0:
+            raise ValueError(f"beta = {beta} scales out (C = alpha A B + beta C): JAX arrays "
+                             f"take no out")
+        return _jax.matmul(a, b, alpha=alpha, variant=variant, stages=stages)
+    return _execute(kind, a, b, out, alpha, beta, variant, stages)
+
+
+def _launch_all(p, name, stages, alpha, beta, A, B, C, stream):
+    """Every pg_gemm call of a Plan, on `stream`."""
+    first, second = (B, A) if p.swapped else (A, B)
+    for launch in p.launches:
+        desc = _library.GemmDesc(
+            op_a=p.op_a, op_b=p.op_b, m=p.m, n=p.n, k=p.k, alpha=alpha, beta=beta,
+            a=first.ptr + launch.offset_a * _arrays.FLOAT32,
+            b=second.ptr + launch.offset_b * _arrays.FLOAT32,
+            c=C.ptr + launch.offset_c * _arrays.FLOAT32,
+            lda=p.lda, ldb=p.ldb, ldc=p.ldc, batch=launch.batch, stride_a=launch.stride_a,
+            stride_b=launch.stride_b, stride_c=launch.stride_c)
+        status = LIB.pg_gemm(name, stages, ctypes.byref(desc), stream)
+        if status != _library.OK:
+            _raise_status(status)
+
+
+def _execute(kind, a, b, out, alpha, beta, variant, stages, warn_level=3):
+    """matmul on arrays of `kind`, on its current stream (the torch operator's
+    implementation calls this too)."""
+    name, stages, alpha, beta, info = _arguments(variant, stages, alpha, beta)
     A = kind.describe(a, "a")
     B = kind.describe(b, "b")
-    if A.cols != B.rows:
-        raise ValueError(f"a is {A.rows} x {A.cols} and b {B.rows} x {B.cols}: a's width "
-                         f"must equal b's height")
     if A.device != B.device:
         raise ValueError(f"a is on cuda:{A.device} and b on cuda:{B.device}: pipegemm.matmul "
                          f"takes arrays on one device")
-    m, k, n = A.rows, A.cols, B.cols
     C = None
     if out is None:
         if beta != 0.0:
@@ -192,35 +287,72 @@ def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
                             f"arrays; for {kind.what} pass out=")
     else:
         C = kind.describe(out, "out", writable=True)
-        if (C.rows, C.cols) != (m, n):
-            raise ValueError(f"out is {C.rows} x {C.cols}; a {m} x {k} times b {k} x {n} "
-                             f"is {m} x {n}")
         if C.device != A.device:
             raise ValueError(f"out is on cuda:{C.device} and a on cuda:{A.device}: "
                              f"pipegemm.matmul takes arrays on one device")
+    any_layout = info.layouts == _library.LAYOUT_ANY
+    p = _layout.plan(A.shape, A.strides, B.shape, B.strides,
+                     None if C is None else C.shape, None if C is None else C.strides,
+                     any_layout, variant)
+    copies = p.copies
+    if copies and not kind.allocates:
+        label, why = next(iter(copies.items()))
+        raise ValueError(f"{why}, and pipegemm.matmul cannot copy {kind.what}: pass a "
+                         f"row-major copy of {label}")
+    if C is not None:
         for operand in (A, B):
-            shared = _arrays.overlap(C, operand)
+            if operand.name in copies or "out" in copies:
+                continue  # a copy is read, or out is written from one at the end
+            shared = _arrays.shares(C, operand)
             if shared is _arrays.MAYBE:
                 raise ValueError(
-                    f"out may overlap {operand.name}: their leading dimensions differ "
-                    f"({C.ld} and {operand.ld} floats) and more than {_arrays.ROWS_CHECKED} "
-                    f"rows of each lie among the other's, more than pipegemm.matmul checks "
-                    f"one by one")
+                    f"out may overlap {operand.name}: their matrices interleave in ways "
+                    f"pipegemm.matmul does not work out (more than {_arrays.ROWS_CHECKED} rows "
+                    f"or {_arrays.PAIRS_CHECKED} pairs of matrices within each other's span)")
             if shared:
                 raise ValueError(f"out overlaps {operand.name}: the library reads "
                                  f"{operand.name} while it writes out")
-    kind.check(a, b, out)
+    for label, why in copies.items():
+        warnings.warn(f"{why}: pipegemm.matmul copies it", CopyWarning, stacklevel=warn_level)
 
     def launch(stream):
-        result, target = out, C
-        if result is None:
-            result = kind.empty(m, n, A.device)
-            target = kind.describe_result(result)
-        status = LIB.pg_sgemm(name, stages, m, n, k, alpha, A.ptr, A.ld, B.ptr, B.ld, beta,
-                              target.ptr, target.ld, stream)
-        if status != _library.OK:
-            _raise_status(status)
-        return kind.finish(result)
+        xa, xb, target = a, b, out
+        if "a" in copies:
+            xa = kind.copy(a, "a")
+        if "b" in copies:
+            xb = kind.copy(b, "b")
+        if out is None:
+            target = kind.empty(p.shapes.result, A.device)
+            written = kind.describe_result(target)
+        elif "out" in copies:
+            target = kind.copy(out, "out") if beta != 0.0 else kind.empty(C.shape, A.device)
+            written = kind.describe(target, "out", writable=True)
+        else:
+            written = C
+        ra = kind.describe(xa, "a") if xa is not a else A
+        rb = kind.describe(xb, "b") if xb is not b else B
+        q = p if not copies else _layout.plan(ra.shape, ra.strides, rb.shape, rb.strides,
+                                              written.shape, written.strides, any_layout,
+                                              variant)
+        _launch_all(q, name, stages, alpha, beta, ra, rb, written, stream)
+        if out is not None and target is not out:
+            kind.copy_back(out, target)
+            return out
+        return kind.finish(target)
 
-    operands = (A, B) if C is None else (A, B, C)
+    operands = [A, B] if C is None else [A, B, C]
     return kind.run(A.device, operands, launch)
+
+
+def __getattr__(name):
+    """pipegemm.torch and pipegemm.jax, imported at their first use."""
+    if name in ("torch", "jax"):
+        import importlib
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'pipegemm' has no attribute {name!r}")
+
+
+# torch already imported: its operators now, so that torch.compile finds
+# them registered rather than importing while it traces.
+if "torch" in sys.modules:
+    from . import torch as _torch_operators  # noqa: E402,F401

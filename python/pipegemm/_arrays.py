@@ -1,18 +1,21 @@
 """The arrays pipegemm.matmul takes, one class per kind: how an array's
 pointer, shape and strides are read, which device and stream a call runs
-on, and how a result is made.
+on, how a result or a copy is made; and whether out shares a byte with an
+input.
 
   torch      torch.Tensor: its device, torch.cuda.current_stream(device)
   cupy       cupy.ndarray: its device, cupy.cuda.get_current_stream()
-  jax        jax.Array (one GPU): read through __cuda_array_interface__
-             once ready (block_until_ready); JAX has no stream to share, so
-             the product is made in a CuPy (else torch) buffer on that
-             framework's current stream, waited for, and handed to JAX
-             through DLPack (jax.dlpack.from_dlpack, no copy)
+  jax        jax.Array (one GPU), where the library has no XLA handler
+             (pipegemm/jax.py runs them through it where it has): read
+             through __cuda_array_interface__ once ready
+             (block_until_ready); the product is made in a CuPy (else
+             torch) buffer on that framework's current stream, waited for,
+             and handed to JAX through DLPack (jax.dlpack.from_dlpack)
   interface  any other object with __cuda_array_interface__: the current
              device, the stream the interface names (version 3) or the
-             legacy default stream; out= is required (pipegemm cannot make
-             an array of a kind it does not know)
+             legacy default stream; out= is required, and a layout that
+             maps onto nothing is refused (pipegemm cannot make an array of
+             a kind it does not know, nor a copy)
 
 No framework is imported here: a kind is recognised only where its module
 is already loaded (an array of it exists, so it is).
@@ -21,6 +24,8 @@ is already loaded (an array of it exists, so it is).
 import importlib
 import math
 import sys
+
+from . import _layout
 
 INT_MAX = 2**31 - 1
 FLOAT32 = 4  # bytes
@@ -32,12 +37,12 @@ MAYBE = "maybe"  # true, as an overlap would be
 
 
 class Operand:
-    """One matrix as the library takes it: row-major, `ld` floats between rows."""
-    __slots__ = ("name", "ptr", "rows", "cols", "ld", "device", "stream")
+    """One row-major matrix as stored: `rows` runs of `cols` floats, `ld`
+    floats apart, at byte address `ptr` (for the overlap check)."""
+    __slots__ = ("name", "ptr", "rows", "cols", "ld")
 
-    def __init__(self, name, ptr, rows, cols, ld, device, stream=None):
+    def __init__(self, name, ptr, rows, cols, ld):
         self.name, self.ptr, self.rows, self.cols, self.ld = name, ptr, rows, cols, ld
-        self.device, self.stream = device, stream
 
     def extent(self):
         """[first, last) byte addresses it covers; None when empty."""
@@ -46,27 +51,62 @@ class Operand:
         return self.ptr, self.ptr + ((self.rows - 1) * self.ld + self.cols) * FLOAT32
 
 
-def operand(name, ptr, shape, strides, device, contiguous_hint, stream=None):
-    """An Operand of a 2-D array with element `strides`, or ValueError when it
-    is not row-major with a leading dimension (strides (ld, 1), ld >= cols)."""
-    rows, cols = (int(x) for x in shape)
-    s0, s1 = (int(x) for x in strides)
-    for what, value in (("rows", rows), ("columns", cols)):
-        if value > INT_MAX:
-            raise ValueError(f"{name} has {value} {what}: the library takes at most "
-                             f"{INT_MAX} (a C int)")
-    if rows == 0 or cols == 0:
-        return Operand(name, ptr, rows, cols, max(1, cols), device, stream)
-    ld = s0 if rows > 1 else max(1, cols)
-    if (cols > 1 and s1 != 1) or ld < max(1, cols):
-        raise ValueError(
-            f"{name} ({rows} x {cols}, strides ({s0}, {s1}) in elements) is not row-major "
-            f"with a leading dimension: pipegemm.matmul takes strides (ld, 1) with "
-            f"ld >= {cols} and copies nothing; pass {contiguous_hint}")
-    if ld > INT_MAX:
-        raise ValueError(f"{name}'s leading dimension {ld} is more than the library takes "
-                         f"({INT_MAX}, a C int)")
-    return Operand(name, ptr, rows, cols, ld, device, stream)
+class Array:
+    """An array as matmul reads it: its data pointer, shape and strides in
+    elements, device ordinal (None: the current one) and, for an object
+    with __cuda_array_interface__, the stream it names."""
+    __slots__ = ("name", "ptr", "shape", "strides", "device", "stream")
+
+    def __init__(self, name, ptr, shape, strides, device, stream=None):
+        self.name, self.ptr, self.device, self.stream = name, ptr, device, stream
+        self.shape = tuple(int(x) for x in shape)
+        self.strides = tuple(int(x) for x in strides)
+        for size in self.shape:
+            if size > INT_MAX:
+                raise ValueError(f"{name} has a dimension of {size}: the library takes at most "
+                                 f"{INT_MAX} (a C int)")
+
+    def span(self):
+        """[first, last) byte addresses of its elements; None when empty."""
+        if 0 in self.shape:
+            return None
+        low = sum((n - 1) * s for n, s in zip(self.shape, self.strides) if s < 0)
+        high = sum((n - 1) * s for n, s in zip(self.shape, self.strides) if s > 0)
+        return self.ptr + low * FLOAT32, self.ptr + (high + 1) * FLOAT32
+
+    def operands(self):
+        """Its distinct matrices as Operands; None where they map onto nothing."""
+        found = _layout.matrices(self.shape, self.strides)
+        if found is None:
+            return None
+        return [Operand(self.name, self.ptr + offset * FLOAT32, rows, cols, ld)
+                for offset, rows, cols, ld in found]
+
+
+# shares() enumerates the matrices of batches whose spans meet, at most this
+# many pairs; past it the answer is MAYBE.
+PAIRS_CHECKED = 4096
+
+
+def shares(x, y):
+    """Whether some byte of Array x is one of Array y's: True, False or MAYBE."""
+    sx, sy = x.span(), y.span()
+    if sx is None or sy is None or sx[1] <= sy[0] or sy[1] <= sx[0]:
+        return False
+    if (_layout.count_matrices(x.shape, x.strides) * _layout.count_matrices(y.shape, y.strides)
+            > PAIRS_CHECKED):
+        return MAYBE
+    xs, ys = x.operands(), y.operands()
+    if xs is None or ys is None:
+        return MAYBE
+    found = False
+    for p in xs:
+        for q in ys:
+            answer = overlap(p, q)
+            if answer is True:
+                return True
+            found = found or answer is MAYBE
+    return MAYBE if found else False
 
 
 def _rows_within(ptr, pitch, width, rows, first, last):
@@ -135,8 +175,16 @@ def element_strides(name, byte_strides, shape):
     return strides
 
 
-def from_interface(name, x, device, hint, writable):
-    """An Operand from x.__cuda_array_interface__ (version 2 or 3)."""
+def contiguous_strides(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.insert(0, step)
+        step *= max(1, size)
+    return strides
+
+
+def from_interface(name, x, device, writable):
+    """An Array from x.__cuda_array_interface__ (version 2 or 3)."""
     try:
         cai = x.__cuda_array_interface__
     except Exception as err:  # a framework's own reason (a tracer, a deleted buffer)
@@ -146,9 +194,6 @@ def from_interface(name, x, device, hint, writable):
         raise ValueError(f"{name}'s elements are {typestr!r}: pipegemm.matmul takes float32 "
                          f"('<f4')")
     shape = tuple(cai.get("shape", ()))
-    if len(shape) != 2:
-        raise ValueError(f"{name} has {len(shape)} dimensions (shape {shape}): "
-                         f"pipegemm.matmul takes matrices (two dimensions)")
     if cai.get("mask") is not None:
         raise ValueError(f"{name} has a mask: pipegemm.matmul takes plain arrays")
     ptr, readonly = cai["data"]
@@ -156,33 +201,47 @@ def from_interface(name, x, device, hint, writable):
         raise ValueError(f"{name} is read-only (its __cuda_array_interface__ says so)")
     strides = cai.get("strides")
     if strides is None:  # C-contiguous
-        strides = (shape[1], 1)
+        strides = contiguous_strides(shape)
     else:
         strides = element_strides(name, strides, shape)
-    return operand(name, ptr or 0, shape, strides, device, hint, cai.get("stream"))
+    return Array(name, ptr or 0, shape, strides, device, cai.get("stream"))
+
+
+def _broadcast_index(shape, strides):
+    """An index that takes one element of each batch dimension of stride 0
+    (a broadcast), and all of every other: what a copy must hold."""
+    return tuple(slice(0, 1) if d < len(shape) - 2 and strides[d] == 0 and shape[d] > 1
+                 else slice(None) for d in range(len(shape)))
 
 
 class Kind:
     """What matmul needs of one kind of array."""
     what = ""             # "a torch tensor", for messages
-    allocates = True      # can make its own result
+    allocates = True      # can make its own result (and copies)
 
     def describe(self, x, name, writable=False):
         raise NotImplementedError
 
-    def check(self, a, b, out):
-        """Anything else refused for this kind (torch: autograd)."""
-
-    def run(self, device, operands, launch):
+    def run(self, device, arrays, launch):
         """launch(stream) on `device`, the current device while it runs."""
         raise NotImplementedError
 
-    def empty(self, rows, cols, device):
+    def empty(self, shape, device):
         raise NotImplementedError
 
     def describe_result(self, result):
-        """The Operand of what empty() made."""
+        """The Array of what empty() made."""
         return self.describe(result, "out", writable=True)
+
+    def copy(self, x, name):
+        """x in a layout every matrix of which maps (row-major matrices; a
+        broadcast batch dimension stays one)."""
+        raise TypeError(f"pipegemm.matmul cannot copy {self.what}: pass {name} in a layout "
+                        f"that maps (a row-major copy)")
+
+    def copy_back(self, out, result):
+        """Writes `result` (a copy of out's layout) into out."""
+        raise NotImplementedError
 
     def finish(self, result):
         """What matmul returns for the result it wrote."""
@@ -201,31 +260,24 @@ class Torch(Kind):
             raise ValueError(f"{name} is on {t.device}: pipegemm.matmul takes CUDA tensors")
         if t.dtype is not torch.float32:
             raise ValueError(f"{name} is {t.dtype}: pipegemm.matmul takes torch.float32")
-        if t.dim() != 2:
-            raise ValueError(f"{name} has {t.dim()} dimensions (shape {tuple(t.shape)}): "
-                             f"pipegemm.matmul takes matrices (two dimensions)")
-        return operand(name, t.data_ptr(), t.shape, t.stride(), t.device.index,
-                       f"{name}.contiguous()")
+        return Array(name, t.data_ptr(), t.shape, t.stride(), t.device.index)
 
-    def check(self, a, b, out):
-        torch = _module("torch")
-        for name, t in (("a", a), ("b", b)):
-            if t.requires_grad and torch.is_grad_enabled():
-                raise ValueError(f"{name} requires grad and pipegemm.matmul has no backward: "
-                                 f"call it under torch.no_grad(), or pass {name}.detach()")
-        if out is not None and out.requires_grad:
-            raise ValueError("out requires grad: pipegemm.matmul writes it as plain memory")
-
-    def run(self, device, operands, launch):
+    def run(self, device, arrays, launch):
         torch = _module("torch")
         if torch.cuda.current_device() == device:
             return launch(torch.cuda.current_stream(device).cuda_stream)
         with torch.cuda.device(device):
             return launch(torch.cuda.current_stream(device).cuda_stream)
 
-    def empty(self, rows, cols, device):
+    def empty(self, shape, device):
         torch = _module("torch")
-        return torch.empty((rows, cols), dtype=torch.float32, device=f"cuda:{device}")
+        return torch.empty(shape, dtype=torch.float32, device=f"cuda:{device}")
+
+    def copy(self, t, name):
+        return t[_broadcast_index(t.shape, t.stride())].contiguous().expand(t.shape)
+
+    def copy_back(self, out, result):
+        out.copy_(result)
 
     def synchronize(self):
         _module("torch").cuda.current_stream().synchronize()
@@ -238,27 +290,36 @@ class Cupy(Kind):
         cupy = _module("cupy")
         if x.dtype != cupy.float32:
             raise ValueError(f"{name} is {x.dtype}: pipegemm.matmul takes float32")
-        if x.ndim != 2:
-            raise ValueError(f"{name} has {x.ndim} dimensions (shape {x.shape}): "
-                             f"pipegemm.matmul takes matrices (two dimensions)")
-        return operand(name, x.data.ptr, x.shape, element_strides(name, x.strides, x.shape),
-                       x.device.id, f"cupy.ascontiguousarray({name})")
+        return Array(name, x.data.ptr, x.shape, element_strides(name, x.strides, x.shape),
+                     x.device.id)
 
-    def run(self, device, operands, launch):
+    def run(self, device, arrays, launch):
         cupy = _module("cupy")
         with cupy.cuda.Device(device):
             return launch(cupy.cuda.get_current_stream().ptr)
 
-    def empty(self, rows, cols, device):
+    def empty(self, shape, device):
         cupy = _module("cupy")
         with cupy.cuda.Device(device):
-            return cupy.empty((rows, cols), dtype=cupy.float32)
+            return cupy.empty(shape, dtype=cupy.float32)
+
+    def copy(self, x, name):
+        cupy = _module("cupy")
+        strides = element_strides(name, x.strides, x.shape)
+        return cupy.broadcast_to(cupy.ascontiguousarray(x[_broadcast_index(x.shape, strides)]),
+                                 x.shape)
+
+    def copy_back(self, out, result):
+        out[...] = result
 
     def synchronize(self):
         _module("cupy").cuda.get_current_stream().synchronize()
 
 
 class Jax(Kind):
+    """JAX arrays outside jit where the library has no XLA handler: read in
+    place once ready, the result made in a CuPy (else torch) buffer, waited
+    for, and handed to JAX through DLPack."""
     what = "a JAX array"
 
     def describe(self, x, name, writable=False):
@@ -270,8 +331,9 @@ class Jax(Kind):
         except Exception as err:  # a tracer: inside jax.jit, grad, vmap
             first_line = str(err).strip().split("\n")[0]
             raise TypeError(f"{name} is a JAX value without a buffer ({type(x).__name__}: "
-                            f"{first_line}); pipegemm.matmul runs on concrete arrays, outside "
-                            f"jax.jit") from err
+                            f"{first_line}); this libpipegemm has no XLA handler "
+                            f"(pg_xla_matmul), so pipegemm.matmul runs on concrete JAX arrays "
+                            f"only, outside jax.jit") from err
         if len(devices) != 1:
             raise ValueError(f"{name} is spread over {len(devices)} devices: pipegemm.matmul "
                              f"takes an array on one GPU")
@@ -281,13 +343,10 @@ class Jax(Kind):
                              f"CUDA GPU")
         if str(x.dtype) != "float32":
             raise ValueError(f"{name} is {x.dtype}: pipegemm.matmul takes float32")
-        if x.ndim != 2:
-            raise ValueError(f"{name} has {x.ndim} dimensions (shape {x.shape}): "
-                             f"pipegemm.matmul takes matrices (two dimensions)")
         x.block_until_ready()  # JAX's stream is its own: wait for what writes x
         ordinal = getattr(device, "local_hardware_id", None)
         return from_interface(name, x, device.id if ordinal is None else ordinal,
-                              "a row-major array", writable=False)
+                              writable=False)
 
     @staticmethod
     def helper():
@@ -298,17 +357,18 @@ class Jax(Kind):
             except ImportError:
                 continue
             return kind
-        raise TypeError("a JAX result is made in a CuPy or PyTorch buffer (pipegemm has no "
-                        "allocator of its own), and neither imports here: install one")
+        raise TypeError("this libpipegemm has no XLA handler (pg_xla_matmul), and without it "
+                        "a JAX result is made in a CuPy or PyTorch buffer, and neither imports "
+                        "here: install one, or build the library where jax is installed")
 
-    def run(self, device, operands, launch):
-        return self.helper().run(device, operands, launch)
+    def run(self, device, arrays, launch):
+        return self.helper().run(device, arrays, launch)
 
-    def empty(self, rows, cols, device):
-        return self.helper().empty(rows, cols, device)
+    def empty(self, shape, device):
+        return self.helper().empty(shape, device)
 
     def describe_result(self, result):
-        return self.helper().describe_result(result)
+        return self.helper().describe(result, "out", writable=True)
 
     def finish(self, result):
         # Inside run(): the helper's current stream is the call's.
@@ -321,13 +381,12 @@ class Interface(Kind):
     allocates = False
 
     def describe(self, x, name, writable=False):
-        return from_interface(name, x, None, f"a row-major copy of {name}", writable)
+        return from_interface(name, x, None, writable)
 
-    def run(self, device, operands, launch):
-        streams = {op.stream for op in operands if op.stream is not None}
+    def run(self, device, arrays, launch):
+        streams = {x.stream for x in arrays if x.stream is not None}
         if len(streams) > 1:
-            names = ", ".join(f"{op.name}'s {op.stream}" for op in operands
-                              if op.stream is not None)
+            names = ", ".join(f"{x.name}'s {x.stream}" for x in arrays if x.stream is not None)
             raise ValueError(f"the arrays name different streams ({names}): pipegemm.matmul "
                              f"runs on one; synchronise them first")
         # Interface version 3: 1 is the legacy default stream, 2 the
@@ -336,8 +395,6 @@ class Interface(Kind):
 
 
 TORCH, CUPY, JAX, INTERFACE = Torch(), Cupy(), Jax(), Interface()
-
-
 def _has(x, attribute):
     """Whether x defines `attribute`, without evaluating a property of it."""
     return hasattr(type(x), attribute) or attribute in getattr(x, "__dict__", ())

@@ -6,15 +6,22 @@ exists but does not load is an error (its loader message), not a reason to
 look further:
 
   1. $PIPEGEMM_LIBRARY, where it is set: that file and nothing else;
-  2. the build tree of the pipegemm checkout the package comes from,
-     <checkout>/build/libpipegemm.so: the checkout this file lies in, or
-     the one that `pip install ./python` ran in (python/_backend.py writes
-     its path into the wheel's _origin.py);
-  3. the install prefixes of `cmake --install build --prefix PREFIX`: this
+  2. the package's own, libpipegemm.so beside its modules, as
+     `pip install ./python` puts it in the wheel (an editable install's
+     build tree included: each folder of the package's __path__);
+  3. the build tree of the pipegemm checkout the package lies in,
+     <checkout>/build/libpipegemm.so (`make`; the package run from
+     python/ with PYTHONPATH);
+  4. the install prefixes of `cmake --install build --prefix PREFIX`: this
      Python's (sys.prefix: a virtual environment, conda) and the user's
      (site.USER_BASE: ~/.local), in lib/ and lib64/;
-  4. the dynamic loader, by the library's soname (libpipegemm.so.0.5):
+  5. the dynamic loader, by the library's soname (libpipegemm.so.0.5):
      LD_LIBRARY_PATH, then ldconfig's cache (/usr/local/lib, /usr/lib).
+
+The wheel's copy finds the CUDA runtime and cuBLAS through its RUNPATH
+(NVIDIA's pip packages beside it) and the dynamic loader; where neither has
+them, the CUDA toolkit's ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda) are
+loaded first and the load tried again.
 
 Nothing found: ImportError with every place and why it did not do.
 """
@@ -57,7 +64,45 @@ class VariantInfo(ctypes.Structure):
         ("tile_n", ctypes.c_int),
         ("tile_k", ctypes.c_int),
         ("threads", ctypes.c_int),
+        ("description", ctypes.c_char_p),
+        ("layouts", ctypes.c_int),
     ]
+
+
+# pg_variant_info.layouts; pg_op.
+LAYOUT_NN, LAYOUT_ANY = 0, 1
+OP_N, OP_T = 0, 1
+
+
+class GemmDesc(ctypes.Structure):
+    """pg_gemm_desc: one GEMM or a strided batch; `size` is set on creation
+    (as PG_GEMM_DESC_INIT does), with its other defaults: op N, N, alpha 1,
+    beta 0, one GEMM. A test holds these fields to tests/abi/."""
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("op_a", ctypes.c_int),
+        ("op_b", ctypes.c_int),
+        ("m", ctypes.c_int),
+        ("n", ctypes.c_int),
+        ("k", ctypes.c_int),
+        ("alpha", ctypes.c_float),
+        ("beta", ctypes.c_float),
+        ("a", ctypes.c_void_p),
+        ("b", ctypes.c_void_p),
+        ("c", ctypes.c_void_p),
+        ("lda", ctypes.c_longlong),
+        ("ldb", ctypes.c_longlong),
+        ("ldc", ctypes.c_longlong),
+        ("batch", ctypes.c_int),
+        ("stride_a", ctypes.c_longlong),
+        ("stride_b", ctypes.c_longlong),
+        ("stride_c", ctypes.c_longlong),
+    ]
+
+    def __init__(self, **fields):
+        defaults = dict(size=ctypes.sizeof(GemmDesc), alpha=1.0, batch=1)
+        defaults.update(fields)
+        super().__init__(**defaults)
 
 
 _INFO = ctypes.POINTER(VariantInfo)
@@ -77,26 +122,37 @@ FUNCTIONS = {
     "pg_variant_at": (_INFO, [_INT]),
     "pg_variant_find": (_INFO, [_TEXT]),
     "pg_variant_supported": (_INT, [_INFO, _INT]),
-    # variant, stages, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, stream
-    "pg_sgemm": (_INT, [_TEXT, _INT, _INT, _INT, _INT, _FLOAT, _PTR, _INT, _PTR, _INT,
-                        _FLOAT, _PTR, _INT, _PTR]),
+    # variant, stages, gemm, stream
+    "pg_gemm": (_INT, [_TEXT, _INT, ctypes.POINTER(GemmDesc), _PTR]),
 }
+
+# include/pipegemm_xla.h: built only where jaxlib's headers were found.
+XLA_HANDLER = "pg_xla_matmul"
+
+
+def package_folders():
+    """The folders of the package (its __path__: an editable install's build
+    tree and source folder both)."""
+    package = sys.modules.get(__package__)
+    folders = list(getattr(package, "__path__", None) or [])
+    here = os.path.dirname(os.path.abspath(__file__))
+    return folders if folders else [here]
 
 
 def checkout():
-    """The pipegemm checkout the package comes from, or None."""
-    try:
-        from ._origin import CHECKOUT  # the wheel's, written by python/_backend.py
-    except ImportError:  # run from the checkout itself: python/pipegemm/
-        CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    if os.path.isfile(os.path.join(CHECKOUT, "include", "pipegemm.h")):
-        return CHECKOUT
+    """The pipegemm checkout the package's modules lie in (python/pipegemm/),
+    or None."""
+    tree = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if os.path.isfile(os.path.join(tree, "include", "pipegemm.h")):
+        return tree
     return None
 
 
 def candidates():
     """(path, what it is) of every file looked for, after $PIPEGEMM_LIBRARY."""
     places = []
+    for folder in package_folders():
+        places.append((os.path.join(folder, FILE), "the package's own"))
     tree = checkout()
     if tree is not None:
         places.append((os.path.join(tree, "build", FILE), f"the build tree of the checkout {tree}"))
@@ -110,8 +166,43 @@ def candidates():
     return places
 
 
+CUDA_LIBRARIES = ("libcudart.so", "libcublasLt.so", "libcublas.so")
+
+
+def _preload_cuda(message):
+    """Where a load failed for want of the CUDA runtime or cuBLAS (`message`
+    names one): loads the toolkit's copies, whose sonames then satisfy the
+    library's needs. True where one was loaded."""
+    if not any(name in message for name in CUDA_LIBRARIES):
+        return False
+    homes = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]
+    loaded = False
+    for home in filter(None, homes):
+        for lib in ("lib64", "lib"):
+            folder = os.path.join(home, lib)
+            if not os.path.isdir(folder):
+                continue
+            for name in CUDA_LIBRARIES:
+                versions = sorted(f for f in os.listdir(folder)
+                                  if f.startswith(name + ".") and f.count(".") == 2)
+                for candidate in versions[-1:]:
+                    try:
+                        ctypes.CDLL(os.path.join(folder, candidate), mode=ctypes.RTLD_GLOBAL)
+                        loaded = True
+                    except OSError:
+                        pass
+        if loaded:
+            return True
+    return loaded
+
+
 def _open(path):
     # RTLD_LOCAL (the default): the library's symbols stay its own.
+    try:
+        return ctypes.CDLL(path)
+    except OSError as err:
+        if not _preload_cuda(str(err)):
+            raise
     return ctypes.CDLL(path)
 
 
@@ -161,8 +252,9 @@ def find():
         return lib, _file_of(lib) or SONAME
     raise ImportError(
         "pipegemm: libpipegemm.so not found. Looked for it in:\n  " + "\n  ".join(looked) +
-        f"\nBuild it (make, in the checkout), install it (cmake --install build --prefix "
-        f"PREFIX), or set {ENV}=/path/to/{FILE}.")
+        f"\nInstall the package with its library (python3 -m pip install ./python, in the "
+        f"checkout), build it (make), install it (cmake --install build --prefix PREFIX), or "
+        f"set {ENV}=/path/to/{FILE}.")
 
 
 def declare(lib, path):
@@ -175,6 +267,13 @@ def declare(lib, path):
                               f"{DECLARED[0]}.{DECLARED[1]}") from None
         function.restype = restype
         function.argtypes = argtypes
+    try:
+        handler = getattr(lib, XLA_HANDLER)
+    except AttributeError:  # a library built without jaxlib's headers
+        pass
+    else:
+        handler.restype = _PTR
+        handler.argtypes = [_PTR]
     number = lib.pg_version()
     found = (number // 10000, number // 100 % 100)
     if found != DECLARED:
@@ -196,6 +295,15 @@ def load():
 
 
 LIB, PATH = load()
+
+
+def has_xla_handler():
+    """Whether the library exports pg_xla_matmul (include/pipegemm_xla.h)."""
+    try:
+        getattr(LIB, XLA_HANDLER)
+    except AttributeError:
+        return False
+    return True
 
 
 def detail():

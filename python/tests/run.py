@@ -4,7 +4,8 @@
     python3 python/tests/run.py host [--library PATH] [--cli PATH] [PYTEST_ARGS...]
     python3 python/tests/run.py gpu  [--library PATH] [PYTEST_ARGS...]
 
-host   test_host.py: no GPU needed (CTest's python_host)
+host   test_host.py, test_frameworks_host.py: no GPU needed (CTest's
+       python_host; torch's and JAX's tests skip where they do not import)
 gpu    test_gpu.py: torch and CuPy arrays, JAX where it imports (python_gpu)
 
 --library PATH   the libpipegemm.so to test (sets PIPEGEMM_LIBRARY)
@@ -131,9 +132,10 @@ def main(argv):
                                 f"{found['torch']}; {found['cupy']}", False)
 
     outcomes = Outcomes()
-    test_file = os.path.join(TESTS, f"test_{mode}.py")
+    names = ["test_host.py", "test_frameworks_host.py"] if mode == "host" else ["test_gpu.py"]
+    test_files = [os.path.join(TESTS, name) for name in names]
     code = pytest.main(["--rootdir", PYTHON, "-c", os.path.join(PYTHON, "pyproject.toml"),
-                        test_file, *pytest_args], plugins=[outcomes])
+                        *test_files, *pytest_args], plugins=[outcomes])
     if code == 0 and outcomes.passed == 0:
         print("run.py: FAIL: no test passed")
         return 1

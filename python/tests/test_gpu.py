@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
 
 import pytest
 
@@ -442,20 +443,17 @@ def test_torch_refusals(torch_arrays):
     torch = torch_arrays.torch
     a = torch.rand(64, 32, device="cuda")
     b = torch.rand(32, 48, device="cuda")
-    with pytest.raises(ValueError, match=r"b \(32 x 48, strides \(1, 32\) in elements\) is "
-                                         r"not row-major .* pass b\.contiguous\(\)"):
-        pipegemm.matmul(a, torch.rand(48, 32, device="cuda").t())
+    with pytest.raises(ValueError, match=r"a is \(1, 64, 32\) and b 48 x 32: a's width"):
+        pipegemm.matmul(a[None], b.t())
     with pytest.raises(ValueError, match=r"a is on cpu: pipegemm\.matmul takes CUDA tensors"):
         pipegemm.matmul(a.cpu(), b)
     with pytest.raises(ValueError, match=r"a is torch\.float64: .* takes torch\.float32"):
         pipegemm.matmul(a.double(), b)
-    with pytest.raises(ValueError, match=r"a has 3 dimensions"):
-        pipegemm.matmul(a[None], b)
-    with pytest.raises(ValueError, match=r"a requires grad and pipegemm\.matmul has no "
-                                         r"backward"):
-        pipegemm.matmul(a.requires_grad_(True), b)
+    with pytest.raises(ValueError, match=r"^pipegemm\.matmul with out= has no autograd"):
+        pipegemm.matmul(a.requires_grad_(True), b, out=torch.empty(64, 48, device="cuda"))
     with torch.no_grad():
         assert not pipegemm.matmul(a, b).requires_grad
+    assert pipegemm.matmul(a, b).requires_grad
     a.requires_grad_(False)
     with pytest.raises(ValueError, match=r"out overlaps a"):
         pipegemm.matmul(a[:, :32], b[:, :32], out=a[:, :32])
@@ -471,8 +469,8 @@ def test_cupy_refusals(cupy_arrays):
     cupy = cupy_arrays.cupy
     a = cupy.ones((64, 32), dtype=cupy.float32)
     b = cupy.ones((32, 48), dtype=cupy.float32)
-    with pytest.raises(ValueError, match=r"pass cupy\.ascontiguousarray\(b\)"):
-        pipegemm.matmul(a, cupy.asfortranarray(b))
+    with pytest.raises(ValueError, match=r"out overlaps a"):
+        pipegemm.matmul(a[:, :32], b[:, :32], out=a[:, :32])
     with pytest.raises(ValueError, match=r"a is float16: pipegemm\.matmul takes float32"):
         pipegemm.matmul(a.astype(cupy.float16), b)
     with pytest.raises(ValueError, match=r"out is 64 x 47"):
@@ -540,10 +538,183 @@ def test_jax_refusals(jax):
     b = jax.device_put(np.ones((32, 48), np.float32), gpu)
     with pytest.raises(TypeError, match=r"out cannot be a JAX array"):
         pipegemm.matmul(a, b, out=jax.device_put(np.ones((64, 48), np.float32), gpu))
-    with pytest.raises(ValueError, match=r"pass out="):
+    with pytest.raises(ValueError, match=r"beta = 1\.0 scales out"):
         pipegemm.matmul(a, b, beta=1.0)
-    with pytest.raises(TypeError):
-        jax.jit(lambda x, y: pipegemm.matmul(x, y))(a, b)
+
+
+# ---- torch.matmul's semantics: every layout and batch, against float64 ------------------------
+
+def torch_close(torch, got, a, b, alpha=1.0, precision="strict"):
+    """None where `got` is within the library's bound of alpha a @ b in float64."""
+    a64, b64 = a.detach().double(), b.detach().double()
+    ref = alpha * torch.matmul(a64, b64)
+    scale = abs(alpha) * torch.matmul(a64.abs(), b64.abs())
+    k = a.shape[-1]
+    from reference import tolerance
+    bound = torch.from_numpy(np.asarray(tolerance(scale.cpu().numpy(), k, precision))).to(
+        got.device)
+    error = (got.double() - ref).abs()
+    if got.shape != ref.shape:
+        return f"shape {tuple(got.shape)}, torch's {tuple(ref.shape)}"
+    bad = ~(error <= bound)
+    return None if not bool(bad.any()) else f"{int(bad.sum())} elements outside the bound"
+
+
+def layout_cases(torch):
+    """(name, a, b): every op combination, batches equal, broadcast (2-D,
+    expand()ed, size 1), 1-D, views a leading dimension apart."""
+    g = torch.Generator(device="cuda").manual_seed(56)
+
+    def r(*shape):
+        return torch.rand(*shape, device="cuda", generator=g) * 2 - 1
+    m, n, k = 67, 45, 131
+    return [
+        ("NN", r(m, k), r(k, n)),
+        ("TN", r(k, m).t(), r(k, n)),
+        ("NT", r(m, k), r(n, k).t()),
+        ("TT", r(k, m).t(), r(n, k).t()),
+        ("ld", r(m, k + 9)[:, 3:3 + k], r(k, n + 5)[:, :n]),
+        ("batch", r(3, m, k), r(3, k, n)),
+        ("batch-T", r(3, k, m).mT, r(3, n, k).mT),
+        ("x@W.T", r(2, 3, m, k), r(n, k).t()),
+        ("A broadcast", r(m, k), r(4, k, n)),
+        ("expand", r(1, m, k).expand(5, m, k), r(5, k, n)),
+        ("2x1 by 3", r(2, 1, m, k), r(3, k, n)),
+        ("every other", r(6, m, k)[::2], r(3, k, n)),
+        ("row", r(k), r(k, n)),
+        ("column", r(m, k), r(k)),
+        ("dot", r(k), r(k)),
+        ("row batch", r(k), r(2, k, n)),
+    ]
+
+
+@pytest.mark.parametrize("variant", ["auto", "auto_emulated", "auto_tf32", "cublas",
+                                     "cp_async"])
+def test_layouts_against_torch(torch_arrays, variant):
+    torch = torch_arrays.torch
+    precision = PRECISION[variant]
+    for name, a, b in layout_cases(torch):
+        with warnings.catch_warnings():
+            # cp_async (op N, N, one GEMM) copies op T operands, saying so
+            warnings.simplefilter("ignore" if variant == "cp_async" else "error",
+                                  pipegemm.CopyWarning)
+            got = run(variant, lambda: pipegemm.matmul(a, b, alpha=-1.5, variant=variant))
+        problem = torch_close(torch, got, a, b, -1.5, precision)
+        assert problem is None, f"{variant}, {name}: {problem}"
+
+
+def test_out_transposed_and_beta(torch_arrays):
+    torch = torch_arrays.torch
+    a, b = torch.rand(3, 40, 70, device="cuda"), torch.rand(70, 50, device="cuda")
+    out = torch.rand(3, 50, 40, device="cuda").mT          # stored transposed
+    before = out.clone()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pipegemm.CopyWarning)
+        assert pipegemm.matmul(a, b, out=out, alpha=2.0, beta=0.5) is out
+    expected = 2.0 * torch.matmul(a.double(), b.double()) + 0.5 * before.double()
+    assert torch.allclose(out.double(), expected, rtol=1e-5, atol=1e-4)
+
+
+def test_copy_warning(torch_arrays):
+    torch = torch_arrays.torch
+    a = torch.rand(1, 30, device="cuda").expand(20, 30)     # rows of stride 0
+    b = torch.rand(30, 10, device="cuda")
+    with pytest.warns(pipegemm.CopyWarning, match=r"a \(20 x 30, strides \(0, 1\)"):
+        got = pipegemm.matmul(a, b)
+    assert torch_close(torch, got, a, b) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pipegemm.CopyWarning)
+        with pytest.raises(pipegemm.CopyWarning):
+            pipegemm.matmul(a, b)
+
+
+@pytest.mark.parametrize("variant", ["auto", "auto_emulated"])
+def test_backward_against_torch(torch_arrays, variant):
+    torch = torch_arrays.torch
+    for name, a, b in layout_cases(torch):
+        x = a.detach().clone().requires_grad_(True)
+        w = torch.nn.Parameter(b.detach().clone())
+        y = pipegemm.matmul(x, w, alpha=0.75, variant=variant)
+        weights = torch.rand(y.shape, device="cuda", dtype=torch.float64)
+        (y.double() * weights).sum().backward()
+        x64 = a.detach().double().requires_grad_(True)
+        w64 = b.detach().double().requires_grad_(True)
+        (0.75 * torch.matmul(x64, w64) * weights).sum().backward()
+        for got, want in ((x.grad, x64.grad), (w.grad, w64.grad)):
+            assert got.shape == want.shape, name
+            assert torch.allclose(got.double(), want, rtol=1e-4, atol=1e-3), name
+
+
+def test_torch_compile_fullgraph_on_the_gpu(torch_arrays):
+    torch = torch_arrays.torch
+    model = torch.nn.Linear(96, 64, device="cuda")
+    x = torch.rand(4, 32, 96, device="cuda", requires_grad=True)
+
+    def f(x):
+        return torch.relu(pipegemm.matmul(x, model.weight.mT, variant="auto_emulated") +
+                          model.bias).sum()
+    compiled = torch.compile(f, fullgraph=True)
+    loss = compiled(x)
+    loss.backward()
+    x64 = x.detach().double().requires_grad_(True)
+    ref = torch.relu(x64 @ model.weight.double().mT + model.bias.double()).sum()
+    ref.backward()
+    assert torch.allclose(loss.double(), ref, rtol=1e-5)
+    assert torch.allclose(x.grad.double(), x64.grad, rtol=1e-4, atol=1e-4)
+
+
+def test_use_routes_a_model(torch_arrays):
+    torch = torch_arrays.torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Calls(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.names = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.names.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.GELU(),
+                                torch.nn.Linear(128, 32)).cuda()
+    x = torch.rand(8, 64, device="cuda")
+    expected = model.double()(x.double())
+    model.float()
+    for precision in ("strict", "emulated", "tf32"):
+        calls = Calls()
+        with pipegemm.torch.use(precision=precision), calls:
+            y = model(x)
+        assert sum("pipegemm.matmul" in name for name in calls.names) == 2, calls.names
+        assert not any(name.startswith("aten.addmm") or name.startswith("aten.mm")
+                       for name in calls.names), calls.names
+        tolerance = 1e-2 if precision == "tf32" else 1e-4
+        assert torch.allclose(y.double(), expected, rtol=tolerance, atol=tolerance)
+
+
+def test_jax_jit_grad_vmap(jax):
+    pj = pytest.importorskip("pipegemm.jax")
+    if not pj.available():
+        pytest.skip("this libpipegemm has no XLA handler (PG_XLA_FFI)")
+    jnp = jax.numpy
+    gpu = jax.devices("gpu")[0]
+    x_host, w_host, _ = inputs(96, 64, 80, 8)
+    x, w = jax.device_put(x_host, gpu), jax.device_put(w_host, gpu)
+    f = jax.jit(lambda x, w: pj.matmul(x, w, variant="auto_emulated"))
+    assert held_to_the_bound(np.asarray(f(x, w)), 96, 64, 80, 8, 1.0, 0.0,
+                             "auto_emulated") is None
+    weights = np.random.default_rng(9).uniform(-1, 1, (96, 64))
+    gx, gw = jax.jit(jax.grad(lambda x, w: (pj.matmul(x, w) * weights).sum(),
+                              argnums=(0, 1)))(x, w)
+    np.testing.assert_allclose(np.asarray(gx), weights @ w_host.astype(np.float64).T,
+                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(gw), x_host.astype(np.float64).T @ weights,
+                               rtol=1e-4, atol=1e-4)
+    xs = jnp.stack([x, 2 * x, -x])
+    ys = jax.jit(jax.vmap(pj.matmul, in_axes=(0, None)))(xs, w)
+    np.testing.assert_allclose(np.asarray(ys),
+                               np.stack([s * x_host @ w_host for s in (1, 2, -1)]),
+                               rtol=1e-4, atol=1e-4)
 
 
 # ---- the example -------------------------------------------------------------------------------
