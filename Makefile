@@ -59,7 +59,7 @@ test: deps
 	$(call run_ctest,$(BUILD),-LE fuzz,tests)
 
 # The tests labelled host and cli, and the fuzz of the parsers
-# (tests/fuzz_cli.c), in a build of its own whose host C code has ASan and
+# (tests/fuzz/), in a build of its own whose host C code has ASan and
 # UBSan (-DPG_SANITIZE=ON); its CUDA code is for sm_90 alone, half the
 # compile of the default. tests/CMakeLists.txt sets the options that make
 # any report fail its test, and says which tests are left out and why.
