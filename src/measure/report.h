@@ -149,7 +149,9 @@ typedef enum {
 } pgc_verdict;
 
 #define PGC_SHAPE_TEXT_SIZE 40
-#define PGC_VERDICT_TEXT_SIZE 96
+/* Room for the library's longest reason in a SKIP: a study kernel's
+ * refusal of a layout names the ops and the batch it was given. */
+#define PGC_VERDICT_TEXT_SIZE 160
 /* "split-K 8", "split-K 5 from row 1664", "stream-K 264": the longest work
  * text with room to spare. */
 #define PGC_WORK_TEXT_SIZE 48
