@@ -12,7 +12,8 @@
  *
  * Prints CSV: shape,m,n,k,candidate,stages,predicted,status,chosen,blocks,block_k
  * (the planned kernel's blocks and a block's K; 0 where it refuses). Exit 2
- * for bad arguments or an unreadable file. Not installed. */
+ * for bad arguments, an unreadable file, or a line that names a layout
+ * other than op N, N and one GEMM. Not installed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,16 @@ int main(int argc, char **argv) {
     }
     for (int j = 0; j < set.count; ++j) {
       const pgc_shape *s = &set.shapes[j];
+      /* The model plans one row-major GEMM, op N, N: a line that names
+       * another layout would be replayed as something it is not. */
+      if (s->layout.op_a != PG_OP_N || s->layout.op_b != PG_OP_N || s->layout.batch != 1) {
+        char text[PGC_SHAPES_ERROR_SIZE / 4];
+        pgc_shape_text(s, text, sizeof text);
+        fprintf(stderr, "pg_auto_replay: %s:%zu: %s: the model replays op N, N and one GEMM\n",
+                argv[i], s->line, text);
+        pgc_shape_set_free(&set);
+        return 2;
+      }
       pg_model_row rows[MAX_ROWS];
       int chosen = -1;
       const int count = pg_auto_model(&device, selector, s->m, s->n, s->k, rows, MAX_ROWS, &chosen);

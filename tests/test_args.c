@@ -1,8 +1,11 @@
-/* pg_sgemm's argument checks, without a GPU. The buffers are host memory:
- * the library must reject (or, for M or N = 0, finish) before it touches
- * them, so each rejected call must leave C bit-identical. On a machine with
- * no GPU a fully valid call returns PG_ERR_NO_DEVICE; with a GPU that
- * assertion is skipped (tests/test_gpu_badargs.c covers the device side). */
+/* The argument checks of every entry point that takes a problem (pg_sgemm,
+ * the plans, pg_gemm and its layouts, the selectors' questions, the
+ * column-major BLAS forms: tests/bad_calls.h), without a GPU. The buffers
+ * are host memory: the library must reject (or, for M, N or the batch 0,
+ * finish) before it touches them, so each rejected call must leave C
+ * bit-identical. On a machine with no GPU a fully valid call returns
+ * PG_ERR_NO_DEVICE; with a GPU that assertion is skipped
+ * (tests/test_gpu_badargs.c covers the device side). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,9 +41,11 @@ static int setup(void **state) {
   return 0;
 }
 
-/* M=4, N=5, K=6, dense: valid for every variant. */
+/* M=4, N=5, K=6, dense, op N, N, one GEMM: valid for every variant. */
 static pgt_call valid_call(const char *variant) {
-  pgt_call c = {variant, 0, 4, 5, 6, 1.0f, host_a, 6, host_b, 5, 0.5f, host_c, 5};
+  pgt_call c = {.variant = variant, .m = 4, .n = 5, .k = 6, .alpha = 1.0f, .a = host_a, .lda = 6,
+                .b = host_b, .ldb = 5, .beta = 0.5f, .c = host_c, .ldc = 5,
+                .op_a = PG_OP_N, .op_b = PG_OP_N, .batch = 1};
   return c;
 }
 
@@ -63,15 +68,18 @@ static void host_check(const pgt_call *c, const pgt_entry_point *entry, pg_statu
   (void)ctx;
   const pg_status got = entry->run(c, NULL);
   if (got != want)
-    fail_msg("%s through %s (variant %s, stages %d, m=%d n=%d k=%d lda=%d ldb=%d ldc=%d): "
-             "got %s, want %s",
+    fail_msg("%s through %s (variant %s, stages %d, m=%d n=%d k=%d lda=%d ldb=%d ldc=%d, "
+             "op %d %d, batch %d, strides %lld %lld %lld): got %s, want %s",
              what, entry->name, c->variant, c->stages, c->m, c->n, c->k, c->lda, c->ldb, c->ldc,
+             c->op_a, c->op_b, c->batch, c->stride_a, c->stride_b, c->stride_c,
              pg_status_name(got), pg_status_name(want));
   assert_memory_equal(host_c, snapshot_c, sizeof host_c);
   /* Without a GPU a valid call stops at the device, whose absence the detail
    * explains; only refusals of the arguments are judged here. */
-  if (want == PG_ERR_INVALID_ARG || want == PG_ERR_STAGES || c->m == 0 || c->n == 0) {
-    const char *problem = pgt_detail_problem(pgt_detail_word(want, what), pg_last_error_detail());
+  if (want == PG_ERR_INVALID_ARG || want == PG_ERR_STAGES || c->m == 0 || c->n == 0 ||
+      c->batch == 0) {
+    const char *problem =
+        pgt_detail_problem(pgt_detail_word_for(entry, want, what), pg_last_error_detail());
     if (problem)
       fail_msg("%s through %s (variant %s): %s: \"%s\"", what, entry->name, c->variant, problem,
                pg_last_error_detail());
@@ -140,7 +148,7 @@ static void test_valid_call_without_gpu(void **state) {
     const pg_variant_info *v = pg_variant_at(i);
     for (int e = 0; e < PGT_ENTRY_POINTS; ++e) {
       const pgt_entry_point *entry = &pgt_entry_points[e];
-      if (entry->only_for != NULL && strcmp(entry->only_for, v->name) != 0) continue;
+      if (!pgt_entry_applies(entry, v)) continue;
       pgt_call c = valid_call(v->name);
       host_check(&c, entry, PG_ERR_NO_DEVICE, "valid call, no GPU", NULL);
       c.stages = v->max_stages;
@@ -152,6 +160,22 @@ static void test_valid_call_without_gpu(void **state) {
       c.a = NULL;
       c.b = NULL;
       host_check(&c, entry, PG_ERR_NO_DEVICE, "k 0 with NULL A and B, no GPU", NULL);
+      /* op T, T and a batch of 3 with a shared B: valid, so it stops at
+       * the device too (a study kernel's refusal of the layout needs the
+       * device: test_gpu_layouts). */
+      if ((entry->takes & (PGT_TAKES_OPS | PGT_TAKES_BATCH)) ==
+          (PGT_TAKES_OPS | PGT_TAKES_BATCH)) {
+        c = valid_call(v->name);
+        c.op_a = PG_OP_T;
+        c.op_b = PG_OP_T;
+        c.lda = c.m; /* A stored K x M */
+        c.ldb = c.k; /* B stored N x K */
+        c.batch = 3;
+        c.stride_a = (long long)c.k * c.lda;
+        c.stride_b = 0;
+        c.stride_c = (long long)c.m * c.ldc;
+        host_check(&c, entry, PG_ERR_NO_DEVICE, "op T, T, batch 3, no GPU", NULL);
+      }
     }
   }
 }
@@ -195,6 +219,22 @@ static void test_detail_cleared_on_success(void **state) {
   pg_plan_info info = PG_PLAN_INFO_INIT;
   EXPECT_CLEARED(pg_plan_describe(plan, &info));
   pg_plan_destroy(plan);
+  /* The layouts' entry points, with nothing to do (batch 0, or N = 0). */
+  pg_gemm_desc empty = PG_GEMM_DESC_INIT;
+  empty.m = empty.n = empty.k = 4;
+  empty.lda = empty.ldb = empty.ldc = 4;
+  empty.batch = 0;
+  EXPECT_CLEARED(pg_gemm("cp_async", 0, &empty, NULL));
+  EXPECT_CLEARED(pg_variant_accepts_gemm(v, 0, &empty));
+  EXPECT_CLEARED(pg_selector_choice(pg_variant_find("auto"), &empty, &chosen, &stages));
+  plan = NULL;
+  EXPECT_CLEARED(pg_plan_create_gemm(&plan, v, 0, &empty));
+  EXPECT_CLEARED(pg_plan_launch_with(plan, NULL, NULL, NULL, NULL));
+  pg_plan_destroy(plan);
+  const float one = 1.0f, zero = 0.0f;
+  EXPECT_CLEARED(pg_blas_sgemm(NULL, 0, 0, 4, 0, 4, &one, NULL, 4, NULL, 4, &zero, NULL, 4));
+  EXPECT_CLEARED(pg_blas_sgemm_strided_batched(NULL, 1, 1, 4, 4, 4, &one, NULL, 4, 16, NULL, 4,
+                                               16, &zero, NULL, 4, 16, 0));
 
   /* No status, no change: the detail outlives them. */
   refuse_something();

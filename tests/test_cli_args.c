@@ -37,6 +37,13 @@ static void test_bench_defaults(void **state) {
   assert_int_equal(r.opts.check, 1);
   assert_int_equal(r.opts.device, 0);
   assert_int_equal(r.opts.quiet, 0);
+  /* The study's layout: op N, N, one GEMM, dense members. */
+  assert_int_equal(r.opts.layout.op_count, 1);
+  assert_int_equal(r.opts.layout.ops[0], 0);
+  assert_int_equal(r.opts.layout.batch, 1);
+  assert_true(r.opts.layout.stride_a == PGC_STRIDE_DENSE);
+  assert_true(r.opts.layout.stride_b == PGC_STRIDE_DENSE);
+  assert_true(r.opts.layout.stride_c == PGC_STRIDE_DENSE);
 }
 
 static void test_study_defaults(void **state) {
@@ -177,6 +184,77 @@ static void test_shapes_option(void **state) {
   expect_usage_error(PARSE("study", "pipelining", "--shapes", "set.txt"),
                      "--shapes");
   expect_usage_error(PARSE("list", "--shapes", "set.txt"), "--shapes");
+}
+
+/* --op LIST, --batch N, --stride-a/b/c S: bench's layouts, in the order
+ * given without repeats; the ops by index 2 * (op_a T) + (op_b T). */
+static void test_layout_options(void **state) {
+  (void)state;
+  parse_result r = PARSE("bench", "--op", "NT");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.layout.op_count, 1);
+  assert_int_equal(r.opts.layout.ops[0], 1);
+  r = PARSE("bench", "--op=TT,NN,TN,NN,TT", "--size", "64");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.layout.op_count, 3);
+  assert_int_equal(r.opts.layout.ops[0], 3);
+  assert_int_equal(r.opts.layout.ops[1], 0);
+  assert_int_equal(r.opts.layout.ops[2], 2);
+  r = PARSE("bench", "--op", "NN,NT,TN,TT");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.layout.op_count, 4);
+  for (int i = 0; i < 4; ++i) assert_int_equal(r.opts.layout.ops[i], i);
+
+  r = PARSE("bench", "--batch", "1024", "--size", "64");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.layout.batch, 1024);
+  assert_true(r.opts.layout.stride_b == PGC_STRIDE_DENSE);
+  r = PARSE("bench", "--m", "2048", "--n", "4096", "--k", "4096", "--op", "NN", "--batch=16",
+            "--stride-b", "0");
+  EXPECT_OK(r);
+  assert_int_equal(r.opts.layout.batch, 16);
+  assert_true(r.opts.layout.stride_b == 0);
+  assert_true(r.opts.layout.stride_a == PGC_STRIDE_DENSE);
+  r = PARSE("bench", "--batch", "3", "--size", "8", "--stride-a=100", "--stride-c", "64",
+            "--stride-b", "9223372036854775807");
+  EXPECT_OK(r);
+  assert_true(r.opts.layout.stride_a == 100);
+  assert_true(r.opts.layout.stride_c == 64); /* 8 x 8: the Cs just apart */
+  assert_true(r.opts.layout.stride_b == 9223372036854775807LL);
+  /* With --shapes, the defaults of the lines that name none: a stride is
+   * judged line by line, where the batch is known. */
+  r = PARSE("bench", "--shapes", "set.txt", "--stride-b", "0", "--op", "TN");
+  EXPECT_OK(r);
+  assert_true(r.opts.layout.stride_b == 0);
+
+  expect_usage_error(PARSE("bench", "--op", "nt"), "--op expects NN, NT, TN or TT");
+  expect_usage_error(PARSE("bench", "--op", "NX"), "got 'NX'");
+  expect_usage_error(PARSE("bench", "--op", "NN,"), "got 'NN,'");
+  expect_usage_error(PARSE("bench", "--op", "NN,,NT"), "got 'NN,,NT'");
+  expect_usage_error(PARSE("bench", "--op", "NNT"), "got 'NNT'");
+  expect_usage_error(PARSE("bench", "--op", ""), "--op expects");
+  expect_usage_error(PARSE("bench", "--batch", "0"), "--batch must be at least 1, got 0");
+  expect_usage_error(PARSE("bench", "--batch", "-2"), "--batch expects a non-negative integer");
+  expect_usage_error(PARSE("bench", "--batch", "2147483648"), "--batch 2147483648 is too large");
+  expect_usage_error(PARSE("bench", "--batch", "2", "--stride-a", "-1"),
+                     "--stride-a expects a non-negative integer (floats), got '-1'");
+  expect_usage_error(PARSE("bench", "--batch", "2", "--stride-c", "9223372036854775808"),
+                     "--stride-c 9223372036854775808 is too large");
+  /* A stride without a batch, and Cs that would overlap. */
+  expect_usage_error(PARSE("bench", "--stride-b", "0"),
+                     "--stride-b applies to a batch: give --batch above 1");
+  expect_usage_error(PARSE("bench", "--batch", "1", "--stride-a", "5"), "--stride-a applies");
+  expect_usage_error(PARSE("bench", "--batch", "2", "--size", "8", "--stride-c", "63"),
+                     "--stride-c 63 is below M x N = 64: the batch's Cs would overlap");
+  expect_usage_error(PARSE("bench", "--batch", "2", "--m", "3", "--n", "5", "--stride-c", "0"),
+                     "--stride-c 0 is below M x N = 15");
+  /* M or N 0: nothing to overlap. */
+  EXPECT_OK(PARSE("bench", "--batch", "2", "--m", "0", "--stride-c", "0"));
+  /* bench's alone. */
+  expect_usage_error(PARSE("profile", "--op", "NT"), "--op is not an option of 'profile'");
+  expect_usage_error(PARSE("trace", "--variant", "cp_async", "--out", "x.json", "--batch", "2"),
+                     "--batch is not an option of 'trace'");
+  expect_usage_error(PARSE("study", "pipelining", "--stride-a", "0"), "--stride-a");
 }
 
 static void test_study_and_list_options(void **state) {
@@ -608,6 +686,7 @@ int main(void) {
       cmocka_unit_test(test_options_separate_and_joined),
       cmocka_unit_test(test_dimensions_override_size),
       cmocka_unit_test(test_shapes_option),
+      cmocka_unit_test(test_layout_options),
       cmocka_unit_test(test_study_and_list_options),
       cmocka_unit_test(test_single_warp_options),
       cmocka_unit_test(test_last_value_wins),

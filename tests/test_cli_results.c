@@ -218,6 +218,71 @@ static void test_result_rows_relate(void **state) {
   free(text);
 }
 
+/* A row's layout: op and batch in every format, the strides in CSV and
+ * JSON where there is a batch (absent for one GEMM), and the table's batch
+ * cell naming the strides that are not dense. */
+static void test_result_row_layout(void **state) {
+  (void)state;
+  int op = -1, batch_text = -1, batch = -1, stride_b = -1;
+  for (int c = 0; c < pgc_result_column_count; ++c) {
+    if (strcmp(pgc_result_columns[c].key, "op") == 0) op = c;
+    if (strcmp(pgc_result_columns[c].key, "batch_text") == 0) batch_text = c;
+    if (strcmp(pgc_result_columns[c].key, "batch") == 0) batch = c;
+    if (strcmp(pgc_result_columns[c].key, "stride_b") == 0) stride_b = c;
+  }
+  assert_true(op >= 0 && batch_text >= 0 && batch >= 0 && stride_b >= 0);
+  assert_int_equal(pgc_result_columns[op].show, PGC_SHOW_ALL);
+  assert_int_equal(pgc_result_columns[batch_text].show, PGC_SHOW_TABLE);
+  assert_int_equal(pgc_result_columns[batch].show, PGC_SHOW_DATA);
+  assert_int_equal(pgc_result_columns[stride_b].show, PGC_SHOW_DATA);
+
+  pgc_result_row row;
+  pgc_cell cells[PGC_MAX_COLUMNS];
+  pgc_result_row_init(&row, "cp_async", 2, 64, 32, 16);
+  pgc_result_row_cells(&row, cells);
+  assert_string_equal(cells[op].text, "NN");
+  assert_string_equal(cells[batch_text].text, "1");
+  assert_int_equal(cells[batch].kind, PGC_CELL_INTEGER);
+  assert_int_equal(cells[batch].integer, 1);
+  assert_int_equal(cells[stride_b].kind, PGC_CELL_ABSENT);
+
+  const long long strides[3] = {512, 0, 2048};
+  pgc_result_row_set_layout(&row, 1, 0, 16, strides, 2u /* stride_b alone */);
+  pgc_result_row_cells(&row, cells);
+  assert_string_equal(cells[op].text, "TN");
+  assert_string_equal(cells[batch_text].text, "16 stride_b=0");
+  assert_int_equal(cells[batch].integer, 16);
+  assert_int_equal(cells[stride_b].kind, PGC_CELL_INTEGER);
+  assert_int_equal(cells[stride_b].integer, 0);
+  assert_int_equal(cells[stride_b - 1].integer, 512);
+  pgc_result_row_set_layout(&row, 0, 1, 3, strides, 7u);
+  assert_string_equal(row.batch_text, "3 stride_a=512 stride_b=0 stride_c=2048");
+  assert_string_equal(row.op, "NT");
+}
+
+/* Ratios relate rows of one shape and layout: cuBLAS at NT is no measure of
+ * an NN row, nor a batch of 4 of one GEMM, nor a shared B of a dense one. */
+static void test_result_rows_relate_layouts(void **state) {
+  (void)state;
+  enum { ROWS = 6 };
+  pgc_result_row rows[ROWS];
+  const long long dense[3] = {4096, 4096, 4096}, shared_b[3] = {4096, 0, 4096};
+  for (int r = 0; r < ROWS; ++r)
+    pgc_result_row_init(&rows[r], r % 2 ? "cp_async_any" : "cublas", 3, 64, 64, 64);
+  pgc_result_row_set_layout(&rows[0], 0, 1, 1, dense, 0);        /* cublas NT */
+  pgc_result_row_set_layout(&rows[1], 0, 0, 1, dense, 0);        /* cp_async_any NN */
+  pgc_result_row_set_layout(&rows[2], 0, 0, 4, dense, 0);        /* cublas NN x4 */
+  pgc_result_row_set_layout(&rows[3], 0, 0, 4, shared_b, 2u);    /* cp_async_any NN x4, B shared */
+  pgc_result_row_set_layout(&rows[4], 0, 0, 4, shared_b, 2u);    /* cublas, the same */
+  pgc_result_row_set_layout(&rows[5], 0, 1, 1, dense, 0);        /* cp_async_any NT */
+  for (int r = 0; r < ROWS; ++r) rows[r].median_ms = 1.0 + r;
+  pgc_result_rows_relate(rows, ROWS, "baseline", "cublas", "cublas_tf32");
+  assert_true(isnan(rows[1].x_cublas)); /* no cublas NN of one GEMM */
+  assert_float_equal(rows[3].x_cublas, 5.0 / 4.0, 1e-12);
+  assert_float_equal(rows[5].x_cublas, 1.0 / 6.0, 1e-12);
+  assert_float_equal(rows[2].x_cublas, 1.0, 1e-12);
+}
+
 /* ---- the summary of a shape set ----------------------------------------------- */
 
 /* A run's row at one shape, timed at `ms` (NaN: not timed), else as given. */
@@ -324,6 +389,11 @@ static void test_flop_arithmetic(void **state) {
   /* The write-up's baseline: 2048^3 in 2.296 ms is 7484 GFLOPS. */
   assert_float_equal(pgc_gemm_tflops(2048, 2048, 2048, 2.296), 7.4825, 1e-3);
   assert_true(isnan(pgc_gemm_tflops(64, 64, 64, 0.0)));
+  /* A batch counts every GEMM: 1024 of 64^3 in 0.1 ms. */
+  assert_float_equal(pgc_batch_tflops(64, 64, 64, 1024, 0.1), 2.0 * 64 * 64 * 64 * 1024 / 1e8,
+                     1e-12);
+  assert_true(pgc_batch_tflops(2048, 2048, 2048, 1, 2.296) ==
+              pgc_gemm_tflops(2048, 2048, 2048, 2.296));
   char buf[16];
   pgc_cuda_version_text(12080, buf, sizeof buf);
   assert_string_equal(buf, "12.8");
@@ -338,6 +408,8 @@ int main(void) {
       cmocka_unit_test(test_result_row),
       cmocka_unit_test(test_work_column),
       cmocka_unit_test(test_result_rows_relate),
+      cmocka_unit_test(test_result_row_layout),
+      cmocka_unit_test(test_result_rows_relate_layouts),
       cmocka_unit_test(test_geomeans),
       cmocka_unit_test(test_flop_arithmetic),
   };

@@ -1,6 +1,8 @@
 /* Shape sets of `pipegemm bench --shapes` (src/cli/shapes.c): what a line may
- * look like, what each bad line is told as (with its file and line), and
- * reading files, the committed set among them. No GPU needed. */
+ * look like (a shape, then the words of its layout), what each bad line is
+ * told as (with its file and line), the command line's layout for the lines
+ * that name none, and reading files, the committed set among them. No GPU
+ * needed. */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -104,7 +106,13 @@ static void test_shapes_not_a_shape(void **state) {
   EXPECT_ERROR("64 64 64\n", "set.txt:1: '64 64 64' is not MxNxK");
   EXPECT_ERROR("64,64,64\n", "set.txt:1: '64,64,64' is not MxNxK");
   EXPECT_ERROR("64*64*64\n", "set.txt:1: '64*64*64' is not MxNxK");
-  EXPECT_ERROR("64x64x64 extra\n", "set.txt:1: '64x64x64 extra' is not MxNxK");
+  /* After a blank, words of the layout; one that is none is told so. */
+  EXPECT_ERROR("64x64x64 extra\n",
+               "set.txt:1: '64x64x64 extra': 'extra' is none of NN, NT, TN, TT (or a list of "
+               "them), batch=N, stride_a=S, stride_b=S, stride_c=S");
+  /* Without the blank, no shape at all. */
+  EXPECT_ERROR("64x64x64NT\n", "set.txt:1: '64x64x64NT' is not MxNxK");
+  EXPECT_ERROR("64x64x64batch=2\n", "set.txt:1: '64x64x64batch=2' is not MxNxK");
   EXPECT_ERROR("6 4x64x64\n", "set.txt:1: '6 4x64x64' is not MxNxK");
   EXPECT_ERROR("+64x64x64\n", "set.txt:1: '+64x64x64' is not MxNxK");
   EXPECT_ERROR("0x40x40x40\n", "set.txt:1: '0x40x40x40' is not MxNxK");
@@ -185,6 +193,207 @@ static void test_shapes_repeated(void **state) {
   assert_int_equal(p.rc, PGC_EXIT_OK);
   assert_int_equal(p.set.count, 3);
   pgc_shape_set_free(&p.set);
+}
+
+/* ---- layouts ---------------------------------------------------------------- */
+
+static void expect_layout(const parsed *p, int index, pg_op op_a, pg_op op_b, int batch,
+                          long long stride_a, long long stride_b, long long stride_c) {
+  assert_true(index < p->set.count);
+  const pgc_layout *l = &p->set.shapes[index].layout;
+  assert_int_equal(l->op_a, op_a);
+  assert_int_equal(l->op_b, op_b);
+  assert_int_equal(l->batch, batch);
+  assert_true(l->stride_a == stride_a);
+  assert_true(l->stride_b == stride_b);
+  assert_true(l->stride_c == stride_c);
+}
+#define D PGC_STRIDE_DENSE
+
+/* The words after a shape: ops (a list is a GEMM each, in its order),
+ * batch=N, stride_x=S, in any order; what a line does not name is NN, one
+ * GEMM, dense members. */
+static void test_shapes_layout_words(void **state) {
+  (void)state;
+  parsed p = parse(
+      "4096x4096x4096 NT\n"                         /* 1 */
+      "64x64x64 NN batch=1024\n"                    /* 2 */
+      "2048x4096x4096 NN batch=16 stride_b=0\n"     /* 3 */
+      "64x64x64\n"                                  /* 4: NN, one GEMM */
+      "8 x 8 x 8   TT,NN\tbatch=3 # two GEMMs\r\n"  /* 5: a list, blanks and a comment */
+      "3x5x7 stride_c=40 batch=2 stride_a=0 TN\n");  /* 6: any order */
+  if (p.rc != PGC_EXIT_OK) print_error("%s\n", p.err);
+  assert_int_equal(p.rc, PGC_EXIT_OK);
+  assert_int_equal(p.set.count, 7);
+  expect_shape(&p, 0, 4096, 4096, 4096, 1);
+  expect_layout(&p, 0, PG_OP_N, PG_OP_T, 1, D, D, D);
+  expect_shape(&p, 1, 64, 64, 64, 2);
+  expect_layout(&p, 1, PG_OP_N, PG_OP_N, 1024, D, D, D);
+  expect_shape(&p, 2, 2048, 4096, 4096, 3);
+  expect_layout(&p, 2, PG_OP_N, PG_OP_N, 16, D, 0, D);
+  expect_shape(&p, 3, 64, 64, 64, 4);
+  expect_layout(&p, 3, PG_OP_N, PG_OP_N, 1, D, D, D);
+  expect_shape(&p, 4, 8, 8, 8, 5);
+  expect_layout(&p, 4, PG_OP_T, PG_OP_T, 3, D, D, D);
+  expect_shape(&p, 5, 8, 8, 8, 5);
+  expect_layout(&p, 5, PG_OP_N, PG_OP_N, 3, D, D, D);
+  expect_shape(&p, 6, 3, 5, 7, 6);
+  expect_layout(&p, 6, PG_OP_T, PG_OP_N, 2, 0, D, 40);
+  char text[128];
+  pgc_shape_text(&p.set.shapes[2], text, sizeof text);
+  assert_string_equal(text, "2048x4096x4096 batch=16 stride_b=0");
+  pgc_shape_text(&p.set.shapes[6], text, sizeof text);
+  assert_string_equal(text, "3x5x7 TN batch=2 stride_a=0 stride_c=40");
+  pgc_shape_text(&p.set.shapes[3], text, sizeof text);
+  assert_string_equal(text, "64x64x64");
+  pgc_shape_set_free(&p.set);
+}
+
+static void test_shapes_layout_errors(void **state) {
+  (void)state;
+  EXPECT_ERROR("64x64x64 nt\n", "set.txt:1: '64x64x64 nt': 'nt' is none of NN, NT, TN, TT (or "
+                                "a list of them), batch=N, stride_a=S, stride_b=S, stride_c=S");
+  EXPECT_ERROR("64x64x64 NN,\n", "set.txt:1: '64x64x64 NN,': 'NN,' is none of NN, NT, TN, "
+                                 "TT (or a list of them), batch=N, stride_a=S, stride_b=S, "
+                                 "stride_c=S");
+  EXPECT_ERROR("64x64x64 Batch=2\n", "set.txt:1: '64x64x64 Batch=2': 'Batch=2' is none of "
+                                     "NN, NT, TN, TT (or a list of them), batch=N, stride_a=S, "
+                                     "stride_b=S, stride_c=S");
+  EXPECT_ERROR("64x64x64 NN NT\n", "set.txt:1: '64x64x64 NN NT': the ops are named twice");
+  EXPECT_ERROR("64x64x64 batch=2 batch=2\n",
+               "set.txt:1: '64x64x64 batch=2 batch=2': batch is named twice");
+  EXPECT_ERROR("64x64x64 batch=2 stride_b=0 stride_b=0\n",
+               "set.txt:1: '64x64x64 batch=2 stride_b=0 stride_b=0': stride_b is named twice");
+  EXPECT_ERROR("64x64x64 batch=0\n",
+               "set.txt:1: '64x64x64 batch=0': batch=0: the batch is a count from 1 to "
+               "2147483647");
+  EXPECT_ERROR("64x64x64 batch=\n",
+               "set.txt:1: '64x64x64 batch=': batch=: the batch is a count from 1 to 2147483647");
+  EXPECT_ERROR("64x64x64 batch=2147483648\n",
+               "set.txt:1: '64x64x64 batch=2147483648': batch=2147483648: the batch is a count "
+               "from 1 to 2147483647");
+  EXPECT_ERROR("64x64x64 batch=-1\n",
+               "set.txt:1: '64x64x64 batch=-1': batch=-1: the batch is a count from 1 to "
+               "2147483647");
+  EXPECT_ERROR("64x64x64 batch=2 stride_a=-1\n",
+               "set.txt:1: '64x64x64 batch=2 stride_a=-1': stride_a=-1: a stride is a count of "
+               "floats from 0 to 9223372036854775807");
+  EXPECT_ERROR("64x64x64 batch=2 stride_a=9223372036854775808\n",
+               "set.txt:1: '64x64x64 batch=2 stride_a=9223372036854775808': "
+               "stride_a=9223372036854775808: a stride is a count of floats from 0 to "
+               "9223372036854775807");
+  /* A stride of one GEMM, and Cs that would overlap. */
+  EXPECT_ERROR("64x64x64 stride_b=0\n",
+               "set.txt:1: '64x64x64 stride_b=0': stride_b needs a batch above 1 (one GEMM has "
+               "no stride)");
+  EXPECT_ERROR("64x64x64 batch=1 stride_a=0\n",
+               "set.txt:1: '64x64x64 batch=1 stride_a=0': stride_a needs a batch above 1 (one "
+               "GEMM has no stride)");
+  EXPECT_ERROR("3x5x7 batch=2 stride_c=14\n",
+               "set.txt:1: '3x5x7 batch=2 stride_c=14': stride_c=14 is below M x N = 15: the "
+               "batch's Cs would overlap");
+  /* At the bound, apart. */
+  parsed p = parse("3x5x7 batch=2 stride_c=15 stride_a=0 stride_b=9223372036854775807\n");
+  assert_int_equal(p.rc, PGC_EXIT_OK);
+  expect_layout(&p, 0, PG_OP_N, PG_OP_N, 2, 0, 9223372036854775807LL, 15);
+  pgc_shape_set_free(&p.set);
+}
+
+/* A GEMM asked for twice: the same shape, ops, batch and strides (dense
+ * ones as their numbers), on one line or two. */
+static void test_shapes_layout_repeated(void **state) {
+  (void)state;
+  EXPECT_ERROR("64x64x64 NT\n64x64x64 NN,NT\n", "set.txt:2: 64x64x64 NT is on line 1 already");
+  EXPECT_ERROR("64x64x64 NT,NT,TT\n64x64x64 TT\n",
+               "set.txt:2: 64x64x64 TT is on line 1 already");
+  EXPECT_ERROR("64x64x64 batch=2\n64x64x64 batch=2 stride_a=4096\n",
+               "set.txt:2: 64x64x64 batch=2 stride_a=4096 is on line 1 already");
+  EXPECT_ERROR("64x64x64\n64x64x64 NN batch=1\n", "set.txt:2: 64x64x64 is on line 1 already");
+  /* Another op, batch or stride is another GEMM. */
+  parsed p = parse("64x64x64\n64x64x64 NT\n64x64x64 batch=2\n64x64x64 batch=2 stride_b=0\n"
+                   "64x64x64 batch=3\n");
+  assert_int_equal(p.rc, PGC_EXIT_OK);
+  assert_int_equal(p.set.count, 5);
+  pgc_shape_set_free(&p.set);
+}
+
+/* The command line's layout (--op, --batch, --stride-*) for the lines that
+ * name none; a line's own words in its place. */
+static void test_shapes_request(void **state) {
+  (void)state;
+  pgc_layout_request request = {2, {0, 1}, 4, PGC_STRIDE_DENSE, 0, PGC_STRIDE_DENSE};
+  static const char text[] = "64x64x64\n32x32x32 TT\n16x16x16 batch=1\n8x8x8 batch=2 stride_b=64\n";
+  parsed p;
+  memset(&p, 0, sizeof p);
+  p.rc = pgc_shapes_parse_with(text, strlen(text), "set.txt", &request, &p.set, p.err,
+                               sizeof p.err);
+  if (p.rc != PGC_EXIT_OK) print_error("%s\n", p.err);
+  assert_int_equal(p.rc, PGC_EXIT_OK);
+  assert_int_equal(p.set.count, 7);
+  expect_layout(&p, 0, PG_OP_N, PG_OP_N, 4, D, 0, D); /* --op NN,NT, --batch 4, --stride-b 0 */
+  expect_layout(&p, 1, PG_OP_N, PG_OP_T, 4, D, 0, D);
+  expect_layout(&p, 2, PG_OP_T, PG_OP_T, 4, D, 0, D); /* its own ops */
+  expect_layout(&p, 3, PG_OP_N, PG_OP_N, 1, D, D, D); /* one GEMM: no stride */
+  expect_layout(&p, 4, PG_OP_N, PG_OP_T, 1, D, D, D);
+  expect_layout(&p, 5, PG_OP_N, PG_OP_N, 2, D, 64, D); /* its own stride */
+  expect_layout(&p, 6, PG_OP_N, PG_OP_T, 2, D, 64, D);
+  expect_shape(&p, 6, 8, 8, 8, 4);
+  pgc_shape_set_free(&p.set);
+
+  /* --stride-c below a line's M x N: told at that line, by its option. */
+  request.stride_c = 100;
+  static const char small[] = "8x8x8\n64x64x64\n";
+  p.rc = pgc_shapes_parse_with(small, strlen(small), "set.txt", &request, &p.set, p.err,
+                               sizeof p.err);
+  assert_int_equal(p.rc, PGC_EXIT_USAGE);
+  assert_string_equal(p.err, "set.txt:2: '64x64x64': --stride-c 100 is below M x N = 4096: the "
+                             "batch's Cs would overlap");
+  assert_null(p.set.shapes);
+
+  /* The command line's one shape, in each of its ops. */
+  request.stride_c = PGC_STRIDE_DENSE;
+  pgc_shape_set set;
+  char err[PGC_SHAPES_ERROR_SIZE];
+  assert_int_equal(pgc_shapes_of_request(3, 5, 7, &request, &set, err, sizeof err), PGC_EXIT_OK);
+  assert_int_equal(set.count, 2);
+  assert_int_equal(set.shapes[1].m, 3);
+  assert_int_equal(set.shapes[1].layout.op_b, PG_OP_T);
+  assert_int_equal(set.shapes[1].layout.batch, 4);
+  assert_true(set.shapes[1].line == 0);
+  pgc_shape_set_free(&set);
+  request.stride_c = 14;
+  assert_int_equal(pgc_shapes_of_request(3, 5, 7, &request, &set, err, sizeof err),
+                   PGC_EXIT_USAGE);
+  assert_string_equal(err, "--stride-c 14 is below M x N = 15: the batch's Cs would overlap");
+  assert_null(set.shapes);
+  /* No request: NN, one GEMM, as pgc_shapes_parse. */
+  assert_int_equal(pgc_shapes_of_request(3, 5, 7, NULL, &set, err, sizeof err), PGC_EXIT_OK);
+  assert_int_equal(set.count, 1);
+  assert_int_equal(set.shapes[0].layout.batch, 1);
+  pgc_shape_set_free(&set);
+}
+
+/* --op's list, as the tool and a line read it. */
+static void test_op_list(void **state) {
+  (void)state;
+  int ops[PGC_OP_COUNT];
+  assert_int_equal(pgc_parse_op_list("NN", 2, ops), 1);
+  assert_int_equal(ops[0], 0);
+  assert_int_equal(pgc_parse_op_list("TN,NT,TN", 8, ops), 2);
+  assert_int_equal(ops[0], 2);
+  assert_int_equal(ops[1], 1);
+  assert_int_equal(pgc_parse_op_list("NN,NT,TN,TT", 11, ops), 4);
+  assert_int_equal(pgc_parse_op_list("", 0, ops), 0);
+  assert_int_equal(pgc_parse_op_list("N", 1, ops), 0);
+  assert_int_equal(pgc_parse_op_list("NN,", 3, ops), 0);
+  assert_int_equal(pgc_parse_op_list(",NN", 3, ops), 0);
+  assert_int_equal(pgc_parse_op_list("NC", 2, ops), 0);
+  assert_int_equal(pgc_parse_op_list("NN NT", 5, ops), 0);
+  for (int i = 0; i < PGC_OP_COUNT; ++i) {
+    assert_int_equal(pgc_parse_op_list(pgc_op_name(i), 2, ops), 1);
+    assert_int_equal(ops[0], i);
+  }
+  assert_null(pgc_op_name(4));
 }
 
 static void test_shapes_empty_set(void **state) {
@@ -310,6 +519,11 @@ int main(void) {
       cmocka_unit_test(test_shapes_out_of_range),
       cmocka_unit_test(test_shapes_binary_and_long_lines),
       cmocka_unit_test(test_shapes_repeated),
+      cmocka_unit_test(test_shapes_layout_words),
+      cmocka_unit_test(test_shapes_layout_errors),
+      cmocka_unit_test(test_shapes_layout_repeated),
+      cmocka_unit_test(test_shapes_request),
+      cmocka_unit_test(test_op_list),
       cmocka_unit_test(test_shapes_empty_set),
       cmocka_unit_test(test_shapes_too_many),
       cmocka_unit_test(test_shapes_read_files),

@@ -1,8 +1,10 @@
-/* pg_sgemm's refusals on a real GPU: every bad argument gets its status and
- * leaves a device C bit-identical; M or N = 0 does nothing; K = 0 with no A
- * or B computes C = beta*C; a variant the GPU cannot run answers PG_ERR_ARCH
- * or PG_ERR_SMEM (when such a case exists on this device) without touching C.
- * Exit 0 pass, 1 fail, 77 without a GPU. */
+/* The refusals of every entry point that takes a problem (tests/bad_calls.h:
+ * pg_sgemm, the plans, pg_gemm's layouts and batches, the selectors'
+ * questions, the column-major BLAS forms) on a real GPU: every bad argument
+ * gets its status and leaves a device C bit-identical; M, N or the batch 0
+ * does nothing; K = 0 with no A or B computes C = beta*C; a variant the GPU
+ * cannot run answers PG_ERR_ARCH or PG_ERR_SMEM (when such a case exists on
+ * this device) without touching C. Exit 0 pass, 1 fail, 77 without a GPU. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +29,9 @@ static int failures, checks;
 
 
 static pgt_call valid_call(const char *variant) {
-  pgt_call c = {variant, 0, M, N, K, 1.0f, d_a, LDA, d_b, LDB, 0.5f, d_c, LDC};
+  pgt_call c = {.variant = variant, .m = M, .n = N, .k = K, .alpha = 1.0f, .a = d_a, .lda = LDA,
+                .b = d_b, .ldb = LDB, .beta = 0.5f, .c = d_c, .ldc = LDC,
+                .op_a = PG_OP_N, .op_b = PG_OP_N, .batch = 1};
   return c;
 }
 
@@ -51,15 +55,16 @@ static void expect(const pgt_call *cl, const pgt_entry_point *entry, pg_status w
   long long diff = pgt_first_diff(host_c, host_c0, C_FLOATS);
   const char *detail_problem =
       want == PG_ERR_INVALID_ARG || want == PG_ERR_STAGES || want == PG_OK
-          ? pgt_detail_problem(pgt_detail_word(want, what), pg_last_error_detail())
+          ? pgt_detail_problem(pgt_detail_word_for(entry, want, what), pg_last_error_detail())
           : NULL;
   if (got == want && diff < 0 && detail_problem == NULL) return;
   failures++;
   printf("FAIL %s through %s: variant=%s stages=%d m=%d n=%d k=%d alpha=%g beta=%g lda=%d ldb=%d ldc=%d "
-         "a=%s b=%s c=%s\n",
+         "a=%s b=%s c=%s op %d %d batch %d strides %lld %lld %lld\n",
          what, entry->name, cl->variant ? cl->variant : "(null)", cl->stages, cl->m, cl->n, cl->k,
          (double)cl->alpha, (double)cl->beta, cl->lda, cl->ldb, cl->ldc, cl->a ? "set" : "NULL",
-         cl->b ? "set" : "NULL", cl->c ? "set" : "NULL");
+         cl->b ? "set" : "NULL", cl->c ? "set" : "NULL", cl->op_a, cl->op_b, cl->batch,
+         cl->stride_a, cl->stride_b, cl->stride_c);
   if (got != want) printf("  returned %s, want %s\n", pg_status_name(got), pg_status_name(want));
   if (detail_problem)
     printf("  %s: \"%s\"\n", detail_problem, pg_last_error_detail());

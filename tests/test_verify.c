@@ -164,6 +164,205 @@ static void test_reference_random(void **state) {
   free(a); free(b); free(c0); free(ref); free(scale);
 }
 
+/* ---- every layout and batch ------------------------------------------------ */
+
+/* A buffer of `count` floats, each a seeded value in [-1, 1). */
+static float *random_floats(size_t count, uint64_t seed) {
+  float *v = malloc((count ? count : 1) * sizeof *v);
+  assert_non_null(v);
+  rng_seed(seed);
+  for (size_t i = 0; i < count; i++) v[i] = rng_uniform();
+  return v;
+}
+
+/* op(X)[r][c] of a row-major X with leading dimension ld, written apart
+ * from the harness: the transpose reads X[c][r]. */
+static double op_at(const float *x, long long ld, pg_op op, int r, int c) {
+  return op == PG_OP_T ? (double)x[(size_t)c * ld + r] : (double)x[(size_t)r * ld + c];
+}
+
+/* The reference of every member, each operand as stored: op(A) K x M where
+ * op_a is T, B N x K where op_b is T, leading dimensions above the width,
+ * A's members with gaps between them, B shared (stride 0), C0 with gaps. */
+static void test_reference_layouts(void **state) {
+  (void)state;
+  const int m = 5, n = 7, k = 6, batch = 3;
+  for (int op = 0; op < 4; op++) {
+    pg_gemm_desc g = PG_GEMM_DESC_INIT;
+    g.op_a = op & 2 ? PG_OP_T : PG_OP_N;
+    g.op_b = op & 1 ? PG_OP_T : PG_OP_N;
+    g.m = m, g.n = n, g.k = k, g.batch = batch;
+    g.alpha = -0.75f;
+    g.beta = 1.25f;
+    const int a_rows = g.op_a == PG_OP_T ? k : m, a_cols = g.op_a == PG_OP_T ? m : k;
+    const int b_rows = g.op_b == PG_OP_T ? n : k, b_cols = g.op_b == PG_OP_T ? k : n;
+    g.lda = a_cols + 2;
+    g.ldb = b_cols + 3;
+    g.ldc = n + 1;
+    g.stride_a = (long long)a_rows * g.lda + 5; /* a gap after each member */
+    g.stride_b = 0;                             /* one B for the batch */
+    g.stride_c = (long long)m * g.ldc + 4;
+    float *a = random_floats((size_t)(batch * g.stride_a), 100 + op);
+    float *b = random_floats((size_t)b_rows * g.ldb, 200 + op);
+    /* What no member holds is NaN: A's row padding and the gaps after its
+     * members, B's padding; the reference must not read them. */
+    for (long long i = 0; i < batch * g.stride_a; i++) {
+      const long long within = i % g.stride_a;
+      if (within >= (long long)a_rows * g.lda || within % g.lda >= a_cols) a[i] = NAN;
+    }
+    for (long long i = 0; i < (long long)b_rows * g.ldb; i++)
+      if (i % g.ldb >= b_cols) b[i] = NAN;
+    float *c0 = random_floats((size_t)(batch * g.stride_c), 300 + op);
+    g.a = a;
+    g.b = b;
+    double *ref = alloc_doubles((size_t)batch * m * n), *scale = alloc_doubles((size_t)batch * m * n);
+    pgh_reference_gemm_host(&g, c0, ref, scale);
+    for (int i = 0; i < batch; i++)
+      for (int r = 0; r < m; r++)
+        for (int c = 0; c < n; c++) {
+          long double sum = 0, abs_sum = 0;
+          for (int p = 0; p < k; p++) {
+            const long double prod = (long double)op_at(a + i * g.stride_a, g.lda, g.op_a, r, p) *
+                                     (long double)op_at(b, g.ldb, g.op_b, p, c);
+            sum += prod;
+            abs_sum += fabsl(prod);
+          }
+          const long double cc = (long double)g.beta * c0[i * g.stride_c + (size_t)r * g.ldc + c];
+          const long double want = (long double)g.alpha * sum + cc;
+          const long double want_scale = fabsl((long double)g.alpha) * abs_sum + fabsl(cc);
+          const size_t at = ((size_t)i * m + r) * n + c;
+          if (fabsl((long double)ref[at] - want) > 1e-13L * want_scale)
+            fail_msg("op %d member %d [%d][%d]: %.17g, want %.17Lg", op, i, r, c, ref[at], want);
+          assert_true(fabsl((long double)scale[at] - want_scale) <= 1e-13L * want_scale);
+        }
+    free(a); free(b); free(c0); free(ref); free(scale);
+  }
+}
+
+/* alpha = 0 reads neither A nor B: NaN there does not reach the reference. */
+static void test_reference_alpha_zero(void **state) {
+  (void)state;
+  const float a[4] = {NAN, NAN, NAN, NAN}, b[4] = {INFINITY, NAN, 1, 2}, c0[4] = {1, -2, 3, -4};
+  pg_gemm_desc g = PG_GEMM_DESC_INIT;
+  g.m = g.n = g.k = 2;
+  g.alpha = 0.0f;
+  g.beta = 2.0f;
+  g.a = a, g.b = b, g.lda = 2, g.ldb = 2, g.ldc = 2;
+  double ref[4], scale[4];
+  pgh_reference_gemm_host(&g, c0, ref, scale);
+  for (int i = 0; i < 4; i++) {
+    assert_true(ref[i] == 2.0 * c0[i]);
+    assert_true(scale[i] == fabs(2.0 * c0[i]));
+  }
+}
+
+/* The stored shapes of a description, as the library reads them. */
+static void test_stored_shapes(void **state) {
+  (void)state;
+  pg_gemm_desc g = PG_GEMM_DESC_INIT;
+  g.m = 3, g.n = 4, g.k = 5;
+  g.op_a = PG_OP_T, g.op_b = PG_OP_T;
+  g.lda = 6, g.ldb = 7, g.ldc = 8;
+  g.batch = 1, g.stride_a = 99; /* one GEMM: no stride */
+  pgh_stored a = pgh_stored_a(&g), b = pgh_stored_b(&g), c = pgh_stored_c(&g);
+  assert_int_equal(a.rows, 5); /* K x M */
+  assert_int_equal(a.cols, 3);
+  assert_int_equal(a.count, 1);
+  assert_true(a.stride == 0);
+  assert_int_equal(b.rows, 4); /* N x K */
+  assert_int_equal(b.cols, 5);
+  assert_int_equal(c.rows, 3);
+  assert_int_equal(c.cols, 4);
+  assert_true(c.ld == 8);
+  assert_int_equal(pgh_stored_span(&c), 2 * 8 + 4);
+  g.batch = 4, g.stride_c = 40, g.stride_b = 0;
+  c = pgh_stored_c(&g);
+  b = pgh_stored_b(&g);
+  assert_int_equal(c.count, 4);
+  assert_int_equal(pgh_stored_span(&c), 3 * 40 + 2 * 8 + 4);
+  assert_int_equal(pgh_stored_span(&b), 3 * 7 + 5); /* shared: one member's span */
+  g.batch = 0;
+  c = pgh_stored_c(&g);
+  assert_int_equal(pgh_stored_span(&c), 0);
+}
+
+/* Where a float of a batch lies: an element of which member, or a gap;
+ * overlapping members give the lowest. */
+static void test_stored_element(void **state) {
+  (void)state;
+  long long member = -1;
+  int row = -1, col = -1;
+  /* 2 x 3 members, ld 4, stride 10: offsets 0-2, 4-6 (member 0), 7-9 a gap
+   * after its last element, 10-12, 14-16 (member 1). */
+  assert_true(pgv_stored_element(5, 2, 3, 4, 2, 10, &member, &row, &col));
+  assert_true(member == 0 && row == 1 && col == 1);
+  assert_false(pgv_stored_element(3, 2, 3, 4, 2, 10, &member, &row, &col)); /* padding */
+  assert_false(pgv_stored_element(8, 2, 3, 4, 2, 10, &member, &row, &col)); /* gap */
+  assert_true(pgv_stored_element(16, 2, 3, 4, 2, 10, &member, &row, &col));
+  assert_true(member == 1 && row == 1 && col == 2);
+  assert_false(pgv_stored_element(17, 2, 3, 4, 2, 10, &member, &row, &col)); /* past the end */
+  /* Stride 0: every member is the first. */
+  assert_true(pgv_stored_element(6, 2, 3, 4, 5, 0, &member, &row, &col));
+  assert_true(member == 0 && row == 1 && col == 2);
+  /* Stride 1, overlapping: offset 3 is member 0's padding but member 1's
+   * [0][2]. */
+  assert_true(pgv_stored_element(3, 2, 3, 4, 3, 1, &member, &row, &col));
+  assert_true(member == 1 && row == 0 && col == 2);
+}
+
+/* A batch's C compared member by member, and the floats between the
+ * members checked unwritten. */
+static void test_compare_stored(void **state) {
+  (void)state;
+  const int m = 3, n = 4, k = 8, batch = 3;
+  const pgh_stored s = {m, n, n + 2, batch, (long long)m * (n + 2) + 3};
+  const size_t span = pgh_stored_span(&s);
+  float *c = malloc(span * sizeof *c);
+  double *ref = alloc_doubles((size_t)batch * m * n), *scale = alloc_doubles((size_t)batch * m * n);
+  assert_non_null(c);
+  float guard;
+  const uint32_t guard_bits = PGH_GUARD_BITS;
+  memcpy(&guard, &guard_bits, sizeof guard);
+  for (size_t i = 0; i < span; i++) c[i] = guard;
+  for (int j = 0; j < batch; j++)
+    for (int r = 0; r < m; r++)
+      for (int q = 0; q < n; q++) {
+        const size_t at = ((size_t)j * m + r) * n + q;
+        ref[at] = 0.25 * (double)(at + 1);
+        scale[at] = 1.0;
+        c[j * s.stride + r * s.ld + q] = (float)ref[at];
+      }
+  pgh_check chk;
+  memset(&chk, 0xA5, sizeof chk);
+  pgh_compare_stored_host(c, &s, k, ref, scale, PG_PRECISION_STRICT, 1, &chk);
+  assert_int_equal(chk.checked, (long long)batch * m * n);
+  assert_int_equal(chk.failed, 0);
+  assert_int_equal(chk.guard_written, 0);
+  assert_true(chk.first_guard_written == -1);
+  /* A wrong element of the last member: reported with its member. */
+  c[2 * s.stride + 1 * s.ld + 3] += 1.0f;
+  pgh_compare_stored_host(c, &s, k, ref, scale, PG_PRECISION_STRICT, 1, &chk);
+  assert_int_equal(chk.failed, 1);
+  assert_int_equal(chk.reported, 1);
+  assert_true(chk.bad_member[0] == 2);
+  assert_int_equal(chk.bad_row[0], 1);
+  assert_int_equal(chk.bad_col[0], 3);
+  c[2 * s.stride + 1 * s.ld + 3] -= 1.0f;
+  /* A write past member 0's C, into the gap before member 1, and one into
+   * a row's padding: both caught, the first by its offset. */
+  const long long gap = (long long)(m - 1) * s.ld + n + 1, padding = s.stride + n;
+  c[gap] = 0.0f;
+  c[padding] = 1.0f;
+  pgh_compare_stored_host(c, &s, k, ref, scale, PG_PRECISION_STRICT, 1, &chk);
+  assert_int_equal(chk.guard_written, 2);
+  assert_int_equal(chk.failed, 2);
+  assert_true(chk.first_guard_written == gap);
+  /* Without the guard check, the elements alone. */
+  pgh_compare_stored_host(c, &s, k, ref, scale, PG_PRECISION_STRICT, 0, &chk);
+  assert_int_equal(chk.failed, 0);
+  free(c); free(ref); free(scale);
+}
+
 /* ---- the acceptance rule --------------------------------------------------- */
 
 static void test_element_ok(void **state) {
@@ -421,6 +620,11 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reference_2x2),
       cmocka_unit_test(test_reference_random),
+      cmocka_unit_test(test_reference_layouts),
+      cmocka_unit_test(test_reference_alpha_zero),
+      cmocka_unit_test(test_stored_shapes),
+      cmocka_unit_test(test_stored_element),
+      cmocka_unit_test(test_compare_stored),
       cmocka_unit_test(test_element_ok),
       cmocka_unit_test(test_element_ok_tf32),
       cmocka_unit_test(test_element_ok_tiny),

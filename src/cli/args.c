@@ -37,6 +37,11 @@ static const option_spec option_table[] = {
     {"--n", OPT_N, 1, FOR_BENCH | FOR_PROFILE | FOR_TRACE, 0},
     {"--k", OPT_K, 1, FOR_BENCH | FOR_STUDY | FOR_PROFILE | FOR_TRACE, IN_SINGLE_WARP},
     {"--shapes", OPT_SHAPES, 1, FOR_BENCH, 0},
+    {"--op", OPT_OP, 1, FOR_BENCH, 0},
+    {"--batch", OPT_BATCH, 1, FOR_BENCH, 0},
+    {"--stride-a", OPT_STRIDE_A, 1, FOR_BENCH, 0},
+    {"--stride-b", OPT_STRIDE_B, 1, FOR_BENCH, 0},
+    {"--stride-c", OPT_STRIDE_C, 1, FOR_BENCH, 0},
     {"--stages", OPT_STAGES, 1, FOR_BENCH | FOR_PROFILE | FOR_TRACE, 0},
     {"--warmup", OPT_WARMUP, 1, FOR_BENCH | FOR_STUDY | FOR_TRACE, IN_SINGLE_WARP},
     {"--iters", OPT_ITERS, 1, FOR_BENCH | FOR_STUDY | FOR_TRACE, IN_SINGLE_WARP},
@@ -141,6 +146,8 @@ static void set_defaults(pgc_options *opts, int argc, char **argv) {
   opts->warmup = PGC_DEFAULT_WARMUP;
   opts->iters = PGC_DEFAULT_ITERS;
   opts->rounds = 1;
+  const pgc_layout_request nn = PGC_LAYOUT_REQUEST_NN;
+  opts->layout = nn;
   opts->all_variants = 1;
   opts->trace_blocks = PGC_TRACE_DEFAULT_BLOCKS;
   opts->argc = argc;
@@ -173,6 +180,16 @@ static int apply_option(const option_spec *spec, const char *value,
         return args_usage_error(err, err_size, "%s needs a path", spec->name);
       opts->shapes_path = value;
       return PGC_EXIT_OK;
+    case OPT_OP: return args_parse_ops(value, opts, err, err_size);
+    case OPT_BATCH:
+      return args_parse_int_option(spec->name, value, 1, INT_MAX, &opts->layout.batch, err,
+                                   err_size);
+    case OPT_STRIDE_A:
+      return args_parse_stride(spec->name, value, &opts->layout.stride_a, err, err_size);
+    case OPT_STRIDE_B:
+      return args_parse_stride(spec->name, value, &opts->layout.stride_b, err, err_size);
+    case OPT_STRIDE_C:
+      return args_parse_stride(spec->name, value, &opts->layout.stride_c, err, err_size);
     case OPT_STAGES: return args_parse_stage_list(value, opts, err, err_size);
     case OPT_WARMUP:
       return args_parse_int_option(spec->name, value, 0, PGC_MAX_REPEATS,

@@ -10,6 +10,7 @@
 #include "measure/report.h"  /* the exit codes, pgc_format */
 #include "measure/session.h" /* pgc_run_spec */
 #include "pipegemm.h"
+#include "shapes.h" /* pgc_layout_request */
 
 typedef enum {
   PGC_CMD_NONE = 0,
@@ -75,6 +76,10 @@ typedef struct {
   const char *shapes_path;
   int warmup, iters;
   int rounds; /* bench --rounds: timed rounds of each shape's runs */
+  /* bench --op, --batch, --stride-a/b/c: the layouts of the one shape, or
+   * of each line of --shapes that does not name its own (NN, one GEMM,
+   * dense members when not given). */
+  pgc_layout_request layout;
   int long_listing; /* list --long: each entry at length under its row */
   int inputs; /* bench --inputs: a pgh_inputs value (pgc_inputs_name) */
 

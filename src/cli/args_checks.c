@@ -5,6 +5,7 @@
 #include "args_internal.h"
 #include "introspect.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef struct {
@@ -42,6 +43,28 @@ static int check_explicit_stages(const pgc_options *opts, char *err,
     }
   }
   return PGC_EXIT_OK;
+}
+
+/* bench's layout of its one shape: a stride where there is a batch, and
+ * the Cs of the batch apart. With --shapes, each line is judged with its
+ * own words (src/cli/shapes.c): a stride given here applies to the lines
+ * with a batch. */
+static int check_layout(const pgc_options *opts, char *err, size_t err_size) {
+  if (opts->shapes_path) return PGC_EXIT_OK;
+  const pgc_layout_request *l = &opts->layout;
+  const long long strides[3] = {l->stride_a, l->stride_b, l->stride_c};
+  static const char *const names[3] = {"--stride-a", "--stride-b", "--stride-c"};
+  for (int i = 0; i < 3; ++i)
+    if (strides[i] != PGC_STRIDE_DENSE && l->batch <= 1)
+      return args_usage_error(err, err_size,
+                              "%s applies to a batch: give --batch above 1 (one GEMM has no "
+                              "stride)",
+                              names[i]);
+  const pgc_layout layout = {PG_OP_N, PG_OP_N, l->batch, l->stride_a, l->stride_b,
+                             l->stride_c};
+  char name[64];
+  snprintf(name, sizeof name, "--stride-c %lld", l->stride_c);
+  return pgc_layout_check(opts->m, opts->n, &layout, name, err, err_size);
 }
 
 /* trace: one variant with a traced kernel, at most one stage count in its
@@ -141,6 +164,10 @@ int args_settle_shape(pgc_options *opts, const shape_request *shape, char *err,
   opts->m = shape->m >= 0 ? shape->m : shape->size;
   opts->n = shape->n >= 0 ? shape->n : shape->size;
   opts->k = shape->k >= 0 ? shape->k : shape->size;
+  if (opts->command == PGC_CMD_BENCH) {
+    const int rc = check_layout(opts, err, err_size);
+    if (rc != PGC_EXIT_OK) return rc;
+  }
   if (opts->command == PGC_CMD_BENCH || opts->command == PGC_CMD_PROFILE)
     return check_explicit_stages(opts, err, err_size);
   if (opts->command == PGC_CMD_TRACE) return check_trace_options(opts, err, err_size);

@@ -17,6 +17,11 @@ typedef enum {
   OPT_N,
   OPT_K,
   OPT_SHAPES,
+  OPT_OP,
+  OPT_BATCH,
+  OPT_STRIDE_A,
+  OPT_STRIDE_B,
+  OPT_STRIDE_C,
   OPT_STAGES,
   OPT_WARMUP,
   OPT_ITERS,
@@ -83,6 +88,11 @@ int args_parse_on_off(const char *option, const char *text, int *flag, char *err
                       size_t err_size);
 int args_parse_format(const char *text, pgc_format *format, char *err, size_t err_size);
 int args_parse_seed(const char *text, uint64_t *seed, char *err, size_t err_size);
+/* --stride-a/b/c: a count of floats, 0 to LLONG_MAX. */
+int args_parse_stride(const char *option, const char *text, long long *value, char *err,
+                      size_t err_size);
+/* --op: NN, NT, TN or TT, or a comma-separated list, into opts->layout. */
+int args_parse_ops(const char *text, pgc_options *opts, char *err, size_t err_size);
 /* --stages: counts and ranges into opts->stages. */
 int args_parse_stage_list(const char *list, pgc_options *opts, char *err, size_t err_size);
 /* --variant: names (or all, where the command takes it) into opts. */

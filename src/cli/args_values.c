@@ -5,6 +5,7 @@
 #include "args_internal.h"
 #include "introspect.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -183,6 +184,34 @@ int args_parse_seed(const char *text, uint64_t *seed, char *err,
   if (rc == -2)
     return args_usage_error(err, err_size,
                             "--seed %s is too large (at most 2^64-1)", args_quoted(text).text);
+  return PGC_EXIT_OK;
+}
+
+int args_parse_stride(const char *option, const char *text, long long *value, char *err,
+                      size_t err_size) {
+  uint64_t parsed = 0;
+  int rc = parse_digits(text, strlen(text), (uint64_t)LLONG_MAX, &parsed);
+  if (rc == -1)
+    return args_usage_error(err, err_size,
+                            "%s expects a non-negative integer (floats), got '%s'", option,
+                            args_quoted(text).text);
+  if (rc == -2)
+    return args_usage_error(err, err_size, "%s %s is too large (at most %lld)", option,
+                            args_quoted(text).text, LLONG_MAX);
+  *value = (long long)parsed;
+  return PGC_EXIT_OK;
+}
+
+int args_parse_ops(const char *text, pgc_options *opts, char *err, size_t err_size) {
+  int ops[PGC_OP_COUNT] = {0, 0, 0, 0};
+  const int count = pgc_parse_op_list(text, strlen(text), ops);
+  if (count == 0)
+    return args_usage_error(err, err_size,
+                            "--op expects NN, NT, TN or TT (op(A) then op(B)), or a "
+                            "comma-separated list of them, got '%s'",
+                            args_quoted(text).text);
+  opts->layout.op_count = count;
+  memcpy(opts->layout.ops, ops, sizeof ops);
   return PGC_EXIT_OK;
 }
 

@@ -19,9 +19,9 @@
 /* ---- pipegemm bench ------------------------------------------------------- */
 
 static const char *const bench_notes[] = {
-    "TFLOP/s counts 2*M*N*K per GEMM over the median time. × baseline, × cuBLAS "
-    "and × cuBLAS TF32: that variant's (baseline, cublas, cublas_tf32) median at "
-    "the same shape over this row's.",
+    "TFLOP/s counts 2*M*N*K per GEMM, every GEMM of a batch, over the median time. "
+    "× baseline, × cuBLAS and × cuBLAS TF32: that variant's (baseline, cublas, "
+    "cublas_tf32) median at the same shape and layout over this row's.",
     "% FFMA peak: of 2 x FP32 lanes per SM x SMs x the SM clock sampled right "
     "after the run. error/tol: max |C - reference| over the tolerance of the "
     "row's precision (TF32 entries are allowed one TF32 rounding per product); "
@@ -58,19 +58,17 @@ static void bench_runs_free(bench_runs *work) {
  * is a usage error, told before any GPU work. */
 static int bench_runs_make(const pgc_options *opts, bench_runs *work) {
   memset(work, 0, sizeof *work);
-  if (opts->shapes_path) {
-    char err[PGC_SHAPES_ERROR_SIZE];
-    int rc = pgc_shapes_read(opts->shapes_path, &work->shapes, err, sizeof err);
-    if (rc != PGC_EXIT_OK) {
-      fprintf(stderr, "pipegemm: %s\n", err);
-      return rc;
-    }
-  } else {
-    work->shapes.shapes = malloc(sizeof *work->shapes.shapes);
-    if (work->shapes.shapes) {
-      work->shapes.shapes[0] = (pgc_shape){opts->m, opts->n, opts->k, 0};
-      work->shapes.count = 1;
-    }
+  char err[PGC_SHAPES_ERROR_SIZE];
+  /* Each line's layout, or the command line's (--op, --batch, --stride-*):
+   * every op of a line or of --op is a shape of the set. */
+  int rc = opts->shapes_path
+               ? pgc_shapes_read_with(opts->shapes_path, &opts->layout, &work->shapes, err,
+                                      sizeof err)
+               : pgc_shapes_of_request(opts->m, opts->n, opts->k, &opts->layout, &work->shapes,
+                                       err, sizeof err);
+  if (rc != PGC_EXIT_OK) {
+    fprintf(stderr, "pipegemm: %s\n", err);
+    return rc;
   }
   work->run_count = pgc_expand_runs(opts, NULL, 0);
   if (work->run_count == 0) {
@@ -101,11 +99,12 @@ static int bench_shape(pgc_session *session, const pgc_shape *shape,
                        const pgc_run_spec *runs, int run_count,
                        pgc_result_row *rows) {
   pgc_problem problem;
-  int exit_code = pgc_problem_open(session, &problem, shape->m, shape->n, shape->k);
+  int exit_code =
+      pgc_problem_open_layout(session, &problem, shape->m, shape->n, shape->k, &shape->layout);
   if (exit_code != PGC_EXIT_OK) {
+    pgc_problem_shape(&problem, shape->m, shape->n, shape->k, &shape->layout);
     for (int r = 0; r < run_count; ++r) {
-      pgc_result_row_init(&rows[r], runs[r].variant->name, runs[r].stages, shape->m,
-                          shape->n, shape->k);
+      pgc_problem_row_init(&rows[r], runs[r].variant->name, runs[r].stages, &problem);
       pgc_result_row_set_verdict(&rows[r], PGC_VERDICT_ERROR,
                                  "the shape's matrices could not be set up");
     }

@@ -299,7 +299,8 @@ static void block_cells(const pgc_trace_block_summary *b, pgc_cell *cells) {
 typedef struct {
   pgc_fact facts[PGC_HEADER_MAX_FACTS + TRACE_FACTS];
   int count;
-  char run[TEXT_SIZE], sample[TEXT_SIZE], check[TEXT_SIZE], records[TEXT_SIZE];
+  char run[TEXT_SIZE], sample[TEXT_SIZE], records[TEXT_SIZE];
+  char check[PGC_VERDICT_TEXT_SIZE + TEXT_SIZE]; /* the row's verdict and its error */
   char clock[TEXT_SIZE], kernels[TEXT_SIZE], overhead[TEXT_SIZE], flight[TEXT_SIZE];
   char bubble[TEXT_SIZE], k_tile[TEXT_SIZE], invariants[TEXT_SIZE];
 } trace_facts;

@@ -46,6 +46,48 @@ typedef enum { PGH_UNIFORM = 0, PGH_WIDE = 1, PGH_TINY = 2 } pgh_inputs;
 pg_status pgh_fill(float *d, int rows, int cols, int ld, uint64_t seed, pgh_inputs inputs,
                    cudaStream_t stream);
 
+/* ---- strided batches of matrices as they are stored ----
+ * `count` matrices of rows x cols (row-major, leading dimension ld), the
+ * i-th `stride` floats after the first; with stride 0 every member is the
+ * first (count 1 in effect). An operand of a pg_gemm_desc is one: A is
+ * stored M x K, or K x M where op_a is T. */
+typedef struct {
+  int rows, cols;
+  long long ld;
+  int count;
+  long long stride;
+} pgh_stored;
+
+/* The stored shapes of a GEMM's operands and result, as the library reads
+ * them: A (M x K, or K x M with op_a T, lda), B (K x N, or N x K with op_b
+ * T, ldb), C (M x N, ldc); the batch's members at the strides where batch
+ * > 1, else one. */
+pgh_stored pgh_stored_a(const pg_gemm_desc *gemm);
+pgh_stored pgh_stored_b(const pg_gemm_desc *gemm);
+pgh_stored pgh_stored_c(const pg_gemm_desc *gemm);
+
+/* The floats from the first member's first element to the last member's
+ * last: what an allocation of the batch holds at least (0 for none). */
+size_t pgh_stored_span(const pgh_stored *stored);
+
+/* The bits of a float the poison leaves outside every member's elements
+ * (row padding, gaps between members): a NaN no arithmetic makes, so that
+ * a kernel that writes there is caught (pgh_compare_stored). */
+#define PGH_GUARD_BITS 0x7FB0AD5Eu
+
+/* Fills every element of every member from `inputs`' distribution, each
+ * from a hash of (seed, member, row, column): member 0 gets the values
+ * pgh_fill gives one matrix. The rest of the span (padding, gaps) gets NaN.
+ * Where members overlap, a float is the lowest member's that holds it. */
+pg_status pgh_fill_stored(float *d, const pgh_stored *stored, uint64_t seed, pgh_inputs inputs,
+                          cudaStream_t stream);
+
+/* The poison before a checked run: every member's elements NaN, the rest
+ * of the span PGH_GUARD_BITS. pgh_guard_stored writes the guard alone,
+ * leaving the elements (a C0 that beta reads) as they are. */
+pg_status pgh_poison_stored(float *d, const pgh_stored *stored, cudaStream_t stream);
+pg_status pgh_guard_stored(float *d, const pgh_stored *stored, cudaStream_t stream);
+
 /* Sets rows x cols (leading dim ld) to NaN, the poison before a checked run. */
 pg_status pgh_poison(float *d, int rows, int cols, int ld, cudaStream_t stream);
 
@@ -56,6 +98,19 @@ pg_status pgh_reference(int m, int n, int k, float alpha, const float *a,
                         int lda, const float *b, int ldb, float beta,
                         const float *c0, int ldc, double *ref, double *scale,
                         cudaStream_t stream);
+
+/* The FP64 reference of every GEMM of `gemm`'s batch, C_i = alpha op(A_i)
+ * op(B_i) + beta C0_i, as the library defines the description: its ops,
+ * leading dimensions, batch and strides (stride 0 broadcasting), gemm->a
+ * and gemm->b read as stored. C0 is laid out as gemm's C (ldc, stride_c)
+ * and read only when beta != 0 (NULL allowed otherwise); gemm->c is not
+ * used. ref and scale are batch x M x N, dense, member-major, device
+ * memory. As in BLAS, alpha = 0 reads neither A nor B. */
+pg_status pgh_reference_gemm(const pg_gemm_desc *gemm, const float *c0, double *ref,
+                             double *scale, cudaStream_t stream);
+/* The same on host arrays. */
+void pgh_reference_gemm_host(const pg_gemm_desc *gemm, const float *c0, double *ref,
+                             double *scale);
 
 #define PGH_MAX_REPORTED 10
 typedef struct {
@@ -70,8 +125,15 @@ typedef struct {
                              scale is not 0 (0 where there are none) */
   int reported;           /* up to PGH_MAX_REPORTED failures, sorted by position (not always the first ones) */
   int bad_row[PGH_MAX_REPORTED], bad_col[PGH_MAX_REPORTED];
+  long long bad_member[PGH_MAX_REPORTED]; /* the batch member of each (0 for one GEMM) */
   float bad_out[PGH_MAX_REPORTED];
   double bad_ref[PGH_MAX_REPORTED];
+  /* pgh_compare_stored with `guarded`: floats of C's span outside every
+   * member's elements that no longer hold PGH_GUARD_BITS (a write past a
+   * member's C), counted among the failures, and the offset of the first
+   * from C's start (-1: none). */
+  long long guard_written;
+  long long first_guard_written;
 } pgh_check;
 
 /* Compares C (m x n, leading dim ldc, device) against ref/scale (device),
@@ -80,6 +142,20 @@ typedef struct {
 pg_status pgh_compare(int m, int n, int k, const float *c, int ldc,
                       const double *ref, const double *scale, pg_precision precision,
                       pgh_check *out, cudaStream_t stream);
+
+/* Compares every member of a strided batch C (layout `c_stored`, device)
+ * with ref/scale (batch x M x N, as pgh_reference_gemm writes them), held
+ * to `precision`'s bound at `k`: the error figures are over all members'
+ * elements. With `guarded` (C poisoned by pgh_poison_stored or guarded by
+ * pgh_guard_stored before the run), every float of C's span outside the
+ * members' elements must still hold PGH_GUARD_BITS. */
+pg_status pgh_compare_stored(const float *c, const pgh_stored *c_stored, int k,
+                             const double *ref, const double *scale, pg_precision precision,
+                             int guarded, pgh_check *out, cudaStream_t stream);
+/* The same on host arrays. */
+void pgh_compare_stored_host(const float *c, const pgh_stored *c_stored, int k,
+                             const double *ref, const double *scale, pg_precision precision,
+                             int guarded, pgh_check *out);
 
 /* The same comparison on host arrays (for tests and small problems). */
 void pgh_compare_host(int m, int n, int k, const float *c, int ldc,

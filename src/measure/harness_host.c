@@ -129,6 +129,7 @@ void pgh_reference_host(int m, int n, int k, float alpha, const float *a, int ld
 void pgh_compare_host(int m, int n, int k, const float *c, int ldc, const double *ref,
                       const double *scale, pg_precision precision, pgh_check *out) {
   memset(out, 0, sizeof *out);
+  out->first_guard_written = -1;
   double sum_rel = 0.0;
   long long rel_count = 0;
   for (int i = 0; i < m; ++i)
@@ -159,4 +160,63 @@ void pgh_compare_host(int m, int n, int k, const float *c, int ldc, const double
       }
     }
   out->mean_rel_err = rel_count > 0 ? sum_rel / (double)rel_count : 0.0;
+}
+
+void pgh_compare_stored_host(const float *c, const pgh_stored *c_stored, int k,
+                             const double *ref, const double *scale, pg_precision precision,
+                             int guarded, pgh_check *out) {
+  memset(out, 0, sizeof *out);
+  out->first_guard_written = -1;
+  const pgh_stored *s = c_stored;
+  const long long members = s->stride == 0 || s->count < 1 ? (s->count > 0 ? 1 : 0) : s->count;
+  const size_t per_member = (size_t)s->rows * (size_t)s->cols;
+  double sum_rel = 0.0;
+  long long rel_count = 0;
+  for (long long j = 0; j < members; ++j) {
+    /* One member at a time, through the one-matrix comparison: the same
+     * rule, its figures merged. */
+    pgh_check one;
+    const size_t at = (size_t)j * per_member;
+    pgh_compare_host(s->rows, s->cols, k, c + (size_t)j * (size_t)s->stride, (int)s->ld,
+                     ref + at, scale + at, precision, &one);
+    out->checked += one.checked;
+    out->failed += one.failed;
+    out->nonfinite += one.nonfinite;
+    out->max_abs_err = fmax(out->max_abs_err, one.max_abs_err);
+    out->max_rel_err = fmax(out->max_rel_err, one.max_rel_err);
+    out->max_tol_ratio = fmax(out->max_tol_ratio, one.max_tol_ratio);
+    /* The mean over every member's elements: each member's mean weighed
+     * by its count of elements with a scale. */
+    long long counted = 0;
+    for (size_t i = 0; i < per_member; ++i) {
+      const float o = c[(size_t)j * (size_t)s->stride + i / (size_t)s->cols * (size_t)s->ld +
+                        i % (size_t)s->cols];
+      if (isfinite(o) && scale[at + i] > 0.0) ++counted;
+    }
+    sum_rel += one.mean_rel_err * (double)counted;
+    rel_count += counted;
+    for (int r = 0; r < one.reported && out->reported < PGH_MAX_REPORTED; ++r) {
+      out->bad_member[out->reported] = j;
+      out->bad_row[out->reported] = one.bad_row[r];
+      out->bad_col[out->reported] = one.bad_col[r];
+      out->bad_out[out->reported] = one.bad_out[r];
+      out->bad_ref[out->reported] = one.bad_ref[r];
+      ++out->reported;
+    }
+  }
+  out->mean_rel_err = rel_count > 0 ? sum_rel / (double)rel_count : 0.0;
+  if (!guarded) return;
+  const size_t span = pgh_stored_span(s);
+  for (size_t i = 0; i < span; ++i) {
+    long long member;
+    int row, col;
+    if (pgv_stored_element((long long)i, s->rows, s->cols, s->ld, (int)members, s->stride,
+                           &member, &row, &col))
+      continue;
+    uint32_t bits;
+    memcpy(&bits, &c[i], sizeof bits);
+    if (bits == PGH_GUARD_BITS) continue;
+    if (out->guard_written++ == 0) out->first_guard_written = (long long)i;
+    ++out->failed;
+  }
 }

@@ -591,6 +591,8 @@ void pgc_result_row_init(pgc_result_row *row, const char *variant, int stages,
   row->n = n;
   row->k = k;
   snprintf(row->shape, sizeof row->shape, "%dx%dx%d", m, n, k);
+  const long long dense[3] = {0, 0, 0};
+  pgc_result_row_set_layout(row, 0, 0, 1, dense, 0);
   row->median_ms = row->min_ms = row->max_ms = NAN;
   row->tflops = row->x_baseline = row->x_cublas = row->x_cublas_tf32 = NAN;
   row->pct_ffma_peak = NAN;
@@ -599,6 +601,25 @@ void pgc_result_row_init(pgc_result_row *row, const char *variant, int stages,
   row->blocks_per_sm = -1;
   row->registers = -1;
   pgc_result_row_set_verdict(row, PGC_VERDICT_PASS, NULL);
+}
+
+void pgc_result_row_set_layout(pgc_result_row *row, int transposed_a, int transposed_b,
+                               int batch, const long long strides[3], unsigned named) {
+  static const char *const names[3] = {"stride_a", "stride_b", "stride_c"};
+  row->op[0] = transposed_a ? 'T' : 'N';
+  row->op[1] = transposed_b ? 'T' : 'N';
+  row->op[2] = '\0';
+  row->batch = batch;
+  row->stride_a = batch > 1 ? strides[0] : 0;
+  row->stride_b = batch > 1 ? strides[1] : 0;
+  row->stride_c = batch > 1 ? strides[2] : 0;
+  /* The shape file's own words (docs/measuring.md), so that a cell reads
+   * as the line that asked for it. */
+  size_t used = (size_t)snprintf(row->batch_text, sizeof row->batch_text, "%d", batch);
+  for (int i = 0; i < 3 && batch > 1; ++i)
+    if ((named >> i) & 1u && used < sizeof row->batch_text)
+      used += (size_t)snprintf(row->batch_text + used, sizeof row->batch_text - used,
+                               " %s=%lld", names[i], strides[i]);
 }
 
 void pgc_result_row_set_verdict(pgc_result_row *row, pgc_verdict verdict,
@@ -613,14 +634,19 @@ void pgc_result_row_set_verdict(pgc_result_row *row, pgc_verdict verdict,
     snprintf(row->verdict_text, sizeof row->verdict_text, "%s", names[verdict]);
 }
 
+/* Whether two rows ran the same problem: shape, ops, batch and strides. */
+static int same_problem(const pgc_result_row *x, const pgc_result_row *y) {
+  return x->m == y->m && x->n == y->n && x->k == y->k && strcmp(x->op, y->op) == 0 &&
+         x->batch == y->batch && x->stride_a == y->stride_a && x->stride_b == y->stride_b &&
+         x->stride_c == y->stride_c;
+}
+
 static const pgc_result_row *timed_row_of(const pgc_result_row *rows, int count,
-                                          const char *variant, int m, int n,
-                                          int k) {
+                                          const char *variant, const pgc_result_row *like) {
   for (int i = 0; i < count; ++i) {
     const pgc_result_row *row = &rows[i];
-    if (row->m == m && row->n == n && row->k == k && row->variant &&
-        strcmp(row->variant, variant) == 0 && isfinite(row->median_ms) &&
-        row->median_ms > 0)
+    if (same_problem(row, like) && row->variant && strcmp(row->variant, variant) == 0 &&
+        isfinite(row->median_ms) && row->median_ms > 0)
       return row;
   }
   return NULL;
@@ -629,7 +655,7 @@ static const pgc_result_row *timed_row_of(const pgc_result_row *rows, int count,
 /* The other row's median / this row's, or NaN when there is no such row. */
 static double speedup_over(const pgc_result_row *rows, int count, const char *name,
                            const pgc_result_row *row) {
-  const pgc_result_row *other = timed_row_of(rows, count, name, row->m, row->n, row->k);
+  const pgc_result_row *other = timed_row_of(rows, count, name, row);
   return other != NULL ? other->median_ms / row->median_ms : NAN;
 }
 
@@ -661,9 +687,17 @@ const pgc_column pgc_result_columns[] = {
     {"work", "work", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
     {"stages", "stages", PGC_ALIGN_RIGHT, 0, PGC_SHOW_ALL},
     {"shape", "shape", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    /* op(A) then op(B); the batch, in the table with the strides that are
+     * not dense, in CSV and JSON as numbers */
+    {"op", "op", PGC_ALIGN_LEFT, 0, PGC_SHOW_ALL},
+    {"batch_text", "batch", PGC_ALIGN_RIGHT, 0, PGC_SHOW_TABLE},
+    {"batch", "batch", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
     {"m", "M", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
     {"n", "N", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
     {"k", "K", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    {"stride_a", "stride A", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    {"stride_b", "stride B", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    {"stride_c", "stride C", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
     {"median_ms", "median ms", PGC_ALIGN_RIGHT, MS_DECIMALS, PGC_SHOW_ALL},
     {"min_ms", "min ms", PGC_ALIGN_RIGHT, MS_DECIMALS, PGC_SHOW_ALL},
     {"max_ms", "max ms", PGC_ALIGN_RIGHT, MS_DECIMALS, PGC_SHOW_ALL},
@@ -693,9 +727,16 @@ void pgc_result_row_cells(const pgc_result_row *row, pgc_cell *cells) {
   cells[i++] = row->work[0] ? pgc_cell_text(row->work) : pgc_cell_absent();
   cells[i++] = row->stages > 0 ? pgc_cell_int(row->stages) : pgc_cell_absent();
   cells[i++] = pgc_cell_text(row->shape);
+  cells[i++] = pgc_cell_text(row->op);
+  cells[i++] = pgc_cell_text(row->batch_text);
+  cells[i++] = pgc_cell_int(row->batch);
   cells[i++] = pgc_cell_int(row->m);
   cells[i++] = pgc_cell_int(row->n);
   cells[i++] = pgc_cell_int(row->k);
+  /* One GEMM has no strides: absent, not 0 (a broadcast). */
+  cells[i++] = row->batch > 1 ? pgc_cell_int(row->stride_a) : pgc_cell_absent();
+  cells[i++] = row->batch > 1 ? pgc_cell_int(row->stride_b) : pgc_cell_absent();
+  cells[i++] = row->batch > 1 ? pgc_cell_int(row->stride_c) : pgc_cell_absent();
   cells[i++] = pgc_cell_real(row->median_ms);
   cells[i++] = pgc_cell_real(row->min_ms);
   cells[i++] = pgc_cell_real(row->max_ms);

@@ -149,10 +149,15 @@ typedef enum {
 } pgc_verdict;
 
 #define PGC_SHAPE_TEXT_SIZE 40
-#define PGC_VERDICT_TEXT_SIZE 96
+/* Room for the library's longest reason in a SKIP: a study kernel's
+ * refusal of a layout names the ops and the batch it was given. */
+#define PGC_VERDICT_TEXT_SIZE 160
 /* "split-K 8", "split-K 5 from row 1664", "stream-K 264": the longest work
  * text with room to spare. */
 #define PGC_WORK_TEXT_SIZE 48
+/* The batch as the table shows it, "16 stride_a=... stride_b=... stride_c=..."
+ * at the longest. */
+#define PGC_BATCH_TEXT_SIZE 112
 
 typedef struct {
   const char *variant; /* registry name, static */
@@ -164,6 +169,14 @@ typedef struct {
   char work[PGC_WORK_TEXT_SIZE];
   int m, n, k;
   char shape[PGC_SHAPE_TEXT_SIZE]; /* "MxNxK" */
+  /* The layout: op(A) then op(B) ("NN", "NT", "TN", "TT"), the GEMMs of the
+   * batch, and their strides in floats (0 for one GEMM); batch_text, the
+   * table's cell, names the strides that are not the dense ones ("16
+   * stride_b=0"), so that rows of one shape and batch stay apart. */
+  char op[3];
+  int batch;
+  long long stride_a, stride_b, stride_c;
+  char batch_text[PGC_BATCH_TEXT_SIZE];
   /* NaN where not measured (a skipped or failed run, or no baseline). */
   double median_ms, min_ms, max_ms;
   double tflops;
@@ -187,9 +200,16 @@ typedef struct {
   char verdict_text[PGC_VERDICT_TEXT_SIZE]; /* "PASS", "SKIP (no GPU)", ... */
 } pgc_result_row;
 
-/* Every number NaN (registers and blocks_per_sm -1), verdict PASS, shape text filled in. */
+/* Every number NaN (registers and blocks_per_sm -1), verdict PASS, shape text filled in,
+ * op N, N and one GEMM. */
 void pgc_result_row_init(pgc_result_row *row, const char *variant, int stages,
                          int m, int n, int k);
+/* The row's layout (pgc_result_row_init leaves op N, N and one GEMM): whether
+ * op(A) and op(B) are transposed, the batch, its strides (a, b, c), and
+ * which of them the table's batch cell names: bit 0 for stride_a, 1 for
+ * stride_b, 2 for stride_c. */
+void pgc_result_row_set_layout(pgc_result_row *row, int transposed_a, int transposed_b,
+                               int batch, const long long strides[3], unsigned named);
 /* Sets verdict and its text: "PASS", "FAIL", "UNCHECKED", or
  * "SKIP (reason)" / "ERROR (reason)" when reason is not NULL. */
 void pgc_result_row_set_verdict(pgc_result_row *row, pgc_verdict verdict,
@@ -197,7 +217,7 @@ void pgc_result_row_set_verdict(pgc_result_row *row, pgc_verdict verdict,
 
 /* Fills x_baseline, x_cublas and x_cublas_tf32 of each row from the rows of
  * the variants named baseline_name, cublas_name and cublas_tf32_name at the
- * same shape, when those ran. */
+ * same shape and layout (ops, batch, strides), when those ran. */
 void pgc_result_rows_relate(pgc_result_row *rows, int count, const char *baseline_name,
                             const char *cublas_name, const char *cublas_tf32_name);
 

@@ -51,8 +51,12 @@ double pgc_ffma_peak_tflops(int cc_major, int cc_minor, int sm_count,
 }
 
 double pgc_gemm_tflops(int m, int n, int k, double ms) {
+  return pgc_batch_tflops(m, n, k, 1, ms);
+}
+
+double pgc_batch_tflops(int m, int n, int k, int batch, double ms) {
   if (!(ms > 0) || !isfinite(ms)) return NAN;
-  double flops = FLOPS_PER_FMA * (double)m * (double)n * (double)k;
+  double flops = FLOPS_PER_FMA * (double)m * (double)n * (double)k * (double)batch;
   return flops / (ms / MS_PER_SECOND) / FLOPS_PER_TFLOP;
 }
 
@@ -179,31 +183,52 @@ int pgc_session_open(pgc_session *session, const pgc_measure_config *config) {
 
 /* ---- problem -------------------------------------------------------------- */
 
-/* rows x cols elements of elem_size bytes, or -1 if that overflows size_t. */
-static int matrix_bytes(int rows, int cols, size_t elem_size, size_t *bytes) {
-  size_t r = (size_t)rows, c = (size_t)cols;
-  if (c != 0 && r > SIZE_MAX / c / elem_size) return -1;
-  *bytes = r * c * elem_size;
+/* count x rows x cols elements of elem_size bytes (count the members a
+ * batch lays out, `span` floats from the first to the last element where
+ * that is not rows x cols each), or -1 if that overflows size_t. */
+static int batch_bytes(long long members, long long stride, int rows, int cols,
+                       size_t elem_size, size_t *bytes) {
+  size_t r = (size_t)rows, c = (size_t)cols, total = 0;
+  if (rows <= 0 || cols <= 0 || members <= 0) {
+    *bytes = 0;
+    return 0;
+  }
+  if (r > SIZE_MAX / c) return -1;
+  total = r * c; /* one member, dense rows */
+  if (members > 1) {
+    size_t gaps = 0;
+    /* (members - 1) strides, then the last member */
+    if (__builtin_mul_overflow((size_t)(members - 1), (size_t)stride, &gaps) ||
+        __builtin_add_overflow(gaps, total, &total))
+      return -1;
+  }
+  if (total > SIZE_MAX / elem_size) return -1;
+  *bytes = total * elem_size;
   return 0;
 }
 
-/* cudaMalloc of rows x cols elements; an empty matrix stays NULL. */
-static int device_alloc(void **ptr, int rows, int cols, size_t elem_size,
-                        const char *name) {
+/* cudaMalloc of a batch's span (`members` members `stride` floats apart,
+ * each rows x cols, dense rows); an empty one stays NULL. `batch` is what
+ * the message tells: the GEMMs, where more than one. */
+static int device_alloc(void **ptr, long long members, long long stride, int rows, int cols,
+                        size_t elem_size, int batch, const char *name) {
   size_t bytes = 0;
   *ptr = NULL;
-  if (matrix_bytes(rows, cols, elem_size, &bytes) != 0) {
-    fprintf(stderr, "pipegemm: %s (%d x %d) is too large to address\n", name,
-            rows, cols);
+  char what[96];
+  if (batch > 1)
+    snprintf(what, sizeof what, "%d x %d, a batch of %d", rows, cols, batch);
+  else
+    snprintf(what, sizeof what, "%d x %d", rows, cols);
+  if (batch_bytes(members, stride, rows, cols, elem_size, &bytes) != 0) {
+    fprintf(stderr, "pipegemm: %s (%s) is too large to address\n", name, what);
     return -1;
   }
   if (bytes == 0) return 0;
   cudaError_t err = cudaMalloc(ptr, bytes);
   if (err != cudaSuccess) {
     *ptr = NULL;
-    fprintf(stderr, "pipegemm: cannot allocate %s (%d x %d, %.1f MiB): %s\n",
-            name, rows, cols, (double)bytes / (BYTES_PER_KIB * BYTES_PER_KIB),
-            cudaGetErrorString(err));
+    fprintf(stderr, "pipegemm: cannot allocate %s (%s, %.1f MiB): %s\n", name, what,
+            (double)bytes / (BYTES_PER_KIB * BYTES_PER_KIB), cudaGetErrorString(err));
     return -1;
   }
   return 0;
@@ -225,23 +250,88 @@ void pgc_problem_close(pgc_problem *problem) {
   problem->ref = problem->scale = NULL;
 }
 
+pg_gemm_desc pgc_problem_desc(const pgc_problem *problem) {
+  pg_gemm_desc gemm = PG_GEMM_DESC_INIT;
+  gemm.op_a = problem->op_a;
+  gemm.op_b = problem->op_b;
+  gemm.m = problem->m;
+  gemm.n = problem->n;
+  gemm.k = problem->k;
+  gemm.alpha = GEMM_ALPHA;
+  gemm.beta = GEMM_BETA;
+  gemm.a = problem->a;
+  gemm.b = problem->b;
+  gemm.c = problem->c;
+  gemm.lda = problem->lda;
+  gemm.ldb = problem->ldb;
+  gemm.ldc = problem->ldc;
+  gemm.batch = problem->batch;
+  gemm.stride_a = problem->stride_a;
+  gemm.stride_b = problem->stride_b;
+  gemm.stride_c = problem->stride_c;
+  return gemm;
+}
+
+/* A stride as given, or the dense one where none was. */
+static long long stride_or(long long given, long long dense) {
+  return given == PGC_STRIDE_DENSE ? dense : given;
+}
+
+/* An operand's allocation: its stored rows x cols at its stride, the
+ * members the stride lays out (one where it is 0). */
+static int operand_alloc(float **ptr, const pgh_stored *stored, int batch, const char *name) {
+  const long long members = stored->stride == 0 ? 1 : stored->count;
+  /* Rows of ld floats (the problem's are dense: ld is the width); an empty
+   * operand, as an empty matrix, stays NULL. */
+  return device_alloc((void **)ptr, members, stored->stride, stored->rows,
+                      stored->cols > 0 ? (int)stored->ld : 0, sizeof(float), batch, name);
+}
+
 int pgc_problem_open(pgc_session *session, pgc_problem *problem, int m, int n,
                      int k) {
+  const pgc_layout nn = PGC_LAYOUT_NN;
+  return pgc_problem_open_layout(session, problem, m, n, k, &nn);
+}
+
+void pgc_problem_shape(pgc_problem *problem, int m, int n, int k, const pgc_layout *layout) {
   memset(problem, 0, sizeof *problem);
   problem->m = m;
   problem->n = n;
   problem->k = k;
-  problem->lda = k > 1 ? k : 1;
-  problem->ldb = n > 1 ? n : 1;
-  problem->ldc = problem->ldb;
+  problem->op_a = layout->op_a;
+  problem->op_b = layout->op_b;
+  problem->batch = layout->batch;
+  /* Each operand's rows as stored, dense: A's are K wide (op N) or M (T),
+   * B's N (op N) or K (T). */
+  const int a_rows = layout->op_a == PG_OP_T ? k : m, a_cols = layout->op_a == PG_OP_T ? m : k;
+  const int b_rows = layout->op_b == PG_OP_T ? n : k, b_cols = layout->op_b == PG_OP_T ? k : n;
+  problem->lda = a_cols > 1 ? a_cols : 1;
+  problem->ldb = b_cols > 1 ? b_cols : 1;
+  problem->ldc = n > 1 ? n : 1;
+  problem->dense_a = (long long)a_rows * problem->lda;
+  problem->dense_b = (long long)b_rows * problem->ldb;
+  problem->dense_c = (long long)m * problem->ldc;
+  if (layout->batch > 1) {
+    problem->stride_a = stride_or(layout->stride_a, problem->dense_a);
+    problem->stride_b = stride_or(layout->stride_b, problem->dense_b);
+    problem->stride_c = stride_or(layout->stride_c, problem->dense_c);
+  }
+}
+
+int pgc_problem_open_layout(pgc_session *session, pgc_problem *problem, int m, int n, int k,
+                            const pgc_layout *layout) {
+  pgc_problem_shape(problem, m, n, k, layout);
+  const pg_gemm_desc gemm = pgc_problem_desc(problem);
+  const pgh_stored a = pgh_stored_a(&gemm), b = pgh_stored_b(&gemm), c = pgh_stored_c(&gemm);
+  const int batch = layout->batch;
   int check = session->config.check;
-  if (device_alloc((void **)&problem->a, m, k, sizeof(float), "A") != 0 ||
-      device_alloc((void **)&problem->b, k, n, sizeof(float), "B") != 0 ||
-      device_alloc((void **)&problem->c, m, n, sizeof(float), "C") != 0 ||
-      (check && device_alloc((void **)&problem->ref, m, n, sizeof(double),
-                             "the FP64 reference") != 0) ||
-      (check && device_alloc((void **)&problem->scale, m, n, sizeof(double),
-                             "the reference's error scale") != 0)) {
+  if (operand_alloc(&problem->a, &a, batch, "A") != 0 ||
+      operand_alloc(&problem->b, &b, batch, "B") != 0 ||
+      operand_alloc(&problem->c, &c, batch, "C") != 0 ||
+      (check && device_alloc((void **)&problem->ref, batch, (long long)m * n, m, n,
+                             sizeof(double), batch, "the FP64 reference") != 0) ||
+      (check && device_alloc((void **)&problem->scale, batch, (long long)m * n, m, n,
+                             sizeof(double), batch, "the reference's error scale") != 0)) {
     pgc_problem_close(problem);
     return PGC_EXIT_FAILED;
   }
@@ -249,24 +339,21 @@ int pgc_problem_open(pgc_session *session, pgc_problem *problem, int m, int n,
   const char *step = NULL;
   if (problem->a) {
     step = "filling A";
-    status = pgh_fill(problem->a, m, k, problem->lda,
-                      operand_seed(session->config.seed, OPERAND_A),
-                      (pgh_inputs)session->config.inputs, session->stream);
+    status = pgh_fill_stored(problem->a, &a, operand_seed(session->config.seed, OPERAND_A),
+                             (pgh_inputs)session->config.inputs, session->stream);
   }
   if (status == PG_OK && problem->b) {
     step = "filling B";
-    status = pgh_fill(problem->b, k, n, problem->ldb,
-                      operand_seed(session->config.seed, OPERAND_B),
-                      session->config.inputs == PGH_TINY ? PGH_UNIFORM
-                                                         : (pgh_inputs)session->config.inputs,
-                      session->stream);
+    status = pgh_fill_stored(problem->b, &b, operand_seed(session->config.seed, OPERAND_B),
+                             session->config.inputs == PGH_TINY
+                                 ? PGH_UNIFORM
+                                 : (pgh_inputs)session->config.inputs,
+                             session->stream);
   }
   if (status == PG_OK && problem->ref) {
     step = "FP64 reference";
-    status = pgh_reference(m, n, k, GEMM_ALPHA, problem->a, problem->lda,
-                           problem->b, problem->ldb, GEMM_BETA, NULL,
-                           problem->ldc, problem->ref, problem->scale,
-                           session->stream);
+    pg_gemm_desc filled = pgc_problem_desc(problem);
+    status = pgh_reference_gemm(&filled, NULL, problem->ref, problem->scale, session->stream);
   }
   if (status != PG_OK) {
     pgc_print_status_error(step, status);
@@ -281,6 +368,18 @@ int pgc_problem_open(pgc_session *session, pgc_problem *problem, int m, int n,
     return PGC_EXIT_FAILED;
   }
   return PGC_EXIT_OK;
+}
+
+void pgc_problem_row_init(pgc_result_row *row, const char *variant, int stages,
+                          const pgc_problem *problem) {
+  pgc_result_row_init(row, variant, stages, problem->m, problem->n, problem->k);
+  const long long strides[3] = {problem->stride_a, problem->stride_b, problem->stride_c};
+  const long long dense[3] = {problem->dense_a, problem->dense_b, problem->dense_c};
+  unsigned named = 0;
+  for (int i = 0; i < 3; ++i)
+    if (strides[i] != dense[i]) named |= 1u << i;
+  pgc_result_row_set_layout(row, problem->op_a == PG_OP_T, problem->op_b == PG_OP_T,
+                            problem->batch, strides, named);
 }
 
 /* ---- one run -------------------------------------------------------------- */
@@ -299,16 +398,29 @@ static void run_label(const pg_variant_info *variant, int stages, char *buf,
     snprintf(buf, size, "%s", variant->name);
 }
 
-static void print_mismatches(const char *label, const pgh_check *check) {
-  fprintf(stderr,
-          "pipegemm: %s: %lld of %lld elements outside tolerance "
-          "(%lld NaN or Inf)%s\n",
-          label, check->failed, check->checked, check->nonfinite,
-          check->reported > 0 ? "; first ones:" : "");
-  for (int i = 0; i < check->reported && i < PGH_MAX_REPORTED; ++i)
-    fprintf(stderr, "pipegemm: %s:   C[%d][%d] = %.9g, expected %.9g\n", label,
+/* The mismatches of a check: elements outside tolerance ("C[row][col]",
+ * or "C_i[row][col]" for member i of a batch), and floats written outside
+ * every member's elements. */
+static void print_mismatches(const char *label, const pgh_check *check, int batch) {
+  const long long elements = check->failed - check->guard_written;
+  if (elements > 0)
+    fprintf(stderr,
+            "pipegemm: %s: %lld of %lld elements outside tolerance "
+            "(%lld NaN or Inf)%s\n",
+            label, elements, check->checked, check->nonfinite,
+            check->reported > 0 ? "; first ones:" : "");
+  for (int i = 0; i < check->reported && i < PGH_MAX_REPORTED; ++i) {
+    char member[32] = "";
+    if (batch > 1) snprintf(member, sizeof member, "_%lld", check->bad_member[i]);
+    fprintf(stderr, "pipegemm: %s:   C%s[%d][%d] = %.9g, expected %.9g\n", label, member,
             check->bad_row[i], check->bad_col[i], (double)check->bad_out[i],
             check->bad_ref[i]);
+  }
+  if (check->guard_written > 0)
+    fprintf(stderr,
+            "pipegemm: %s: %lld floats written outside the members' elements, between or "
+            "after rows of C (the first %lld floats past C's start)\n",
+            label, check->guard_written, check->first_guard_written);
 }
 
 int pgc_run_verify(pgc_session *session, const pgc_problem *problem,
@@ -317,9 +429,12 @@ int pgc_run_verify(pgc_session *session, const pgc_problem *problem,
   cudaStream_t stream = session->stream;
   pgh_check check;
   memset(&check, 0, sizeof check);
+  const pg_gemm_desc gemm = pgc_problem_desc(problem);
+  /* Every member's C NaN, and what lies between them or their rows the
+   * guard, which must still be there after the run. */
+  const pgh_stored c_stored = pgh_stored_c(&gemm);
   if ((size_t)problem->m * (size_t)problem->n > 0) {
-    pg_status status = pgh_poison(problem->c, problem->m, problem->n,
-                                  problem->ldc, stream);
+    pg_status status = pgh_poison_stored(problem->c, &c_stored, stream);
     if (status != PG_OK) {
       return row_failed(row, label, "poisoning C", status);
     }
@@ -333,9 +448,8 @@ int pgc_run_verify(pgc_session *session, const pgc_problem *problem,
     return PGC_EXIT_FAILED;
   }
   if ((size_t)problem->m * (size_t)problem->n > 0) {
-    status = pgh_compare(problem->m, problem->n, problem->k, problem->c,
-                         problem->ldc, problem->ref, problem->scale, precision, &check,
-                         stream);
+    status = pgh_compare_stored(problem->c, &c_stored, problem->k, problem->ref,
+                                problem->scale, precision, 1, &check, stream);
     if (status != PG_OK) {
       return row_failed(row, label, "comparing with the reference", status);
     }
@@ -345,7 +459,7 @@ int pgc_run_verify(pgc_session *session, const pgc_problem *problem,
   row->err_u_max = check.max_rel_err / PGV_UNIT_ROUNDOFF;
   row->err_u_mean = check.mean_rel_err / PGV_UNIT_ROUNDOFF;
   if (check.failed > 0) {
-    print_mismatches(label, &check);
+    print_mismatches(label, &check, problem->batch);
     pgc_result_row_set_verdict(row, PGC_VERDICT_FAIL, NULL);
   } else {
     pgc_result_row_set_verdict(row, PGC_VERDICT_PASS, NULL);
@@ -384,9 +498,14 @@ static double sample_clock(pgc_session *session, const char *label) {
 void pgc_run_begin(pgc_session *session, const char *label,
                    const pgc_result_row *row) {
   ++session->run_index;
-  if (!session->config.quiet)
-    fprintf(stderr, "[%d/%d] %s %s\n", session->run_index, session->run_total,
-            label, row->shape);
+  if (session->config.quiet) return;
+  /* The layout where it is not the study's: "... 64x64x64 NT batch 1024". */
+  if (strcmp(row->op, "NN") != 0 || row->batch != 1)
+    fprintf(stderr, "[%d/%d] %s %s %s batch %s\n", session->run_index, session->run_total,
+            label, row->shape, row->op, row->batch_text);
+  else
+    fprintf(stderr, "[%d/%d] %s %s\n", session->run_index, session->run_total, label,
+            row->shape);
 }
 
 /* One round of timed launches of `fn` into `times` (config.iters of them).
@@ -408,7 +527,7 @@ static void run_stats(pgc_session *session, const pgc_problem *problem, const fl
   row->median_ms = median;
   row->min_ms = min;
   row->max_ms = max;
-  row->tflops = pgc_gemm_tflops(problem->m, problem->n, problem->k, median);
+  row->tflops = pgc_batch_tflops(problem->m, problem->n, problem->k, problem->batch, median);
   if (!(clock_mhz > 0)) clock_mhz = session->info.max_sm_clock_mhz;
   double peak = pgc_ffma_peak_tflops(session->info.cc_major,
                                      session->info.cc_minor,
@@ -500,14 +619,13 @@ typedef struct {
 static int set_run_prepare(pgc_session *session, const pgc_problem *problem,
                            const pgc_run_spec *spec, set_run *run, pgc_result_row *row) {
   run_label(spec->variant, spec->stages, run->label, sizeof run->label);
-  pgc_result_row_init(row, spec->variant->name, spec->stages, problem->m, problem->n,
-                      problem->k);
+  pgc_problem_row_init(row, spec->variant->name, spec->stages, problem);
   pgc_run_begin(session, run->label, row);
-  /* Decided once: the timed runs launch the plan and do nothing else. */
-  pg_status status = pg_plan_create(&run->plan, spec->variant, spec->stages, problem->m,
-                                    problem->n, problem->k, GEMM_ALPHA, problem->a,
-                                    problem->lda, problem->b, problem->ldb, GEMM_BETA,
-                                    problem->c, problem->ldc);
+  /* Decided once: the timed runs launch the plan and do nothing else. The
+   * cuBLAS rows get the same description: the library maps it onto
+   * cuBLAS's own ops and strided batch. */
+  const pg_gemm_desc gemm = pgc_problem_desc(problem);
+  pg_status status = pg_plan_create_gemm(&run->plan, spec->variant, spec->stages, &gemm);
   if (is_skip(status)) {
     /* The library's own reason: which rule of the GPU or the layout. */
     const char *reason = pg_last_error_detail();
@@ -551,8 +669,7 @@ int pgc_run_set(pgc_session *session, const pgc_problem *problem, const pgc_run_
     fprintf(stderr, "pipegemm: no host memory for the timings of %d runs x %d rounds\n",
             count, rounds);
     for (int r = 0; r < count; ++r) {
-      pgc_result_row_init(&rows[r], runs[r].variant->name, runs[r].stages, problem->m,
-                          problem->n, problem->k);
+      pgc_problem_row_init(&rows[r], runs[r].variant->name, runs[r].stages, problem);
       pgc_result_row_set_verdict(&rows[r], PGC_VERDICT_ERROR, "no host memory");
     }
     return PGC_EXIT_FAILED;

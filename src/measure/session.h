@@ -64,16 +64,39 @@ int pgc_session_open(pgc_session *session, const pgc_measure_config *config);
 /* Releases what pgc_session_open made; safe on a zeroed session. */
 void pgc_session_close(pgc_session *session);
 
-/* One GEMM shape: dense row-major device matrices, inputs
- * seeded from the session's seed, and the FP64 reference and scale when the
- * session checks. */
+/* A GEMM's layout beyond its shape (bench --op, --batch, --stride-a/b/c):
+ * op(A), op(B), the batch, and its members' strides in floats, where
+ * PGC_STRIDE_DENSE puts each member right after the one before. */
+#define PGC_STRIDE_DENSE (-1LL)
+typedef struct {
+  pg_op op_a, op_b;
+  int batch;
+  long long stride_a, stride_b, stride_c;
+} pgc_layout;
+#define PGC_LAYOUT_NN {PG_OP_N, PG_OP_N, 1, PGC_STRIDE_DENSE, PGC_STRIDE_DENSE, PGC_STRIDE_DENSE}
+
+/* One GEMM shape and layout: row-major device matrices, each operand as it
+ * is stored (A K x M where op_a is T, B N x K where op_b is T) with rows
+ * of its width, a batch's members at their strides, inputs seeded from the
+ * session's seed, and the FP64 reference and scale of every member when
+ * the session checks. */
 typedef struct {
   int m, n, k;
   /* The BLAS rule ld >= max(1, width): an empty dimension still gets ld 1. */
   int lda, ldb, ldc;
   float *a, *b, *c;
-  double *ref, *scale; /* NULL with --check off */
+  double *ref, *scale; /* batch x M x N; NULL with --check off */
+  pg_op op_a, op_b;
+  int batch;
+  /* The strides the library gets (0 where batch is 1), and those that lay
+   * the members one after another, for the report to tell them apart. */
+  long long stride_a, stride_b, stride_c;
+  long long dense_a, dense_b, dense_c;
 } pgc_problem;
+
+/* The problem as the library's description of it: C = 1 * op(A) op(B) +
+ * 0 * C over its batch. */
+pg_gemm_desc pgc_problem_desc(const pgc_problem *problem);
 
 /* "pipegemm: <what>: <pg_strerror> (<detail>)" on stderr: the library's
  * detail text, else for a CUDA, memory or device error the last CUDA
@@ -82,10 +105,21 @@ void pgc_print_status_error(const char *what, pg_status status);
 /* "pipegemm: <what>: <pg_strerror(PG_ERR_CUDA)> (<CUDA's text for err>)". */
 void pgc_print_cuda_error(const char *what, cudaError_t err);
 
-/* Allocates and fills a problem. PGC_EXIT_OK, or PGC_EXIT_FAILED after
- * printing the error (nothing left allocated). */
+/* Allocates and fills a problem: op N, N and one GEMM, or `layout`'s.
+ * PGC_EXIT_OK, or PGC_EXIT_FAILED after printing the error (nothing left
+ * allocated). */
 int pgc_problem_open(pgc_session *session, pgc_problem *problem, int m, int n,
                      int k);
+int pgc_problem_open_layout(pgc_session *session, pgc_problem *problem, int m, int n, int k,
+                            const pgc_layout *layout);
+/* The problem's shape, leading dimensions and strides as pgc_problem_open_layout
+ * sets them, nothing allocated (for the rows of a problem that could not be
+ * set up). */
+void pgc_problem_shape(pgc_problem *problem, int m, int n, int k, const pgc_layout *layout);
+/* A result row (pgc_result_row_init) of the problem's shape and layout:
+ * its ops, batch and strides, naming those that are not dense. */
+void pgc_problem_row_init(pgc_result_row *row, const char *variant, int stages,
+                          const pgc_problem *problem);
 /* Frees the problem's device memory; safe on a zeroed problem. */
 void pgc_problem_close(pgc_problem *problem);
 
@@ -197,6 +231,8 @@ double pgc_ffma_peak_tflops(int cc_major, int cc_minor, int sm_count,
                             double clock_mhz);
 /* 2MNK / time, in TFLOP/s; NaN for a time that is not positive. */
 double pgc_gemm_tflops(int m, int n, int k, double ms);
+/* The same for a batch of `batch` such GEMMs in that time: 2MNK x batch. */
+double pgc_batch_tflops(int m, int n, int k, int batch, double ms);
 /* "13.0" from a CUDA version number such as 13000. */
 void pgc_cuda_version_text(int version, char *buf, size_t size);
 

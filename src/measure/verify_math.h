@@ -58,28 +58,79 @@ PGV_HD static inline int pgv_element_ok(float out, double ref, double scale, int
   return fabs(o - ref) <= pgv_tolerance(scale, k, precision);
 }
 
-/* One element of the reference, the same code on the GPU and the host:
- * ref = alpha * sum_p a[row][p] b[p][col] + beta * c0[row][col] and its
- * scale, accumulated in double in plain index order. c0 is read only when
- * beta != 0. */
-PGV_HD static inline void pgv_reference_element(int row, int col, int k, float alpha,
-                                                const float *a, int lda, const float *b,
-                                                int ldb, float beta, const float *c0, int ldc,
-                                                double *ref, double *scale) {
+/* One element of the reference, the same code on the GPU and the host, for
+ * operands read through element steps, so that a transposed operand is the
+ * same loop: op(A)[row][p] = a[row * a_row + p * a_k], op(B)[p][col] =
+ * b[p * b_k + col * b_col]. ref = alpha * sum_p op(A)[row][p] op(B)[p][col]
+ * + beta * c0 and its scale, accumulated in double in plain index order.
+ * As in BLAS, alpha = 0 reads neither A nor B (a NaN there does not reach
+ * the reference), and c0, C0's element, is read only when beta != 0. */
+PGV_HD static inline void pgv_reference_element_steps(int row, int col, int k, float alpha,
+                                                      const float *a, long long a_row,
+                                                      long long a_k, const float *b,
+                                                      long long b_k, long long b_col,
+                                                      float beta, const float *c0,
+                                                      double *ref, double *scale) {
   double dot = 0.0, dot_abs = 0.0;
-  for (int p = 0; p < k; ++p) {
-    const double prod = (double)a[(size_t)row * lda + p] * (double)b[(size_t)p * ldb + col];
-    dot += prod;
-    dot_abs += fabs(prod);
-  }
+  if (alpha != 0.0f)
+    for (int p = 0; p < k; ++p) {
+      const double prod = (double)a[(size_t)row * (size_t)a_row + (size_t)p * (size_t)a_k] *
+                          (double)b[(size_t)p * (size_t)b_k + (size_t)col * (size_t)b_col];
+      dot += prod;
+      dot_abs += fabs(prod);
+    }
   double r = (double)alpha * dot, s = fabs((double)alpha) * dot_abs;
   if (beta != 0.0f) {
-    const double bc = (double)beta * (double)c0[(size_t)row * ldc + col];
+    const double bc = (double)beta * (double)*c0;
     r += bc;
     s += fabs(bc);
   }
   *ref = r;
   *scale = s;
+}
+
+/* The same for row-major A (lda) and B (ldb), op N both: ref = alpha *
+ * sum_p a[row][p] b[p][col] + beta * c0[row][col]. */
+PGV_HD static inline void pgv_reference_element(int row, int col, int k, float alpha,
+                                                const float *a, int lda, const float *b,
+                                                int ldb, float beta, const float *c0, int ldc,
+                                                double *ref, double *scale) {
+  pgv_reference_element_steps(row, col, k, alpha, a, lda, 1, b, ldb, 1, beta,
+                              beta != 0.0f ? &c0[(size_t)row * ldc + col] : NULL, ref, scale);
+}
+
+/* Where a float of a strided batch lies (pgh_stored, src/measure/harness.h):
+ * `offset` floats from the first member's start, members `stride` apart
+ * (count 1 where stride is 0), each rows x cols with leading dimension ld.
+ * Returns 1 with the member, row and column of the lowest member it is an
+ * element of, or 0 for a float that is no member's element: row padding,
+ * or a gap between members. Members may overlap (a stride below a member's
+ * extent): then the float is that of the lowest member that holds it. */
+PGV_HD static inline int pgv_stored_element(long long offset, int rows, int cols, long long ld,
+                                            int count, long long stride, long long *member,
+                                            int *row, int *col) {
+  if (rows <= 0 || cols <= 0 || offset < 0) return 0;
+  const long long extent = (long long)(rows - 1) * ld + cols;
+  long long first = 0, last = 0;
+  if (stride > 0 && count > 1) {
+    last = offset / stride;
+    if (last > count - 1) last = count - 1;
+    first = offset >= extent ? (offset - extent) / stride + 1 : 0;
+  }
+  /* The position within a member's rows repeats every ld members at most:
+   * past that, none is found. */
+  if (last - first > ld) last = first + ld;
+  for (long long j = first; j <= last; ++j) {
+    const long long within = offset - j * stride;
+    if (within < 0 || within >= extent) continue;
+    if (within % ld < cols) {
+      *member = j;
+      *row = (int)(within / ld);
+      *col = (int)(within % ld);
+      return 1;
+    }
+  }
+  return 0;
 }
 
 #endif

@@ -19,13 +19,14 @@ static const char *const commands[] = {"list", "bench", "study", "profile", "ins
 static const char *const odd_options[] = {"-h", "--", "-", "---", "--=", "-x", "--size=",
                                           "--Size", "--siz", "--help=1", "--version=",
                                           "--quiet=on", "--check=", "=", "--variant==all"};
-static const char *const numbers[] = {
+const char *const fuzz_numbers[] = {
     "0", "1", "2", "3", "4", "8", "31", "32", "33", "63", "64", "65", "100", "1023", "1024",
     "1025", "65536", "1000000", "1000001", "16777216", "16777217", "2147483646",
     "2147483647", "2147483648", "4294967295", "4294967296", "9223372036854775807",
     "9223372036854775808", "18446744073709551615", "18446744073709551616",
     "99999999999999999999999999999999", "-1", "-0", "-2147483648", "-2147483649", "007",
     "+5", " 5", "5 ", "1e3", "0x10", "3.5", "", "1,2", "\xd9\xa3" /* an Arabic-Indic 3 */};
+const size_t fuzz_numbers_count = sizeof fuzz_numbers / sizeof fuzz_numbers[0];
 static const char *const stage_lists[] = {
     "1-8", "1-3,6", "2,3,4", "0-2", "3-1", "1-64", "1-65", "2-65", "64-127",
     "2147483646-2147483647", "2147483647-2147483648", "1-2147483647", "2147483648",
@@ -38,6 +39,12 @@ static const char *const words_of_values[] = {
     "=baseline", "cp_async=", "=", "cp_async==baseline", "nonesuch=baseline",
     "baseline=nonesuch", "a,b", ",", ",,", "baseline,", ",baseline", "pipelining",
     "single-warp", "--", "-", "--size", "t.json"};
+
+/* --op's values and a shape line's op words: lists, and some a little off. */
+const char *const fuzz_op_words[] = {"NN", "NT", "TN", "TT", "NN,NT", "TT,NN,TT",
+                                       "NN,NT,TN,TT", "nt", "NX", "NN,", ",NN", "NNT",
+                                       "N", "", "NN,,NT", "T T"};
+const size_t fuzz_op_words_count = sizeof fuzz_op_words / sizeof fuzz_op_words[0];
 
 /* A variant name from the registry, or one a little off it. */
 static void variant_word(rng *r, buffer *b) {
@@ -67,7 +74,7 @@ static void variant_list(rng *r, buffer *b) {
 
 static void any_value(rng *r, buffer *b) {
   switch (below(r, 9)) {
-    case 0: case 1: puts_b(b, PICK(r, numbers)); break;
+    case 0: case 1: puts_b(b, PICK(r, fuzz_numbers)); break;
     case 2: puts_b(b, PICK(r, stage_lists)); break;
     case 3: { /* a stage list of many entries */
       size_t n = 1 + below(r, 80);
@@ -99,9 +106,10 @@ static void option_word(rng *r, buffer *b) {
 
 /* A value of the kind the option takes, mostly near what it accepts. */
 static void typed_value(rng *r, buffer *b, const char *option) {
-  static const char *const counts[] = {"--size", "--m",     "--n",      "--k",
-                                       "--warmup", "--iters", "--rounds", "--device",
-                                       "--blocks", "--seed"};
+  static const char *const counts[] = {"--size",   "--m",      "--n",        "--k",
+                                       "--warmup", "--iters",  "--rounds",   "--device",
+                                       "--blocks", "--seed",   "--batch",    "--stride-a",
+                                       "--stride-b", "--stride-c"};
   static const char *const small[] = {"0", "1", "2", "3", "7", "32", "64", "100", "1000", "1024"};
   static const char *const formats[] = {"table", "csv", "json"};
   static const char *const on_off[] = {"on", "off"};
@@ -114,7 +122,7 @@ static void typed_value(rng *r, buffer *b, const char *option) {
   }
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i)
     if (strcmp(option, counts[i]) == 0) {
-      puts_b(b, chance(r, 60) ? PICK(r, small) : PICK(r, numbers));
+      puts_b(b, chance(r, 60) ? PICK(r, small) : PICK(r, fuzz_numbers));
       return;
     }
   if (strcmp(option, "--stages") == 0) {
@@ -133,6 +141,8 @@ static void typed_value(rng *r, buffer *b, const char *option) {
     puts_b(b, PICK(r, on_off));
   } else if (strcmp(option, "--inputs") == 0) {
     puts_b(b, PICK(r, inputs));
+  } else if (strcmp(option, "--op") == 0) {
+    puts_b(b, PICK(r, fuzz_op_words));
   } else {
     puts_b(b, PICK(r, paths));
   }
@@ -445,6 +455,32 @@ static int check_options(const words *w, const pgc_options *o) {
     return broken("an experiment outside study");
   }
   if (o->shapes_path && o->command != PGC_CMD_BENCH) return broken("--shapes outside bench");
+  /* The layouts: one to four op combinations, each once; a batch of one
+   * GEMM at least; strides dense or counts; for bench's one shape, a
+   * stride only with a batch, and the Cs apart (args.h). */
+  const pgc_layout_request *l = &o->layout;
+  if (l->op_count < 1 || l->op_count > PGC_OP_COUNT) return broken("%d ops", l->op_count);
+  for (int i = 0; i < l->op_count; ++i) {
+    if (l->ops[i] < 0 || l->ops[i] >= PGC_OP_COUNT) return broken("op %d", l->ops[i]);
+    for (int j = 0; j < i; ++j)
+      if (l->ops[j] == l->ops[i]) return broken("op %s twice", pgc_op_name(l->ops[i]));
+  }
+  if (l->batch < 1) return broken("batch %d", l->batch);
+  const long long strides[3] = {l->stride_a, l->stride_b, l->stride_c};
+  for (int i = 0; i < 3; ++i) {
+    if (strides[i] < 0 && strides[i] != PGC_STRIDE_DENSE) return broken("stride %lld", strides[i]);
+    if (o->command != PGC_CMD_BENCH && strides[i] != PGC_STRIDE_DENSE)
+      return broken("a stride outside bench");
+    if (o->command == PGC_CMD_BENCH && !o->shapes_path && strides[i] != PGC_STRIDE_DENSE &&
+        l->batch < 2)
+      return broken("a stride of one GEMM");
+  }
+  if (o->command == PGC_CMD_BENCH && !o->shapes_path && l->batch > 1 &&
+      l->stride_c != PGC_STRIDE_DENSE && o->m > 0 && o->n > 0 &&
+      l->stride_c < (long long)o->m * o->n)
+    return broken("stride_c %lld below %dx%d", l->stride_c, o->m, o->n);
+  if (o->command != PGC_CMD_BENCH && (l->op_count != 1 || l->ops[0] != 0 || l->batch != 1))
+    return broken("a layout outside bench");
   if (o->long_listing != 0 && (o->long_listing != 1 || o->command != PGC_CMD_LIST))
     return broken("long_listing %d outside list", o->long_listing);
   if ((o->swap_claim == NULL) != (o->swap_kernels == NULL)) return broken("half a --swap");

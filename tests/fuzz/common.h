@@ -40,6 +40,13 @@ static inline size_t below(rng *r, size_t n) { return (size_t)(next(r) % n); }
 static inline int chance(rng *r, unsigned percent) { return below(r, 100) < percent; }
 #define PICK(r, pool) ((pool)[below((r), sizeof(pool) / sizeof((pool)[0]))])
 
+/* Numbers at the edges of int ranges, and --op's words (args.c), which the
+ * shape lines' layout words take too. */
+extern const char *const fuzz_numbers[];
+extern const size_t fuzz_numbers_count;
+extern const char *const fuzz_op_words[];
+extern const size_t fuzz_op_words_count;
+
 /* ---- where a failure is told (common.c) ----------------------------------- */
 
 /* The cases run in a child process, which writes each case's number to a

@@ -42,6 +42,28 @@ static void shape_line(rng *r, buffer *b, int clean, size_t dim_max) {
     else if (clean || chance(r, 60)) putf(b, "%u", (unsigned)(1 + below(r, dim_max)));
     else puts_b(b, PICK(r, dims));
   }
+  /* The layout's words, after a blank: in a clean text ops, a batch and
+   * strides (that may still break a rule: a stride of one GEMM, a
+   * stride_c below M x N, a word twice); else anything near them. */
+  size_t words = chance(r, 30) ? 1 + below(r, 4) : 0;
+  for (size_t i = 0; i < words; ++i) {
+    puts_b(b, clean ? PICK(r, ((const char *const[]){" ", "\t", "  "}))
+                    : blanks[below(r, sizeof blanks / sizeof blanks[0])]);
+    switch (below(r, 5)) {
+      case 0: puts_b(b, clean ? PICK(r, ((const char *const[]){"NN", "NT", "TN", "TT", "NN,TT"}))
+                              : fuzz_op_words[below(r, fuzz_op_words_count)]);
+        break;
+      case 1: putf(b, "batch=%s", clean && chance(r, 80) ? PICK(r, ((const char *const[]){
+                                                               "1", "2", "3", "7", "1024"}))
+                                                         : fuzz_numbers[below(r, fuzz_numbers_count)]);
+        break;
+      default:
+        putf(b, "stride_%c=%s", clean ? "abc"[below(r, 3)] : "abcdA"[below(r, 5)],
+             clean && chance(r, 80) ? PICK(r, ((const char *const[]){"0", "1", "9", "64",
+                                                                     "4096", "100000"}))
+                                    : fuzz_numbers[below(r, fuzz_numbers_count)]);
+    }
+  }
   puts_b(b, blanks[below(r, clean ? GOOD_BLANKS : sizeof blanks / sizeof blanks[0])]);
 }
 
@@ -112,19 +134,36 @@ void shape_text(rng *r, buffer *b) {
 }
 
 /* The oracle: the grammar of shapes.h, read independently of shapes.c.
- * Returns the line of the first problem (0: none) and the shapes read. */
+ * Returns the line of the first problem (0: none) and the shapes read, a
+ * line's ops each one, with NN, one GEMM and dense strides where the line
+ * names none (no request). */
 typedef struct {
   long long m, n, k;
   size_t line;
+  int op, batch;
+  long long stride[3]; /* as given; -1: dense */
 } oracle_shape;
 
 static int oracle_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* One line's shape: 1 for a shape in *s, 0 for nothing (blank, comment),
- * -1 for a bad line. */
-static int oracle_line(const char *p, size_t len, oracle_shape *s) {
+/* Digits of a value up to `max`, or -1. */
+static long long oracle_value(const char *p, size_t len, long long max) {
+  if (len == 0) return -1;
+  long long v = 0;
+  for (size_t i = 0; i < len; ++i) {
+    if (p[i] < '0' || p[i] > '9') return -1;
+    if (v > (max - (p[i] - '0')) / 10) return -1;
+    v = v * 10 + (p[i] - '0');
+  }
+  return v;
+}
+
+/* One line: its shapes in out[] (*count of them) and 1, 0 for nothing
+ * (blank, comment), -1 for a bad line. */
+static int oracle_line(const char *p, size_t len, oracle_shape *out, int *count) {
+  *count = 0;
   const char *hash = memchr(p, '#', len);
   if (hash) len = (size_t)(hash - p);
   size_t i = 0;
@@ -149,11 +188,74 @@ static int oracle_line(const char *p, size_t len, oracle_shape *s) {
     if (i == first) return -1;
     v[d] = negative ? -value : value;
   }
-  while (i < len && oracle_blank(p[i])) ++i;
-  if (i != len) return -1;
+  /* The words, each after a blank. */
+  int ops[4], op_count = 0, batch = 0;
+  long long stride[3] = {-1, -1, -1};
+  while (i < len) {
+    if (!oracle_blank(p[i])) return -1;
+    while (i < len && oracle_blank(p[i])) ++i;
+    size_t end = i;
+    while (end < len && !oracle_blank(p[end])) ++end;
+    const char *w = p + i;
+    const size_t wl = end - i;
+    i = end;
+    if (wl == 0) break;
+    if (wl > 6 && memcmp(w, "batch=", 6) == 0) {
+      if (batch) return -1;
+      const long long b = oracle_value(w + 6, wl - 6, INT_MAX);
+      if (b < 1) return -1;
+      batch = (int)b;
+    } else if (wl >= 6 && memcmp(w, "batch=", 6) == 0) {
+      return -1;
+    } else if (wl >= 9 && memcmp(w, "stride_", 7) == 0 && w[7] >= 'a' && w[7] <= 'c' &&
+               w[8] == '=') {
+      const int which = w[7] - 'a';
+      if (stride[which] >= 0) return -1;
+      stride[which] = oracle_value(w + 9, wl - 9, LLONG_MAX);
+      if (stride[which] < 0) return -1;
+    } else {
+      /* ops: NN, NT, TN or TT, joined by commas */
+      if (op_count) return -1;
+      if (wl % 3 != 2) return -1;
+      for (size_t at = 0; at < wl; at += 3) {
+        if ((w[at] != 'N' && w[at] != 'T') || (w[at + 1] != 'N' && w[at + 1] != 'T')) return -1;
+        if (at + 2 < wl && w[at + 2] != ',') return -1;
+        const int op = 2 * (w[at] == 'T') + (w[at + 1] == 'T');
+        int seen = 0;
+        for (int j = 0; j < op_count; ++j) seen |= ops[j] == op;
+        if (!seen) ops[op_count++] = op;
+      }
+    }
+  }
   for (int d = 0; d < 3; ++d)
     if (v[d] < 1 || v[d] > INT_MAX) return -1;
-  s->m = v[0], s->n = v[1], s->k = v[2];
+  if (batch == 0) batch = 1;
+  for (int j = 0; j < 3; ++j)
+    if (stride[j] >= 0 && batch == 1) return -1;
+  if (stride[2] >= 0 && stride[2] < v[0] * v[1]) return -1;
+  if (op_count == 0) ops[op_count++] = 0;
+  for (int j = 0; j < op_count; ++j) {
+    oracle_shape *s = &out[(*count)++];
+    s->m = v[0], s->n = v[1], s->k = v[2];
+    s->op = ops[j];
+    s->batch = batch;
+    for (int q = 0; q < 3; ++q) s->stride[q] = stride[q];
+  }
+  return 1;
+}
+
+/* Two GEMMs alike: shape, op, batch and, in a batch, the strides with the
+ * dense ones as numbers (M K, K N, M N). */
+static int oracle_same(const oracle_shape *x, const oracle_shape *y) {
+  if (x->m != y->m || x->n != y->n || x->k != y->k || x->op != y->op || x->batch != y->batch)
+    return 0;
+  if (x->batch == 1) return 1;
+  const long long dense[3] = {x->m * x->k, x->k * x->n, x->m * x->n};
+  for (int q = 0; q < 3; ++q) {
+    const long long a = x->stride[q] >= 0 ? x->stride[q] : dense[q];
+    const long long b = y->stride[q] >= 0 ? y->stride[q] : dense[q];
+    if (a != b) return 0;
+  }
   return 1;
 }
 
@@ -164,15 +266,19 @@ static size_t oracle(const buffer *b, oracle_shape *out, int *count) {
     size_t end = start;
     while (end < b->len && b->text[end] != '\n') ++end;
     ++line;
-    oracle_shape s = {0, 0, 0, line};
-    int got = oracle_line(b->text + start, end - start, &s);
+    oracle_shape got[4];
+    int got_count = 0;
+    int kind = oracle_line(b->text + start, end - start, got, &got_count);
     start = end + 1;
-    if (got == 0) continue;
-    if (got < 0) return line;
-    for (int i = 0; i < *count; ++i)
-      if (out[i].m == s.m && out[i].n == s.n && out[i].k == s.k) return line;
-    if (*count == PGC_MAX_SHAPES) return line;
-    out[(*count)++] = s;
+    if (kind == 0) continue;
+    if (kind < 0) return line;
+    for (int g = 0; g < got_count; ++g) {
+      got[g].line = line;
+      for (int i = 0; i < *count; ++i)
+        if (oracle_same(&out[i], &got[g])) return line;
+      if (*count == PGC_MAX_SHAPES) return line;
+      out[(*count)++] = got[g];
+    }
   }
   return 0;
 }
@@ -191,7 +297,8 @@ static int same_result(const shapes_result *a, const shapes_result *b, const cha
     return broken("%s read %d shapes, not %d", how, b->set.count, a->set.count);
   for (int i = 0; i < a->set.count; ++i) {
     const pgc_shape *x = &a->set.shapes[i], *y = &b->set.shapes[i];
-    if (x->m != y->m || x->n != y->n || x->k != y->k || x->line != y->line)
+    if (x->m != y->m || x->n != y->n || x->k != y->k || x->line != y->line ||
+        memcmp(&x->layout, &y->layout, sizeof x->layout) != 0)
       return broken("%s read shape %d otherwise", how, i);
   }
   return 1;
@@ -224,9 +331,17 @@ int check_shapes(rng *r, const buffer *b, const char *name, tally *t) {
     for (int i = 0; ok && i < p.set.count; ++i) {
       const pgc_shape *s = &p.set.shapes[i];
       const oracle_shape *e = &expected[i];
+      const int op = 2 * (s->layout.op_a == PG_OP_T) + (s->layout.op_b == PG_OP_T);
+      const long long given[3] = {s->layout.stride_a, s->layout.stride_b, s->layout.stride_c};
+      int strides_ok = 1;
+      for (int q = 0; q < 3; ++q)
+        strides_ok &= given[q] == (e->stride[q] >= 0 ? e->stride[q] : PGC_STRIDE_DENSE);
       if (s->m != e->m || s->n != e->n || s->k != e->k || s->line != e->line)
         ok = broken("shape %d: %dx%dx%d on line %zu, the grammar gives %lldx%lldx%lld on line %zu",
                     i, s->m, s->n, s->k, s->line, e->m, e->n, e->k, e->line);
+      else if (op != e->op || s->layout.batch != e->batch || !strides_ok)
+        ok = broken("shape %d on line %zu: %s batch %d, the grammar gives %s batch %d", i,
+                    s->line, pgc_op_name(op), s->layout.batch, pgc_op_name(e->op), e->batch);
     }
   } else if (p.rc != PGC_EXIT_USAGE) {
     ok = broken("pgc_shapes_parse returned %d", p.rc);
