@@ -56,6 +56,10 @@
 #                              (-DPG_SM90A_ARCHITECTURES=80), so this GPU
 #                              cannot load its image, as a GPU after sm_90
 #                              cannot: the GPU tests in each, auto included
+#   PG_LAYOUT_SET=bench/shapes/layouts.txt  every op(A), op(B) at the large
+#                              shapes and the batched set (layouts.csv):
+#                              auto, auto_emulated and auto_tf32 beside
+#                              cuBLAS with the same ops and batch
 #   PG_SHAPE_SET=bench/shapes/set.txt  the committed shape set, timed in
 #                              one process (shapes.csv): cublas, the tma_ws
 #                              forms and auto, with the geometric means
@@ -397,6 +401,17 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
       "$cli" bench --shapes "${PG_SHAPE_SET:-bench/shapes/set.txt}" \
       --variant cublas,tma_ws,tma_ws_splitk,tma_ws_m256,tma_ws_n64,tma_ws_streamk,auto --format csv --quiet
     grep "geometric mean" "$OUT/shapes.csv" >>"$summary"
+  fi
+  # Every layout and the batched set (bench/shapes/layouts.txt), each class
+  # beside its cuBLAS row with the same ops and batch (layouts.csv).
+  if [ -f "${PG_LAYOUT_SET:-bench/shapes/layouts.txt}" ]; then
+    : >"$OUT/layouts.csv"
+    for variants in cublas,auto cublas,auto_emulated cublas_tf32,auto_tf32; do
+      run_step "layouts $variants" "$OUT/layouts.csv" "$OUT/summary.txt" 240 \
+        "$cli" bench --shapes "${PG_LAYOUT_SET:-bench/shapes/layouts.txt}" \
+        --variant "$variants" --format csv --quiet
+    done
+    grep "geometric mean" "$OUT/layouts.csv" >>"$summary"
   fi
   if [ "${PG_SKIP_PROFILE:-0}" != 1 ]; then
     : >"$OUT/profile.txt"
