@@ -15,22 +15,8 @@
 
 #include "internal.h"
 #include "tuning.h"
+#include "model_args.h"
 
-/* A device-pointer stand-in: only its value is looked at. */
-static float storage[64] __attribute__((aligned(16)));
-
-static pg_gemm_args aligned_args(void) {
-  pg_gemm_args g;
-  memset(&g, 0, sizeof g);
-  g.m = 100;
-  g.n = 60;
-  g.k = 36;
-  g.a = storage;
-  g.b = storage;
-  g.lda = 36;
-  g.ldb = 60;
-  return g;
-}
 
 /* skinny_ffma's configure on an H200's facts: M x N x K, C dense and 16-byte
  * aligned, B b_offset floats past a 16-byte boundary, A's rows lda floats
@@ -41,13 +27,13 @@ static void configure_skinny_at(int m, int n, int k, int lda, int ldb, int b_off
   const pg_variant_entry *e = pg_entry_find("skinny_ffma");
   assert_non_null(e);
   *g = aligned_args();
-  g->b = storage + b_offset;
+  g->b = pgt_storage + b_offset;
   g->m = m;
   g->n = g->ldc = n;
   g->ldb = ldb > 0 ? ldb : n;
   g->k = k;
   g->lda = lda;
-  g->c = storage;
+  g->c = pgt_storage;
   g->vec_a = g->lda % 4 == 0;
   g->vec_b = g->ldb % 4 == 0 && b_offset % 4 == 0;
   memset(launch, 0, sizeof *launch);
@@ -260,7 +246,7 @@ static void test_skinny_small_smem(void **state) {
     g.m = cases[i].m;
     g.n = g.ldb = g.ldc = cases[i].n;
     g.k = g.lda = cases[i].k;
-    g.c = storage;
+    g.c = pgt_storage;
     g.vec_a = g.vec_b = 1;
     pg_kernel_launch launch;
     memset(&launch, 0, sizeof launch);
@@ -292,7 +278,7 @@ static void test_skinny_band_wave(void **state) {
     g.m = 3000;
     g.n = g.ldb = g.ldc = 8;
     g.k = g.lda = 2000;
-    g.c = storage;
+    g.c = pgt_storage;
     g.vec_a = g.vec_b = 1;
     pg_kernel_launch launch;
     memset(&launch, 0, sizeof launch);

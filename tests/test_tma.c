@@ -18,11 +18,11 @@
 #include "kernels/tma_ws.h" /* TWS_FORMS */
 #include "tma.h"
 #include "tuning.h"
+#include "model_args.h"
 
 /* A tile form's name, from its line of TWS_FORMS. */
 #define FORM_NAME(form, ...) #form,
 
-/* A device-pointer stand-in: only its value is looked at. */
 
 /* The rows and row width of the workspace region a view reads (0 for the
  * caller's operand). */
@@ -34,20 +34,6 @@ static long long view_ld(const pg_kernel_launch *launch, int view) {
   return view == PG_CALLER ? 0 : launch->workspace.region[view - 1].ld;
 }
 
-static float storage[64] __attribute__((aligned(16)));
-
-static pg_gemm_args aligned_args(void) {
-  pg_gemm_args g;
-  memset(&g, 0, sizeof g);
-  g.m = 100;
-  g.n = 60;
-  g.k = 36;
-  g.a = storage;
-  g.b = storage;
-  g.lda = 36;
-  g.ldb = 60;
-  return g;
-}
 
 static void test_aligned_layout_passes(void **state) {
   (void)state;
@@ -81,12 +67,12 @@ static void test_misaligned_base_rejected_with_reason(void **state) {
   (void)state;
   char why[200] = "";
   pg_gemm_args g = aligned_args();
-  g.a = storage + 1;
+  g.a = pgt_storage + 1;
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
   assert_non_null(strstr(why, "A's base address"));
 
   g = aligned_args();
-  g.b = storage + 2; /* 8-byte aligned is not enough */
+  g.b = pgt_storage + 2; /* 8-byte aligned is not enough */
   why[0] = '\0';
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
   assert_non_null(strstr(why, "B's base address"));
@@ -98,7 +84,7 @@ static void test_a_only_check_ignores_b(void **state) {
   (void)state;
   char why[200] = "";
   pg_gemm_args g = aligned_args();
-  g.b = storage + 1;
+  g.b = pgt_storage + 1;
   g.ldb = 61;
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
   assert_int_equal(pg_tma_check_a(&g, why, sizeof why), PG_OK);
@@ -111,7 +97,7 @@ static void test_a_only_check_ignores_b(void **state) {
   why[0] = '\0';
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
   assert_non_null(strstr(why, "B's base address"));
-  g.b = storage;
+  g.b = pgt_storage;
   why[0] = '\0';
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
   assert_non_null(strstr(why, "ldb = 61"));
@@ -124,7 +110,7 @@ static void test_k_zero_needs_no_maps(void **state) {
   char why[200] = "";
   pg_gemm_args g = aligned_args();
   g.k = 0;
-  g.a = storage + 1; /* nothing is copied, so nothing can be misaligned */
+  g.a = pgt_storage + 1; /* nothing is copied, so nothing can be misaligned */
   g.lda = 1;
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_OK);
   pg_tma_maps maps;
@@ -169,14 +155,14 @@ static void test_auto_without_gpu(void **state) {
   (void)state;
   const pg_variant_info *v = NULL;
   int stages = -1;
-  assert_int_equal(pg_auto_select(8, 8, 8, storage, 8, storage, 8, NULL, &stages),
+  assert_int_equal(pg_auto_select(8, 8, 8, pgt_storage, 8, pgt_storage, 8, NULL, &stages),
                    PG_ERR_INVALID_ARG);
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    assert_int_equal(pg_auto_select(8, 8, 8, storage, 8, storage, 8, &v, &stages),
+    assert_int_equal(pg_auto_select(8, 8, 8, pgt_storage, 8, pgt_storage, 8, &v, &stages),
                      PG_ERR_NO_DEVICE);
   } else { /* a GPU: auto always names a variant that runs */
-    assert_int_equal(pg_auto_select(8, 8, 8, storage, 8, storage, 8, &v, &stages), PG_OK);
+    assert_int_equal(pg_auto_select(8, 8, 8, pgt_storage, 8, pgt_storage, 8, &v, &stages), PG_OK);
     assert_non_null(v);
     assert_int_equal(pg_variant_supported(v, stages), PG_OK);
   }
@@ -398,7 +384,7 @@ static void test_split_forms_take_any_layout(void **state) {
   (void)state;
   pg_gemm_args g = aligned_args();
   g.lda = 37; /* A's rows 148 bytes apart */
-  g.b = storage + 1; /* B off 16 bytes */
+  g.b = pgt_storage + 1; /* B off 16 bytes */
   char why[200];
   const char *any[] = {TWS_FORMS(FORM_NAME) "tma_ws_any"}; /* every tile form (tma_ws.h) */
   for (size_t i = 0; i < sizeof any / sizeof any[0]; ++i) {
@@ -426,7 +412,7 @@ static pg_gemm_args square_args(int size) {
   pg_gemm_args g = aligned_args();
   g.m = g.n = g.k = size;
   g.lda = g.ldb = g.ldc = size;
-  g.c = storage;
+  g.c = pgt_storage;
   g.alpha = 1.f;
   g.vec_a = g.vec_b = 1;
   g.stages = 3;
@@ -644,7 +630,7 @@ static pg_kernel_launch tma_ws_launch_at(const pg_device *device, int k, int sta
   pg_gemm_args g = aligned_args();
   g.m = g.n = g.ldb = g.ldc = 8192;
   g.k = g.lda = k;
-  g.c = storage;
+  g.c = pgt_storage;
   g.stages = stages;
   pg_kernel_launch launch;
   memset(&launch, 0, sizeof launch);
