@@ -243,6 +243,13 @@ typedef struct {
   int b_box_n, b_box_k;
   int b_k_major;
   int b_swizzle_bytes; /* B's (or B^T's) swizzle, as a_swizzle_bytes */
+  /* 1: the kernel takes any layout by reading the operands as the call
+   * stores them (pg_tma_reads_layout): maps of rank 3 over the batch, A as
+   * K x M where op(A) = T (boxes a_box_m contiguous x a_box_k rows, in
+   * a_t_swizzle_bytes) and B as N x K where op(B) = T (b_box_k contiguous
+   * x b_box_n rows, in b_t_swizzle_bytes). */
+  int any_layout;
+  int a_t_swizzle_bytes, b_t_swizzle_bytes;
 } pg_tma_boxes;
 
 /* ---- a call's launches over one workspace -------------------------------------

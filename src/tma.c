@@ -31,6 +31,19 @@ static pg_status check_operand(const char *name, const void *ptr, int ld, const 
   return PG_OK;
 }
 
+/* A batch's stride between an operand's matrices: a multiple of 16 bytes
+ * (0, one matrix for the whole batch, reads no stride). */
+static pg_status check_stride(const char *name, int batch, long long stride, char *why,
+                              size_t why_size) {
+  if (batch > 1 && ((unsigned long long)stride * sizeof(float)) % TMA_ALIGN != 0) {
+    snprintf(why, why_size,
+             "TMA needs %s's batch stride a multiple of 16 bytes; %lld floats is not", name,
+             stride);
+    return PG_ERR_UNSUPPORTED;
+  }
+  return PG_OK;
+}
+
 /* The operands a kernel copies with TMA; none when K = 0 (no copies:
  * C = beta*C). */
 static pg_status check_operands(const pg_gemm_args *g, int check_a, int check_b, char *why,
@@ -38,7 +51,9 @@ static pg_status check_operands(const pg_gemm_args *g, int check_a, int check_b,
   if (g->k == 0) return PG_OK;
   pg_status st = PG_OK;
   if (check_a) st = check_operand("A", g->a, g->lda, "lda", why, why_size);
+  if (st == PG_OK && check_a) st = check_stride("A", g->batch, g->stride_a, why, why_size);
   if (st == PG_OK && check_b) st = check_operand("B", g->b, g->ldb, "ldb", why, why_size);
+  if (st == PG_OK && check_b) st = check_stride("B", g->batch, g->stride_b, why, why_size);
   return st;
 }
 
@@ -78,19 +93,62 @@ static CUtensorMapSwizzle swizzle_mode(int bytes) {
   }
 }
 
-/* A row-major rows x cols FP32 matrix with leading dimension ld, read in
- * boxes of box_cols x box_rows. Out-of-range elements arrive as zeros. */
-static cudaError_t encode_matrix(CUtensorMap *map, const float *base, int rows, int cols,
-                                 int ld, int box_cols, int box_rows, int swizzle_bytes) {
-  const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
-  const cuuint64_t strides[1] = {(cuuint64_t)ld * sizeof(float)};
-  const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
-  const cuuint32_t element_strides[2] = {1, 1};
-  CUresult r = encode_tiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)base, dims,
-                            strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+/* `matrices` row-major rows x cols FP32 matrices with leading dimension
+ * ld, `stride` floats apart, read in boxes of box_cols x box_rows (x one
+ * matrix): a map of rank 2 where `rank3` is 0 (one matrix), else of rank 3.
+ * Out-of-range elements arrive as zeros. */
+static cudaError_t encode_tensor(CUtensorMap *map, const float *base, long long rows,
+                                 long long cols, long long ld, int box_cols, int box_rows,
+                                 int swizzle_bytes, int rank3, long long matrices,
+                                 long long stride) {
+  /* A single matrix's stride is never read: any multiple of 16 bytes. */
+  if (matrices <= 1) stride = ld * rows;
+  const cuuint64_t dims[3] = {(cuuint64_t)cols, (cuuint64_t)rows,
+                              (cuuint64_t)(matrices > 1 ? matrices : 1)};
+  const cuuint64_t strides[2] = {(cuuint64_t)ld * sizeof(float),
+                                 (cuuint64_t)stride * sizeof(float)};
+  const cuuint32_t box[3] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows, 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  CUresult r = encode_tiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, rank3 ? 3 : 2, (void *)base,
+                            dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                             swizzle_mode(swizzle_bytes), CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+static cudaError_t encode_matrix(CUtensorMap *map, const float *base, int rows, int cols,
+                                 int ld, int box_cols, int box_rows, int swizzle_bytes) {
+  return encode_tensor(map, base, rows, cols, ld, box_cols, box_rows, swizzle_bytes, 0, 1, 0);
+}
+
+int pg_tma_reads_layout(const pg_gemm_args *g, const pg_tma_boxes *boxes) {
+  return boxes->any_layout && (g->op_a || g->op_b || g->batch > 1);
+}
+
+/* The operands as the call stores them, each over the batch (its stride 0:
+ * one matrix for all): A M x K, or K x M where op(A) = T; B K x N, or N x K
+ * where op(B) = T; a box of the tile's K by its rows or columns, in the
+ * orientation of the storage. */
+static cudaError_t encode_layout(const pg_gemm_args *g, const pg_tma_boxes *boxes, int with_a,
+                                 int with_b, pg_tma_maps *maps) {
+  cudaError_t err = cudaSuccess;
+  const long long batch_a = g->stride_a != 0 ? g->batch : 1;
+  const long long batch_b = g->stride_b != 0 ? g->batch : 1;
+  if (with_a)
+    err = g->op_a ? encode_tensor(&maps->a, g->a, g->k, g->m, g->lda, boxes->a_box_m,
+                                  boxes->a_box_k, boxes->a_t_swizzle_bytes, 1, batch_a,
+                                  g->stride_a)
+                  : encode_tensor(&maps->a, g->a, g->m, g->k, g->lda, boxes->a_box_k,
+                                  boxes->a_box_m, boxes->a_swizzle_bytes, 1, batch_a,
+                                  g->stride_a);
+  if (err == cudaSuccess && with_b)
+    err = g->op_b ? encode_tensor(&maps->b, g->b, g->n, g->k, g->ldb, boxes->b_box_k,
+                                  boxes->b_box_n, boxes->b_t_swizzle_bytes, 1, batch_b,
+                                  g->stride_b)
+                  : encode_tensor(&maps->b, g->b, g->k, g->n, g->ldb, boxes->b_box_n,
+                                  boxes->b_box_k, boxes->b_swizzle_bytes, 1, batch_b,
+                                  g->stride_b);
+  return err;
 }
 
 cudaError_t pg_tma_find_encoder(void) {
@@ -111,6 +169,7 @@ cudaError_t pg_tma_encode(const pg_gemm_args *g, const pg_tma_boxes *boxes, int 
   if (g->k == 0) return cudaSuccess;
   cudaError_t found = pg_tma_find_encoder();
   if (found != cudaSuccess) return found;
+  if (pg_tma_reads_layout(g, boxes)) return encode_layout(g, boxes, with_a, with_b, maps);
   cudaError_t err = cudaSuccess;
   if (with_a)
     err = encode_matrix(&maps->a, g->a, g->m, g->k, g->lda, boxes->a_box_k, boxes->a_box_m,

@@ -19,13 +19,19 @@ pg_status pg_tma_check(const pg_gemm_args *args, char *why, size_t why_size);
  * which is aligned whatever B is. */
 pg_status pg_tma_check_a(const pg_gemm_args *args, char *why, size_t why_size);
 
+/* 1 where the kernel reads the call's operands as stored, through maps of
+ * rank 3 (a matrix of the batch the third coordinate): its boxes say it
+ * takes any layout (any_layout) and the call is not op N, N on one GEMM. */
+int pg_tma_reads_layout(const pg_gemm_args *args, const pg_tma_boxes *boxes);
+
 /* Finds the driver's encoder, once per process (the device probe does it
  * on its own thread, so a failure stays there); its error, if any. */
 cudaError_t pg_tma_find_encoder(void);
 
 /* Encodes A's map (with_a) and B's (with_b) with cuTensorMapEncodeTiled
  * (found through cudaGetDriverEntryPointByVersion, so nothing links
- * libcuda); the others are left zeroed, for a map encoded at launch on
+ * libcuda): as pg_tma_reads_layout says, A as M x K and B as K x N, or
+ * the operands as stored over the batch; the others are left zeroed, for a map encoded at launch on
  * what a first kernel writes (the plan decides). With K = 0 there is
  * nothing to copy and the maps are left zeroed. */
 cudaError_t pg_tma_encode(const pg_gemm_args *args, const pg_tma_boxes *boxes, int with_a,

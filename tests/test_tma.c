@@ -43,6 +43,15 @@ static void test_aligned_layout_passes(void **state) {
   g.lda = 40; /* padded rows, still 16-byte multiples */
   g.ldb = 64;
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_OK);
+  /* a batch: each operand's stride between its matrices too, unless 0 */
+  g.batch = 3;
+  g.stride_a = 0;
+  g.stride_b = 64 * 64 + 2;
+  why[0] = '\0';
+  assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
+  assert_non_null(strstr(why, "B's batch stride"));
+  g.stride_b = 64 * 64 + 4;
+  assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_OK);
 }
 
 static void test_odd_stride_rejected_with_reason(void **state) {
@@ -115,7 +124,7 @@ static void test_k_zero_needs_no_maps(void **state) {
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_OK);
   pg_tma_maps maps;
   memset(&maps, 0xff, sizeof maps);
-  const pg_tma_boxes boxes = {8, 128, 0, 128, 8, 0, 0};
+  const pg_tma_boxes boxes = {.a_box_k = 8, .a_box_m = 128, .b_box_n = 128, .b_box_k = 8};
   assert_int_equal(pg_tma_encode(&g, &boxes, 1, 1, &maps), cudaSuccess);
   const unsigned char *bytes = (const unsigned char *)&maps;
   for (size_t i = 0; i < sizeof maps; ++i) assert_int_equal(bytes[i], 0);
