@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "tma.h"
 
 /* Addresses that stand for device memory: only their alignment matters to
  * a plan, which never reads them. */
@@ -197,7 +198,42 @@ static void test_layouts_and_batches(void **state) {
   assert_int_equal(plan.args.op_b, 1);
   assert_int_equal(plan.args.batch, 3);
   assert_int_equal(plan.args.stride_b, 0);
+  /* a tile form of tma_ws, reading both operands where they are (one
+   * launch, no copy), the batch on the grid's y, K not split */
+  assert_non_null(strstr(plan.entry->info.name, "tma_ws"));
+  assert_int_equal(plan.steps, 1);
+  assert_int_equal(plan.step[plan.main_step].grid_y, 3);
+  assert_int_equal(plan.args.splits, 1);
+  assert_non_null(plan.tma);
+  assert_true(pg_tma_reads_layout(&plan.args, plan.tma));
+  /* a batch stride TMA cannot read: the tile forms refuse it, and auto
+   * runs cp_async_any, the batch on the grid's z */
+  gemm.stride_a = 700 * 1000 + 2;
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("tma_ws_splitk"), 0, &gemm),
+                   PG_ERR_UNSUPPORTED);
+  assert_non_null(strstr(pg_last_error_detail(), "A's batch stride"));
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("auto"), 0, &gemm), PG_OK);
+  assert_string_equal(plan.entry->info.name, "cp_async_any");
   assert_int_equal(plan.step[plan.main_step].grid_z, 3);
+  gemm.stride_a = 700 * 1000;
+  /* one GEMM of op T, T at a shape of few tiles: K split as for op N, N */
+  gemm.batch = 1;
+  gemm.m = gemm.n = 256;
+  gemm.k = 16384;
+  gemm.lda = 256;
+  gemm.ldb = 16384;
+  gemm.ldc = 256;
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("tma_ws_splitk"), 0, &gemm),
+                   PG_OK);
+  assert_true(plan.args.splits > 1);
+  assert_int_equal(plan.steps, 2); /* the reduction after */
+  gemm.m = 1000;
+  gemm.n = 600;
+  gemm.k = 700;
+  gemm.lda = 1000;
+  gemm.ldb = 700;
+  gemm.ldc = 600;
+  gemm.batch = 3;
   assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("auto_tf32"), 0, &gemm),
                    PG_OK);
   assert_int_equal(plan.entry->info.layouts, PG_LAYOUT_ANY);
@@ -214,6 +250,9 @@ static void test_layouts_and_batches(void **state) {
   gemm.batch = 65537;
   gemm.stride_a = gemm.stride_b = gemm.stride_c = 16;
   assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("auto"), 0, &gemm), PG_OK);
+  assert_int_equal(plan.step[plan.main_step].grid_y, 65535);
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("cp_async_any"), 0, &gemm),
+                   PG_OK);
   assert_int_equal(plan.step[plan.main_step].grid_z, 65535);
 }
 

@@ -86,11 +86,21 @@ template <> struct tws_schedule<TWS_WHOLE_TILES> {
 
 PG_KERNELS_BEGIN
 
-template <int TM, int TN, int MODE>
-__global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::MIN_BLOCKS)
-    pg_tma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+/* The kernel's body, on the tile, the mode and the layout (LAYOUT, tma_ws.cuh:
+ * 0, or the call's ops over its batch). */
 #ifdef PG_HAVE_TMA
+template <int TM, int TN, int MODE, int LAYOUT>
+static __device__ __forceinline__ void tws_run(const pg_gemm_args &g, const pg_tma_maps &maps) {
   typedef tws_tile<TM, TN> tile;
+  constexpr bool A_T = (LAYOUT & TWS_A_T) != 0, B_T = (LAYOUT & TWS_B_T) != 0;
+  constexpr bool BATCHED = (LAYOUT & TWS_BATCHED) != 0;
+  static_assert(LAYOUT == 0 || (BATCHED && MODE == TWS_SPLIT_K),
+                "a layout other than 0 is read through maps of rank 3, in the split-K mode");
+  /* The batch's matrices: blockIdx.y, + gridDim.y, ... (one where LAYOUT
+   * is 0). */
+  const int batches = BATCHED ? g.batch : 1;
+  const int batch_first = BATCHED ? (int)blockIdx.y : 0;
+  const int batch_step = BATCHED ? (int)gridDim.y : 1;
   enum { THREAD_M = tile::THREAD_M, THREAD_N = tile::THREAD_N, STAGE_BYTES = tile::STAGE_BYTES };
   enum { CONSUMERS = tile::CONSUMERS, STAGE_A_BYTES = tile::STAGE_A_BYTES };
   extern __shared__ float4 smem_raw[];
@@ -135,21 +145,34 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
      * wait returns at once. */
     pg_grid_dependency_wait();
     pg_fence_proxy_async_global();
-    tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
-    tws_work w;
-    while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
-      for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
-        /* Free once the consumers released its previous use; on a slot's
-         * first use the wait for "parity 1" returns at once. */
-        PG_TRACE_SPAN(SLOT, slot, kt) pg_mbar_wait_parity(&empty[slot], parity ^ 1);
-        char *stage = smem + slot * STAGE_BYTES;
-        pg_mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
-        pg_tma_load_2d(stage, &maps.a, kt * TWS_TILE_K, w.tm * TM, &full[slot]);
-        pg_tma_load_2d(stage + STAGE_A_BYTES, &maps.b, w.tn * TN, kt * TWS_TILE_K,
-                       &full[slot]);
-        parity ^= t128_ring_next(&slot, stages);
+    for (int batch = batch_first; batch < batches; batch += batch_step) {
+      /* a matrix of the batch: the third coordinate (0 for an operand
+       * whose stride is 0: one matrix for all) */
+      const int za = g.stride_a != 0 ? batch : 0, zb = g.stride_b != 0 ? batch : 0;
+      tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
+      tws_work w;
+      while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
+        for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
+          /* Free once the consumers released its previous use; on a slot's
+           * first use the wait for "parity 1" returns at once. */
+          PG_TRACE_SPAN(SLOT, slot, kt) pg_mbar_wait_parity(&empty[slot], parity ^ 1);
+          char *stage = smem + slot * STAGE_BYTES;
+          pg_mbar_arrive_expect_tx(&full[slot], STAGE_BYTES);
+          const int k0 = kt * TWS_TILE_K, m0 = w.tm * TM, n0 = w.tn * TN;
+          if constexpr (!BATCHED) {
+            (void)za, (void)zb;
+            pg_tma_load_2d(stage, &maps.a, k0, m0, &full[slot]);
+            pg_tma_load_2d(stage + STAGE_A_BYTES, &maps.b, n0, k0, &full[slot]);
+          } else {
+            /* the operands as stored: A K x M where read transposed, B N x K */
+            pg_tma_load_3d(stage, &maps.a, A_T ? m0 : k0, A_T ? k0 : m0, za, &full[slot]);
+            pg_tma_load_3d(stage + STAGE_A_BYTES, &maps.b, B_T ? k0 : n0, B_T ? n0 : k0, zb,
+                           &full[slot]);
+          }
+          parity ^= t128_ring_next(&slot, stages);
+        }
+        PG_TRACE_TILE_DONE();
       }
-      PG_TRACE_TILE_DONE();
     }
     PG_TRACE_CLOSE(g, PG_TRACE_ROLE_PRODUCER);
     tws_producer_leaves<MODE>();
@@ -182,26 +205,65 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
   const int col0 = thin_tile ? (lane % 4) * 4
                              : (lane % 8) * 4 + (short_tile ? pair * 64 : 0) +
                                    (wide_tile ? (warp >> 2) * 128 : 0);
+  /* A read transposed: the same rows in runs of 4 (tws_row); THIN, warp w
+   * rows 32w .. 32w+31, 4 a lane quad. B read transposed: single columns
+   * (tws_col), lane % 8 then every 8th (THIN: lane % 4, every 4th). */
+  const int row0_l = !A_T ? row0
+                     : thin_tile ? warp * 32 + (lane / 4) * 4
+                                 : (short_tile ? 0 : pair * 64) + ((warp & 1) * 4 + lane / 8) * 4;
+  const int col0_l = !B_T ? col0
+                     : thin_tile ? lane % 4
+                                 : lane % 8 + (short_tile ? pair * 64 : 0) +
+                                       (wide_tile ? (warp >> 2) * 128 : 0);
   PG_TRACE_OPEN(g, PG_TRACE_ROLE_CONSUMER, threadIdx.x == 0);
-  tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
-  tws_work w;
-  while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
-    float acc[THREAD_M][THREAD_N];
+  for (int batch = batch_first; batch < batches; batch += batch_step) {
+    float *const c = BATCHED ? g.c + batch * g.stride_c : g.c;
+    tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
+    tws_work w;
+    while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
+      float acc[THREAD_M][THREAD_N];
 #pragma unroll
-    for (int i = 0; i < THREAD_M; ++i)
+      for (int i = 0; i < THREAD_M; ++i)
 #pragma unroll
-      for (int j = 0; j < THREAD_N; ++j) acc[i][j] = 0.f;
-    for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
-      PG_TRACE_SPAN(DATA, slot, kt) pg_mbar_wait_parity(&full[slot], parity);
-      PG_TRACE_SPAN(COMPUTE, slot, kt)
-          tws_compute<TM, TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
-      PG_TRACE_BEFORE(RELEASE, slot, kt) pg_mbar_release_to_copy_engine(&empty[slot]);
-      parity ^= t128_ring_next(&slot, stages);
+        for (int j = 0; j < THREAD_N; ++j) acc[i][j] = 0.f;
+      for (int kt = w.kt_begin; kt < w.kt_end; ++kt) {
+        PG_TRACE_SPAN(DATA, slot, kt) pg_mbar_wait_parity(&full[slot], parity);
+        if constexpr ((LAYOUT & (TWS_A_T | TWS_B_T)) == 0) {
+          PG_TRACE_SPAN(COMPUTE, slot, kt)
+              tws_compute<TM, TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
+        } else {
+          tws_compute_layout<TM, TN, LAYOUT>(smem + slot * STAGE_BYTES, row0_l, swz, col0_l,
+                                             acc);
+        }
+        PG_TRACE_BEFORE(RELEASE, slot, kt) pg_mbar_release_to_copy_engine(&empty[slot]);
+        parity ^= t128_ring_next(&slot, stages);
+      }
+      PG_TRACE_SPAN(EPILOGUE, 0, 0)
+          tws_store<TM, TN, MODE, LAYOUT>(g, w, smem, row0_l, col0_l, acc, c);
+      PG_TRACE_TILE_DONE();
     }
-    PG_TRACE_SPAN(EPILOGUE, 0, 0) tws_store<TM, TN, MODE>(g, w, smem, row0, col0, acc);
-    PG_TRACE_TILE_DONE();
   }
   PG_TRACE_CLOSE(g, PG_TRACE_ROLE_CONSUMER);
+}
+#endif
+
+template <int TM, int TN, int MODE>
+__global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::MIN_BLOCKS)
+    pg_tma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+#ifdef PG_HAVE_TMA
+  tws_run<TM, TN, MODE, 0>(g, maps);
+#else
+  pg_tma_unavailable();
+#endif
+}
+
+/* The kernel on a call's layout (tma_ws.cuh: TWS_BATCHED and the ops),
+ * split-K's schedule; its instances in tma_ws_layouts.cu. */
+template <int TM, int TN, int LAYOUT>
+__global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::MIN_BLOCKS)
+    pg_tma_ws_layout_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+#ifdef PG_HAVE_TMA
+  tws_run<TM, TN, TWS_SPLIT_K, LAYOUT>(g, maps);
 #else
   pg_tma_unavailable();
 #endif

@@ -41,27 +41,10 @@
 #include <stdio.h>
 
 /* Where K is not split, tma_ws_splitk is tma_ws. */
+#define TWS_MAX_GRID_Y 65535 /* the batch's GEMMs past it: a loop */
 extern "C" const pg_variant_entry pg_entry_tma_ws;
 
 #ifdef PG_HAVE_TMA
-/* Split-K: units blockIdx.x, + gridDim.x, ... of tiles x splits. */
-template <> struct tws_schedule<TWS_SPLIT_K> {
-  static __device__ __forceinline__ tws_cursor start(const pg_gemm_args &g,
-                                                     const tws_geometry &geo) {
-    tws_cursor c;
-    c.sk_next = c.sk_end = 0;
-    c.next = blockIdx.x;
-    c.end = geo.whole_tiles + (geo.tiles - geo.whole_tiles) * g.splits;
-    return c;
-  }
-  static __device__ __forceinline__ bool next(const pg_gemm_args &g, const tws_geometry &geo,
-                                              tws_cursor *c, tws_work *w) {
-    if (c->next >= c->end) return false;
-    tws_take_split(g, geo, c, w);
-    return true;
-  }
-};
-
 /* Split in clusters: block b is range b % splits of tile b / splits (its
  * cluster the tile's ranges), one unit a block. */
 template <> struct tws_schedule<TWS_SPLIT_CLUSTER> {
@@ -115,6 +98,27 @@ static void configure_in_clusters(const split_form *form, pg_gemm_args *args,
   (void)pg_split_in_clusters(args, launch, device, per_sm, 1, form->cluster_kernel);
 }
 
+/* A call of other than op N, N on one GEMM: the kernel on its layout
+ * (tma_ws_layouts.cu), which reads the operands where they are (check_any
+ * has held them to TMA's rules); the batch's GEMMs grid y, K split below
+ * the last full wave as for op N, N where there is one GEMM, never in
+ * clusters. */
+static void configure_layout(const split_form *form, pg_gemm_args *args, const pg_device *device,
+                             const pg_tuning *tuning, pg_kernel_launch *launch) {
+  const tws_shape *shape = form->shape;
+  const int layout = TWS_BATCHED | (args->op_a ? TWS_A_T : 0) | (args->op_b ? TWS_B_T : 0);
+  tws_configure_whole_tiles(shape, pg_tws_layout_kernel(shape->tile_m, shape->tile_n, layout),
+                            args, tuning, launch);
+  launch->persistent_blocks_per_sm = 0;
+  launch->grid_y = args->batch < TWS_MAX_GRID_Y ? args->batch : TWS_MAX_GRID_Y;
+  if (args->batch > 1) return;
+  const long long per_sm = tws_blocks_per_sm(shape, args->stages, device);
+  (void)pg_configure_split_tail(args, launch, per_sm * device->sm_count, shape->tile_m,
+                                shape->tile_n, tws_k_tiles(args),
+                                tuning->tma_ws_split_min_k_tiles,
+                                tuning->tma_ws_split_unit_cost, tuning->flops_per_byte);
+}
+
 /* K split where the tiles leave block slots idle: all tiles split where
  * they are few, only the bottom tile rows where the last wave is partial
  * (the rows above whole, straight to C), as pg_configure_split_tail's
@@ -123,6 +127,10 @@ static void configure_in_clusters(const split_form *form, pg_gemm_args *args,
  * tiles fill their waves it does not split at all. */
 static void configure_split(const split_form *form, pg_gemm_args *args, const pg_device *device,
                             const pg_tuning *tuning, pg_kernel_launch *launch) {
+  if (args->op_a || args->op_b || args->batch > 1) {
+    configure_layout(form, args, device, tuning, launch);
+    return;
+  }
   if (form->whole_kernel == NULL)
     pg_entry_tma_ws.configure(args, device, tuning, launch);
   else
@@ -160,6 +168,16 @@ static void configure_form(pg_gemm_args *args, const pg_device *device, const pg
  * first: pg_configure_operand_copies), its rows (K and N rounded up to 4)
  * must stay ints. */
 static pg_status check_any(const pg_gemm_args *g, char *why, size_t why_size) {
+  /* Another layout is read where it is: TMA's rules for both operands
+   * (their bases, leading dimensions and batch strides). */
+  if (g->op_a || g->op_b || g->batch > 1) {
+    char tma_why[200];
+    if (pg_tma_check(g, tma_why, sizeof tma_why) != PG_OK) {
+      snprintf(why, why_size, "op(A) = %s, op(B) = %s, %d GEMMs are read where they are, and %s",
+               g->op_a ? "T" : "N", g->op_b ? "T" : "N", g->batch, tma_why);
+      return PG_ERR_UNSUPPORTED;
+    }
+  }
   if (PG_PLANES_LD(g->k) > INT_MAX || PG_PLANES_LD(g->n) > INT_MAX) {
     snprintf(why, why_size, "K = %d, N = %d: a copy's rows (rounded up to 4 floats) would pass "
                             "INT_MAX", g->k, g->n);
@@ -190,7 +208,9 @@ static const pg_sass_rule rules[] = {TWS_RULES};
   " outputs a consumer thread), " TWS_BLOCKS_##blocks " (fewer where its stages do not fit); K "  \
   "split where the tiles leave SMs idle, the partial sums added in split order by a second "     \
   "kernel, or by the ranges' blocks in a cluster through distributed shared memory where the "   \
-  "GPU keeps the clusters resident; any layout: an operand TMA cannot read is copied first"
+  "GPU keeps the clusters resident; any leading dimension (an operand TMA cannot read is "     \
+  "copied first); op(A), op(B) in {N, T} and strided batches read in place through maps of "  \
+  "rank 3 where TMA can read the operands"
 
 /* A form's entry: its TM x TN tile's kernel (the split instance named, as
  * the SASS names it), any layout (check_any), tma_ws's rules; stages 2 to
@@ -200,7 +220,8 @@ static const pg_sass_rule rules[] = {TWS_RULES};
       .info = {.name = #form, .kind = PG_KIND_KERNEL, .technique = text,                            \
                .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = max,           \
                .default_stages = 3, TWS_TILE_INFO(tm, tn),                                          \
-               .description = TWS_FORM_DESCRIPTION(tm, tn, layout, wg, thread_m, thread_n, blocks)}, \
+               .description = TWS_FORM_DESCRIPTION(tm, tn, layout, wg, thread_m, thread_n, blocks), \
+               .layouts = PG_LAYOUT_ANY},                                                           \
       .smem_bytes = tws_smem<tm, tn>,                                                               \
       .configure = configure_form<tm, tn>,                                                          \
       .check = check_any,                                                                           \
@@ -217,7 +238,8 @@ PG_ENTRY(tma_ws_any) = {
              .description = "tma_ws_splitk under the name it had when it alone took any layout: "
                             "an operand TMA cannot read (off 16 bytes, or a leading dimension no "
                             "multiple of 4) is copied with 16-byte rows into the workspace by a "
-                            "first kernel"},
+                            "first kernel",
+             .layouts = PG_LAYOUT_ANY},
     .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
     .configure = configure_form<TWS_TILE_M, TWS_TILE_N>,
     .check = check_any,

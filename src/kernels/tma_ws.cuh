@@ -83,6 +83,19 @@ static_assert(tws_tile<TWS_TILE_M, TWS_TILE_N>::MIN_BLOCKS == TWS_MIN_BLOCKS_PER
  * plainest code. */
 enum { TWS_WHOLE_TILES, TWS_SPLIT_K, TWS_STREAM_K, TWS_SPLIT_CLUSTER };
 
+/* How a kernel instance reads the operands (its LAYOUT): 0, A as M x K and
+ * B as K x N through maps of rank 2 (every mode); else TWS_BATCHED with
+ * TWS_A_T and TWS_B_T as the call's op(A) and op(B), through maps of rank 3
+ * of the operands as the call stores them (pg_tma_reads_layout; the
+ * split-K mode only, its instances in tma_ws_layouts.cu). A read
+ * transposed, K x M, arrives in a stage as TILE_K rows of TM floats (M
+ * contiguous, no swizzle), and a consumer thread's rows are then runs of 4
+ * (32 apart), read as float4 at each K; B read transposed, N x K, arrives
+ * as TN rows of TILE_K floats in A's swizzle, and a thread's columns are
+ * then single columns 8 apart (4 in the thin tile), read as float4 along
+ * K, so that a warp's 8 columns at once are 8 rows of distinct swizzle. */
+enum { TWS_A_T = 1, TWS_B_T = 2, TWS_BATCHED = 4 };
+
 /* What a schedule gives a block: one stretch of work at a time, an output
  * tile and a range of its K steps, and where its sums go. */
 enum { TWS_TO_C, TWS_TO_SPLIT, TWS_TO_SLOT };
@@ -168,6 +181,26 @@ static __device__ __forceinline__ void tws_take_split(const pg_gemm_args &g,
   w->index = split;
 }
 
+/* Split-K: units blockIdx.x, + gridDim.x, ... of tiles x splits (13, and
+ * the kernel on a call's layout, whose K is split where its batch is one
+ * GEMM). */
+template <> struct tws_schedule<TWS_SPLIT_K> {
+  static __device__ __forceinline__ tws_cursor start(const pg_gemm_args &g,
+                                                     const tws_geometry &geo) {
+    tws_cursor c;
+    c.sk_next = c.sk_end = 0;
+    c.next = blockIdx.x;
+    c.end = geo.whole_tiles + (geo.tiles - geo.whole_tiles) * g.splits;
+    return c;
+  }
+  static __device__ __forceinline__ bool next(const pg_gemm_args &g, const tws_geometry &geo,
+                                              tws_cursor *c, tws_work *w) {
+    if (c->next >= c->end) return false;
+    tws_take_split(g, geo, c, w);
+    return true;
+  }
+};
+
 /* acc += the stage's A (TM x TILE_K) times B (TILE_K x TN), this thread's
  * THREAD_M x THREAD_N part. */
 template <int TM, int TN>
@@ -207,15 +240,166 @@ static __device__ __forceinline__ void tws_compute(
   }
 }
 
-/* out = alpha*acc + beta*out for this thread's part of an m x n matrix
- * (C, or a split's partial sums with alpha 1 and beta 0), guarded; 16-byte
- * stores where the rows allow them. out is not read when beta == 0. */
+/* A consumer thread's i-th row and j-th column in its tile (row0, col0:
+ * its first), as the layout places them (TWS_A_T, TWS_B_T above). */
+template <int ROW_STEP, bool A_T>
+static __device__ __forceinline__ int tws_row(int row0, int i) {
+  return A_T ? row0 + 32 * (i / 4) + i % 4 : row0 + ROW_STEP * i;
+}
+template <int COL_STEP_T, bool B_T>
+static __device__ __forceinline__ int tws_col(int col0, int j) {
+  return B_T ? col0 + COL_STEP_T * j : col0 + TWS_COL_STEP * (j / 4) + j % 4;
+}
+
+/* tws_compute for a LAYOUT other than 0: per 4 K steps, A's values as
+ * float4 along K (one per row) or, read transposed, along M (one per run of
+ * 4 rows and K step), THREAD_M loads either way; then B's as float4 along N
+ * per K step, or, read transposed, along K per column, in chunks of 4
+ * columns (with 8 the 128 x 64 tile's 136 registers spill). */
+template <int TM, int TN, int LAYOUT>
+static __device__ __forceinline__ void tws_compute_layout(
+    const char *stage, int row0, unsigned swz, int col0,
+    float acc[tws_tile<TM, TN>::THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
+  typedef tws_tile<TM, TN> tile;
+  enum { THREAD_M = tile::THREAD_M, THREAD_N = tile::THREAD_N, ROW_STEP = tile::ROW_STEP };
+  enum { COL_STEP_T = tile::LAYOUT == TWS_LAYOUT_THIN ? 4 : 8 };
+  constexpr bool A_T = (LAYOUT & TWS_A_T) != 0, B_T = (LAYOUT & TWS_B_T) != 0;
+  /* B read transposed: a loop over the 4-step pieces, not unrolled (unrolled,
+   * the next piece's loads come early and 9 to 14 sums spill). */
+  enum { CHUNK = 4, UNROLL = B_T ? 1 : TWS_TILE_K / 4 };
+  const char *as = stage + (A_T ? row0 * 4 : row0 * TWS_A_ROW_BYTES);
+  const char *bs = stage + tile::STAGE_A_BYTES;
+#pragma unroll UNROLL
+  for (int piece = 0; piece < TWS_TILE_K / 4; ++piece) {
+    float a[4][THREAD_M];
+    if constexpr (A_T) {
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+#pragma unroll
+        for (int h = 0; h < THREAD_M / 4; ++h) {
+          const float4 v = *(const float4 *)(as + ((piece * 4 + q) * TM + 32 * h) * 4);
+          a[q][4 * h + 0] = v.x;
+          a[q][4 * h + 1] = v.y;
+          a[q][4 * h + 2] = v.z;
+          a[q][4 * h + 3] = v.w;
+        }
+    } else {
+      const char *ap = as + (((unsigned)piece ^ swz) << 4);
+#pragma unroll
+      for (int i = 0; i < THREAD_M; ++i) {
+        const float4 v = *(const float4 *)(ap + ROW_STEP * i * TWS_A_ROW_BYTES);
+        a[0][i] = v.x;
+        a[1][i] = v.y;
+        a[2][i] = v.z;
+        a[3][i] = v.w;
+      }
+    }
+    if constexpr (B_T) {
+#pragma unroll
+      for (int jc = 0; jc < THREAD_N; jc += CHUNK) {
+        float4 b[CHUNK];
+#pragma unroll
+        for (int t = 0; t < CHUNK; ++t) {
+          const int col = tws_col<COL_STEP_T, true>(col0, jc + t);
+          b[t] = *(const float4 *)(bs + col * TWS_A_ROW_BYTES +
+                                   (((unsigned)piece ^ tws_swizzle_of_row(col)) << 4));
+        }
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+#pragma unroll
+          for (int i = 0; i < THREAD_M; ++i)
+#pragma unroll
+            for (int t = 0; t < CHUNK; ++t) {
+              const float bq = q == 0 ? b[t].x : q == 1 ? b[t].y : q == 2 ? b[t].z : b[t].w;
+              acc[i][jc + t] = fmaf(a[q][i], bq, acc[i][jc + t]);
+            }
+      }
+    } else {
+      const float *bf = (const float *)bs + col0;
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int kk = piece * 4 + q;
+        float b[THREAD_N];
+#pragma unroll
+        for (int j = 0; j < THREAD_N / 4; ++j) {
+          const float4 v = *(const float4 *)(bf + kk * TN + TWS_COL_STEP * j);
+          b[4 * j + 0] = v.x;
+          b[4 * j + 1] = v.y;
+          b[4 * j + 2] = v.z;
+          b[4 * j + 3] = v.w;
+        }
+#pragma unroll
+        for (int i = 0; i < THREAD_M; ++i)
+#pragma unroll
+          for (int j = 0; j < THREAD_N; ++j) acc[i][j] = fmaf(a[q][i], b[j], acc[i][j]);
+      }
+    }
+  }
+}
+
+/* A row's groups of 4 columns, TWS_COL_STEP apart from col (op(B) = N):
+ * 16-byte stores where `vec` allows. */
+template <int THREAD_N>
+static __device__ __forceinline__ void tws_store_groups(float *out_row, int vec, int n,
+                                                        float alpha, float beta, int col,
+                                                        const float acc[THREAD_N]) {
+#pragma unroll
+  for (int j = 0; j < THREAD_N / 4; ++j) {
+    const int cj = col + TWS_COL_STEP * j;
+    float *p = out_row + cj;
+    if (vec && cj + 3 < n) {
+      float4 v = make_float4(alpha * acc[4 * j], alpha * acc[4 * j + 1], alpha * acc[4 * j + 2],
+                             alpha * acc[4 * j + 3]);
+      if (beta != 0.f) {
+        const float4 c = *(const float4 *)p;
+        v.x = fmaf(beta, c.x, v.x);
+        v.y = fmaf(beta, c.y, v.y);
+        v.z = fmaf(beta, c.z, v.z);
+        v.w = fmaf(beta, c.w, v.w);
+      }
+      *(float4 *)p = v;
+    } else {
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        if (cj + e < n) {
+          const float v = alpha * acc[4 * j + e];
+          p[e] = beta == 0.f ? v : fmaf(beta, p[e], v);
+        }
+    }
+  }
+}
+
+/* One row of a thread's outputs, out_row[col] = alpha*acc + beta*out_row[col]
+ * (out_row not read when beta == 0), guarded by n: op(B) = N, groups of 4
+ * columns TWS_COL_STEP apart from col, 16-byte stores where `vec` allows;
+ * B read transposed (B_T), single columns COL_STEP_T apart (a warp's 8
+ * lanes store 8 in a row). */
+template <int THREAD_N, bool B_T, int COL_STEP_T>
+static __device__ __forceinline__ void tws_store_row(float *out_row, int vec, int n, float alpha,
+                                                     float beta, int col,
+                                                     const float acc[THREAD_N]) {
+  if constexpr (B_T) {
+    (void)vec;
+#pragma unroll
+    for (int j = 0; j < THREAD_N; ++j) {
+      const int cj = tws_col<COL_STEP_T, true>(col, j);
+      if (cj < n) {
+        const float v = alpha * acc[j];
+        out_row[cj] = beta == 0.f ? v : fmaf(beta, out_row[cj], v);
+      }
+    }
+  } else {
+    tws_store_groups<THREAD_N>(out_row, vec, n, alpha, beta, col, acc);
+  }
+}
+
+/* tws_epilogue's op N, N: the steps of tws_store_groups, written out here
+ * so that the flagship's code stays as it was measured. */
 template <int THREAD_M, int THREAD_N, int ROW_STEP>
-static __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, int n,
-                                                    float alpha, float beta, int m0, int n0,
-                                                    int row0, int col0,
-                                                    float acc[THREAD_M][THREAD_N]) {
-  const int vec = ((uintptr_t)out % 16 == 0) && ld % 4 == 0;
+static __device__ __forceinline__ void tws_epilogue_nn(float *out, int ld, int m, int n,
+                                                       float alpha, float beta, int m0, int n0,
+                                                       int row0, int col0, int vec,
+                                                       float acc[THREAD_M][THREAD_N]) {
 #pragma unroll
   for (int i = 0; i < THREAD_M; ++i) {
     const int row = m0 + row0 + ROW_STEP * i;
@@ -245,6 +429,30 @@ static __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, i
           }
       }
     }
+  }
+}
+
+/* out = alpha*acc + beta*out for this thread's part of an m x n matrix
+ * (C, or a split's partial sums with alpha 1 and beta 0), guarded; its rows
+ * and columns as the LAYOUT places them (tws_row, tws_store_row). */
+template <int THREAD_M, int THREAD_N, int ROW_STEP, int LAYOUT = 0, int COL_STEP_T = 8>
+static __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, int n,
+                                                    float alpha, float beta, int m0, int n0,
+                                                    int row0, int col0,
+                                                    float acc[THREAD_M][THREAD_N]) {
+  constexpr bool A_T = (LAYOUT & TWS_A_T) != 0, B_T = (LAYOUT & TWS_B_T) != 0;
+  const int vec = ((uintptr_t)out % 16 == 0) && ld % 4 == 0;
+  if constexpr (A_T || B_T) {
+#pragma unroll
+    for (int i = 0; i < THREAD_M; ++i) {
+      const int row = m0 + tws_row<ROW_STEP, A_T>(row0, i);
+      if (row >= m) break;
+      tws_store_row<THREAD_N, B_T, COL_STEP_T>(out + (size_t)row * ld, vec, n, alpha, beta,
+                                               n0 + col0, acc[i]);
+    }
+  } else {
+    tws_epilogue_nn<THREAD_M, THREAD_N, ROW_STEP>(out, ld, m, n, alpha, beta, m0, n0, row0,
+                                                  col0, vec, acc);
   }
 }
 
@@ -320,29 +528,32 @@ template <int MODE> static __device__ __forceinline__ void tws_producer_leaves(v
   }
 }
 
-/* The sums of a stretch of work where they belong. */
-template <int TM, int TN, int MODE>
+/* The sums of a stretch of work where they belong (c: the batch's C). */
+template <int TM, int TN, int MODE, int LAYOUT = 0>
 static __device__ __forceinline__ void tws_store(const pg_gemm_args &g, const tws_work &w,
                                                  char *smem, int row0, int col0,
                                                  float acc[tws_tile<TM, TN>::THREAD_M]
-                                                          [tws_tile<TM, TN>::THREAD_N]) {
+                                                          [tws_tile<TM, TN>::THREAD_N],
+                                                 float *c) {
   enum { THREAD_M = tws_tile<TM, TN>::THREAD_M, THREAD_N = tws_tile<TM, TN>::THREAD_N };
   enum { ROW_STEP = tws_tile<TM, TN>::ROW_STEP };
+  enum { COL_STEP_T = tws_tile<TM, TN>::LAYOUT == TWS_LAYOUT_THIN ? 4 : 8 };
+  static_assert(LAYOUT == 0 || MODE == TWS_SPLIT_K, "a layout is read in the split-K mode");
   const int m0 = w.tm * TM, n0 = w.tn * TN;
   if constexpr (MODE == TWS_SPLIT_CLUSTER) {
-    (void)m0, (void)n0;
+    (void)m0, (void)n0, (void)c;
     tws_cluster_store<TM, TN>(g, w, smem, row0, col0, acc);
   } else if (MODE == TWS_WHOLE_TILES || w.dest == TWS_TO_C)
-    tws_epilogue<THREAD_M, THREAD_N, ROW_STEP>(g.c, g.ldc, g.m, g.n, g.alpha, g.beta, m0, n0,
-                                               row0, col0, acc);
+    tws_epilogue<THREAD_M, THREAD_N, ROW_STEP, LAYOUT, COL_STEP_T>(
+        c, g.ldc, g.m, g.n, g.alpha, g.beta, m0, n0, row0, col0, acc);
   else if (w.dest == TWS_TO_SPLIT) /* added up in split order by the reduction */
-    tws_epilogue<THREAD_M, THREAD_N, ROW_STEP>(
+    tws_epilogue<THREAD_M, THREAD_N, ROW_STEP, LAYOUT, COL_STEP_T>(
         g.partials + (size_t)w.index * (g.m - g.split_row0) * g.ldp, g.ldp, g.m - g.split_row0,
         g.n, 1.0f, 0.0f, m0 - g.split_row0, n0, row0, col0, acc);
   else /* a dense tile of its own, added up in block order by the fixup */
-    tws_epilogue<THREAD_M, THREAD_N, ROW_STEP>(g.partials + (size_t)w.index * TM * TN, TN,
-                                               min(TM, g.m - m0), min(TN, g.n - n0), 1.0f, 0.0f,
-                                               0, 0, row0, col0, acc);
+    tws_epilogue<THREAD_M, THREAD_N, ROW_STEP, LAYOUT, COL_STEP_T>(
+        g.partials + (size_t)w.index * TM * TN, TN, min(TM, g.m - m0), min(TN, g.n - n0), 1.0f,
+        0.0f, 0, 0, row0, col0, acc);
 }
 
 #endif
@@ -363,7 +574,11 @@ typedef struct {
 /* The shape of the TM x TN tile, all of it from its tws_tile. */
 #define TWS_SHAPE(tm, tn)                                                       \
   {tm, tn, tws_tile<tm, tn>::MIN_BLOCKS, tws_tile<tm, tn>::STAGE_BYTES,        \
-   {TWS_TILE_K, tm, TWS_A_ROW_BYTES, tn, TWS_TILE_K}}
+   {TWS_TILE_K, tm, TWS_A_ROW_BYTES, tn, TWS_TILE_K, 0, 0, 1, 0, TWS_A_ROW_BYTES}}
+
+/* The kernel on a call's layout (TWS_BATCHED with the ops: 4 to 7) for the
+ * form of tile TM x TN, from tma_ws_layouts.cu; NULL for no such form. */
+extern "C" const void *pg_tws_layout_kernel(int tile_m, int tile_n, int layout);
 
 /* A block's shared memory at `stages`: its ring of the tile's stages. */
 static inline size_t tws_shape_smem(const tws_shape *shape, int stages) {
