@@ -266,6 +266,18 @@ static __device__ __forceinline__ void pg_tma_load_2d(void *dst, const void *map
       : "memory");
 }
 
+/* Box at (x, y, z) of a 3-D tensor map (z: a matrix of a batch, as
+ * src/tma.c encodes the layouts' maps) -> shared memory at `dst`,
+ * completing on `bar`; as pg_tma_load_2d. */
+static __device__ __forceinline__ void pg_tma_load_3d(void *dst, const void *map, int x, int y,
+                                                      int z, unsigned long long *bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(pg_smem_addr(dst)),
+      "l"(map), "r"(x), "r"(y), "r"(z), "r"(pg_smem_addr(bar))
+      : "memory");
+}
+
 /* ---- thread-block clusters (PTX ISA: "Cluster", "mapa", "barrier.cluster",
  * "cp.async.bulk.tensor" .multicast::cluster). The blocks of a cluster run
  * at once on one GPC and may address each other's shared memory. */
