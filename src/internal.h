@@ -531,6 +531,14 @@ void pg_configure_scale_c(const pg_gemm_args *args, pg_kernel_launch *launch);
  * rounded up to 4 floats, zeros past K), its region of the workspace, and
  * the entry's kernel's view of B there. */
 void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *launch);
+/* The same for the wgmma entries that take any layout (and a batch),
+ * kernels/layout_first.cuh: a first kernel that writes A^T where op(A) = T
+ * (M rows of K rounded up to 4, a matrix of the batch after the other) and,
+ * with transpose_b, B^T where op(B) = N (N rows), the entry's kernel's views
+ * of them, A^T charged to auto's model as a copy; returns 0 (nothing set)
+ * where neither is needed (op(A) = N, and op(B) = T or B read as it is). */
+int pg_configure_layout_transposes(pg_gemm_args *args, pg_kernel_launch *launch,
+                                   int transpose_b);
 
 /* ---- split-K's reduction (src/kernels/reduce_splits.cu) -----------------------
  * The planes of partial sums: args->splits planes of M rows, PG_PLANES_LD(N)

@@ -88,6 +88,14 @@ static cudaError_t launch_with(const pg_plan_step *step, void **params, cudaStre
   return cudaLaunchKernelExC(&config, step->kernel, params);
 }
 
+/* An operand's batch stride where it is read in a region: a batch's
+ * matrices (a first kernel wrote one for each of the caller's, none where
+ * the caller's stride is 0) follow each other, the region's rows over
+ * them; one GEMM, or one matrix for all, keeps its stride. */
+static long long view_stride(const pg_gemm_args *args, long long stride, const pg_region *r) {
+  return args->batch > 1 && stride != 0 ? r->rows / args->batch * r->ld : stride;
+}
+
 /* The call's argument as a step's kernel reads it: its views pointed into
  * the workspace at `base`. */
 static void apply_views(pg_gemm_args *args, const pg_views *views, const pg_workspace *workspace,
@@ -97,12 +105,14 @@ static void apply_views(pg_gemm_args *args, const pg_views *views, const pg_work
     args->a = (const float *)((char *)base + r->offset);
     args->lda = (int)r->ld;
     args->vec_a = 1;
+    args->stride_a = view_stride(args, args->stride_a, r);
   }
   if (views->b != PG_CALLER) {
     const pg_region *r = &workspace->region[views->b - 1];
     args->b = (const float *)((char *)base + r->offset);
     args->ldb = (int)r->ld;
     args->vec_b = 1;
+    args->stride_b = view_stride(args, args->stride_b, r);
   }
   if (views->partials != PG_CALLER) {
     const pg_region *r = &workspace->region[views->partials - 1];
@@ -122,6 +132,14 @@ static cudaError_t encode_views(const pg_plan *plan, const pg_plan_step *step,
                                 const pg_gemm_args *args, pg_tma_maps *maps, const char **what) {
   *maps = plan->maps;
   cudaError_t err = cudaSuccess;
+  if (pg_tma_reads_layout(args, plan->tma)) {
+    /* Over the batch, as the caller's operands' maps are. */
+    const pg_region *region = plan->workspace.region;
+    *what = "encoding the tensor maps of the operands in the workspace";
+    return pg_tma_encode_views(
+        args, plan->tma, step->views.a != PG_CALLER ? region[step->views.a - 1].rows : 0,
+        step->views.b != PG_CALLER ? region[step->views.b - 1].rows : 0, maps);
+  }
   if (step->views.a != PG_CALLER) {
     *what = "encoding the tensor map of A in the workspace";
     err = pg_tma_encode_a_parts(args, plan->tma, plan->workspace.region[step->views.a - 1].rows,

@@ -65,6 +65,10 @@ pg_status pg_tma_check_a(const pg_gemm_args *g, char *why, size_t why_size) {
   return check_operands(g, 1, 0, why, why_size);
 }
 
+pg_status pg_tma_check_b(const pg_gemm_args *g, char *why, size_t why_size) {
+  return check_operands(g, 0, 1, why, why_size);
+}
+
 /* The driver's encoder, found once it is found: a lookup that failed
  * (a driver without it, or one not loaded yet) is asked again next time,
  * on the probing thread, so that its error never lands in the caller's
@@ -148,6 +152,40 @@ static cudaError_t encode_layout(const pg_gemm_args *g, const pg_tma_boxes *boxe
                   : encode_tensor(&maps->b, g->b, g->k, g->n, g->ldb, boxes->b_box_n,
                                   boxes->b_box_k, boxes->b_swizzle_bytes, 1, batch_b,
                                   g->stride_b);
+  return err;
+}
+
+/* The matrices of an operand's batch that a map holds: one where its
+ * stride is 0 (the same matrix for all) or the call has one GEMM. */
+static long long matrices_of(const pg_gemm_args *g, long long stride) {
+  return stride != 0 && g->batch > 1 ? g->batch : 1;
+}
+
+cudaError_t pg_tma_encode_views(const pg_gemm_args *g, const pg_tma_boxes *boxes,
+                                long long a_region_rows, long long b_region_rows,
+                                pg_tma_maps *maps) {
+  if (g->k == 0) return cudaSuccess;
+  cudaError_t err = pg_tma_find_encoder();
+  if (err != cudaSuccess) return err;
+  if (a_region_rows > 0) {
+    const long long matrices = matrices_of(g, g->stride_a);
+    err = encode_tensor(&maps->a, g->a, a_region_rows / matrices, g->k, g->lda, boxes->a_box_k,
+                        boxes->a_box_m, boxes->a_swizzle_bytes, 1, matrices, g->stride_a);
+  }
+  if (err == cudaSuccess && b_region_rows > 0) {
+    const long long matrices = matrices_of(g, g->stride_b);
+    const long long rows = b_region_rows / matrices;
+    /* K-major (B^T, or a copy of a B stored N x K): rows of K. */
+    const int k_major = boxes->b_k_major || g->op_b;
+    err = k_major ? encode_tensor(&maps->b, g->b, rows, g->k, g->ldb, boxes->b_box_k,
+                                  boxes->b_box_n,
+                                  boxes->b_k_major ? boxes->b_swizzle_bytes
+                                                   : boxes->b_t_swizzle_bytes,
+                                  1, matrices, g->stride_b)
+                  : encode_tensor(&maps->b, g->b, rows, g->n, g->ldb, boxes->b_box_n,
+                                  boxes->b_box_k, boxes->b_swizzle_bytes, 1, matrices,
+                                  g->stride_b);
+  }
   return err;
 }
 

@@ -19,6 +19,10 @@ pg_status pg_tma_check(const pg_gemm_args *args, char *why, size_t why_size);
  * which is aligned whatever B is. */
 pg_status pg_tma_check_a(const pg_gemm_args *args, char *why, size_t why_size);
 
+/* The same for B alone: a kernel that reads A from its workspace (A
+ * transposed there by a first kernel) and B where it is. */
+pg_status pg_tma_check_b(const pg_gemm_args *args, char *why, size_t why_size);
+
 /* 1 where the kernel reads the call's operands as stored, through maps of
  * rank 3 (a matrix of the batch the third coordinate): its boxes say it
  * takes any layout (any_layout) and the call is not op N, N on one GEMM. */
@@ -51,6 +55,18 @@ cudaError_t pg_tma_encode_b(const pg_gemm_args *args, const pg_tma_boxes *boxes,
  * one under the other (at launch). */
 cudaError_t pg_tma_encode_a_parts(const pg_gemm_args *args, const pg_tma_boxes *boxes,
                                   long long rows, pg_tma_maps *maps);
+
+/* The maps of what a kernel that reads layouts (pg_tma_reads_layout) reads
+ * in the workspace, at launch: rank 3 over the batch as the caller's are, a
+ * matrix every stride_a or stride_b floats (the views set them: a region's
+ * rows over the matrices it holds, src/launch.c). A's region (a_region_rows
+ * > 0): rows of K (A's parts, or A transposed), in A's boxes; B's (b_region_rows
+ * > 0): rows of K where the kernel reads B K-major (b_k_major) or B is
+ * stored N x K (op_b T: a copy as stored), in the boxes of B^T; else rows of
+ * N, in B's. A region of one matrix where the stride is 0 or the batch 1. */
+cudaError_t pg_tma_encode_views(const pg_gemm_args *args, const pg_tma_boxes *boxes,
+                                long long a_region_rows, long long b_region_rows,
+                                pg_tma_maps *maps);
 
 #ifdef __cplusplus
 }

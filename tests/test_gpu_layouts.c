@@ -5,11 +5,17 @@
  * batch, with a guard between the members' Cs and after the last:
  *
  *   every op(A), op(B) x batch 1, 2 and 7 at two shapes (odd, and 16-byte
- *   rows), and batch 65537 (one past 65535, CUDA's grid y and z) at 3x5x7;
- *   A shared by the batch (stride 0), B shared, strides that leave gaps, ld
+ *   rows), and batch 65537 (one past 65535, CUDA's grid y and z) at 3x5x7
+ *   and at 4x8x8 (16-byte rows); A shared by the batch (stride 0), B shared, strides that leave gaps, ld
  *   above the width, alpha = 0 with NaN in A and B (neither may be read),
  *   beta != 0 (C read) and beta = 0 with NaN in C (C not read), K = 0, M = 0
- *   and N = 0 (nothing written).
+ *   and N = 0 (nothing written); the shared operands, gaps, alpha and beta
+ *   and several tiles again with 16-byte rows and strides.
+ *
+ * The entries that read an operand with TMA where it is (tma_readers) may
+ * refuse a case whose rows, strides or base TMA cannot read, with
+ * PG_ERR_UNSUPPORTED, a reason and C untouched (a selector then takes its
+ * next candidate); every case TMA reads they must run.
  *
  * Then: bad strides and batches refused with C untouched; every study
  * kernel (PG_LAYOUT_NN) refusing op T or a batch with PG_ERR_UNSUPPORTED and
@@ -42,7 +48,7 @@
 #define SHARED (-1)
 
 static cudaStream_t stream;
-static int failures, checks, reports;
+static int failures, checks, reports, tma_refusals;
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fail(const char *fmt, ...) {
@@ -61,6 +67,40 @@ static float guard_value(void) {
   float f;
   memcpy(&f, &bits, sizeof f);
   return f;
+}
+
+/* ---- entries that read with TMA ------------------------------------------------ */
+
+/* The PG_LAYOUT_ANY entries that read an operand where it is with TMA:
+ * A where op(A) = N (A^T from a first kernel where op(A) = T), and B
+ * always (b_always) or where op(B) = T (else B^T from a first kernel). */
+static const struct {
+  const char *name;
+  int b_always;
+} tma_readers[] = {{"wgmma_tma_rs", 1}, {"wgmma_tma_coop_n256", 0}};
+
+static int tma_reader(const pg_variant_info *v, int *b_always) {
+  for (size_t i = 0; i < sizeof tma_readers / sizeof tma_readers[0]; ++i)
+    if (strcmp(v->name, tma_readers[i].name) == 0) {
+      if (b_always != NULL) *b_always = tma_readers[i].b_always;
+      return 1;
+    }
+  return 0;
+}
+
+/* TMA's rules for one operand: a 16-byte aligned base, rows and (in a
+ * batch) its stride a multiple of 4 floats. */
+static int tma_reads(const float *p, long long ld, long long stride, int batch) {
+  return (uintptr_t)p % 16 == 0 && ld % 4 == 0 && (batch <= 1 || stride % 4 == 0);
+}
+
+/* Whether v may refuse g: it reads with TMA an operand TMA cannot read. */
+static int tma_refusal_allowed(const pg_variant_info *v, const pg_gemm_desc *g) {
+  int b_always = 0;
+  if (!tma_reader(v, &b_always)) return 0;
+  const int a_read = g->op_a == PG_OP_N, b_read = b_always || g->op_b == PG_OP_T;
+  return (a_read && !tma_reads(g->a, g->lda, g->stride_a, g->batch)) ||
+         (b_read && !tma_reads(g->b, g->ldb, g->stride_b, g->batch));
 }
 
 /* ---- one problem ----------------------------------------------------------- */
@@ -238,7 +278,12 @@ static void run_case(const pg_variant_info *v, const layout_case *lc, uint64_t s
   problem p;
   setup(&p, lc, v->name, seed);
   const pg_status st = pg_gemm(v->name, 0, &p.g, stream);
-  if (st != PG_OK) {
+  if (st == PG_ERR_UNSUPPORTED && tma_refusal_allowed(v, &p.g) &&
+      pg_last_error_detail()[0] != '\0') {
+    ++checks;
+    ++tma_refusals;
+    c_untouched(&p, "refused (TMA cannot read the layout)");
+  } else if (st != PG_OK) {
     ++checks;
     fail("%s: pg_gemm returned %s (%s)", p.name, pg_status_name(st), pg_last_error_detail());
     c_untouched(&p, "refused");
@@ -278,6 +323,15 @@ static void every_layout(const pg_variant_info *v) {
         {"K 0, beta 0", 35, 29, 0, 3, op, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0},
         {"M 0", 0, 29, 41, 3, op, 0, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0},
         {"N 0", 35, 0, 41, 3, op, 0, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0},
+        /* The same with 16-byte rows and strides: what the TMA readers run. */
+        {"65537 GEMMs, 16-byte rows", 4, 8, 8, 65537, op, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0},
+        {"65537 GEMMs, B shared, beta, 16-byte rows", 4, 8, 8, 65537, op, 0, 0, 0, 0, SHARED,
+         4, -0.5f, 1.5f, 0},
+        {"A shared, 16-byte rows", 36, 28, 40, 3, op, 0, 0, 0, SHARED, 0, 0, 1.0f, 0.0f, 0},
+        {"B shared, 16-byte rows", 36, 28, 40, 3, op, 0, 0, 0, 0, SHARED, 0, 1.0f, 0.0f, 0},
+        {"gaps, 16-byte rows", 36, 28, 40, 3, op, 4, 8, 1, 8, 4, 7, 1.0f, 0.0f, 0},
+        {"alpha and beta, 16-byte rows", 36, 28, 40, 2, op, 0, 4, 0, 4, 0, 9, 0.75f, -1.25f, 0},
+        {"several tiles, 16-byte rows", 300, 272, 100, 2, op, 0, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) run_case(v, &cases[c], seed += 10);
   }
@@ -361,7 +415,11 @@ static void study_kernel_refuses(const pg_variant_info *v) {
 /* ---- plans on other matrices ------------------------------------------------ */
 
 static void plan_on_other_matrices(const pg_variant_info *v) {
-  const layout_case lc = {"a plan launched with", 67, 45, 37, 3, 1, 1, 0, 2, 5, 0, 3, 1.0f, 0.0f,
+  /* A TMA reader: A's rows and stride of 16 bytes (op(B) = T: B's too). */
+  const layout_case lc =
+      tma_reader(v, NULL)
+          ? (layout_case){"a plan launched with", 67, 45, 40, 3, 1, 4, 0, 2, 8, 0, 3, 1.0f, 0.0f, 0}
+          : (layout_case){"a plan launched with", 67, 45, 37, 3, 1, 1, 0, 2, 5, 0, 3, 1.0f, 0.0f,
                           0};
   problem first, other;
   setup(&first, &lc, v->name, 500);
@@ -602,8 +660,8 @@ int main(void) {
   PGT_CUDA(cudaStreamDestroy(stream));
   pg_shutdown();
   printf("test_gpu_layouts: %d entries of every layout, %d study kernels, %d not run here; "
-         "%d checks, %d failed\n",
-         any, study, not_here, checks, failures);
+         "%d checks (%d of them a TMA reader's refusal of a layout TMA cannot read), %d failed\n",
+         any, study, not_here, checks, tma_refusals, failures);
   if (any == 0 && pgt_selected("auto")) {
     printf("FAIL: no entry of the registry takes every layout (pg_variant_info.layouts)\n");
     return 1;

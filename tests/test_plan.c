@@ -256,6 +256,184 @@ static void test_layouts_and_batches(void **state) {
   assert_int_equal(plan.step[plan.main_step].grid_z, 65535);
 }
 
+/* A GEMM of the layouts' tests: M x N x K, dense (each operand's rows as
+ * stored, 16-byte aligned), op(A) and op(B), `batch` GEMMs one after the
+ * other (stride 0 where `share_b`: one B for all). */
+static pg_gemm_desc layout_gemm(int m, int n, int k, int op_a, int op_b, int batch, int share_b) {
+  pg_gemm_desc g = pg_gemm_desc_of(m, n, k, 1.0f, ALIGNED(0x10000000), op_a ? m : k,
+                                   ALIGNED(0x18000000), op_b ? k : n, 0.0f, ALIGNED(0x20000000), n);
+  g.op_a = op_a ? PG_OP_T : PG_OP_N;
+  g.op_b = op_b ? PG_OP_T : PG_OP_N;
+  g.batch = batch;
+  if (batch > 1) {
+    g.stride_a = (long long)m * k;
+    g.stride_b = share_b ? 0 : (long long)k * n;
+    g.stride_c = (long long)m * n;
+  }
+  return g;
+}
+
+static pg_plan plan_gemm(const char *variant, const pg_gemm_desc *gemm) {
+  static pg_device kept; /* the plan points at its device */
+  kept = h200();
+  pg_plan plan;
+  const pg_status st = pg_plan_prepare_on(&plan, &kept, pg_variant_find(variant), 0, gemm);
+  if (st != PG_OK)
+    fail_msg("%s at %dx%dx%d, op %d%d, batch %d: %s (%s)", variant, gemm->m, gemm->n, gemm->k,
+             gemm->op_a, gemm->op_b, gemm->batch, pg_status_name(st), pg_last_error_detail());
+  return plan;
+}
+
+/* op(B) = T is B^T's layout: the TF32 wgmma entries read the caller's B
+ * where it is, with no first kernel (or, where A is split or transposed,
+ * one that leaves B alone), and the selectors run them. */
+static void test_b_transposed_read_in_place(void **state) {
+  (void)state;
+  const char *const entries[] = {"wgmma_tma_rs", "wgmma_tma_coop_n256", "wgmma_cp_async"};
+  const pg_gemm_desc gemm = layout_gemm(1024, 768, 512, 0, 1, 1, 0);
+  for (size_t i = 0; i < sizeof entries / sizeof entries[0]; ++i) {
+    const pg_plan plan = plan_gemm(entries[i], &gemm);
+    assert_int_equal(plan.steps, 1);
+    assert_int_equal(plan.workspace.bytes, 0);
+    assert_int_equal(plan.transposes, 0);
+    pg_gemm_args main;
+    pg_plan_step_args(&plan, plan.main_step, BASE, &main);
+    assert_ptr_equal(main.b, ALIGNED(0x18000000));
+    assert_ptr_equal(main.a, ALIGNED(0x10000000));
+  }
+  /* The emulated entry: fused (N <= 512: no first kernel), or A split first
+   * and B where it is. */
+  pg_gemm_desc narrow = layout_gemm(1024, 512, 512, 0, 1, 1, 0);
+  pg_plan plan = plan_gemm("wgmma_3xtf32", &narrow);
+  assert_int_equal(plan.main_step, 0); /* (a reduction may follow: K split) */
+  assert_int_equal(plan.workspace.count, plan.args.splits > 1 ? 1 : 0);
+  assert_int_equal(plan.transposes, 0);
+  plan = plan_gemm("wgmma_3xtf32", &gemm);
+  assert_int_equal(plan.step[0].kernel != plan.step[plan.main_step].kernel, 1);
+  assert_int_equal(plan.main_step, 1);
+  assert_int_equal(plan.transposes, 0);
+  pg_gemm_args main;
+  pg_plan_step_args(&plan, 1, BASE, &main);
+  assert_ptr_equal(main.a, BASE); /* A's parts */
+  assert_ptr_equal(main.b, ALIGNED(0x18000000));
+  assert_int_equal(plan.workspace.region[0].rows, 2 * 1024); /* M rows a part */
+  /* The selectors: their first TF32 and emulated candidates, no B copy. */
+  plan = plan_gemm("auto_tf32", &gemm);
+  assert_string_equal(plan.entry->info.name, "wgmma_tma_rs");
+  assert_int_equal(plan.steps, 1);
+  plan = plan_gemm("auto_emulated", &gemm);
+  assert_string_equal(plan.entry->info.name, "wgmma_3xtf32");
+  assert_int_equal(plan.transposes, 0);
+}
+
+/* op(A) = T: the emulated entry's split reads A as stored (one first
+ * kernel, no transpose besides), never the fused form; the TF32 entries
+ * transpose A first (charged to auto's model). */
+static void test_a_transposed(void **state) {
+  (void)state;
+  const pg_gemm_desc gemm = layout_gemm(1000, 512, 700, 1, 0, 1, 0);
+  pg_plan plan = plan_gemm("wgmma_3xtf32", &gemm); /* N <= 512, yet op(A) = T: not fused */
+  assert_int_equal(plan.main_step, 1);
+  assert_int_equal(plan.transposes, 1);
+  pg_gemm_args first, main;
+  pg_plan_step_args(&plan, 0, BASE, &first);
+  pg_plan_step_args(&plan, 1, BASE, &main);
+  assert_ptr_equal(first.a, ALIGNED(0x10000000));
+  assert_int_equal(first.op_a, 1);
+  assert_ptr_equal(first.partials, BASE);
+  assert_int_equal(first.ldp, 700);
+  assert_ptr_equal(main.a, BASE);
+  assert_int_equal(main.lda, 700);
+  assert_ptr_equal(main.b, ALIGNED(0x18000000));
+  assert_int_equal(plan.workspace.region[0].rows, 2 * 1000); /* M rows a part */
+
+  plan = plan_gemm("wgmma_tma_rs", &gemm);
+  assert_int_equal(plan.steps, 2);
+  assert_int_equal(plan.transposes, 1);
+  assert_int_equal(plan.workspace.bytes, (size_t)1000 * 700 * sizeof(float));
+  pg_plan_step_args(&plan, 1, BASE, &main);
+  assert_ptr_equal(main.a, BASE); /* A^T: M rows of K */
+  assert_int_equal(main.lda, 700);
+  assert_ptr_equal(main.b, ALIGNED(0x18000000));
+
+  /* Both transposed where B is op N: A^T then B^T, one first kernel. */
+  plan = plan_gemm("wgmma_tma_coop_n256", &gemm);
+  assert_int_equal(plan.steps, 2);
+  assert_int_equal(plan.transposes, 2);
+  pg_plan_step_args(&plan, 1, BASE, &main);
+  assert_ptr_equal(main.a, BASE);
+  assert_ptr_equal(main.b, at((size_t)1000 * 700 * sizeof(float)));
+  assert_int_equal(main.ldb, 700);
+}
+
+/* A batch: one launch over it (its GEMMs' tiles on x), K not split; the
+ * first kernels write a matrix for each of the caller's (one where its
+ * stride is 0), and the views' strides step over them. */
+static void test_batch_one_launch(void **state) {
+  (void)state;
+  const pg_gemm_desc gemm = layout_gemm(1000, 600, 4096, 1, 0, 3, 1); /* B shared */
+  pg_plan plan = plan_gemm("wgmma_3xtf32", &gemm);
+  assert_int_equal(plan.args.splits <= 1, 1);
+  assert_int_equal(plan.step[plan.main_step].grid_x, 8 * 5 * 3); /* 128 x 128 tiles */
+  assert_int_equal(plan.step[plan.main_step].grid_z, 1);
+  assert_int_equal(plan.steps, 2); /* the split, the kernel: no reduction */
+  pg_gemm_args main;
+  pg_plan_step_args(&plan, 1, BASE, &main);
+  assert_int_equal(plan.workspace.region[0].rows, 3 * 2 * 1000);
+  assert_int_equal(main.stride_a, 2 * 1000 * 4096LL);
+  assert_int_equal(main.stride_b, 0);
+  assert_ptr_equal(main.b, ALIGNED(0x18000000));
+
+  plan = plan_gemm("wgmma_cp_async", &gemm);
+  assert_int_equal(plan.steps, 2);
+  assert_int_equal(plan.transposes, 2);
+  assert_int_equal(plan.step[1].grid_x, 5 * 3);
+  assert_int_equal(plan.step[1].grid_y, 8);
+  pg_plan_step_args(&plan, 1, BASE, &main);
+  assert_int_equal(plan.workspace.region[0].rows, 3 * 1000); /* A^T of each GEMM */
+  assert_int_equal(plan.workspace.region[1].rows, 600);      /* one B^T: B is shared */
+  assert_int_equal(main.stride_a, 1000 * 4096LL);
+  assert_int_equal(main.stride_b, 0);
+  assert_ptr_equal(main.b, at((size_t)3 * 1000 * 4096 * sizeof(float)));
+
+  /* op(B) = T, batched: the TMA entries read both operands where they are. */
+  const pg_gemm_desc nt = layout_gemm(1000, 600, 512, 0, 1, 3, 0);
+  plan = plan_gemm("wgmma_tma_rs", &nt);
+  assert_int_equal(plan.steps, 1);
+  assert_int_equal(plan.step[0].grid_x, 4 * 5 * 3); /* 256 x 128 tiles */
+  plan = plan_gemm("wgmma_tma_coop_n256", &nt);
+  assert_int_equal(plan.steps, 1);
+  assert_int_equal(plan.step[0].grid_x, 3 * 3);
+  assert_int_equal(plan.step[0].grid_y, 8);
+}
+
+/* What TMA cannot read is refused with a reason, so that a selector takes
+ * the next candidate: a batch's stride off 16 bytes. */
+static void test_layout_refusals(void **state) {
+  (void)state;
+  static pg_device kept;
+  kept = h200();
+  pg_gemm_desc gemm = layout_gemm(256, 256, 256, 0, 1, 2, 0);
+  gemm.stride_b = 256 * 256 + 2;
+  pg_plan plan;
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("wgmma_tma_rs"), 0, &gemm),
+                   PG_ERR_UNSUPPORTED);
+  assert_non_null(strstr(pg_last_error_detail(), "batch stride"));
+  assert_int_equal(
+      pg_plan_prepare_on(&plan, &kept, pg_variant_find("wgmma_tma_coop_n256"), 0, &gemm),
+      PG_ERR_UNSUPPORTED);
+  /* The emulated entry copies B as stored instead; cp.async reads it. */
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("wgmma_3xtf32"), 0, &gemm),
+                   PG_OK);
+  assert_int_equal(plan.workspace.count >= 2, 1);
+  assert_int_equal(plan.workspace.region[1].rows, 2 * 256); /* B's copy, each GEMM's */
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("wgmma_cp_async"), 0, &gemm),
+                   PG_OK);
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("auto_tf32"), 0, &gemm),
+                   PG_OK);
+  assert_string_equal(plan.entry->info.name, "wgmma_cp_async");
+}
+
 /* Stream-K: two tiles of partial sums a block, and the fix-up after. */
 static void test_stream_k(void **state) {
   (void)state;
@@ -281,6 +459,10 @@ int main(void) {
       cmocka_unit_test(test_emulated_parts),
       cmocka_unit_test(test_transposed_b),
       cmocka_unit_test(test_layouts_and_batches),
+      cmocka_unit_test(test_b_transposed_read_in_place),
+      cmocka_unit_test(test_a_transposed),
+      cmocka_unit_test(test_batch_one_launch),
+      cmocka_unit_test(test_layout_refusals),
       cmocka_unit_test(test_stream_k),
   };
   return cmocka_run_group_tests_name("plan", tests, NULL, NULL);

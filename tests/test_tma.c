@@ -114,6 +114,30 @@ static void test_a_only_check_ignores_b(void **state) {
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_OK);
 }
 
+/* The any-layout wgmma entries that read A^T from their workspace: only
+ * B's layout (and its batch stride) is TMA's business there. */
+static void test_b_only_check_ignores_a(void **state) {
+  (void)state;
+  char why[200] = "";
+  pg_gemm_args g = aligned_args();
+  g.a = pgt_storage + 1;
+  g.lda = 37;
+  assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
+  assert_int_equal(pg_tma_check_b(&g, why, sizeof why), PG_OK);
+  g.ldb = 61;
+  why[0] = '\0';
+  assert_int_equal(pg_tma_check_b(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
+  assert_non_null(strstr(why, "ldb = 61"));
+  g.ldb = 64;
+  g.batch = 2;
+  g.stride_b = 64 * 64 + 2;
+  why[0] = '\0';
+  assert_int_equal(pg_tma_check_b(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
+  assert_non_null(strstr(why, "B's batch stride"));
+  g.stride_b = 0; /* one B for the batch */
+  assert_int_equal(pg_tma_check_b(&g, why, sizeof why), PG_OK);
+}
+
 static void test_k_zero_needs_no_maps(void **state) {
   (void)state;
   char why[200] = "";
@@ -686,6 +710,7 @@ int main(void) {
       cmocka_unit_test(test_odd_stride_rejected_with_reason),
       cmocka_unit_test(test_misaligned_base_rejected_with_reason),
       cmocka_unit_test(test_a_only_check_ignores_b),
+      cmocka_unit_test(test_b_only_check_ignores_a),
       cmocka_unit_test(test_k_zero_needs_no_maps),
       cmocka_unit_test(test_split_k_rule),
       cmocka_unit_test(test_split_tail_rule),

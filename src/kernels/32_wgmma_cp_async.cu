@@ -43,13 +43,14 @@ static __device__ __forceinline__ void wg_cp_async_stage(const pg_gemm_args &g, 
 }
 #endif
 
-__global__ void __launch_bounds__(WG_CPA_THREADS, 2)
-    pg_wgmma_cp_async_kernel(const pg_gemm_args g) {
+/* The kernel's body on the tile along N `tile_n` (and blockIdx.y along M)
+ * of the GEMM that g describes. */
+static __device__ __forceinline__ void wg_cpa_body(const pg_gemm_args &g, int tile_n) {
 #ifdef PG_HAVE_WGMMA
   extern __shared__ float4 smem_raw[];
   float *const smem = (float *)pg_tma_smem_base(smem_raw);
   const int stages = g.stages;
-  const int m0 = blockIdx.y * WG_TILE_M, n0 = blockIdx.x * WG_TILE_N;
+  const int m0 = blockIdx.y * WG_TILE_M, n0 = tile_n * WG_TILE_N;
   const int wg = threadIdx.x / WG_WARPGROUP;
   float acc[WG_ACC];
 #pragma unroll
@@ -108,11 +109,42 @@ __global__ void __launch_bounds__(WG_CPA_THREADS, 2)
 #endif
 }
 
+__global__ void __launch_bounds__(WG_CPA_THREADS, 2)
+    pg_wgmma_cp_async_kernel(const pg_gemm_args g) {
+  wg_cpa_body(g, blockIdx.x);
+}
+
+/* Any layout and a batch: x holds the tiles along N of each GEMM in turn.
+ * A is read M x K (as it is, or A^T that the first kernel wrote where
+ * op(A) = T) and B N x K (as it is where op(B) = T, else B^T that the first
+ * kernel wrote), each matrix of the batch at its stride (the views set a
+ * workspace's). */
+__global__ void __launch_bounds__(WG_CPA_THREADS, 2)
+    pg_wgmma_cp_async_any_kernel(const pg_gemm_args g) {
+  const int tiles_n = (int)(((long long)g.n + WG_TILE_N - 1) / WG_TILE_N);
+  const int z = (int)blockIdx.x / tiles_n;
+  pg_gemm_args own = g;
+  own.a = g.a + (size_t)z * g.stride_a;
+  own.b = g.b + (size_t)z * g.stride_b;
+  own.c = g.c + (size_t)z * g.stride_c;
+  wg_cpa_body(own, (int)blockIdx.x % tiles_n);
+}
+
+/* Op N, N on one GEMM: B^T first, as the study has it; else the kernel
+ * that takes any layout, after a first kernel that writes what it cannot
+ * read as it is (B^T where op(B) = N, A^T where op(A) = T) over the batch. */
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  wg_configure(launch, (const void *)pg_wgmma_cp_async_kernel, args);
+  if (!wg_any_layout(args)) {
+    wg_configure(launch, (const void *)pg_wgmma_cp_async_kernel, args);
+    return;
+  }
+  launch->kernel = (const void *)pg_wgmma_cp_async_any_kernel;
+  launch->grid_x = ((long long)args->n + WG_TILE_N - 1) / WG_TILE_N * args->batch;
+  launch->grid_y = ((long long)args->m + WG_TILE_M - 1) / WG_TILE_M;
+  (void)pg_configure_layout_transposes(args, launch, 1);
 }
 
 static size_t smem_bytes(int stages) { return (size_t)stages * WG_STAGE_BYTES + WG_SMEM_ALIGN; }
@@ -132,7 +164,9 @@ PG_ENTRY(wgmma_cp_async) = {
              .source = PG_FROM_STUDY, .min_cc = 90, .min_stages = 1, .max_stages = 6,
              .default_stages = 3, WG_TILE_INFO, .threads = WG_CPA_THREADS,
              .description = "wgmma m64n128k8 TF32 fed by cp.async commit/wait groups, STAGES "
-                            "buffers (B^T into a workspace first)"},
+                            "buffers (B^T into a workspace first; op(B) = T read in place, op(A) "
+                            "= T through A^T in the same first kernel; a batch in one launch)",
+             .layouts = PG_LAYOUT_ANY},
     .smem_bytes = smem_bytes,
     .configure = configure,
     .check = wg_check,

@@ -25,6 +25,28 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
   launch->tma = &wg_bt_boxes<TN>::boxes;
 }
 
+/* wgmma_tma_coop_n256 on any layout and a batch: one launch, the tiles
+ * along N of each GEMM in turn on x; B read as it is where op(B) = T (B^T's
+ * layout already), else B^T first; A^T first where op(A) = T, both by one
+ * first kernel over the batch (pg_configure_layout_transposes). */
+template <int TN>
+static void configure_any(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+                          pg_kernel_launch *launch) {
+  if (!wg_any_layout(args)) {
+    configure<TN>(args, device, tuning, launch);
+    return;
+  }
+  launch->kernel = (const void *)pg_wgmma_ws_any_kernel<2, 1, TN>;
+  launch->grid_x = ((long long)args->n + TN - 1) / TN * args->batch;
+  launch->grid_y = ((long long)args->m + WG_TILE_M - 1) / WG_TILE_M;
+  launch->tma = &wg_bt_any_boxes<TN>::boxes;
+  (void)pg_configure_layout_transposes(args, launch, 1);
+}
+
+static pg_status check_any(const pg_gemm_args *g, char *why, size_t why_size) {
+  return wg_any_layout(g) ? wg_check_any(g, 1, why, why_size) : wg_check_tma(g, why, why_size);
+}
+
 static const pg_sass_rule rules[] = {WG_WS_RULES};
 
 PG_ENTRY(wgmma_tma_coop) = {
@@ -48,10 +70,14 @@ PG_ENTRY(wgmma_tma_coop_n256) = {
              .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2, .max_stages = 4,
              .default_stages = 3, .tile_m = WG_TILE_M, .tile_n = 2 * WG_TILE_N,
              .tile_k = WG_TILE_K, .threads = wg_ws_shape<2>::THREADS,
-             .description = "wgmma_tma_coop on a 128x256 tile (m64n256 products, 48 KB a stage)"},
+             .description = "wgmma_tma_coop on a 128x256 tile (m64n256 products, 48 KB a "
+                            "stage); any layout and batch in one launch over rank-3 maps: B "
+                            "read in place where op(B) = T, B^T and (op(A) = T) A^T by a first "
+                            "kernel",
+             .layouts = PG_LAYOUT_ANY},
     .smem_bytes = wg_ws_smem<2 * WG_TILE_N>,
-    .configure = configure<2 * WG_TILE_N>,
-    .check = wg_check_tma,
+    .configure = configure_any<2 * WG_TILE_N>,
+    .check = check_any,
     .kernel = {.symbol = "pg_wgmma_ws_kernel", .launched = WG_WS_INSTANCE(2, 1, 256),
                .dynamic_smem = 1, PG_RULES(rules)},
 };

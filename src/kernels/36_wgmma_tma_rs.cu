@@ -48,11 +48,24 @@
 
 PG_KERNELS_BEGIN
 
+/* Op N, N on one GEMM: the study's kernel; else the one that takes any
+ * layout and a batch (wgmma_rs.cuh, ANY). */
+static int any_layout(const pg_gemm_args *args) {
+  return args->op_a || args->op_b || args->batch > 1;
+}
+
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  wg_rs_configure<0, 0>(args, launch);
+  if (any_layout(args))
+    wg_rs_configure_any<1>(args, launch);
+  else
+    wg_rs_configure<0, 0>(args, launch);
+}
+
+static pg_status check(const pg_gemm_args *g, char *why, size_t why_size) {
+  return any_layout(g) ? wg_rs_check_any(g, why, why_size) : wg_rs_check(g, why, why_size);
 }
 
 static const pg_sass_rule rules[] = {WG_RS_RULES};
@@ -64,10 +77,13 @@ PG_ENTRY(wgmma_tma_rs) = {
              .default_stages = 3, .tile_m = WG_RS_TILE_M, .tile_n = WG_RS_TILE_N,
              .tile_k = WG_TILE_K, .threads = WG_RS_THREADS,
              .description = "wgmma TF32 with B^T from registers (C^T = B^T A^T, no transpose): "
-                            "TMA producer + two consumer warpgroups, 256x128 tile, STAGES buffers"},
+                            "TMA producer + two consumer warpgroups, 256x128 tile, STAGES "
+                            "buffers; any op(B) and batch read in place (rank-3 maps), op(A) = T "
+                            "through A^T in a first kernel",
+             .layouts = PG_LAYOUT_ANY},
     .smem_bytes = wg_rs_smem<0>,
     .configure = configure,
-    .check = wg_rs_check,
+    .check = check,
     .kernel = {.symbol = "pg_wgmma_tma_rs_kernel", .launched = "pg_wgmma_tma_rs_kernel<0>",
                .dynamic_smem = 1, PG_RULES(rules)},
 };

@@ -61,6 +61,7 @@
  *   pipegemm bench --variant cublas,cublas_tf32,wgmma_3xtf32 --stages 2-4
  */
 #include "kernels/first_kernel.cuh"
+#include "kernels/layout_first.cuh"
 #include "kernels/wgmma_rs.cuh"
 
 #include <type_traits>
@@ -144,6 +145,25 @@ template <int FUSED> struct wg_3x_strict_if_nan {
   }
 };
 
+/* The same for the kernel that takes any layout: A's parts (or, FUSED, A
+ * as it is, op(A) = N) of this matrix of the batch at `a`, the small parts
+ * `small` floats after the big; B as stored (op_b: N x K) at `b`. */
+template <int FUSED> struct wg_3x_strict_if_nan_any {
+  const float *a, *b;
+  int lda, ldb, op_b;
+  long long small;
+  int k0, k1;
+  __device__ float operator()(int m, int n, float v) const {
+    if (!isnan(v)) return v;
+    const float *const big = a + (size_t)m * lda;
+    float s = 0.f;
+    for (int k = k0; k < k1; ++k)
+      s = fmaf(FUSED ? big[k] : big[k] + big[small + k],
+               op_b ? b[(size_t)n * ldb + k] : b[(size_t)k * ldb + n], s);
+    return s;
+  }
+};
+
 /* FUSED: the producer warpgroup's three idle warps (96 threads) split each
  * stage's A: TMA's copy of A as it is, in the big part's place, becomes its
  * big part, in place, and its small part, at the same offset of the small
@@ -182,9 +202,17 @@ static __device__ __forceinline__ void wg_3x_split_stage(float *stage, int t) {
 }
 #endif
 
-template <int FUSED>
-__global__ void __launch_bounds__(WG_RS_THREADS, 1)
-    pg_wgmma_3xtf32_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+/* The kernel's body. ANY: the kernel that takes any layout and a batch
+ * (pg_wgmma_3xtf32_any_kernel): maps of rank 3 (pg_tma_reads_layout; A's
+ * parts and B's copy in the workspace too, a matrix of the batch every
+ * stride_a or stride_b floats, as the views set them), B read N x K where
+ * op(B) = T (wg_rs_layout_t), the batch's GEMM z the block's index over the
+ * tiles (K is not split then), C at z stride_c. A's parts (not FUSED) are
+ * M rows each there, the small after the big: a box past a part's M rows
+ * reads the next part's or, past the matrix, the map's zeros, which only
+ * products of C's rows past M see. */
+template <int FUSED, int ANY>
+static __device__ __forceinline__ void wg_3x_body(const pg_gemm_args &g, const pg_tma_maps &maps) {
 #ifdef PG_HAVE_WGMMA
   extern __shared__ float4 smem_raw[];
   float *const smem = (float *)pg_tma_smem_base(smem_raw);
@@ -199,7 +227,9 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
   /* The block's tile and range of K: split s of K's ranges is blocks
    * s tiles .. (s + 1) tiles - 1 (one range of all of K where K is not
    * split). */
-  const int tiles = tiles_m * tiles_n, split = (int)blockIdx.x / tiles;
+  const int tiles = tiles_m * tiles_n, q = (int)blockIdx.x / tiles;
+  const int split = ANY && g.splits <= 1 ? 0 : q, z = ANY && g.splits <= 1 ? q : 0;
+  const int za = g.stride_a != 0 ? z : 0, zb = g.stride_b != 0 ? z : 0;
   const int k_tiles = wg_k_tiles(g);
   const int per_split = g.splits > 1 ? g.k_tiles_per_split : k_tiles;
   const int kt_begin = split * per_split, kt_end = min(k_tiles, kt_begin + per_split);
@@ -237,11 +267,19 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
       float *stage = smem + slot * (WG_3X_STAGE_BYTES / 4);
       /* FUSED: A as it is, where its big part goes; else both parts. */
       pg_mbar_arrive_expect_tx(&full[slot], WG_3X_STAGE_BYTES - (FUSED ? WG_3X_PART_BYTES : 0));
-      pg_tma_load_2d(stage, &maps.a, kt * WG_TILE_K, m0, &full[slot]);
-      if (!FUSED)
-        pg_tma_load_2d(stage + WG_3X_PART_BYTES / 4, &maps.a, kt * WG_TILE_K, mp + m0,
-                       &full[slot]);
-      wg_rs_load_b<2 * WG_3X_PART_BYTES>(stage, maps, n0, kt, &full[slot]);
+      if constexpr (ANY) {
+        pg_tma_load_3d(stage, &maps.a, kt * WG_TILE_K, m0, za, &full[slot]);
+        if (!FUSED)
+          pg_tma_load_3d(stage + WG_3X_PART_BYTES / 4, &maps.a, kt * WG_TILE_K, g.m + m0, za,
+                         &full[slot]);
+        wg_rs_load_b_any<2 * WG_3X_PART_BYTES>(stage, maps, n0, kt, zb, g.op_b, &full[slot]);
+      } else {
+        pg_tma_load_2d(stage, &maps.a, kt * WG_TILE_K, m0, &full[slot]);
+        if (!FUSED)
+          pg_tma_load_2d(stage + WG_3X_PART_BYTES / 4, &maps.a, kt * WG_TILE_K, mp + m0,
+                         &full[slot]);
+        wg_rs_load_b<2 * WG_3X_PART_BYTES>(stage, maps, n0, kt, &full[slot]);
+      }
       parity ^= t128_ring_next(&slot, stages);
     }
     return;
@@ -254,7 +292,10 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
     pg_setmaxnreg_inc(WG_WS2_CONSUMER_REGS);
   const int wg = warp / 4;
   int base[2][2], col[2];
-  wg_rs_layout(base, col);
+  if (ANY && g.op_b)
+    wg_rs_layout_t(base, col);
+  else
+    wg_rs_layout(base, col);
   float sum[64], part[64];
 #pragma unroll
   for (int i = 0; i < 64; ++i) sum[i] = part[i] = 0.f;
@@ -278,7 +319,10 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
     if (held[set] >= 0) pg_mbar_arrive(&empty[held[set]]);
     if (FUSED) pg_mbar_wait_parity(&full[slot], parity);
     pg_mbar_wait_parity(FUSED ? &ready[slot] : &full[slot], parity);
-    wg_rs_load(stage, base, big[set]);
+    if (ANY && g.op_b)
+      wg_rs_load_t(stage, base, big[set]);
+    else
+      wg_rs_load(stage, base, big[set]);
 #pragma unroll
     for (int kk = 0; kk < WG_TILE_K / 8; ++kk)
 #pragma unroll
@@ -328,6 +372,7 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
    * range of K (wg_3x_strict_if_nan). Where K is split, the sums go to the
    * range's plane as they are; the reduction applies alpha and beta. */
   pg_gemm_args out = g;
+  if (ANY) out.c = g.c + (size_t)z * g.stride_c;
   if (g.splits > 1) {
     out.c = g.partials + (size_t)split * g.m * g.ldp;
     out.ldc = g.ldp;
@@ -335,13 +380,42 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
     out.beta = 0.f;
   }
   pg_named_barrier_sync(1, WG_RS_CONSUMERS);
-  wg_rs_epilogue<1>(out, smem + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH, sum, col, m0, n0,
-                    wg_3x_strict_if_nan<FUSED>{g, mp, kt_begin * WG_TILE_K,
-                                               min(g.k, kt_end * WG_TILE_K)});
+  if constexpr (ANY)
+    wg_rs_epilogue<1>(out, smem + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH, sum, col, m0, n0,
+                      wg_3x_strict_if_nan_any<FUSED>{
+                          g.a + (size_t)za * g.stride_a, g.b + (size_t)zb * g.stride_b, g.lda,
+                          g.ldb, g.op_b, (long long)g.m * g.lda, kt_begin * WG_TILE_K,
+                          min(g.k, kt_end * WG_TILE_K)});
+  else
+    wg_rs_epilogue<1>(out, smem + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH, sum, col, m0, n0,
+                      wg_3x_strict_if_nan<FUSED>{g, mp, kt_begin * WG_TILE_K,
+                                                 min(g.k, kt_end * WG_TILE_K)});
 #else
   pg_tma_unavailable();
 #endif
 }
+
+template <int FUSED>
+__global__ void __launch_bounds__(WG_RS_THREADS, 1)
+    pg_wgmma_3xtf32_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+  wg_3x_body<FUSED, 0>(g, maps);
+}
+
+template <int FUSED>
+__global__ void __launch_bounds__(WG_RS_THREADS, 1)
+    pg_wgmma_3xtf32_any_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+  wg_3x_body<FUSED, 1>(g, maps);
+}
+
+/* The split of A (and B's copy) over the batch, for the kernel that takes
+ * any layout: kernels/layout_first.cuh's LF_SPLIT_3X with this split. */
+struct wg_3x_parts {
+  static __device__ __forceinline__ void parts(float x, float &big, float &small) {
+    const unsigned b = wg_3x_tf32(x);
+    big = __uint_as_float(b);
+    small = __uint_as_float(wg_3x_small(x, b));
+  }
+};
 
 /* ---- the host's side ---- */
 
@@ -351,6 +425,17 @@ static const pg_tma_boxes boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_3X_TILE,
                                    .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = WG_RS_B_BOX,
                                    .b_box_k = WG_TILE_K, .b_k_major = 0,
                                    .b_swizzle_bytes = WG_ROW_BYTES};
+
+/* The same for the kernel that takes any layout: maps of rank 3 over the
+ * batch (pg_tma_reads_layout), B stored N x K (op(B) = T) in boxes of 32
+ * rows of N by 32 floats of K, in the same swizzle. A is never read K x M
+ * by TMA (a_t_swizzle_bytes 0): the split reads it. */
+static const pg_tma_boxes any_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_3X_TILE,
+                                       .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = WG_RS_B_BOX,
+                                       .b_box_k = WG_TILE_K, .b_k_major = 0,
+                                       .b_swizzle_bytes = WG_ROW_BYTES, .any_layout = 1,
+                                       .a_t_swizzle_bytes = 0,
+                                       .b_t_swizzle_bytes = WG_ROW_BYTES};
 
 static long long padded_rows(const pg_gemm_args *args) {
   return ((long long)args->m + WG_3X_TILE - 1) / WG_3X_TILE * WG_3X_TILE;
@@ -365,8 +450,42 @@ static void set_sum_steps(pg_gemm_args *args, const pg_tuning *own) {
       pg_block_k(args, WG_TILE_K) >= own->emulated_sum_min_k ? own->emulated_sum_steps : 1;
 }
 
+/* Any other layout, or a batch: one launch over the batch's tiles (block
+ * b: GEMM b / tiles), K split only for one GEMM. FUSED where op(A) = N and
+ * TMA reads A and B where they are (a batch's strides included: vec_a,
+ * vec_b), N as above; else the split first, over the batch, reading A as
+ * stored (op(A) = T: transposed on the way), B copied as stored where TMA
+ * cannot read it. */
+static void configure_any(pg_gemm_args *args, const pg_device *device, const pg_tuning *own,
+                          pg_kernel_launch *launch) {
+  const long long rows = padded_rows(args);
+  const long long k_tiles = ((long long)args->k + WG_TILE_K - 1) / WG_TILE_K;
+  launch->grid_x = (((long long)args->n + WG_3X_TILE - 1) / WG_3X_TILE) * (rows / WG_3X_TILE) *
+                   args->batch;
+  launch->grid_y = 1;
+  args->group_m = WG_3X_GROUP_M;
+  launch->tma = &any_boxes;
+  if (!args->op_a && args->vec_a && args->vec_b && args->n <= own->emulated_fused_max_n) {
+    launch->kernel = (const void *)pg_wgmma_3xtf32_any_kernel<1>;
+  } else {
+    launch->kernel = (const void *)pg_wgmma_3xtf32_any_kernel<0>;
+    (void)lf_configure<LF_SPLIT_3X>(args, launch,
+                                    (const void *)pg_layout_first_kernel<LF_SPLIT_3X, wg_3x_parts>);
+    launch->first.what = "split of A into its TF32 parts";
+  }
+  if (args->batch == 1)
+    (void)pg_configure_split_k(args, launch, device->sm_count, k_tiles,
+                               own->emulated_split_min_k_tiles);
+  set_sum_steps(args, own);
+}
+
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
+  if (args->op_a || args->op_b || args->batch > 1) {
+    const pg_tuning own = pg_tuning_with_env(tuning);
+    configure_any(args, device, &own, launch);
+    return;
+  }
   const long long ldp = WG_LDT(args->k), rows = 2 * padded_rows(args);
   const pg_tuning own = pg_tuning_with_env(tuning);
   const long long k_tiles = ((long long)args->k + WG_TILE_K - 1) / WG_TILE_K;
@@ -435,10 +554,12 @@ PG_ENTRY(wgmma_3xtf32) = {
              .default_stages = 4, .tile_m = WG_3X_TILE, .tile_n = WG_3X_TILE,
              .tile_k = WG_TILE_K, .threads = WG_RS_THREADS,
              .description = "FP32-accurate: 3 TF32 wgmma products a term (big/small split: A's in "
-                            "shared memory by the producer warps where N <= 512, else in a first "
-                            "kernel; B's in registers, two fragment sets), K steps summed in FP32 "
-                            "registers, K split where the tiles leave SMs idle; wgmma_tma_rs's "
-                            "pipeline"},
+                            "shared memory by the producer warps where N <= 512 and op(A) = N, "
+                            "else in a first kernel that reads A as stored; B's in registers, two "
+                            "fragment sets, B read in place for either op), K steps summed in "
+                            "FP32 registers, K split where the tiles leave SMs idle (one GEMM); "
+                            "a batch in one launch; wgmma_tma_rs's pipeline",
+             .layouts = PG_LAYOUT_ANY},
     .smem_bytes = smem_bytes,
     .configure = configure,
     .check = check,

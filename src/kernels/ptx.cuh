@@ -266,8 +266,9 @@ static __device__ __forceinline__ void pg_tma_load_2d(void *dst, const void *map
       : "memory");
 }
 
-/* Box at (x, y, z) of a 3-D tensor map (z: a matrix of a batch), as
- * pg_tma_load_2d. */
+/* Box at (x, y, z) of a 3-D tensor map (z: a matrix of a batch, as
+ * src/tma.c encodes the layouts' maps) -> shared memory at `dst`,
+ * completing on `bar`; as pg_tma_load_2d. */
 static __device__ __forceinline__ void pg_tma_load_3d(void *dst, const void *map, int x, int y,
                                                       int z, unsigned long long *bar) {
   asm volatile(

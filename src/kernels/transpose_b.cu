@@ -53,3 +53,24 @@ extern "C" void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *l
   launch->views.b = bt; /* the kernel reads B^T where B was */
   launch->transposes = 1;
 }
+
+/* ---- any layout (kernels/layout_first.cuh) ---- */
+
+#include "kernels/layout_first.cuh"
+
+extern "C" int pg_configure_layout_transposes(pg_gemm_args *args, pg_kernel_launch *launch,
+                                              int transpose_b) {
+  const void *kernel = transpose_b
+                           ? (const void *)pg_layout_first_kernel<LF_TRANSPOSE_AB, lf_no_split>
+                           : (const void *)pg_layout_first_kernel<LF_TRANSPOSE_A, lf_no_split>;
+  const int set = transpose_b ? lf_configure<LF_TRANSPOSE_AB>(args, launch, kernel)
+                              : lf_configure<LF_TRANSPOSE_A>(args, launch, kernel);
+  if (!set) return 0;
+  launch->first.what = "transposes (operands K-major into the workspace)";
+  /* A^T is what op(A) = T costs over op N (B^T is the NN call's as well):
+   * charged as the copy it is. */
+  if (args->op_a)
+    launch->model.copied_floats =
+        (args->stride_a != 0 && args->batch > 1 ? args->batch : 1) * (long long)args->m * args->k;
+  return 1;
+}

@@ -295,6 +295,37 @@ template <int TN> struct wg_bt_boxes {
                                          .b_swizzle_bytes = WG_ROW_BYTES};
 };
 
+/* The same for the kernels that take any layout: maps of rank 3 over the
+ * batch (pg_tma_reads_layout), B as it is where op(B) = T (N x K: B^T's
+ * layout, b_t_swizzle_bytes); A is read M x K only (A^T from the workspace
+ * where op(A) = T). */
+template <int TN> struct wg_bt_any_boxes {
+  static constexpr pg_tma_boxes boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_TILE_M,
+                                         .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = TN,
+                                         .b_box_k = WG_TILE_K, .b_k_major = 1,
+                                         .b_swizzle_bytes = WG_ROW_BYTES, .any_layout = 1,
+                                         .a_t_swizzle_bytes = 0,
+                                         .b_t_swizzle_bytes = WG_ROW_BYTES};
+};
+
+/* 1 where the call is not op N, N on one GEMM: the entries that take any
+ * layout plan another kernel then. */
+static inline int wg_any_layout(const pg_gemm_args *g) {
+  return g->op_a || g->op_b || g->batch > 1;
+}
+
+/* The rules of a member that reads B K-major and takes any layout: A's
+ * TMA rules where TMA reads A as it is (op(A) = N), B's where it reads B as
+ * it is (op(B) = T; else B^T in the workspace); with_tma 0: none (cp.async
+ * reads any alignment). */
+static inline pg_status wg_check_any(const pg_gemm_args *g, int with_tma, char *why,
+                                     size_t why_size) {
+  pg_status st = wg_check(g, why, why_size);
+  if (st == PG_OK && with_tma && !g->op_a) st = pg_tma_check_a(g, why, why_size);
+  if (st == PG_OK && with_tma && g->op_b) st = pg_tma_check_b(g, why, why_size);
+  return st;
+}
+
 #define WG_TILE_INFO .tile_m = WG_TILE_M, .tile_n = WG_TILE_N, .tile_k = WG_TILE_K
 
 /* Every member: wgmma on sm_90a. PG_RULES_WGMMA_COMMON adds what the TMA

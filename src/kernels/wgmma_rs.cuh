@@ -72,6 +72,36 @@ static __device__ __forceinline__ void wg_rs_layout(int base[2][2], int col[2]) 
   }
 }
 
+/* The same where B is stored N x K (op(B) = T, the kernels that take any
+ * layout): a stage's B is then 128 rows (N) of 32 floats (K) in the
+ * 128-byte swizzle, element (n, k) at n * 32 + (((k / 4) ^ (n % 8)) * 4 +
+ * k % 4. Fragment row 16w + 8h + g is column 64 wg + 32 (w / 2) + 8 (2 (w %
+ * 2) + h) + g of the block's 128 (col[h]), so that n % 8 = g: a warp's
+ * reads of one fragment register, pieces (k / 4) ^ g at element t, hit 32
+ * banks. base[h][0] is row col[h]'s element t; base[0][1] is 4 g, the
+ * swizzle's term (base[1][1] unused). */
+static __device__ __forceinline__ void wg_rs_layout_t(int base[2][2], int col[2]) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wg = warp / 4, w = warp % 4, gr = lane / 4, t = lane % 4;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    col[h] = 64 * wg + 32 * (w / 2) + 8 * (2 * (w % 2) + h) + gr;
+    base[h][0] = col[h] * WG_TILE_K + t;
+    base[h][1] = 4 * gr;
+  }
+}
+
+/* wg_rs_fragments on wg_rs_layout_t's layout: k = t + 8 kk is piece 2 kk,
+ * k + 4 piece 2 kk + 1, each XORed with g. */
+static __device__ __forceinline__ void wg_rs_fragments_t(const float *b, const int base[2][2],
+                                                         int kk, unsigned a[4]) {
+  const int lo = (8 * kk) ^ base[0][1], hi = lo ^ 4;
+  a[0] = __float_as_uint(b[base[0][0] + lo]);
+  a[1] = __float_as_uint(b[base[1][0] + lo]);
+  a[2] = __float_as_uint(b[base[0][0] + hi]);
+  a[3] = __float_as_uint(b[base[1][0] + hi]);
+}
+
 /* The epilogue through shared memory, for a warpgroup's HALVES x 128 rows
  * of C (its accumulators: C^T's 64 fragment rows by HALVES x 128 columns,
  * acc[i] at fragment row 16w + g + 8 ((i / 2) % 2), column 8 (i / 4) + 2t
@@ -140,12 +170,37 @@ static __device__ __forceinline__ void wg_rs_load_b(float *stage, const pg_tma_m
                    n0 + j * WG_RS_B_BOX, kt * WG_TILE_K, bar);
 }
 
+/* The same from a map of rank 3 (pg_tma_reads_layout), matrix zb of the
+ * batch: B stored K x N as above, or (op_b) N x K, then 4 boxes [32 (N)][32
+ * (K)], one under the other: 128 rows of K (wg_rs_layout_t). */
+template <int A_BYTES>
+static __device__ __forceinline__ void wg_rs_load_b_any(float *stage, const pg_tma_maps &maps,
+                                                        int n0, int kt, int zb, int op_b,
+                                                        unsigned long long *bar) {
+#pragma unroll
+  for (int j = 0; j < WG_RS_TILE_N / WG_RS_B_BOX; ++j) {
+    float *const dst = stage + A_BYTES / 4 + j * WG_TILE_K * WG_RS_B_BOX;
+    if (op_b)
+      pg_tma_load_3d(dst, &maps.b, kt * WG_TILE_K, n0 + j * WG_RS_B_BOX, zb, bar);
+    else
+      pg_tma_load_3d(dst, &maps.b, n0 + j * WG_RS_B_BOX, kt * WG_TILE_K, zb, bar);
+  }
+}
+
 /* One stage's fragments into `frag` (LDS). */
 static __device__ __forceinline__ void wg_rs_load(const float *stage, const int base[2][2],
                                                   unsigned frag[4][4]) {
   const float *b = stage + WG_RS_STAGE_A_BYTES / 4;
 #pragma unroll
   for (int kk = 0; kk < WG_TILE_K / 8; ++kk) wg_rs_fragments(b, base, kk, frag[kk]);
+}
+
+/* The same on wg_rs_layout_t's layout (B stored N x K). */
+static __device__ __forceinline__ void wg_rs_load_t(const float *stage, const int base[2][2],
+                                                    unsigned frag[4][4]) {
+  const float *b = stage + WG_RS_STAGE_A_BYTES / 4;
+#pragma unroll
+  for (int kk = 0; kk < WG_TILE_K / 8; ++kk) wg_rs_fragments_t(b, base, kk, frag[kk]);
 }
 
 /* The stage's 4 products, issued after the fence that orders the fragment
@@ -160,13 +215,20 @@ static __device__ __forceinline__ void wg_rs_mma(const float *stage, unsigned fr
 }
 #endif
 
-/* The kernel's body; its two __global__ faces follow (a multicast kernel
- * has rules of its own, so a symbol of its own). */
-template <int PERSISTENT, int MULTICAST>
+/* The kernel's body; its __global__ faces follow (a multicast kernel
+ * has rules of its own, so a symbol of its own). ANY: the kernel that takes
+ * any layout and a batch (pg_wgmma_tma_rs_any_kernel, one block a tile):
+ * maps of rank 3 (pg_tma_reads_layout: A as it is, or A^T that a first
+ * kernel wrote where op(A) = T, a matrix of the batch every stride_a
+ * floats as the view sets it; B as it is, N x K where op(B) = T, read by
+ * wg_rs_layout_t's fragments), block b the tile b % tiles of GEMM b /
+ * tiles, C at that GEMM's stride_c. */
+template <int PERSISTENT, int MULTICAST, int ANY = 0>
 static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
                                                          const pg_tma_maps &maps) {
 #ifdef PG_HAVE_WGMMA
   static_assert(!(PERSISTENT && MULTICAST), "a persistent cluster is not built");
+  static_assert(!(ANY && (PERSISTENT || MULTICAST)), "any layout: one block a tile");
   extern __shared__ float4 smem_raw[];
   float *const smem = (float *)pg_tma_smem_base(smem_raw);
   const int stages = g.stages;
@@ -182,7 +244,11 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
   const int tiles_n = (int)(((long long)g.n + WG_RS_TILE_N - 1) / WG_RS_TILE_N);
   const int order_n = MULTICAST ? (tiles_n + 1) / 2 : tiles_n;
   const int tiles = tiles_m * order_n, step = PERSISTENT ? (int)gridDim.x : tiles;
-  const int first = MULTICAST ? (int)blockIdx.x / WG_RS_CLUSTER : (int)blockIdx.x;
+  const int first = MULTICAST ? (int)blockIdx.x / WG_RS_CLUSTER
+                    : ANY     ? (int)blockIdx.x % tiles
+                              : (int)blockIdx.x;
+  const int z = ANY ? (int)blockIdx.x / tiles : 0;
+  const int za = g.stride_a != 0 ? z : 0, zb = g.stride_b != 0 ? z : 0;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int k_tiles = wg_k_tiles(g);
   unsigned rank = 0;
@@ -225,6 +291,12 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
         /* MULTICAST: the stage's bytes are the same, half of A's from the
          * other block. */
         pg_mbar_arrive_expect_tx(&full[slot], WG_RS_STAGE_BYTES);
+        if (ANY) {
+          pg_tma_load_3d(stage, &maps.a, kt * WG_TILE_K, m0, za, &full[slot]);
+          wg_rs_load_b_any<WG_RS_STAGE_A_BYTES>(stage, maps, n0, kt, zb, g.op_b, &full[slot]);
+          parity ^= t128_ring_next(&slot, stages);
+          continue;
+        }
         if (MULTICAST)
           pg_tma_load_2d_multicast(stage + rank * WG_RS_MC_A_ROWS * WG_TILE_K, &maps.a,
                                    kt * WG_TILE_K, m0 + (int)rank * WG_RS_MC_A_ROWS, &full[slot],
@@ -250,7 +322,10 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
   pg_setmaxnreg_inc(WG_WS2_CONSUMER_REGS);
   const int wg = warp / 4;
   int base[2][2], col[2];
-  wg_rs_layout(base, col);
+  if (ANY && g.op_b)
+    wg_rs_layout_t(base, col);
+  else
+    wg_rs_layout(base, col);
   /* The epilogue's staging: over the stages, or (PERSISTENT) a region of
    * its own after the barriers, since the producer is loading the next
    * tile's stages meanwhile. */
@@ -286,7 +361,10 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
        * overwritten and their slot is free. */
       wg_wait<0>();
       if (held >= 0) release(held);
-      wg_rs_load(stage, base, frag);
+      if (ANY && g.op_b)
+        wg_rs_load_t(stage, base, frag);
+      else
+        wg_rs_load(stage, base, frag);
       wg_rs_mma(stage, frag, acc);
       held = slot;
       parity ^= t128_ring_next(&slot, stages);
@@ -302,7 +380,13 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
      * warpgroups are done with them first (and the producers are: every
      * copy into this block was waited for). */
     if (!PERSISTENT) pg_named_barrier_sync(1, WG_RS_CONSUMERS);
-    wg_rs_epilogue<2>(g, out, acc, col, m0, n0);
+    if constexpr (ANY) {
+      pg_gemm_args own = g;
+      own.c = g.c + (size_t)z * g.stride_c;
+      wg_rs_epilogue<2>(own, out, acc, col, m0, n0);
+    } else {
+      wg_rs_epilogue<2>(g, out, acc, col, m0, n0);
+    }
   }
 #else
   pg_tma_unavailable();
@@ -313,6 +397,15 @@ template <int PERSISTENT>
 __global__ void __launch_bounds__(WG_RS_THREADS, 1)
     pg_wgmma_tma_rs_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
   wg_rs_kernel_body<PERSISTENT, 0>(g, maps);
+}
+
+/* Any layout and a batch (36's entry where the call is not op N, N on one
+ * GEMM); a template, so that only 36's file holds it. */
+template <int ONE>
+__global__ void __launch_bounds__(WG_RS_THREADS, 1)
+    pg_wgmma_tma_rs_any_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+  static_assert(ONE == 1, "one instance");
+  wg_rs_kernel_body<0, 0, 1>(g, maps);
 }
 
 /* CLUSTER: WG_RS_CLUSTER (a template, so that only 39's file holds it). */
@@ -338,6 +431,16 @@ static const pg_tma_boxes wg_rs_mc_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_
                                             .b_box_n = WG_RS_B_BOX, .b_box_k = WG_TILE_K,
                                             .b_k_major = 0, .b_swizzle_bytes = WG_ROW_BYTES};
 
+/* The any-layout kernel's: maps of rank 3 over the batch, B N x K (op(B) =
+ * T) in boxes of 32 rows of N by 32 floats of K in B's swizzle; A is read
+ * M x K only (A^T from the workspace where op(A) = T). */
+static const pg_tma_boxes wg_rs_any_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_RS_TILE_M,
+                                             .a_swizzle_bytes = WG_ROW_BYTES,
+                                             .b_box_n = WG_RS_B_BOX, .b_box_k = WG_TILE_K,
+                                             .b_k_major = 0, .b_swizzle_bytes = WG_ROW_BYTES,
+                                             .any_layout = 1, .a_t_swizzle_bytes = 0,
+                                             .b_t_swizzle_bytes = WG_ROW_BYTES};
+
 /* Over the tiles in grouped order; PERSISTENT: a grid of one block per SM
  * at most (the plan caps it), each looping over its tiles; MULTICAST: two
  * blocks a pair of tiles along N, launched as clusters of two. */
@@ -358,6 +461,19 @@ static inline void wg_rs_configure(pg_gemm_args *args, pg_kernel_launch *launch)
   launch->tma = MULTICAST ? &wg_rs_mc_boxes : &wg_rs_boxes;
 }
 
+/* Any layout and a batch (36): one block a tile of a GEMM of the batch, B
+ * read as it is (either op), A^T first into the workspace where op(A) = T
+ * (pg_configure_layout_transposes). A template, so that only the file
+ * that calls it holds the kernel. */
+template <int ONE = 1>
+static inline void wg_rs_configure_any(pg_gemm_args *args, pg_kernel_launch *launch) {
+  wg_rs_configure<0, 0>(args, launch);
+  launch->kernel = (const void *)pg_wgmma_tma_rs_any_kernel<ONE>;
+  launch->grid_x *= args->batch;
+  launch->tma = &wg_rs_any_boxes;
+  (void)pg_configure_layout_transposes(args, launch, 0);
+}
+
 /* The stages and their barriers; PERSISTENT: the epilogue's staging too. */
 #define WG_RS_STAGING_BYTES (2 * WG_RS_OUT_HALF * WG_RS_OUT_PITCH * 4)
 template <int PERSISTENT> static inline size_t wg_rs_smem(int stages) {
@@ -369,6 +485,14 @@ template <int PERSISTENT> static inline size_t wg_rs_smem(int stages) {
 static inline pg_status wg_rs_check(const pg_gemm_args *g, char *why, size_t why_size) {
   const pg_status arch = wg_check_sm90a(why, why_size);
   return arch != PG_OK ? arch : pg_tma_check(g, why, why_size);
+}
+
+/* The same for any layout: A's rules where TMA reads A (op(A) = N; A^T in
+ * the workspace keeps them), B's always; a batch's strides with them. */
+static inline pg_status wg_rs_check_any(const pg_gemm_args *g, char *why, size_t why_size) {
+  pg_status st = wg_check(g, why, why_size);
+  if (st == PG_OK && !g->op_a) st = pg_tma_check_a(g, why, why_size);
+  return st != PG_OK ? st : pg_tma_check_b(g, why, why_size);
 }
 
 #define WG_RS_RULES                                                                           \

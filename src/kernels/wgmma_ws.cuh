@@ -49,9 +49,15 @@ PG_KERNELS_BEGIN
 /* A stage of the 128 x TN tile: A's 128 rows, then B^T's TN. */
 #define WG_WS_STAGE_BYTES(tn) (WG_STAGE_A_BYTES + (tn) * WG_ROW_BYTES)
 
-template <int WGS, int PENDING, int TN>
-__global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::MIN_BLOCKS)
-    pg_wgmma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+/* The kernel's body. ANY: the kernel that takes any layout and a batch
+ * (pg_wgmma_ws_any_kernel): maps of rank 3 (pg_tma_reads_layout) of A (as
+ * it is, or A^T that a first kernel wrote where op(A) = T) and of B^T (B as
+ * it is where op(B) = T, else B^T that the first kernel wrote), a matrix of
+ * the batch every stride_a or stride_b floats (the views set them); the
+ * grid's x the tiles along N of every GEMM of the batch in turn, C at that
+ * GEMM's stride_c. */
+template <int WGS, int PENDING, int TN, int ANY>
+static __device__ __forceinline__ void wg_ws_body(const pg_gemm_args &g, const pg_tma_maps &maps) {
 #ifdef PG_HAVE_WGMMA
   enum { CONSUMERS = WGS * WG_WARPGROUP, PRODUCTS = 2 / WGS };
   enum { STAGE_FLOATS = WG_WS_STAGE_BYTES(TN) / 4, ACC = WG_ACC_OF(TN) };
@@ -61,7 +67,16 @@ __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::M
   const int stages = g.stages;
   unsigned long long *const full = (unsigned long long *)(smem + stages * STAGE_FLOATS);
   unsigned long long *const empty = full + stages;
-  const int m0 = blockIdx.y * WG_TILE_M, n0 = blockIdx.x * TN;
+  const int m0 = blockIdx.y * WG_TILE_M;
+  int n0, z = 0;
+  if constexpr (ANY) {
+    const int tiles_n = (int)(((long long)g.n + TN - 1) / TN);
+    z = (int)blockIdx.x / tiles_n;
+    n0 = ((int)blockIdx.x % tiles_n) * TN;
+  } else {
+    n0 = blockIdx.x * TN;
+  }
+  const int za = ANY && g.stride_a != 0 ? z : 0, zb = ANY && g.stride_b != 0 ? z : 0;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int k_tiles = wg_k_tiles(g);
 
@@ -81,8 +96,13 @@ __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::M
       PG_TRACE_SPAN(SLOT, slot, kt) pg_mbar_wait_parity(&empty[slot], parity ^ 1);
       float *stage = smem + slot * STAGE_FLOATS;
       pg_mbar_arrive_expect_tx(&full[slot], STAGE_FLOATS * 4);
-      pg_tma_load_2d(wg_stage_a(stage), &maps.a, kt * WG_TILE_K, m0, &full[slot]);
-      pg_tma_load_2d(wg_stage_bt(stage), &maps.b, kt * WG_TILE_K, n0, &full[slot]);
+      if constexpr (ANY) {
+        pg_tma_load_3d(wg_stage_a(stage), &maps.a, kt * WG_TILE_K, m0, za, &full[slot]);
+        pg_tma_load_3d(wg_stage_bt(stage), &maps.b, kt * WG_TILE_K, n0, zb, &full[slot]);
+      } else {
+        pg_tma_load_2d(wg_stage_a(stage), &maps.a, kt * WG_TILE_K, m0, &full[slot]);
+        pg_tma_load_2d(wg_stage_bt(stage), &maps.b, kt * WG_TILE_K, n0, &full[slot]);
+      }
       parity ^= t128_ring_next(&slot, stages);
     }
     PG_TRACE_TILE_DONE();
@@ -134,10 +154,12 @@ __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::M
     PG_TRACE_MARK_IF(held >= 0, PG_TRACE_RELEASE, held, k_tiles - 1);
   }
   PG_TRACE_SPAN(EPILOGUE, 0, 0) {
+    pg_gemm_args own = g;
+    if (ANY) own.c = g.c + (size_t)z * g.stride_c;
 #pragma unroll
     for (int p = 0; p < PRODUCTS; ++p) {
       wg_fence_acc<TN>(acc[p]);
-      wg_epilogue<TN>(g, m0 + (wg * PRODUCTS + p) * 64, n0, acc[p]);
+      wg_epilogue<TN>(ANY ? own : g, m0 + (wg * PRODUCTS + p) * 64, n0, acc[p]);
     }
   }
   PG_TRACE_TILE_DONE();
@@ -145,6 +167,18 @@ __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::M
 #else
   pg_tma_unavailable();
 #endif
+}
+
+template <int WGS, int PENDING, int TN>
+__global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::MIN_BLOCKS)
+    pg_wgmma_ws_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+  wg_ws_body<WGS, PENDING, TN, 0>(g, maps);
+}
+
+template <int WGS, int PENDING, int TN>
+__global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::MIN_BLOCKS)
+    pg_wgmma_ws_any_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+  wg_ws_body<WGS, PENDING, TN, 1>(g, maps);
 }
 
 PG_KERNELS_END
