@@ -15,8 +15,10 @@
 #                 rounds over the forms a rare race once hit
 #   python.log    the Python package (docs/python.md): its GPU tests
 #                 (python/tests/run.py gpu, pytest -v), `pip install ./python`
-#                 into a scratch folder, and README's torch check run with it
-#                 from outside the tree
+#                 into a scratch folder (its build backend from the carried
+#                 .deps/wheels: `pip download scikit-build-core -d
+#                 .deps/wheels` where there is network), and README's torch
+#                 check run with it from outside the tree
 #   sanitizer.log compute-sanitizer memcheck/racecheck/synccheck/initcheck
 #   bench.txt     make run (pipegemm bench --variant all, 4096^3), table, and
 #                 the kernels' registers/shared memory (cuobjdump)
@@ -194,7 +196,7 @@ grep -E "error|warning" "$OUT/build.log" | head -n 20 >>"$summary"
 if (( built )) && [ "${PG_SKIP_TESTS:-0}" != 1 ]; then
   if (( have_deps )); then
     # The README's test command, on the build configured above.
-    run_step "make test" "$OUT/build.log" "$OUT/build.log" 200 \
+    run_step "make test" "$OUT/build.log" "$OUT/build.log" ${PG_TEST_LIMIT_S:-320} \
       make test BUILD="$build"
   else
     # make test would stop at scripts/deps.sh: every test that was built.
@@ -224,7 +226,8 @@ if (( built )) && [ "${PG_SKIP_PYTHON:-0}" != 1 ]; then
   grep -E "^(=+ .* in [0-9.]+s.* =+|skipped: .*|run.py: .*)$" "$OUT/python.log" >>"$summary"
   pysite=$(mktemp -d)
   if run_step "python install" "$OUT/python.log" "$OUT/python.log" 120 \
-       python3 -m pip install --no-index --no-deps --no-compile --target "$pysite" ./python; then
+       python3 -m pip install --no-index --no-deps --find-links "$root/.deps/wheels" --no-compile \
+         --target "$pysite" ./python; then
     run_step "python readme check" "$OUT/python.log" "$OUT/python.log" 120 \
       env -C / PYTHONPATH="$pysite" PIPEGEMM_LIBRARY="$pylib" python3 -c \
       "import torch, pipegemm; a = torch.rand(1000, 700, device='cuda'); b = torch.rand(700, 900, device='cuda'); print((pipegemm.matmul(a, b) - a @ b).abs().max())"

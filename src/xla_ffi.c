@@ -298,7 +298,14 @@ void *pg_xla_matmul(void *call_frame) {
   if (frame == NULL || frame->api == NULL) return NULL;
   if (frame->struct_size < XLA_FFI_CallFrame_STRUCT_SIZE)
     return invalid(frame->api, "XLA's call frame is older than the handler's header");
-  const XLA_FFI_Extension_Base *extension = frame->extension_start;
+  /* Every extension of the frame starts with this head (the FFI's ABI; the
+   * name of its type differs between XLA versions, so it is not named). */
+  typedef struct {
+    size_t struct_size;
+    int type; /* XLA_FFI_Extension_Type */
+    const void *next;
+  } extension_head;
+  const extension_head *extension = (const void *)frame->extension_start;
   if (extension != NULL && extension->type == XLA_FFI_Extension_Metadata)
     return metadata(frame->api, (XLA_FFI_Metadata_Extension *)frame->extension_start);
   if (frame->stage != XLA_FFI_ExecutionStage_EXECUTE) return NULL;

@@ -12,7 +12,8 @@
  *   and N = 0 (nothing written); the shared operands, gaps, alpha and beta
  *   and several tiles again with 16-byte rows and strides.
  *
- * The entries that read an operand with TMA where it is (tma_readers) may
+ * The entries that read an operand with TMA where it is (tma_readers, and
+ * the tile forms of tma_ws at any layout but op N, N on one GEMM) may
  * refuse a case whose rows, strides or base TMA cannot read, with
  * PG_ERR_UNSUPPORTED, a reason and C untouched (a selector then takes its
  * next candidate); every case TMA reads they must run.
@@ -79,7 +80,18 @@ static const struct {
   int b_always;
 } tma_readers[] = {{"wgmma_tma_rs", 1}, {"wgmma_tma_coop_n256", 0}};
 
+/* The tile forms of tma_ws (their names begin so) read both operands where
+ * they are at any layout but op N, N on one GEMM (there an operand TMA
+ * cannot read is copied first): b_always, and A at either op. */
+static int tws_form(const pg_variant_info *v) {
+  return strncmp(v->name, "tma_ws", 6) == 0;
+}
+
 static int tma_reader(const pg_variant_info *v, int *b_always) {
+  if (tws_form(v)) {
+    if (b_always != NULL) *b_always = 1;
+    return 1;
+  }
   for (size_t i = 0; i < sizeof tma_readers / sizeof tma_readers[0]; ++i)
     if (strcmp(v->name, tma_readers[i].name) == 0) {
       if (b_always != NULL) *b_always = tma_readers[i].b_always;
@@ -98,7 +110,8 @@ static int tma_reads(const float *p, long long ld, long long stride, int batch) 
 static int tma_refusal_allowed(const pg_variant_info *v, const pg_gemm_desc *g) {
   int b_always = 0;
   if (!tma_reader(v, &b_always)) return 0;
-  const int a_read = g->op_a == PG_OP_N, b_read = b_always || g->op_b == PG_OP_T;
+  if (tws_form(v) && g->op_a == PG_OP_N && g->op_b == PG_OP_N && g->batch <= 1) return 0;
+  const int a_read = g->op_a == PG_OP_N || tws_form(v), b_read = b_always || g->op_b == PG_OP_T;
   return (a_read && !tma_reads(g->a, g->lda, g->stride_a, g->batch)) ||
          (b_read && !tma_reads(g->b, g->ldb, g->stride_b, g->batch));
 }

@@ -261,7 +261,8 @@ static void print_table_cell(FILE *out, const char *text, int width,
 /* Narrows the columns that may narrow (min_widths) until a line fits
  * max_width, a column at a time, the one with the most columns above its
  * least first, so that the least given is what each keeps longest. Stops
- * where none may narrow further. */
+ * where none may narrow further (a column to its title, the last to its
+ * least alone). */
 static void narrow_to_fit(const pgc_report *report, const int *shown, int *width,
                           int count) {
   if (report->max_width <= 0 || report->min_widths == NULL || count == 0) return;
@@ -270,7 +271,13 @@ static void narrow_to_fit(const pgc_report *report, const int *shown, int *width
   for (int i = 0; i < count; ++i) {
     const int asked = report->min_widths[shown[i]];
     const int title = display_width(report->columns[shown[i]].title);
-    least[i] = asked <= 0 ? width[i] : asked > title ? asked : title > 0 ? title : 1;
+    /* The last column may cut its title too (it has the line's end to
+     * itself); the others keep theirs whole. */
+    least[i] = asked <= 0         ? width[i]
+               : i == count - 1   ? asked
+               : asked > title    ? asked
+               : title > 0        ? title
+                                  : 1;
     total += width[i];
   }
   while (total > report->max_width) {
