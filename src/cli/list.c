@@ -57,6 +57,7 @@ enum {
   COL_TILE_K,
   COL_THREADS,
   COL_SMEM_BYTES,
+  COL_LAYOUTS,
   COL_RUNS_HERE_DATA,
   COL_RUNS_HERE_TABLE,
   COL_TECHNIQUE_TABLE,
@@ -80,6 +81,8 @@ static const pgc_column list_columns[LIST_COLUMNS] = {
     [COL_TILE_K] = {"tile_k", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
     [COL_THREADS] = {"threads", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
     [COL_SMEM_BYTES] = {"smem_bytes", "", PGC_ALIGN_RIGHT, 0, PGC_SHOW_DATA},
+    /* "any": every op(A), op(B) and batch; "NN": op N, N, one GEMM */
+    [COL_LAYOUTS] = {"layouts", "", PGC_ALIGN_LEFT, 0, PGC_SHOW_DATA},
     [COL_RUNS_HERE_DATA] = {"runs_here", "", PGC_ALIGN_LEFT, 0, PGC_SHOW_DATA},
     /* Shown only with a GPU: without one, every row would say so. */
     [COL_RUNS_HERE_TABLE] = {"runs_here", "runs here", PGC_ALIGN_LEFT, 0, PGC_SHOW_TABLE},
@@ -112,6 +115,14 @@ static void selector_choices(const pg_variant_info *selector, char *buf, size_t 
   }
 }
 
+/* Which layouts an entry takes (pg_variant_info.layouts): a word for the
+ * data, or said at length for --long. */
+static const char *layouts_text(const pg_variant_info *variant, int at_length) {
+  if (variant->layouts == PG_LAYOUT_ANY)
+    return at_length ? "op(A), op(B) in {N, T} and strided batches" : "any";
+  return at_length ? "op(A) = N, op(B) = N and one GEMM (others: PG_ERR_UNSUPPORTED)" : "NN";
+}
+
 /* --long's lines under a row: its facts beside the table's, where it comes
  * from, what runs here says at length, and the description. NULL when out
  * of memory (the row then goes without). */
@@ -125,6 +136,9 @@ static char *long_details(const pg_variant_info *variant, const variant_texts *t
                              "; tile %s; %s of shared memory a block at %d stage%s",
                              texts->tile, texts->smem, variant->default_stages,
                              variant->default_stages == 1 ? "" : "s");
+  if (used < sizeof facts)
+    used += (size_t)snprintf(facts + used, sizeof facts - used, "\nlayouts: %s",
+                             layouts_text(variant, 1));
   if (variant->source[0] != '\0' && used < sizeof facts)
     used += (size_t)snprintf(facts + used, sizeof facts - used, "\nsource: %s",
                              variant->source);
@@ -199,6 +213,7 @@ static void describe(const pg_variant_info *variant, int have_gpu, variant_texts
   cells[COL_TILE_K] = optional_int(variant->tile_k);
   cells[COL_THREADS] = optional_int(variant->threads);
   cells[COL_SMEM_BYTES] = has_smem ? pgc_cell_int((long long)smem) : pgc_cell_absent();
+  cells[COL_LAYOUTS] = pgc_cell_text(layouts_text(variant, 0));
   cells[COL_RUNS_HERE_DATA] = pgc_cell_text(texts->runs_here);
   /* The table says yes or no; --long says why not, or what a selector
    * picks from. */
@@ -284,6 +299,7 @@ int pgc_list_print(FILE *out, const pgc_options *opts, int width) {
       "'pipegemm list --long' adds under each entry what the table leaves out: a "
       "technique cut short (ending in \xe2\x80\xa6) whole, the kind, compute "
       "capability, tile, shared memory per block at the default stage count, "
+      "the layouts it takes (any op(A), op(B) and batch, or op N, N alone), "
       "source, what runs here says at length, and the description; --format csv "
       "and json carry every field whole. 'pipegemm bench --variant NAME' runs one.",
   };
