@@ -201,6 +201,21 @@ template <> struct tws_schedule<TWS_SPLIT_K> {
   }
 };
 
+/* A consumer thread's THREAD_N values of B's row kk (op(B) = N: groups of
+ * 4 columns TWS_COL_STEP apart from bs, the stage's B at its first column). */
+template <int TN, int THREAD_N>
+static __device__ __forceinline__ void tws_load_b_row(const float *bs, int kk,
+                                                      float b[THREAD_N]) {
+#pragma unroll
+  for (int j = 0; j < THREAD_N / 4; ++j) {
+    const float4 v = *(const float4 *)(bs + kk * TN + TWS_COL_STEP * j);
+    b[4 * j + 0] = v.x;
+    b[4 * j + 1] = v.y;
+    b[4 * j + 2] = v.z;
+    b[4 * j + 3] = v.w;
+  }
+}
+
 /* acc += the stage's A (TM x TILE_K) times B (TILE_K x TN), this thread's
  * THREAD_M x THREAD_N part. */
 template <int TM, int TN>
@@ -222,14 +237,7 @@ static __device__ __forceinline__ void tws_compute(
     for (int q = 0; q < 4; ++q) {
       const int kk = piece * 4 + q;
       float b[THREAD_N];
-#pragma unroll
-      for (int j = 0; j < THREAD_N / 4; ++j) {
-        const float4 v = *(const float4 *)(bs + kk * TN + TWS_COL_STEP * j);
-        b[4 * j + 0] = v.x;
-        b[4 * j + 1] = v.y;
-        b[4 * j + 2] = v.z;
-        b[4 * j + 3] = v.w;
-      }
+      tws_load_b_row<TN, THREAD_N>(bs, kk, b);
 #pragma unroll
       for (int i = 0; i < THREAD_M; ++i) {
         const float ai = q == 0 ? a[i].x : q == 1 ? a[i].y : q == 2 ? a[i].z : a[i].w;
@@ -320,14 +328,7 @@ static __device__ __forceinline__ void tws_compute_layout(
       for (int q = 0; q < 4; ++q) {
         const int kk = piece * 4 + q;
         float b[THREAD_N];
-#pragma unroll
-        for (int j = 0; j < THREAD_N / 4; ++j) {
-          const float4 v = *(const float4 *)(bf + kk * TN + TWS_COL_STEP * j);
-          b[4 * j + 0] = v.x;
-          b[4 * j + 1] = v.y;
-          b[4 * j + 2] = v.z;
-          b[4 * j + 3] = v.w;
-        }
+        tws_load_b_row<TN, THREAD_N>(bf, kk, b);
 #pragma unroll
         for (int i = 0; i < THREAD_M; ++i)
 #pragma unroll
