@@ -11,6 +11,7 @@ platform on this machine), with the ops its gradients use.
 
 Each framework's tests skip, saying so, where it does not import; neither
 is needed by the package itself."""
+import importlib
 import re
 import warnings
 
@@ -183,7 +184,8 @@ def jax():
     if not _library.has_xla_handler():
         pytest.skip(f"{pipegemm.library_path} has no XLA handler (built without jaxlib's "
                     f"headers: CMake's PG_XLA_FFI)")
-    import pipegemm.jax  # noqa: F401  (the FFI target)
+    importlib.import_module("pipegemm.jax")  # the FFI target (an import statement here
+    # would make `pipegemm` this function's own name, unbound above)
     return jax
 
 
