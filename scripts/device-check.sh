@@ -195,9 +195,11 @@ grep -E "error|warning" "$OUT/build.log" | head -n 20 >>"$summary"
 # ---- tests --------------------------------------------------------------------
 if (( built )) && [ "${PG_SKIP_TESTS:-0}" != 1 ]; then
   if (( have_deps )); then
-    # The README's test command, on the build configured above.
+    # The README's test command, on the build configured above; the host
+    # and cli tests on every core beside the GPU tests, which take the GPU
+    # one at a time (their RESOURCE_LOCK, tests/CMakeLists.txt).
     run_step "make test" "$OUT/build.log" "$OUT/build.log" ${PG_TEST_LIMIT_S:-320} \
-      make test BUILD="$build"
+      env CTEST_PARALLEL_LEVEL="$(nproc)" make test BUILD="$build"
   else
     # make test would stop at scripts/deps.sh: every test that was built.
     run_step "ctest (deps missing)" "$OUT/build.log" "$OUT/build.log" 200 \
