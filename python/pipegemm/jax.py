@@ -14,7 +14,9 @@ jaxlib's headers were found (CMake's PG_XLA_FFI); without it, matmul says so.
 
 The custom call takes a, b and the attributes op_a, op_b (0: as stored, 1:
 transposed), alpha, variant and stages. XLA arrays are row-major, so op T
-comes from differentiation alone: the gradient of C = alpha op(A) op(B) is
+comes from matmul's transpose_a and transpose_b (x @ w.T as
+matmul(x, w, transpose_b=True), w read as stored) and from
+differentiation: the gradient of C = alpha op(A) op(B) is
 dA = alpha dC op(B)^T and dB = alpha op(A)^T dC (each the same call with
 ops flipped, nothing transposed in memory), summed over the batch
 dimensions an operand was broadcast along; where B is one matrix for a whole
@@ -106,11 +108,21 @@ def _backward(op_x, op_y, alpha, variant, stages, saved, g):
 _product.defvjp(_forward, _backward)
 
 
-def matmul(a, b, *, alpha=1.0, variant="auto", stages=0):
+def _swap_last(shape):
+    return shape[:-2] + (shape[-1], shape[-2])
+
+
+def matmul(a, b, *, alpha=1.0, variant="auto", stages=0, transpose_a=False,
+           transpose_b=False):
     """alpha * (a @ b) by one of pipegemm's variants, in JAX programs (jit,
     grad, vmap): torch.matmul's semantics on float32 arrays (1-D a row or
     column, batch dimensions broadcast). variant and stages as for
     pipegemm.matmul; they and alpha are static (part of the compiled call).
+
+    transpose_a, transpose_b: use the operand's last two dimensions swapped
+    (op T), read as stored by the call: matmul(x, w, transpose_b=True) is
+    x @ w.T (nn.Linear's x W^T) without XLA writing w.T first. A 1-D
+    operand has no transpose.
     """
     if not available():
         raise RuntimeError(f"this libpipegemm ({_library.PATH}) has no XLA handler: it was "
@@ -118,10 +130,17 @@ def matmul(a, b, *, alpha=1.0, variant="auto", stages=0):
                            f"(CMake's PG_XLA_FFI, docs/python.md)")
     name, stages, alpha, _, _ = _pipegemm._arguments(variant, stages, alpha, 0.0)
     a, b = jnp.asarray(a), jnp.asarray(b)
-    for label, x in (("a", a), ("b", b)):
+    for label, x, flag in (("a", a, transpose_a), ("b", b, transpose_b)):
         if x.dtype != jnp.float32:
             raise ValueError(f"{label} is {x.dtype}: pipegemm.matmul takes float32")
-    s = _layout.shapes(a.shape, b.shape)
+        if flag and x.ndim < 2:
+            raise ValueError(f"transpose_{label}: {label} is 1-D ({x.shape[0]}), which has no "
+                             f"transpose")
+    op_x, op_y = (T if transpose_a else N), (T if transpose_b else N)
+    # the shapes as used (op(a), op(b)), for torch.matmul's rules
+    s = _layout.shapes(_swap_last(a.shape) if transpose_a else a.shape,
+                       _swap_last(b.shape) if transpose_b else b.shape)
     x = a.reshape((1,) + a.shape) if s.row else a
     y = b.reshape(b.shape + (1,)) if s.column else b
-    return _product(x, y, N, N, float(np.float32(alpha)), variant, stages).reshape(s.result)
+    return _product(x, y, op_x, op_y, float(np.float32(alpha)), variant,
+                    stages).reshape(s.result)

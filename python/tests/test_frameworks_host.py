@@ -238,6 +238,43 @@ def test_jax_lowers_to_the_custom_call_with_transposes_as_ops(jax):
     assert custom_calls(text) == [(0, 0, ["12x5", "5x6"])]
 
 
+@pytest.mark.parametrize("a_shape, b_shape", [((4, 5), (6, 5)), ((3, 4, 5), (6, 5)),
+                                              ((3, 5, 4), (3, 6, 5)), ((2, 1, 5, 4), (3, 6, 5))])
+def test_jax_transposes_read_as_stored(jax, a_shape, b_shape):
+    """transpose_a / transpose_b: the shapes of a.mT @ b.mT (as each flag
+    says), under jit, grad and vmap, and the call reads the operand as
+    stored (op T, no transpose written by XLA)."""
+    jnp = jax.numpy
+    t_a = a_shape[-1] == 4  # a stored K x M in these cases
+    t_b = True
+
+    def ours(x, y):
+        return pipegemm.jax.matmul(x, y, transpose_a=t_a, transpose_b=t_b)
+
+    def theirs(x, y):
+        return jnp.matmul(jnp.swapaxes(x, -1, -2) if t_a else x, jnp.swapaxes(y, -1, -2))
+
+    a, b = spec(jax, a_shape), spec(jax, b_shape)
+    expected = jax.eval_shape(theirs, a, b)
+    assert jax.eval_shape(jax.jit(ours), a, b) == expected
+    grads = jax.eval_shape(jax.grad(lambda x, y: ours(x, y).sum(), argnums=(0, 1)), a, b)
+    assert (grads[0].shape, grads[1].shape) == (a_shape, b_shape)
+    mapped = jax.eval_shape(jax.vmap(ours, in_axes=(0, None)), spec(jax, (7,) + a_shape), b)
+    assert mapped.shape == (7,) + expected.shape
+    text = jax.jit(ours).trace(jnp.zeros(a_shape, jnp.float32),
+                               jnp.zeros(b_shape, jnp.float32)).lower(
+        lowering_platforms=("cuda",)).as_text()
+    calls = custom_calls(text)
+    assert len(calls) == 1 and calls[0][:2] == (int(t_a), 1), text
+    assert "stablehlo.transpose" not in text
+
+
+def test_jax_transpose_of_a_vector_is_refused(jax):
+    jnp = jax.numpy
+    with pytest.raises(ValueError, match=r"^transpose_b: b is 1-D \(5\), which has no transpose$"):
+        pipegemm.jax.matmul(jnp.zeros((4, 5)), jnp.zeros(5), transpose_b=True)
+
+
 def test_jax_vmap_is_a_batch_dimension_of_the_call(jax):
     jnp = jax.numpy
     xs, w = jnp.zeros((7, 4, 5), jnp.float32), jnp.zeros((5, 6), jnp.float32)

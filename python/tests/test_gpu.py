@@ -717,6 +717,33 @@ def test_jax_jit_grad_vmap(jax):
                                rtol=1e-4, atol=1e-4)
 
 
+def test_jax_transposes(jax):
+    """transpose_a / transpose_b on the GPU, against FP64 products of the
+    stored arrays swapped, with the gradients (under jit)."""
+    pj = pytest.importorskip("pipegemm.jax")
+    if not pj.available():
+        pytest.skip("this libpipegemm has no XLA handler (PG_XLA_FFI)")
+    gpu = jax.devices("gpu")[0]
+    rng = np.random.default_rng(11)
+    a_host = rng.uniform(-1, 1, (3, 80, 96)).astype(np.float32)  # stored K x M: op T
+    w_host = rng.uniform(-1, 1, (64, 80)).astype(np.float32)     # stored N x K: op T
+    a, w = jax.device_put(a_host, gpu), jax.device_put(w_host, gpu)
+    f = jax.jit(lambda a, w: pj.matmul(a, w, transpose_a=True, transpose_b=True))
+    want = np.swapaxes(a_host.astype(np.float64), -1, -2) @ w_host.astype(np.float64).T
+    np.testing.assert_allclose(np.asarray(f(a, w)), want, rtol=1e-4, atol=1e-4)
+    weights = rng.uniform(-1, 1, want.shape)
+    ga, gw = jax.jit(jax.grad(lambda a, w: (pj.matmul(a, w, transpose_a=True,
+                                                     transpose_b=True) * weights).sum(),
+                              argnums=(0, 1)))(a, w)
+    # C = A^T W^T: dA = (dC W)^T, dW = (A dC)^T summed over the batch
+    np.testing.assert_allclose(np.asarray(ga),
+                               np.swapaxes(weights @ w_host.astype(np.float64), -1, -2),
+                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(gw),
+                               np.swapaxes(a_host.astype(np.float64) @ weights, -1, -2).sum(0),
+                               rtol=1e-4, atol=1e-4)
+
+
 # ---- the example -------------------------------------------------------------------------------
 
 def test_bench_torch_example(torch_arrays):
