@@ -234,6 +234,15 @@ if (( built )) && [ "${PG_SKIP_PYTHON:-0}" != 1 ]; then
       env -C / PYTHONPATH="$pysite" PIPEGEMM_LIBRARY="$pylib" python3 -c \
       "import torch, pipegemm; a = torch.rand(1000, 700, device='cuda'); b = torch.rand(700, 900, device='cuda'); print((pipegemm.matmul(a, b) - a @ b).abs().max())"
     grep '^tensor(' "$OUT/python.log" | tail -n 1 | sed 's/^/python readme check: /' >>"$summary"
+    # A model's layer routed through pipegemm, forward and backward, from
+    # the installed package (docs/python.md, "one line routes a model").
+    run_step "python routing check" "$OUT/python.log" "$OUT/python.log" 120 \
+      env -C / PYTHONPATH="$pysite" python3 -c \
+      "import torch, pipegemm; layer = torch.nn.Linear(700, 900).cuda(); x = torch.rand(1000, 700, device='cuda', requires_grad=True)
+with pipegemm.torch.use(precision='emulated'):
+    y = layer(x)
+y.sum().backward(); print('routed:', y.shape, x.grad.shape)"
+    grep '^routed:' "$OUT/python.log" | tail -n 1 >>"$summary"
   fi
   rm -rf "$pysite"
 fi
