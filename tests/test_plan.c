@@ -189,9 +189,13 @@ static void test_layouts_and_batches(void **state) {
   gemm.stride_b = 0; /* one B for the batch */
   gemm.stride_c = 1000 * 600;
   pg_plan plan;
-  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("tma_ws"), 0, &gemm),
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("tma"), 0, &gemm),
                    PG_ERR_UNSUPPORTED);
   assert_non_null(strstr(pg_last_error_detail(), "op_a T, op_b T and 3 GEMMs"));
+  /* tma_ws: its tile on the layout, whole tiles, the batch on y */
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("tma_ws"), 0, &gemm), PG_OK);
+  assert_int_equal(plan.step[plan.main_step].grid_y, 3);
+  assert_int_equal(plan.steps, 1);
   assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("auto"), 0, &gemm), PG_OK);
   assert_int_equal(plan.entry->info.layouts, PG_LAYOUT_ANY);
   assert_int_equal(plan.args.op_a, 1);

@@ -278,6 +278,17 @@ static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
 
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
+  if (args->op_a || args->op_b || args->batch > 1) {
+    /* Another layout: the tile's kernel on it (tma_ws_layouts.cu), whole
+     * tiles, the batch on grid y (pg_tma_check has held both operands to
+     * TMA's rules); K is split for it by tma_ws_splitk, not here. */
+    const int layout = TWS_BATCHED | (args->op_a ? TWS_A_T : 0) | (args->op_b ? TWS_B_T : 0);
+    tws_configure_whole_tiles(&large, pg_tws_layout_kernel(TWS_TILE_M, TWS_TILE_N, layout),
+                              args, tuning, launch);
+    launch->persistent_blocks_per_sm = 0;
+    launch->grid_y = args->batch < 65535 ? args->batch : 65535;
+    return;
+  }
   tws_configure_whole_tiles(
       &large, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_WHOLE_TILES>, args,
       tuning, launch);
@@ -300,7 +311,9 @@ PG_ENTRY(tma_ws) = {
              .description = "TMA producer warp + consumer warpgroup (8x16 each, setmaxnreg), "
                             "full/empty mbarriers, grouped tile order; a persistent grid of two "
                             "blocks an SM where a tile has few K steps (the tuning row's, K <= "
-                            "128 on the H200)"},
+                            "128 on the H200); op(A), op(B) in {N, T} and strided batches read "
+                            "in place through maps of rank 3, where TMA can read the operands",
+             .layouts = PG_LAYOUT_ANY},
     .smem_bytes = tws_smem<TWS_TILE_M, TWS_TILE_N>,
     .configure = configure,
     .check = pg_tma_check,
