@@ -34,7 +34,10 @@ static_assert(WG_RS_THREADS == wg_ws_shape<2>::THREADS, "35's block and register
 /* The epilogue's staging: a warpgroup's 64 columns of 128 rows of C at a
  * time, rows 66 floats apart (the stores of one instruction, 4 rows 2t + e
  * by 8 columns, then hit 32 banks; rows stay 8-byte aligned for the float2
- * reads). Two warpgroups' halves: 67.6 KB, inside two stages' 96 KB. */
+ * reads). Where B is read N x K (wg_rs_layout_t: a group's 8 lanes on 8
+ * consecutive columns) the same stores hit 20 banks, a 2-way conflict: at
+ * this pitch the fragment reads' banks and the stores' cannot both be
+ * whole, and the reads, in the K loop, keep theirs. Two warpgroups' halves: 67.6 KB, inside two stages' 96 KB. */
 #define WG_RS_OUT_HALF 128
 #define WG_RS_OUT_PITCH 66
 static_assert(2 * WG_RS_OUT_HALF * WG_RS_OUT_PITCH * 4 <= 2 * WG_RS_STAGE_BYTES,
