@@ -186,35 +186,8 @@ static __device__ __forceinline__ void tws_run(const pg_gemm_args &g, const pg_t
     pg_setmaxnreg_inc(TWS_CONSUMER_REGS);
   else
     pg_setmaxnreg_inc(TWS_SMALL_CONSUMER_REGS);
-  /* The tile's layout (tma_ws.h). STACKED: rows row0 + 8i, warps 2p and
-   * 2p+1 interleave in rows 64p .. 64p+63 (a warpgroup per 128 rows); the 4
-   * rows a warp reads at once (lane / 8) fall in 4 distinct swizzle
-   * positions, so A reads are free of bank conflicts. SIDE, the short
-   * tiles' 64 rows (or 32): warp pair p takes them all, at columns
-   * 64p .. 64p+63. WIDE: warpgroup q (warps 4q .. 4q+3) takes all 128 rows
-   * at columns 128q .. 128q+127. THIN: warp w's lanes rows 8w + lane / 4
-   * (+ 32i), columns 4 (lane % 4); the 8 rows a warp reads at once fall in
-   * the 8 swizzle positions. */
-  constexpr bool short_tile = tile::LAYOUT == TWS_LAYOUT_SIDE;
-  constexpr bool wide_tile = tile::LAYOUT == TWS_LAYOUT_WIDE;
-  constexpr bool thin_tile = tile::LAYOUT == TWS_LAYOUT_THIN;
-  const int pair = wide_tile ? (warp & 3) >> 1 : warp >> 1;
-  const int row0 = thin_tile ? warp * 8 + lane / 4
-                             : (short_tile ? 0 : pair * 64) + (warp & 1) * 4 + (lane / 8);
-  const unsigned swz = tws_swizzle_of_row(row0);
-  const int col0 = thin_tile ? (lane % 4) * 4
-                             : (lane % 8) * 4 + (short_tile ? pair * 64 : 0) +
-                                   (wide_tile ? (warp >> 2) * 128 : 0);
-  /* A read transposed: the same rows in runs of 4 (tws_row); THIN, warp w
-   * rows 32w .. 32w+31, 4 a lane quad. B read transposed: single columns
-   * (tws_col), lane % 8 then every 8th (THIN: lane % 4, every 4th). */
-  const int row0_l = !A_T ? row0
-                     : thin_tile ? warp * 32 + (lane / 4) * 4
-                                 : (short_tile ? 0 : pair * 64) + ((warp & 1) * 4 + lane / 8) * 4;
-  const int col0_l = !B_T ? col0
-                     : thin_tile ? lane % 4
-                                 : lane % 8 + (short_tile ? pair * 64 : 0) +
-                                       (wide_tile ? (warp >> 2) * 128 : 0);
+  /* This thread's rows and columns of the tile (tws_origin_of). */
+  const tws_origin origin = tws_origin_of<TM, TN, LAYOUT>(warp, lane);
   PG_TRACE_OPEN(g, PG_TRACE_ROLE_CONSUMER, threadIdx.x == 0);
   for (int batch = batch_first; batch < batches; batch += batch_step) {
     float *const c = BATCHED ? g.c + batch * g.stride_c : g.c;
@@ -230,16 +203,17 @@ static __device__ __forceinline__ void tws_run(const pg_gemm_args &g, const pg_t
         PG_TRACE_SPAN(DATA, slot, kt) pg_mbar_wait_parity(&full[slot], parity);
         if constexpr ((LAYOUT & (TWS_A_T | TWS_B_T)) == 0) {
           PG_TRACE_SPAN(COMPUTE, slot, kt)
-              tws_compute<TM, TN>(smem + slot * STAGE_BYTES, row0, swz, col0, acc);
+              tws_compute<TM, TN>(smem + slot * STAGE_BYTES, origin.row0, origin.swz,
+                                  origin.col0, acc);
         } else {
-          tws_compute_layout<TM, TN, LAYOUT>(smem + slot * STAGE_BYTES, row0_l, swz, col0_l,
-                                             acc);
+          tws_compute_layout<TM, TN, LAYOUT>(smem + slot * STAGE_BYTES, origin.row0,
+                                             origin.swz, origin.col0, acc);
         }
         PG_TRACE_BEFORE(RELEASE, slot, kt) pg_mbar_release_to_copy_engine(&empty[slot]);
         parity ^= t128_ring_next(&slot, stages);
       }
       PG_TRACE_SPAN(EPILOGUE, 0, 0)
-          tws_store<TM, TN, MODE, LAYOUT>(g, w, smem, row0_l, col0_l, acc, c);
+          tws_store<TM, TN, MODE, LAYOUT>(g, w, smem, origin.row0, origin.col0, acc, c);
       PG_TRACE_TILE_DONE();
     }
   }

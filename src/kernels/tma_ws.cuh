@@ -136,15 +136,6 @@ static __device__ __forceinline__ tws_geometry tws_geometry_of(const pg_gemm_arg
   return geo;
 }
 
-/* The copy engine's swizzle: in a row of A (TWS_A_ROW_BYTES, 1024-byte
- * aligned stage) the 16-byte piece p is stored at piece p ^ x, where x is
- * bits [7, 7+b) of the row's byte offset, b = log2(row bytes / 16). A
- * thread's rows are 8 apart (ROW_STEP; 32 in the thin tile), which leaves
- * x the same for all of them: one value per thread, computed once. */
-static __device__ __forceinline__ unsigned tws_swizzle_of_row(int row) {
-  return (((unsigned)row * TWS_A_ROW_BYTES) >> 7) & (TWS_A_ROW_BYTES / 16 - 1);
-}
-
 /* How a block of each MODE takes its work: start() gives its cursor, next()
  * its next stretch, false once there is none. Whole tiles in
  * 12_tma_ws.cu, split-K in 13_tma_ws_splitk.cu, stream-K in
@@ -201,12 +192,39 @@ template <> struct tws_schedule<TWS_SPLIT_K> {
   }
 };
 
+#endif
+
+/* ---- a consumer thread's arithmetic ------------------------------------------
+ * Where its rows and columns are, what it reads of a stage and how it
+ * writes its sums: plain arithmetic on shared memory and C, compiled for
+ * the host too, so that a host test (tests/test_tws_threads.cu) runs
+ * every consumer thread of every form and layout over a stage laid out
+ * as the copy engine lays it out. Its loops unroll in device code (the
+ * host compiler knows no #pragma unroll). */
+#ifdef __CUDA_ARCH__
+#define TWS_PRAGMA(text) _Pragma(#text)
+#define TWS_UNROLL _Pragma("unroll")
+#define TWS_UNROLL_BY(n) TWS_PRAGMA(unroll n)
+#else
+#define TWS_UNROLL
+#define TWS_UNROLL_BY(n)
+#endif
+
+/* The copy engine's swizzle: in a row of A (TWS_A_ROW_BYTES, 1024-byte
+ * aligned stage) the 16-byte piece p is stored at piece p ^ x, where x is
+ * bits [7, 7+b) of the row's byte offset, b = log2(row bytes / 16). A
+ * thread's rows are 8 apart (ROW_STEP; 32 in the thin tile), which leaves
+ * x the same for all of them: one value per thread, computed once. */
+static __host__ __device__ __forceinline__ unsigned tws_swizzle_of_row(int row) {
+  return (((unsigned)row * TWS_A_ROW_BYTES) >> 7) & (TWS_A_ROW_BYTES / 16 - 1);
+}
+
 /* A consumer thread's THREAD_N values of B's row kk (op(B) = N: groups of
  * 4 columns TWS_COL_STEP apart from bs, the stage's B at its first column). */
 template <int TN, int THREAD_N>
-static __device__ __forceinline__ void tws_load_b_row(const float *bs, int kk,
+static __host__ __device__ __forceinline__ void tws_load_b_row(const float *bs, int kk,
                                                       float b[THREAD_N]) {
-#pragma unroll
+TWS_UNROLL
   for (int j = 0; j < THREAD_N / 4; ++j) {
     const float4 v = *(const float4 *)(bs + kk * TN + TWS_COL_STEP * j);
     b[4 * j + 0] = v.x;
@@ -219,29 +237,29 @@ static __device__ __forceinline__ void tws_load_b_row(const float *bs, int kk,
 /* acc += the stage's A (TM x TILE_K) times B (TILE_K x TN), this thread's
  * THREAD_M x THREAD_N part. */
 template <int TM, int TN>
-static __device__ __forceinline__ void tws_compute(
+static __host__ __device__ __forceinline__ void tws_compute(
     const char *stage, int row0, unsigned swz, int col0,
     float acc[tws_tile<TM, TN>::THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
   enum { THREAD_M = tws_tile<TM, TN>::THREAD_M, THREAD_N = tws_tile<TM, TN>::THREAD_N };
   enum { ROW_STEP = tws_tile<TM, TN>::ROW_STEP };
   const char *as = stage + row0 * TWS_A_ROW_BYTES;
   const float *bs = (const float *)(stage + tws_tile<TM, TN>::STAGE_A_BYTES) + col0;
-#pragma unroll
+TWS_UNROLL
   for (int piece = 0; piece < TWS_TILE_K / 4; ++piece) {
     const char *ap = as + (((unsigned)piece ^ swz) << 4);
     float4 a[THREAD_M];
-#pragma unroll
+TWS_UNROLL
     for (int i = 0; i < THREAD_M; ++i)
       a[i] = *(const float4 *)(ap + ROW_STEP * i * TWS_A_ROW_BYTES);
-#pragma unroll
+TWS_UNROLL
     for (int q = 0; q < 4; ++q) {
       const int kk = piece * 4 + q;
       float b[THREAD_N];
       tws_load_b_row<TN, THREAD_N>(bs, kk, b);
-#pragma unroll
+TWS_UNROLL
       for (int i = 0; i < THREAD_M; ++i) {
         const float ai = q == 0 ? a[i].x : q == 1 ? a[i].y : q == 2 ? a[i].z : a[i].w;
-#pragma unroll
+TWS_UNROLL
         for (int j = 0; j < THREAD_N; ++j) acc[i][j] = fmaf(ai, b[j], acc[i][j]);
       }
     }
@@ -251,12 +269,56 @@ static __device__ __forceinline__ void tws_compute(
 /* A consumer thread's i-th row and j-th column in its tile (row0, col0:
  * its first), as the layout places them (TWS_A_T, TWS_B_T above). */
 template <int ROW_STEP, bool A_T>
-static __device__ __forceinline__ int tws_row(int row0, int i) {
+static __host__ __device__ __forceinline__ int tws_row(int row0, int i) {
   return A_T ? row0 + 32 * (i / 4) + i % 4 : row0 + ROW_STEP * i;
 }
 template <int COL_STEP_T, bool B_T>
-static __device__ __forceinline__ int tws_col(int col0, int j) {
+static __host__ __device__ __forceinline__ int tws_col(int col0, int j) {
   return B_T ? col0 + COL_STEP_T * j : col0 + TWS_COL_STEP * (j / 4) + j % 4;
+}
+
+/* A consumer thread's first row and column of its tile and the swizzle of
+ * its rows of A (op N), by its warp and lane among the block's consumers,
+ * as the form's layout (tma_ws.h) and the call's ops place them.
+ * STACKED: rows row0 + 8i, warps 2p and 2p+1 interleave in rows 64p ..
+ * 64p+63 (a warpgroup per 128 rows); the 4 rows a warp reads at once
+ * (lane / 8) fall in 4 distinct swizzle positions, so A reads are free of
+ * bank conflicts. SIDE, the short tiles' 64 rows (or 32): warp pair p takes
+ * them all, at columns 64p .. 64p+63. WIDE: warpgroup q (warps 4q ..
+ * 4q+3) takes all 128 rows at columns 128q .. 128q+127. THIN: warp w's
+ * lanes rows 8w + lane / 4 (+ 32i), columns 4 (lane % 4); the 8 rows a warp
+ * reads at once fall in the 8 swizzle positions. A read transposed: the
+ * same rows in runs of 4 (tws_row); THIN, warp w rows 32w .. 32w+31, 4 a
+ * lane quad. B read transposed: single columns (tws_col), lane % 8 then
+ * every 8th (THIN: lane % 4, every 4th). */
+typedef struct {
+  int row0, col0;
+  unsigned swz;
+} tws_origin;
+
+template <int TM, int TN, int LAYOUT>
+static __host__ __device__ __forceinline__ tws_origin tws_origin_of(int warp, int lane) {
+  typedef tws_tile<TM, TN> tile;
+  constexpr bool A_T = (LAYOUT & TWS_A_T) != 0, B_T = (LAYOUT & TWS_B_T) != 0;
+  constexpr bool short_tile = tile::LAYOUT == TWS_LAYOUT_SIDE;
+  constexpr bool wide_tile = tile::LAYOUT == TWS_LAYOUT_WIDE;
+  constexpr bool thin_tile = tile::LAYOUT == TWS_LAYOUT_THIN;
+  const int pair = wide_tile ? (warp & 3) >> 1 : warp >> 1;
+  const int row0 = thin_tile ? warp * 8 + lane / 4
+                             : (short_tile ? 0 : pair * 64) + (warp & 1) * 4 + (lane / 8);
+  tws_origin o;
+  o.swz = tws_swizzle_of_row(row0);
+  const int col0 = thin_tile ? (lane % 4) * 4
+                             : (lane % 8) * 4 + (short_tile ? pair * 64 : 0) +
+                                   (wide_tile ? (warp >> 2) * 128 : 0);
+  o.row0 = !A_T       ? row0
+           : thin_tile ? warp * 32 + (lane / 4) * 4
+                       : (short_tile ? 0 : pair * 64) + ((warp & 1) * 4 + lane / 8) * 4;
+  o.col0 = !B_T       ? col0
+           : thin_tile ? lane % 4
+                       : lane % 8 + (short_tile ? pair * 64 : 0) +
+                             (wide_tile ? (warp >> 2) * 128 : 0);
+  return o;
 }
 
 /* tws_compute for a LAYOUT other than 0: per 4 K steps, A's values as
@@ -265,7 +327,7 @@ static __device__ __forceinline__ int tws_col(int col0, int j) {
  * per K step, or, read transposed, along K per column, in chunks of 4
  * columns (with 8 the 128 x 64 tile's 136 registers spill). */
 template <int TM, int TN, int LAYOUT>
-static __device__ __forceinline__ void tws_compute_layout(
+static __host__ __device__ __forceinline__ void tws_compute_layout(
     const char *stage, int row0, unsigned swz, int col0,
     float acc[tws_tile<TM, TN>::THREAD_M][tws_tile<TM, TN>::THREAD_N]) {
   typedef tws_tile<TM, TN> tile;
@@ -277,13 +339,13 @@ static __device__ __forceinline__ void tws_compute_layout(
   enum { CHUNK = 4, UNROLL = B_T ? 1 : TWS_TILE_K / 4 };
   const char *as = stage + (A_T ? row0 * 4 : row0 * TWS_A_ROW_BYTES);
   const char *bs = stage + tile::STAGE_A_BYTES;
-#pragma unroll UNROLL
+TWS_UNROLL_BY(UNROLL)
   for (int piece = 0; piece < TWS_TILE_K / 4; ++piece) {
     float a[4][THREAD_M];
     if constexpr (A_T) {
-#pragma unroll
+TWS_UNROLL
       for (int q = 0; q < 4; ++q)
-#pragma unroll
+TWS_UNROLL
         for (int h = 0; h < THREAD_M / 4; ++h) {
           const float4 v = *(const float4 *)(as + ((piece * 4 + q) * TM + 32 * h) * 4);
           a[q][4 * h + 0] = v.x;
@@ -293,7 +355,7 @@ static __device__ __forceinline__ void tws_compute_layout(
         }
     } else {
       const char *ap = as + (((unsigned)piece ^ swz) << 4);
-#pragma unroll
+TWS_UNROLL
       for (int i = 0; i < THREAD_M; ++i) {
         const float4 v = *(const float4 *)(ap + ROW_STEP * i * TWS_A_ROW_BYTES);
         a[0][i] = v.x;
@@ -303,20 +365,20 @@ static __device__ __forceinline__ void tws_compute_layout(
       }
     }
     if constexpr (B_T) {
-#pragma unroll
+TWS_UNROLL
       for (int jc = 0; jc < THREAD_N; jc += CHUNK) {
         float4 b[CHUNK];
-#pragma unroll
+TWS_UNROLL
         for (int t = 0; t < CHUNK; ++t) {
           const int col = tws_col<COL_STEP_T, true>(col0, jc + t);
           b[t] = *(const float4 *)(bs + col * TWS_A_ROW_BYTES +
                                    (((unsigned)piece ^ tws_swizzle_of_row(col)) << 4));
         }
-#pragma unroll
+TWS_UNROLL
         for (int q = 0; q < 4; ++q)
-#pragma unroll
+TWS_UNROLL
           for (int i = 0; i < THREAD_M; ++i)
-#pragma unroll
+TWS_UNROLL
             for (int t = 0; t < CHUNK; ++t) {
               const float bq = q == 0 ? b[t].x : q == 1 ? b[t].y : q == 2 ? b[t].z : b[t].w;
               acc[i][jc + t] = fmaf(a[q][i], bq, acc[i][jc + t]);
@@ -324,14 +386,14 @@ static __device__ __forceinline__ void tws_compute_layout(
       }
     } else {
       const float *bf = (const float *)bs + col0;
-#pragma unroll
+TWS_UNROLL
       for (int q = 0; q < 4; ++q) {
         const int kk = piece * 4 + q;
         float b[THREAD_N];
         tws_load_b_row<TN, THREAD_N>(bf, kk, b);
-#pragma unroll
+TWS_UNROLL
         for (int i = 0; i < THREAD_M; ++i)
-#pragma unroll
+TWS_UNROLL
           for (int j = 0; j < THREAD_N; ++j) acc[i][j] = fmaf(a[q][i], b[j], acc[i][j]);
       }
     }
@@ -341,10 +403,10 @@ static __device__ __forceinline__ void tws_compute_layout(
 /* A row's groups of 4 columns, TWS_COL_STEP apart from col (op(B) = N):
  * 16-byte stores where `vec` allows. */
 template <int THREAD_N>
-static __device__ __forceinline__ void tws_store_groups(float *out_row, int vec, int n,
+static __host__ __device__ __forceinline__ void tws_store_groups(float *out_row, int vec, int n,
                                                         float alpha, float beta, int col,
                                                         const float acc[THREAD_N]) {
-#pragma unroll
+TWS_UNROLL
   for (int j = 0; j < THREAD_N / 4; ++j) {
     const int cj = col + TWS_COL_STEP * j;
     float *p = out_row + cj;
@@ -360,7 +422,7 @@ static __device__ __forceinline__ void tws_store_groups(float *out_row, int vec,
       }
       *(float4 *)p = v;
     } else {
-#pragma unroll
+TWS_UNROLL
       for (int e = 0; e < 4; ++e)
         if (cj + e < n) {
           const float v = alpha * acc[4 * j + e];
@@ -376,12 +438,12 @@ static __device__ __forceinline__ void tws_store_groups(float *out_row, int vec,
  * B read transposed (B_T), single columns COL_STEP_T apart (a warp's 8
  * lanes store 8 in a row). */
 template <int THREAD_N, bool B_T, int COL_STEP_T>
-static __device__ __forceinline__ void tws_store_row(float *out_row, int vec, int n, float alpha,
+static __host__ __device__ __forceinline__ void tws_store_row(float *out_row, int vec, int n, float alpha,
                                                      float beta, int col,
                                                      const float acc[THREAD_N]) {
   if constexpr (B_T) {
     (void)vec;
-#pragma unroll
+TWS_UNROLL
     for (int j = 0; j < THREAD_N; ++j) {
       const int cj = tws_col<COL_STEP_T, true>(col, j);
       if (cj < n) {
@@ -397,16 +459,16 @@ static __device__ __forceinline__ void tws_store_row(float *out_row, int vec, in
 /* tws_epilogue's op N, N: the steps of tws_store_groups, written out here
  * so that the flagship's code stays as it was measured. */
 template <int THREAD_M, int THREAD_N, int ROW_STEP>
-static __device__ __forceinline__ void tws_epilogue_nn(float *out, int ld, int m, int n,
+static __host__ __device__ __forceinline__ void tws_epilogue_nn(float *out, int ld, int m, int n,
                                                        float alpha, float beta, int m0, int n0,
                                                        int row0, int col0, int vec,
                                                        float acc[THREAD_M][THREAD_N]) {
-#pragma unroll
+TWS_UNROLL
   for (int i = 0; i < THREAD_M; ++i) {
     const int row = m0 + row0 + ROW_STEP * i;
     if (row >= m) break;
     float *out_row = out + (size_t)row * ld;
-#pragma unroll
+TWS_UNROLL
     for (int j = 0; j < THREAD_N / 4; ++j) {
       const int col = n0 + col0 + TWS_COL_STEP * j;
       float *p = out_row + col;
@@ -422,7 +484,7 @@ static __device__ __forceinline__ void tws_epilogue_nn(float *out, int ld, int m
         }
         *(float4 *)p = v;
       } else {
-#pragma unroll
+TWS_UNROLL
         for (int e = 0; e < 4; ++e)
           if (col + e < n) {
             const float v = alpha * acc[i][4 * j + e];
@@ -437,14 +499,14 @@ static __device__ __forceinline__ void tws_epilogue_nn(float *out, int ld, int m
  * (C, or a split's partial sums with alpha 1 and beta 0), guarded; its rows
  * and columns as the LAYOUT places them (tws_row, tws_store_row). */
 template <int THREAD_M, int THREAD_N, int ROW_STEP, int LAYOUT = 0, int COL_STEP_T = 8>
-static __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, int n,
+static __host__ __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, int n,
                                                     float alpha, float beta, int m0, int n0,
                                                     int row0, int col0,
                                                     float acc[THREAD_M][THREAD_N]) {
   constexpr bool A_T = (LAYOUT & TWS_A_T) != 0, B_T = (LAYOUT & TWS_B_T) != 0;
   const int vec = ((uintptr_t)out % 16 == 0) && ld % 4 == 0;
   if constexpr (A_T || B_T) {
-#pragma unroll
+TWS_UNROLL
     for (int i = 0; i < THREAD_M; ++i) {
       const int row = m0 + tws_row<ROW_STEP, A_T>(row0, i);
       if (row >= m) break;
@@ -457,6 +519,7 @@ static __device__ __forceinline__ void tws_epilogue(float *out, int ld, int m, i
   }
 }
 
+#ifdef PG_HAVE_TMA
 /* Split in clusters (TWS_SPLIT_CLUSTER): the cluster's blocks are the K
  * ranges of one tile, block r range r. Each puts its sums in its own
  * shared memory (the stage ring, all read by now: the TM x TN tile, rows
