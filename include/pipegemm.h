@@ -278,10 +278,19 @@ typedef struct {
 #define PG_GEMM_DESC_INIT {.size = sizeof(pg_gemm_desc), .alpha = 1.0f, .batch = 1}
 
 /* The GEMM of `gemm` with the named variant (stages 0: its default) on the
- * current device. Every selector (auto, auto_tf32, auto_emulated), every
- * entry they choose among, and the cuBLAS rows take every layout and batch;
- * a study kernel takes op N, N and one GEMM, and refuses the rest with
- * PG_ERR_UNSUPPORTED and a reason (pg_variant_info.layouts says which). */
+ * current device. The selectors (auto, auto_tf32, auto_emulated) and the
+ * cuBLAS rows take every layout and batch, and so do the kernels they
+ * choose among but the study's and skinny_ffma: tma_ws and its tile forms,
+ * the TF32 and emulated wgmma entries, cp_async_any and mma_cp_async_any,
+ * each batch in one launch. The FFMA kernels read op T in place; TF32 wgmma
+ * reads shared memory K-major, so op(B) = T is read in place and op(A) = T
+ * (and op(B) = N, where an entry reads B from shared memory) costs a
+ * transpose into the workspace by a first kernel, counted in the call's
+ * time (pg_plan_info.transposes). An entry that reads an operand with TMA
+ * refuses one TMA cannot read (rows or batch stride off 16 bytes) with
+ * PG_ERR_UNSUPPORTED and a reason, and a selector then takes its next
+ * candidate; a study kernel takes op N, N and one GEMM alone
+ * (pg_variant_info.layouts says which). */
 PG_API pg_status pg_gemm(const char *variant, int stages, const pg_gemm_desc *gemm,
                          cudaStream_t stream);
 
