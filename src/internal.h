@@ -83,6 +83,12 @@ typedef struct {
   int batch;
   long long stride_a, stride_b, stride_c;
 } pg_gemm_args;
+/* 1 where the call is not op N, N on one GEMM: an entry that takes any
+ * layout (PG_LAYOUT_ANY) plans its layout kernel then. */
+static inline int pg_other_layout(const pg_gemm_args *g) {
+  return g->op_a || g->op_b || g->batch > 1;
+}
+
 /* The TMA kernels' second parameter (their tensor maps) starts at the next
  * 64-byte boundary past this one. */
 #ifdef __cplusplus

@@ -126,7 +126,7 @@ static cudaError_t encode_matrix(CUtensorMap *map, const float *base, int rows, 
 }
 
 int pg_tma_reads_layout(const pg_gemm_args *g, const pg_tma_boxes *boxes) {
-  return boxes->any_layout && (g->op_a || g->op_b || g->batch > 1);
+  return boxes->any_layout && pg_other_layout(g);
 }
 
 /* The operands as the call stores them, each over the batch (its stride 0:

@@ -252,15 +252,9 @@ static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
 
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
-  if (args->op_a || args->op_b || args->batch > 1) {
-    /* Another layout: the tile's kernel on it (tma_ws_layouts.cu), whole
-     * tiles, the batch on grid y (pg_tma_check has held both operands to
-     * TMA's rules); K is split for it by tma_ws_splitk, not here. */
-    const int layout = TWS_BATCHED | (args->op_a ? TWS_A_T : 0) | (args->op_b ? TWS_B_T : 0);
-    tws_configure_whole_tiles(&large, pg_tws_layout_kernel(TWS_TILE_M, TWS_TILE_N, layout),
-                              args, tuning, launch);
-    launch->persistent_blocks_per_sm = 0;
-    launch->grid_y = args->batch < 65535 ? args->batch : 65535;
+  if (pg_other_layout(args)) {
+    /* K is split at another layout by tma_ws_splitk, not here. */
+    tws_configure_layout(&large, args, tuning, launch);
     return;
   }
   tws_configure_whole_tiles(

@@ -41,7 +41,6 @@
 #include <stdio.h>
 
 /* Where K is not split, tma_ws_splitk is tma_ws. */
-#define TWS_MAX_GRID_Y 65535 /* the batch's GEMMs past it: a loop */
 extern "C" const pg_variant_entry pg_entry_tma_ws;
 
 #ifdef PG_HAVE_TMA
@@ -98,6 +97,17 @@ static void configure_in_clusters(const split_form *form, pg_gemm_args *args,
   (void)pg_split_in_clusters(args, launch, device, per_sm, 1, form->cluster_kernel);
 }
 
+/* K split below the last full wave where the form's tiles leave block
+ * slots idle (pg_configure_split_tail, its model of the block scheduler):
+ * the splits. */
+static int split_tail(const tws_shape *shape, pg_gemm_args *args, const pg_device *device,
+                      const pg_tuning *tuning, pg_kernel_launch *launch) {
+  const long long slots = tws_blocks_per_sm(shape, args->stages, device) * device->sm_count;
+  return pg_configure_split_tail(args, launch, slots, shape->tile_m, shape->tile_n,
+                                 tws_k_tiles(args), tuning->tma_ws_split_min_k_tiles,
+                                 tuning->tma_ws_split_unit_cost, tuning->flops_per_byte);
+}
+
 /* A call of other than op N, N on one GEMM: the kernel on its layout
  * (tma_ws_layouts.cu), which reads the operands where they are (check_any
  * has held them to TMA's rules); the batch's GEMMs grid y, K split below
@@ -105,18 +115,8 @@ static void configure_in_clusters(const split_form *form, pg_gemm_args *args,
  * clusters. */
 static void configure_layout(const split_form *form, pg_gemm_args *args, const pg_device *device,
                              const pg_tuning *tuning, pg_kernel_launch *launch) {
-  const tws_shape *shape = form->shape;
-  const int layout = TWS_BATCHED | (args->op_a ? TWS_A_T : 0) | (args->op_b ? TWS_B_T : 0);
-  tws_configure_whole_tiles(shape, pg_tws_layout_kernel(shape->tile_m, shape->tile_n, layout),
-                            args, tuning, launch);
-  launch->persistent_blocks_per_sm = 0;
-  launch->grid_y = args->batch < TWS_MAX_GRID_Y ? args->batch : TWS_MAX_GRID_Y;
-  if (args->batch > 1) return;
-  const long long per_sm = tws_blocks_per_sm(shape, args->stages, device);
-  (void)pg_configure_split_tail(args, launch, per_sm * device->sm_count, shape->tile_m,
-                                shape->tile_n, tws_k_tiles(args),
-                                tuning->tma_ws_split_min_k_tiles,
-                                tuning->tma_ws_split_unit_cost, tuning->flops_per_byte);
+  tws_configure_layout(form->shape, args, tuning, launch);
+  if (args->batch == 1) (void)split_tail(form->shape, args, device, tuning, launch);
 }
 
 /* K split where the tiles leave block slots idle: all tiles split where
@@ -127,7 +127,7 @@ static void configure_layout(const split_form *form, pg_gemm_args *args, const p
  * tiles fill their waves it does not split at all. */
 static void configure_split(const split_form *form, pg_gemm_args *args, const pg_device *device,
                             const pg_tuning *tuning, pg_kernel_launch *launch) {
-  if (args->op_a || args->op_b || args->batch > 1) {
+  if (pg_other_layout(args)) {
     configure_layout(form, args, device, tuning, launch);
     return;
   }
@@ -139,14 +139,10 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
   /* Any layout: an operand TMA cannot read is copied first, the planes of
    * a split K after the copies. */
   (void)pg_configure_operand_copies(args, device, launch);
-  const tws_shape *shape = form->shape;
-  const long long per_sm = tws_blocks_per_sm(shape, args->stages, device);
-  const long long slots = per_sm * device->sm_count;
-  if (pg_configure_split_tail(args, launch, slots, shape->tile_m, shape->tile_n,
-                              tws_k_tiles(args), tuning->tma_ws_split_min_k_tiles,
-                              tuning->tma_ws_split_unit_cost, tuning->flops_per_byte) > 1) {
+  if (split_tail(form->shape, args, device, tuning, launch) > 1) {
     launch->kernel = form->split_kernel;
-    configure_in_clusters(form, args, device, tuning, per_sm, launch);
+    configure_in_clusters(form, args, device, tuning,
+                          tws_blocks_per_sm(form->shape, args->stages, device), launch);
   }
 }
 
@@ -170,7 +166,7 @@ static void configure_form(pg_gemm_args *args, const pg_device *device, const pg
 static pg_status check_any(const pg_gemm_args *g, char *why, size_t why_size) {
   /* Another layout is read where it is: TMA's rules for both operands
    * (their bases, leading dimensions and batch strides). */
-  if (g->op_a || g->op_b || g->batch > 1) {
+  if (pg_other_layout(g)) {
     char tma_why[200];
     if (pg_tma_check(g, tma_why, sizeof tma_why) != PG_OK) {
       snprintf(why, why_size, "op(A) = %s, op(B) = %s, %d GEMMs are read where they are, and %s",

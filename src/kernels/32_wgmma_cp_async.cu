@@ -137,7 +137,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  if (!wg_any_layout(args)) {
+  if (!pg_other_layout(args)) {
     wg_configure(launch, (const void *)pg_wgmma_cp_async_kernel, args);
     return;
   }

@@ -32,7 +32,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
 template <int TN>
 static void configure_any(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                           pg_kernel_launch *launch) {
-  if (!wg_any_layout(args)) {
+  if (!pg_other_layout(args)) {
     configure<TN>(args, device, tuning, launch);
     return;
   }
@@ -44,7 +44,7 @@ static void configure_any(pg_gemm_args *args, const pg_device *device, const pg_
 }
 
 static pg_status check_any(const pg_gemm_args *g, char *why, size_t why_size) {
-  return wg_any_layout(g) ? wg_check_any(g, 1, why, why_size) : wg_check_tma(g, why, why_size);
+  return pg_other_layout(g) ? wg_check_any(g, 1, why, why_size) : wg_check_tma(g, why, why_size);
 }
 
 static const pg_sass_rule rules[] = {WG_WS_RULES};

@@ -49,23 +49,20 @@
 PG_KERNELS_BEGIN
 
 /* Op N, N on one GEMM: the study's kernel; else the one that takes any
- * layout and a batch (wgmma_rs.cuh, ANY). */
-static int any_layout(const pg_gemm_args *args) {
-  return args->op_a || args->op_b || args->batch > 1;
-}
+ * layout and a batch (wgmma_rs.cuh, ANY): pg_other_layout. */
 
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
-  if (any_layout(args))
+  if (pg_other_layout(args))
     wg_rs_configure_any<1>(args, launch);
   else
     wg_rs_configure<0, 0>(args, launch);
 }
 
 static pg_status check(const pg_gemm_args *g, char *why, size_t why_size) {
-  return any_layout(g) ? wg_rs_check_any(g, why, why_size) : wg_rs_check(g, why, why_size);
+  return pg_other_layout(g) ? wg_rs_check_any(g, why, why_size) : wg_rs_check(g, why, why_size);
 }
 
 static const pg_sass_rule rules[] = {WG_RS_RULES};

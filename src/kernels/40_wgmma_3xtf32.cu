@@ -481,7 +481,7 @@ static void configure_any(pg_gemm_args *args, const pg_device *device, const pg_
 
 static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
-  if (args->op_a || args->op_b || args->batch > 1) {
+  if (pg_other_layout(args)) {
     const pg_tuning own = pg_tuning_with_env(tuning);
     configure_any(args, device, &own, launch);
     return;

@@ -684,6 +684,20 @@ static inline void tws_configure_whole_tiles(const tws_shape *shape, const void 
   launch->persistent_blocks_per_sm = tuning->tma_ws_blocks_per_sm;
 }
 
+/* A call of another layout (pg_other_layout): the tile's kernel on it
+ * (tma_ws_layouts.cu), which reads the operands where they are (the entry's
+ * check has held them to TMA's rules), whole tiles, no persistent grid,
+ * the batch's GEMMs on grid y (a loop past 65535). */
+#define TWS_MAX_GRID_Y 65535
+static inline void tws_configure_layout(const tws_shape *shape, pg_gemm_args *args,
+                                        const pg_tuning *row, pg_kernel_launch *launch) {
+  const int layout = TWS_BATCHED | (args->op_a ? TWS_A_T : 0) | (args->op_b ? TWS_B_T : 0);
+  tws_configure_whole_tiles(shape, pg_tws_layout_kernel(shape->tile_m, shape->tile_n, layout),
+                            args, row, launch);
+  launch->persistent_blocks_per_sm = 0;
+  launch->grid_y = args->batch < TWS_MAX_GRID_Y ? args->batch : TWS_MAX_GRID_Y;
+}
+
 /* ---- what the registry says of the flagship's forms (src/kernels/entry.h) ---- */
 
 /* The TM x TN tile's shared memory a block, by stages (an entry's smem_bytes). */

@@ -308,11 +308,6 @@ template <int TN> struct wg_bt_any_boxes {
                                          .b_t_swizzle_bytes = WG_ROW_BYTES};
 };
 
-/* 1 where the call is not op N, N on one GEMM: the entries that take any
- * layout plan another kernel then. */
-static inline int wg_any_layout(const pg_gemm_args *g) {
-  return g->op_a || g->op_b || g->batch > 1;
-}
 
 /* The rules of a member that reads B K-major and takes any layout: A's
  * TMA rules where TMA reads A as it is (op(A) = N), B's where it reads B as
