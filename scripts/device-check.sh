@@ -13,6 +13,7 @@
 #   build.log     scripts/deps.sh, configure + build, then ctest: every test
 #                 (GPU ones included), then test_gpu_threads a thousand
 #                 rounds over the forms a rare race once hit
+#   train.txt     python/examples/train.py: the training example
 #   python.log    the Python package (docs/python.md): its GPU tests
 #                 (python/tests/run.py gpu, pytest -v), `pip install ./python`
 #                 into a scratch folder (its build backend from the carried
@@ -74,6 +75,7 @@
 #   PG_BENCH_ARGS="..."        extra arguments for both bench runs
 #   PG_BENCH_SIZE=4096         bench problem size
 #   PG_SANITIZER_TOOLS="memcheck racecheck synccheck initcheck"
+#   PG_TRAIN_ARGS="--hidden 8192"  python/examples/train.py's arguments
 #   PG_SANITIZER_TESTS="test_gpu_layouts test_gpu_oom"  only these GPU tests
 #                              under the sanitizer (default: every one)
 #   PG_SANITIZER_VARIANTS=a,b  limit test_gpu_variants under the sanitizer to these
@@ -253,6 +255,12 @@ with pipegemm.torch.use(precision='emulated'):
     y = layer(x)
 y.sum().backward(); print('routed:', y.shape, x.grad.shape)"
     grep '^routed:' "$OUT/python.log" | tail -n 1 >>"$summary"
+    # The training example (docs/python.md): torch FP32, torch TF32 and
+    # pipegemm emulated in one process, beside an FP64 run (train.txt).
+    run_step "python training example" "$OUT/train.txt" "$OUT/train.txt" 150 \
+      env PYTHONPATH="$pysite" PIPEGEMM_LIBRARY="$pylib" python3 python/examples/train.py \
+      ${PG_TRAIN_ARGS:-}
+    grep -E "^(torch|pipegemm) " "$OUT/train.txt" >>"$summary"
   fi
   rm -rf "$pysite"
 fi

@@ -217,30 +217,43 @@ def _add(product, addend, scale):
     return product.add_(addend, alpha=scale)
 
 
-def _route_addmm(variant, args, kwargs):
-    names = ("input", "mat1", "mat2", "beta", "alpha")
+def _route_add_product(variant, args, kwargs, names, dim):
+    """torch.addmm (dim 2) and torch.baddbmm (dim 3): beta * input + alpha *
+    (m1 @ m2), the product through pipegemm."""
     call = dict(zip(names, args))
     for key, value in kwargs.items():
         if key not in names or key in call:
             return NotImplemented  # out= and the like: torch's own
         call[key] = value
-    if not {"input", "mat1", "mat2"} <= call.keys():
+    if not set(names[:3]) <= call.keys():
         return NotImplemented
-    bias, m1, m2 = call["input"], call["mat1"], call["mat2"]
+    bias, m1, m2 = (call[name] for name in names[:3])
     beta, alpha = call.get("beta", 1), call.get("alpha", 1)
     tensors = (bias, m1, m2)
     if not all(isinstance(t, torch.Tensor) for t in tensors) or not _routable(*tensors):
         return NotImplemented
-    if m1.dim() != 2 or m2.dim() != 2 or m1.shape[1] != m2.shape[0]:
+    if m1.dim() != dim or m2.dim() != dim or m1.shape[-1] != m2.shape[-2]:
         return NotImplemented
+    if m1.shape[:-2] != m2.shape[:-2]:
+        return NotImplemented  # bmm does not broadcast its batch
     if not isinstance(beta, (int, float)) or not isinstance(alpha, (int, float)):
         return NotImplemented
     try:
-        torch.broadcast_shapes(bias.shape, (m1.shape[0], m2.shape[1]))
+        torch.broadcast_shapes(bias.shape, (*m1.shape[:-1], m2.shape[-1]))
     except RuntimeError:
         return NotImplemented
     product = torch.ops.pipegemm.matmul(m1, m2, float(alpha), variant, 0)
     return _add(product, bias, beta)
+
+
+def _route_addmm(variant, args, kwargs):
+    return _route_add_product(variant, args, kwargs,
+                              ("input", "mat1", "mat2", "beta", "alpha"), 2)
+
+
+def _route_baddbmm(variant, args, kwargs):
+    return _route_add_product(variant, args, kwargs,
+                              ("input", "batch1", "batch2", "beta", "alpha"), 3)
 
 
 def _route_linear(variant, args, kwargs):
@@ -271,6 +284,7 @@ def _routes():
         torch.mm: _route_mm, T.mm: _route_mm,
         torch.bmm: _route_bmm, T.bmm: _route_bmm,
         torch.addmm: _route_addmm, T.addmm: _route_addmm,
+        torch.baddbmm: _route_baddbmm, T.baddbmm: _route_baddbmm,
         F.linear: _route_linear,
     }
     return routes
@@ -309,3 +323,23 @@ class use(torch.overrides.TorchFunctionMode):
             if result is not NotImplemented:
                 return result
         return func(*args, **kwargs)
+
+
+_switched_on = None
+
+
+def route(precision="strict", *, variant=None):
+    """The switch without a `with`: route(precision) routes this thread's
+    float32 CUDA matmuls through pipegemm from here on, as `use` does inside
+    its block; route(None) stops it. A second route() replaces the first.
+    Torch keeps its function modes per thread: another thread's matmuls
+    stay torch's own. Returns the mode now in force (None when off)."""
+    global _switched_on
+    mode = None if precision is None and variant is None else use(precision, variant=variant)
+    if _switched_on is not None:
+        _switched_on.__exit__(None, None, None)
+        _switched_on = None
+    if mode is not None:
+        mode.__enter__()
+        _switched_on = mode
+    return mode

@@ -128,17 +128,18 @@ def test_torch_use_routes_a_models_matmuls(torch):
         y = model(x) @ other
         y = torch.mm(y, meta(torch, (3, 3)))
         y = torch.bmm(y.expand(2, 4, 3), meta(torch, (2, 3, 3)))
+        y = torch.baddbmm(meta(torch, (1, 3)), y, meta(torch, (2, 3, 3)), beta=2, alpha=0.5)
         return torch.addmm(meta(torch, (3,)), y[0], meta(torch, (3, 3)), beta=0.5, alpha=2)
 
     for precision, variant in pipegemm.torch.PRECISIONS.items():
         with pipegemm.torch.use(precision=precision):
             graph = make_fx(forward)(meta(torch, (4, 5)))
         calls = [n for n in graph.graph.nodes if n.target is torch.ops.pipegemm.matmul.default]
-        assert len(calls) == 6, graph.graph
+        assert len(calls) == 7, graph.graph
         assert {n.args[3] for n in calls} == {variant}
         assert not [n for n in graph.graph.nodes
                     if n.target in (torch.ops.aten.mm.default, torch.ops.aten.bmm.default,
-                                    torch.ops.aten.addmm.default)]
+                                    torch.ops.aten.addmm.default, torch.ops.aten.baddbmm.default)]
     # Outside the switch, and for other dtypes, torch runs its own.
     graph = make_fx(forward)(meta(torch, (4, 5)))
     assert not [n for n in graph.graph.nodes if "pipegemm" in str(n.target)]
@@ -146,6 +147,32 @@ def test_torch_use_routes_a_models_matmuls(torch):
         graph = make_fx(lambda x: x @ x)(torch.empty((3, 3), device="meta",
                                                      dtype=torch.float64))
     assert not [n for n in graph.graph.nodes if "pipegemm" in str(n.target)]
+
+
+def test_torch_route_switches_a_thread_on_and_off(torch):
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def routed(x):
+        graph = make_fx(lambda x: x @ x)(x)
+        return [n.args[3] for n in graph.graph.nodes
+                if n.target is torch.ops.pipegemm.matmul.default]
+
+    x = meta(torch, (3, 3))
+    try:
+        assert pipegemm.torch.route("emulated").variant == "auto_emulated"
+        assert routed(x) == ["auto_emulated"]
+        pipegemm.torch.route("tf32")  # replaces the first
+        assert routed(x) == ["auto_tf32"]
+        # another thread runs torch's own
+        import threading
+        seen = []
+        worker = threading.Thread(target=lambda: seen.append(routed(x)))
+        worker.start()
+        worker.join()
+        assert seen == [[]]
+    finally:
+        assert pipegemm.torch.route(None) is None
+    assert routed(x) == []
 
 
 def test_torch_use_refuses_what_it_does_not_know(torch):
