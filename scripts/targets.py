@@ -10,6 +10,11 @@ file's `# command_line:` says which shape file it ran; from that:
   - the committed set (bench/shapes/set.txt): `auto` x cuBLAS at every
     shape (at least 0.90), their geometric mean (at least 1.0), and the
     large squares 4096^3, 6144^3, 8192^3;
+  - layouts.txt (every op(A), op(B) and the batched set, bench run three
+    times into one file: cublas,auto; cublas,auto_emulated;
+    cublas_tf32,auto_tf32): each class against cuBLAS with the same ops and
+    batch, targets on the geometric mean: `auto` 0.95, `auto_emulated` 2.0,
+    `auto_tf32` 1.0 (against cuBLAS TF32); a problem below it in bold;
   - any-layout.txt: each unaligned shape's time against its aligned
     neighbour's (the file lists them in pairs, unaligned first): within
     10 %, i.e. aligned time / unaligned time at least 0.90;
@@ -46,9 +51,23 @@ def read(path):
     if missing:
         raise ValueError(f"no column {', '.join(missing)}: not a CSV of pipegemm bench")
     for row in reader:
-        if row.get("variant") in ("auto", "cublas"):
-            rows[(row["variant"], row["shape"])] = row
+        if row.get("variant") in ("auto", "cublas", "auto_emulated", "auto_tf32", "cublas_tf32"):
+            rows[(row["variant"], problem(row))] = row
     return command, rows
+
+
+def problem(row):
+    """The shape, with op(A), op(B) and the batch where they are not one NN
+    GEMM: 4096x4096x4096 NT, 64x64x64 NN batch=1024 stride_b=0."""
+    op, batch = row.get("op") or "NN", int(row.get("batch") or 1)
+    if op == "NN" and batch == 1:
+        return row["shape"]
+    text = f"{row['shape']} {op}"
+    if batch > 1:
+        text += f" batch={batch}"
+        text += "".join(f" {name}=0" for name in ("stride_a", "stride_b")
+                        if row.get(name) == "0")
+    return text
 
 
 def shapes_file(command):
@@ -59,9 +78,20 @@ def shapes_file(command):
     return ""
 
 
-def ratio(rows, shape):
-    row = rows.get(("auto", shape))
-    return float(row["x_cublas"]) if row and row["x_cublas"] else None
+def ratio(rows, shape, variant="auto", column="x_cublas"):
+    row = rows.get((variant, shape))
+    return float(row[column]) if row and row.get(column) else None
+
+
+def geometric_mean(values):
+    return math.exp(sum(math.log(x) for x in values) / len(values)) if values else float("nan")
+
+
+# layouts.txt: each precision class against cuBLAS with the same ops and
+# batch, and its target: (variant, column, least ratio, the least geometric mean)
+LAYOUT_TARGETS = (("auto", "x_cublas", 0.95, 0.95),
+                  ("auto_emulated", "x_cublas", 2.0, 2.0),
+                  ("auto_tf32", "x_cublas_tf32", 1.0, 1.0))
 
 
 def ms(rows, shape):
@@ -104,7 +134,7 @@ def main():
         if name == "set.txt":
             r = [(s, ratio(rows, s)) for s in order if ratio(rows, s) is not None]
             low = [(s, x) for s, x in r if x < 0.90]
-            geo = math.exp(sum(math.log(x) for _, x in r) / len(r)) if r else float("nan")
+            geo = geometric_mean([x for _, x in r])
             worst = min(r, key=lambda t: t[1]) if r else ("-", float("nan"))
             print(f"- at least 0.90x cuBLAS: {len(r) - len(low)} of {len(r)} "
                   f"(lowest {worst[0]} {worst[1]:.3f}x)")
@@ -115,6 +145,26 @@ def main():
                        for s in ("4096x4096x4096", "6144x6144x6144", "8192x8192x8192")
                        if ratio(rows, s) is not None]
             print(f"- large squares: {', '.join(squares)}")
+        elif name == "layouts.txt":
+            print("| problem | " + " | ".join(f"{v} ×" for v, *_ in LAYOUT_TARGETS) + " |")
+            print("| --- |" + " ---: |" * len(LAYOUT_TARGETS))
+            for s in order:
+                cells = []
+                for variant, column, least, _ in LAYOUT_TARGETS:
+                    x = ratio(rows, s, variant, column)
+                    cells.append("–" if x is None else
+                                 f"{x:.3f}" if x >= least else f"**{x:.3f}**")
+                if any(c != "–" for c in cells):
+                    print(f"| {s} | " + " | ".join(cells) + " |")
+            print()
+            for variant, column, least, mean in LAYOUT_TARGETS:
+                r = [x for x in (ratio(rows, s, variant, column) for s in order) if x is not None]
+                if not r:
+                    continue
+                met = sum(x >= least for x in r)
+                geo = geometric_mean(r)
+                print(f"- {variant}: at least {least:.2f}x at {met} of {len(r)}, lowest "
+                      f"{min(r):.3f}x; geometric mean {geo:.3f}x (target {mean:.2f}x)")
         elif name == "any-layout.txt":
             met = 0
             pairs = list(zip(order[0::2], order[1::2]))
@@ -130,7 +180,7 @@ def main():
         else:
             r = [ratio(rows, s) for s in order if ratio(rows, s) is not None]
             if r:
-                geo = math.exp(sum(math.log(x) for x in r) / len(r))
+                geo = geometric_mean(r)
                 print(f"- {len(r)} shapes, geometric mean {geo:.3f}x cuBLAS, "
                       f"lowest {min(r):.3f}x")
         for s in order:

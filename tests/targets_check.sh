@@ -1,6 +1,7 @@
 #!/bin/sh
 # scripts/targets.py on tests/data/targets_skinny.csv (a bench CSV of one
-# skinny shape) reports it; a file that cannot be read, or is no bench CSV,
+# skinny shape) and tests/data/targets_layouts.csv (the layouts' three runs)
+# reports them; a file that cannot be read, or is no bench CSV,
 # is one line on stderr and exit 2, with nothing on stdout (not a Python
 # traceback, nor half a report).
 #
@@ -23,6 +24,18 @@ $out"
 printf '%s\n' "$out" | grep -q '^- at least 60 %: 1 of 1$' ||
   fail "no HBM line for 4x8192x8192 in:
 $out"
+
+# layouts.txt: three bench runs in one file, each class beside its cuBLAS
+# row, problems told apart by op and batch; a ratio under its target bold.
+layouts=$repo/tests/data/targets_layouts.csv
+out=$(python3 "$script" "$layouts") || fail "targets.py $layouts exited with $?"
+for line in '| 4096x4096x4096 NT | 1.034 | 2.308 | **0.800** |' \
+    '| 2048x4096x4096 NN batch=16 stride_b=0 | **0.909** | – | – |' \
+    '- auto: at least 0.95x at 1 of 2, lowest 0.909x; geometric mean 0.969x (target 0.95x)' \
+    '- auto_tf32: at least 1.00x at 0 of 1, lowest 0.800x; geometric mean 0.800x (target 1.00x)'; do
+  printf '%s\n' "$out" | grep -qxF -- "$line" || fail "no line '$line' in:
+$out"
+done
 
 # expect_refusal WHAT LINE_REGEX FILE...: exit 2, one line on stderr
 # matching LINE_REGEX, nothing on stdout.
