@@ -75,6 +75,7 @@
 #   PG_BENCH_ARGS="..."        extra arguments for both bench runs
 #   PG_BENCH_SIZE=4096         bench problem size
 #   PG_SANITIZER_TOOLS="memcheck racecheck synccheck initcheck"
+#   PG_SKIP_PRODUCTS=1  PG_PRODUCTS_ARGS="--sizes 4096"  scripts/products.py
 #   PG_TRAIN_ARGS="--hidden 8192"  python/examples/train.py's arguments
 #   PG_SANITIZER_TESTS="test_gpu_layouts test_gpu_oom"  only these GPU tests
 #                              under the sanitizer (default: every one)
@@ -449,6 +450,13 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
         --variant "$variants" --format csv --quiet
     done
     grep "geometric mean" "$OUT/layouts.csv" >>"$summary"
+  fi
+  # Cheaper exact products as prototypes on XLA's GEMMs (products.csv,
+  # bench/results/products/): FP16x3 scaled, Ozaki II, the JAX presets.
+  if [ "${PG_SKIP_PRODUCTS:-0}" != 1 ]; then
+    # shellcheck disable=SC2086 # PG_PRODUCTS_ARGS is a list of words
+    run_step "products" "$OUT/products.csv" "$OUT/summary.txt" 180 \
+      python3 scripts/products.py ${PG_PRODUCTS_ARGS:---sizes 2048,4096,8192}
   fi
   if [ "${PG_SKIP_PROFILE:-0}" != 1 ]; then
     : >"$OUT/profile.txt"

@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""Cheaper exact products than three TF32s, as prototypes on the vendor's
+GEMMs (XLA's cuBLAS calls), for bench/results/products/README.md: what each
+way to build an FP32-accurate product from lower-precision tensor-core
+products costs and how accurate it is, on this GPU, in one process.
+
+    python3 scripts/products.py [--sizes 2048,4096,8192] [--kinds uniform,wide]
+                                [--moduli 6,7,8] [--out FILE.csv]
+
+Rows (each jitted whole: splitting, scaling, products and the sum):
+  fp32            XLA's float32 dot at HIGHEST precision (cuBLAS strict FP32):
+                  the baseline every ratio is to
+  tf32            one TF32 product (DEFAULT precision): not FP32-accurate
+  tf32x3          JAX's TF32_TF32_F32_X3 preset
+  bf16x6, bf16x9  JAX's BF16_BF16_F32_X6 and _X9 presets
+  fp16x3          a = s_i (h + 2^-11 l) with h, l FP16 and s_i a power of two
+                  per row of A (per column of B) putting the row's largest
+                  magnitude at 2^14..2^15; three FP16 products with FP32
+                  accumulation, hh + 2^-11 (hl + lh)
+  fp16x3_products the three FP16 products alone (the split done before):
+                  the form's ceiling on these GEMMs
+  ozaki2_kN       Ozaki scheme II on INT8: A and B scaled per row / column to
+                  integers, N pairwise-coprime moduli below 256, one INT8
+                  product (INT32 sums, exact) per modulus, the result
+                  rebuilt by the Chinese remainder theorem (Garner's mixed
+                  radix, in INT64 and FP64)
+
+Inputs: uniform in [-1, 1), and "wide": the same times 2^e with e uniform in
+[-20, 20] per element (each row's range spans 2^40). Error as pipegemm bench
+reports it: max and mean |c - ref| / (u sum_k |a_ik| |b_kj|), u = 2^-24,
+against the FP64 product. Speed: JAX runs on its own stream, so each call is
+timed by the wall clock around the call and block_until_ready (median of
+--iters after --warmup); ratios are to fp32 in this process at the same
+shape and input. A prototype measures the idea, not a kernel: a fused kernel
+would save the passes over memory that XLA runs here between the products.
+"""
+import argparse
+import csv
+import math
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+U = 2.0 ** -24
+
+
+def parse():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sizes", default="2048,4096,8192",
+                   help="M = N = K of each square, comma-separated (default 2048,4096,8192)")
+    p.add_argument("--kinds", default="uniform,wide", help="inputs: uniform, wide (default both)")
+    p.add_argument("--moduli", default="6,7,8", help="Ozaki II moduli counts (default 6,7,8)")
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--iters", type=int, default=10)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", default="-", help="CSV file (default: standard output)")
+    args = p.parse_args()
+    try:
+        args.sizes = [int(s) for s in args.sizes.split(",")]
+        args.moduli = [int(s) for s in args.moduli.split(",") if s]
+    except ValueError:
+        p.error("--sizes and --moduli take comma-separated integers")
+    args.kinds = args.kinds.split(",")
+    for kind in args.kinds:
+        if kind not in ("uniform", "wide"):
+            p.error(f"--kinds: no kind {kind!r} (uniform, wide)")
+    for k in args.moduli:
+        if not 2 <= k <= len(MODULI):
+            p.error(f"--moduli: {k} is not in 2..{len(MODULI)}")
+    return args
+
+
+def dot(x, y, out=jnp.float32, precision=None):
+    return jax.lax.dot(x, y, precision=precision, preferred_element_type=out)
+
+
+# ---- the scaled FP16 split ----------------------------------------------------------------
+
+def pow2_scale(x, axis, top=14):
+    """2^(top - e), e = the exponent of the largest |x| along axis (1: none)."""
+    biggest = jnp.max(jnp.abs(x), axis=axis, keepdims=True)
+    e = jnp.floor(jnp.log2(jnp.where(biggest > 0, biggest, 1.0)))
+    return jnp.exp2(top - e)
+
+
+def fp16_split(x, scale):
+    scaled = x * scale
+    high = scaled.astype(jnp.float16)
+    low = ((scaled - high.astype(jnp.float32)) * 2048.0).astype(jnp.float16)
+    return high, low
+
+
+@jax.jit
+def fp16x3(a, b):
+    sa, sb = pow2_scale(a, 1), pow2_scale(b, 0)
+    ah, al = fp16_split(a, sa)
+    bh, bl = fp16_split(b, sb)
+    cross = dot(ah, bl) + dot(al, bh)
+    return (dot(ah, bh) + cross * (1.0 / 2048.0)) / (sa * sb)
+
+
+@jax.jit
+def fp16x3_products(ah, al, bh, bl):
+    return dot(ah, bh) + (dot(ah, bl) + dot(al, bh)) * (1.0 / 2048.0)
+
+
+# ---- Ozaki scheme II on INT8 ---------------------------------------------------------------
+
+# Pairwise coprime, below 256, largest first: residues in [-(m-1)/2, (m-1)/2]
+# fit INT8, and a product's sum over K stays exact in INT32 for K < 2^17.
+MODULI = (255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211)
+
+
+def ozaki2(k_moduli, k_dim):
+    moduli = MODULI[:k_moduli]
+    big_m = math.prod(moduli)
+    # Each operand's integers below 2^bits: |sum| <= K 2^(2 bits) < M / 2.
+    bits = max(1, int(math.floor((math.log2(big_m) - 1 - math.log2(k_dim)) / 2)))
+    # Garner: digits v_i = (r_i - x_{i-1}) / (m_0 .. m_{i-1}) mod m_i, the
+    # inverses taken once here.
+    inverses = []
+    for i, m in enumerate(moduli):
+        prefix = math.prod(moduli[:i]) % m
+        inverses.append(pow(prefix, -1, m) if i else 1)
+
+    def residue(x, m):
+        r = jnp.remainder(x, m)  # 0 .. m - 1
+        return jnp.where(r > m // 2, r - m, r).astype(jnp.int8)
+
+    @jax.jit
+    def run(a, b):
+        sa = pow2_scale(a, 1, top=bits - 1).astype(jnp.float64)
+        sb = pow2_scale(b, 0, top=bits - 1).astype(jnp.float64)
+        ai = jnp.trunc(a.astype(jnp.float64) * sa).astype(jnp.int64)
+        bi = jnp.trunc(b.astype(jnp.float64) * sb).astype(jnp.int64)
+        # The mixed-radix digits, each in the symmetric range of its modulus.
+        value = None    # x so far, FP64
+        partial = None  # x so far mod each later modulus, INT64
+        prefix = 1.0
+        for i, m in enumerate(moduli):
+            r = dot(residue(ai, m), residue(bi, m), out=jnp.int32).astype(jnp.int64)
+            if i == 0:
+                v = jnp.remainder(r, m)
+                v = jnp.where(v > m // 2, v - m, v)
+                partial = [v for _ in moduli]
+                value = v.astype(jnp.float64)
+            else:
+                v = jnp.remainder((r - partial[i]) * inverses[i], m)
+                v = jnp.where(v > m // 2, v - m, v)
+                step = math.prod(moduli[:i])
+                for j in range(i + 1, len(moduli)):
+                    partial[j] = jnp.remainder(partial[j] + v * (step % moduli[j]), moduli[j])
+                value = value + v.astype(jnp.float64) * float(step)
+            prefix *= m
+        return (value / (sa * sb)).astype(jnp.float32)
+
+    return run, bits
+
+
+# ---- inputs, error, timing ---------------------------------------------------------------
+
+def inputs(kind, n, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    b = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    if kind == "wide":
+        a = (a * np.exp2(rng.integers(-20, 21, (n, n)))).astype(np.float32)
+        b = (b * np.exp2(rng.integers(-20, 21, (n, n)))).astype(np.float32)
+    return a, b
+
+
+def reference(a, b):
+    a64, b64 = jnp.asarray(a, jnp.float64), jnp.asarray(b, jnp.float64)
+    return (jax.jit(lambda x, y: dot(x, y, out=jnp.float64))(a64, b64),
+            jax.jit(lambda x, y: dot(jnp.abs(x), jnp.abs(y), out=jnp.float64))(a64, b64))
+
+
+def errors(c, ref, scale):
+    err = jnp.abs(c.astype(jnp.float64) - ref)
+    keep = scale > 0
+    rel = jnp.where(keep, err / (U * jnp.where(keep, scale, 1.0)), 0.0)
+    return float(jnp.max(rel)), float(jnp.sum(rel) / jnp.sum(keep))
+
+
+def time_wall(fn, warmup, iters):
+    for _ in range(warmup):
+        fn().block_until_ready()
+    times = []
+    for _ in range(iters):
+        t0 = time.perf_counter()
+        fn().block_until_ready()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def main():
+    args = parse()
+    device = jax.devices()[0]
+    writer_file = sys.stdout if args.out == "-" else open(args.out, "w", newline="")
+    print(f"# products.py on {device.device_kind} ({jax.default_backend()}), jax {jax.__version__}",
+          file=writer_file)
+    print(f"# command_line: {' '.join(sys.argv)}", file=writer_file)
+    writer = csv.writer(writer_file)
+    writer.writerow(["form", "kind", "size", "products", "median_ms", "tflops", "x_fp32",
+                     "err_u_max", "err_u_mean"])
+    presets = {name: jax.jit(lambda x, y, alg=getattr(jax.lax.DotAlgorithmPreset, preset):
+                             jax.lax.dot(x, y, precision=alg))
+               for name, preset in (("tf32x3", "TF32_TF32_F32_X3"),
+                                    ("bf16x6", "BF16_BF16_F32_X6"),
+                                    ("bf16x9", "BF16_BF16_F32_X9"))}
+    strict = jax.jit(lambda x, y: dot(x, y, precision=jax.lax.Precision.HIGHEST))
+    tf32 = jax.jit(lambda x, y: dot(x, y, precision=jax.lax.Precision.DEFAULT))
+    for n in args.sizes:
+        flops = 2.0 * n ** 3
+        for kind in args.kinds:
+            a_host, b_host = inputs(kind, n, args.seed)
+            a, b = jnp.asarray(a_host), jnp.asarray(b_host)
+            ref, scale = reference(a_host, b_host)
+            forms = [("fp32", 1, lambda: strict(a, b)), ("tf32", 1, lambda: tf32(a, b))]
+            forms += [(name, int(name[-1]), lambda f=f: f(a, b)) for name, f in presets.items()]
+            forms.append(("fp16x3", 3, lambda: fp16x3(a, b)))
+            sa, sb = pow2_scale(a, 1), pow2_scale(b, 0)
+            parts = (*fp16_split(a, sa), *fp16_split(b, sb))
+            forms.append(("fp16x3_products", 3,
+                          lambda: fp16x3_products(parts[0], parts[1], parts[2], parts[3])))
+            for k_moduli in args.moduli:
+                run, _ = ozaki2(k_moduli, n)
+                forms.append((f"ozaki2_k{k_moduli}", k_moduli, lambda f=run: f(a, b)))
+            base = None
+            for name, products, fn in forms:
+                try:
+                    ms = time_wall(fn, args.warmup, args.iters)
+                    c = fn()
+                except Exception as e:  # a preset this GPU or JAX lacks
+                    print(f"# {name} {kind} {n}: {type(e).__name__}: {str(e).splitlines()[0]}",
+                          file=writer_file)
+                    continue
+                if name == "fp16x3_products":
+                    emax = emean = float("nan")  # scaled, not C: its error is fp16x3's
+                else:
+                    emax, emean = errors(c, ref, scale)
+                base = ms if name == "fp32" else base
+                writer.writerow([name, kind, n, products, f"{ms:.4f}", f"{flops / ms / 1e9:.1f}",
+                                 f"{base / ms:.3f}" if base else "",
+                                 f"{emax:.3f}", f"{emean:.4f}"])
+                writer_file.flush()
+    if writer_file is not sys.stdout:
+        writer_file.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
