@@ -75,7 +75,11 @@
 #   PG_BENCH_ARGS="..."        extra arguments for both bench runs
 #   PG_BENCH_SIZE=4096         bench problem size
 #   PG_SANITIZER_TOOLS="memcheck racecheck synccheck initcheck"
-#   PG_SKIP_PRODUCTS=1  PG_PRODUCTS_ARGS="--sizes 4096"  scripts/products.py
+#   PG_BENCH_STEPS="headline shapes layouts products"  which of the bench
+#                              section's runs to make (default: all): the
+#                              README's table, the shape set, the layouts,
+#                              the product prototypes (scripts/products.py)
+#   PG_PRODUCTS_ARGS="--sizes 4096"  scripts/products.py's arguments
 #   PG_TRAIN_ARGS="--hidden 8192"  python/examples/train.py's arguments
 #   PG_SANITIZER_TESTS="test_gpu_layouts test_gpu_oom"  only these GPU tests
 #                              under the sanitizer (default: every one)
@@ -401,7 +405,11 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   : >"$OUT/study.txt"
   : >"$OUT/sweep.csv"
   size=${PG_BENCH_SIZE:-4096}
-  if [ -z "${PG_BENCH_SIZE:-}${PG_BENCH_ARGS:-}" ]; then
+  bench_steps=" ${PG_BENCH_STEPS:-headline shapes layouts products} "
+  wants() { case "$bench_steps" in *" $1 "*) return 0 ;; esac; return 1; }
+  if ! wants headline; then
+    :
+  elif [ -z "${PG_BENCH_SIZE:-}${PG_BENCH_ARGS:-}" ]; then
     # The README's main command, as a user runs it.
     run_step "make run" "$OUT/bench.txt" "$OUT/bench.txt" 150 make run BUILD="$build"
     # The same as CSV, for the README's headline table (scripts/readme-table.py).
@@ -434,7 +442,7 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
       "$cli" bench --variant cublas,cp_async,tma,tma_ws,auto $(echo "$shape" | tr ':' ' ') \
       --format csv --quiet
   done
-  if [ -f "${PG_SHAPE_SET:-bench/shapes/set.txt}" ]; then
+  if wants shapes && [ -f "${PG_SHAPE_SET:-bench/shapes/set.txt}" ]; then
     run_step "shape set" "$OUT/shapes.csv" "$OUT/summary.txt" 240 \
       "$cli" bench --shapes "${PG_SHAPE_SET:-bench/shapes/set.txt}" \
       --variant cublas,tma_ws,tma_ws_splitk,tma_ws_m256,tma_ws_n64,tma_ws_streamk,auto --format csv --quiet
@@ -442,7 +450,7 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   fi
   # Every layout and the batched set (bench/shapes/layouts.txt), each class
   # beside its cuBLAS row with the same ops and batch (layouts.csv).
-  if [ -f "${PG_LAYOUT_SET:-bench/shapes/layouts.txt}" ]; then
+  if wants layouts && [ -f "${PG_LAYOUT_SET:-bench/shapes/layouts.txt}" ]; then
     : >"$OUT/layouts.csv"
     for variants in cublas,auto cublas,auto_emulated cublas_tf32,auto_tf32; do
       run_step "layouts $variants" "$OUT/layouts.csv" "$OUT/summary.txt" 240 \
@@ -453,7 +461,7 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   fi
   # Cheaper exact products as prototypes on XLA's GEMMs (products.csv,
   # bench/results/products/): FP16x3 scaled, Ozaki II, the JAX presets.
-  if [ "${PG_SKIP_PRODUCTS:-0}" != 1 ]; then
+  if wants products; then
     # shellcheck disable=SC2086 # PG_PRODUCTS_ARGS is a list of words
     run_step "products" "$OUT/products.csv" "$OUT/summary.txt" 180 \
       python3 scripts/products.py ${PG_PRODUCTS_ARGS:---sizes 2048,4096,8192}
