@@ -167,7 +167,7 @@ static int vectors(const float *base, long long ld, long long stride, int batch)
   return ld % 4 == 0 && is_16_byte_aligned(base) && (batch <= 1 || stride % 4 == 0);
 }
 
-void pg_set_problem(pg_gemm_args *args, const pg_gemm_desc *g) {
+void pg_set_problem(pg_layout_args *args, const pg_gemm_desc *g) {
   memset(args, 0, sizeof *args);
   args->m = g->m;
   args->n = g->n;

@@ -48,7 +48,7 @@ static long long launch_blocks(const pg_kernel_launch *kernel) {
  * their bytes (read and written) at the tuning row's FLOPs a byte, over the
  * 2 M N FLOPs a unit of K is. */
 static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
-                              const pg_variant_info *info, const pg_gemm_args *args,
+                              const pg_variant_info *info, const pg_layout_args *args,
                               const pg_kernel_launch *kernel) {
   double fill = 1.0, useful = 1.0;
   const long long blocks = launch_blocks(kernel);
@@ -117,7 +117,7 @@ static int rule_stages(const pg_auto_rule *rule, const pg_variant_info *info) {
  * from `problem`) and, where the device runs it, its predicted speed. */
 static pg_status rule_speed(const pg_device *dev, const pg_auto_rule *rule,
                             const pg_variant_entry *candidate, int stages,
-                            const pg_gemm_args *problem, pg_plan *plan, pg_kernel_launch *kernel,
+                            const pg_layout_args *problem, pg_plan *plan, pg_kernel_launch *kernel,
                             double *speed) {
   plan->args = *problem;
   const pg_status st = pg_decide_entry(dev, candidate, stages, plan, kernel, 1);
@@ -131,7 +131,7 @@ static pg_status rule_speed(const pg_device *dev, const pg_auto_rule *rule,
  * memory, whose row is then the last. plan->args and *kernel are left as
  * the last candidate planned them. */
 static int rank_candidates(const pg_device *dev, const pg_variant_info *selector,
-                           const pg_gemm_args *problem, pg_plan *plan, pg_kernel_launch *kernel,
+                           const pg_layout_args *problem, pg_plan *plan, pg_kernel_launch *kernel,
                            pg_model_row *rows, int max_rows, int *chosen) {
   const pg_auto_rule *rules = selector_rules(dev, selector);
   int count = 0;
@@ -167,7 +167,7 @@ static int rank_candidates(const pg_device *dev, const pg_variant_info *selector
  * detail is cleared once one runs. */
 pg_status pg_auto_choose(const pg_device *dev, const pg_variant_info *selector, pg_plan *plan,
                         const pg_variant_entry **entry, int *stages, pg_kernel_launch *kernel) {
-  const pg_gemm_args problem = plan->args; /* each candidate's configure starts from it */
+  const pg_layout_args problem = plan->args; /* each candidate's configure starts from it */
   const cudaError_t cuda_error_before = pg_last_cuda_error();
   pg_model_row rows[PG_AUTO_MAX_RULES];
   int chosen = -1;
@@ -279,7 +279,7 @@ int pg_auto_model(const pg_device *dev, const pg_variant_info *selector, int m, 
   memset(&plan, 0, sizeof plan);
   const pg_gemm_desc gemm = pg_gemm_desc_of(m, n, k, 1.0f, operand, k, operand, n, 0.0f, NULL, n);
   pg_set_problem(&plan.args, &gemm);
-  const pg_gemm_args problem = plan.args;
+  const pg_layout_args problem = plan.args;
   pg_kernel_launch kernel;
   const int count =
       rank_candidates(dev, selector, &problem, &plan, &kernel, rows, max_rows, chosen);

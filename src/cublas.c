@@ -168,7 +168,7 @@ static pg_status make_handle(const pg_device *device, cudaStream_t stream) {
   return st;
 }
 
-pg_status pg_cublas_sgemm(const pg_device *device, const pg_gemm_args *g, pg_precision precision,
+pg_status pg_cublas_sgemm(const pg_device *device, const pg_layout_args *g, pg_precision precision,
                           cudaStream_t stream) {
   const cublasComputeType_t compute =
       precision == PG_PRECISION_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;

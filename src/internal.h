@@ -30,71 +30,108 @@
 extern "C" {
 #endif
 
-/* The kernels' one parameter (by value): the problem, checked. */
+/* The problem as a kernel of one row-major GEMM takes it (its one
+ * parameter, by value): sizes, operands, and what the plan decided for the
+ * kernel. The fields:
+ *   vec_a, vec_b   1: A's (B's) rows may be read as 16-byte vectors (lda %
+ *                  4 == 0, the base 16-byte aligned)
+ *   group_m        tma_ws: tile rows per group of the tile order
+ *   splits, k_tiles_per_split  split-K: K's steps in `splits` ranges of
+ *                  k_tiles_per_split; with more than one, each range's sums
+ *                  go to its own m x n plane of `partials` (leading
+ *                  dimension ldp), and a second kernel adds them up
+ *   partials / trace  the launch's device workspace, by what the plan
+ *                  launches: the split and stream-K forms' partial sums, or
+ *                  a traced kernel's buffer (src/trace_records.h; `pipegemm
+ *                  trace` takes no plan that splits its work)
+ *   stream_k, sk_blocks, sk_first_tile  stream-K after sk_first_tile whole
+ *                  tiles (data-parallel waves): sk_blocks blocks share the
+ *                  remaining tiles' K steps evenly; a tile cut between
+ *                  blocks goes to their slots in `partials`, and a second
+ *                  kernel adds them up
+ *   sum_steps      the emulated kernels: K steps whose tensor-core sum goes
+ *                  into FP32 registers at once (0: all of the block's K)
+ *   split_row0     split K below a row (pg_configure_split_tail): rows
+ *                  before it (whole tile rows) go straight to C, each tile
+ *                  over all of K; the planes hold rows split_row0 .. m-1
+ *                  only. 0: every row is split (or none is, splits <= 1)
+ *   b_vector       skinny_ffma's BAND form: the floats a copy of a step's B
+ *                  moves (4 or 2: B dense and aligned to them; else 1)
+ * 128 bytes with no tail padding (`unused` names the last 4), so that
+ * pg_layout_args below extends it at byte 128 in C and C++ alike. Past 128
+ * bytes of parameter ptxas allocates these kernels' registers otherwise
+ * (nvcc 13.0, sm_90: baseline's 128 registers became 129, one block an SM
+ * instead of two, 0.65x its speed). */
+#define PG_GEMM_ARGS_FIELDS                                                                        \
+  int m, n, k;                                                                                     \
+  float alpha, beta;                                                                               \
+  const float *a;                                                                                  \
+  const float *b;                                                                                  \
+  float *c;                                                                                        \
+  int lda, ldb, ldc;                                                                               \
+  int vec_a, vec_b;                                                                                \
+  int stages;                                                                                      \
+  int group_m;                                                                                     \
+  int splits, k_tiles_per_split;                                                                   \
+  union {                                                                                          \
+    float *partials;                                                                               \
+    struct pg_trace_header *trace;                                                                 \
+  };                                                                                               \
+  int ldp;                                                                                         \
+  int stream_k, sk_blocks, sk_first_tile;                                                          \
+  int sum_steps;                                                                                   \
+  int split_row0;                                                                                  \
+  int b_vector;                                                                                    \
+  int unused;
 typedef struct {
-  int m, n, k;
-  float alpha, beta;
-  const float *a;
-  const float *b;
-  float *c;
-  int lda, ldb, ldc;
-  int vec_a; /* 1: A rows may be read as 16-byte vectors (lda % 4 == 0, a 16-byte aligned) */
-  int vec_b; /* 1: same for B */
-  int stages;
-  int group_m; /* tma_ws: tile rows per group of the tile order */
-  /* Split-K: K's steps in `splits` ranges of k_tiles_per_split; with more
-   * than one, each range's sums go to its own m x n plane of `partials`
-   * (leading dimension ldp), and a second kernel adds them up. */
-  int splits, k_tiles_per_split;
-  /* The launch's device workspace, by what the plan launches: the split and
-   * stream-K forms' partial sums, or a traced kernel's buffer
-   * (src/trace_records.h; `pipegemm trace` takes no plan that splits its
-   * work). */
-  union {
-    float *partials;
-    struct pg_trace_header *trace;
-  };
-  int ldp;
-  /* Stream-K after sk_first_tile whole tiles (data-parallel waves):
-   * sk_blocks blocks share the remaining tiles' K steps evenly; a tile cut
-   * between blocks goes to their slots in `partials`, and a second kernel
-   * adds them up. */
-  int stream_k, sk_blocks, sk_first_tile;
-  /* The emulated kernels: K steps whose tensor-core sum goes into FP32
-   * registers at once (0: all of the block's K). Last, so that the fields
-   * before keep their offsets; the struct stays within 128 bytes. */
-  int sum_steps;
-  /* Split K below a row (pg_configure_split_tail): rows before split_row0
-   * (whole tile rows) go straight to C, each tile over all of K; the planes
-   * hold rows split_row0 .. m-1 only, and the reduction adds those up. 0:
-   * every row is split (or none is, splits <= 1). */
-  int split_row0;
-  /* skinny_ffma's BAND form: the floats a copy of a step's B moves (4 or
-   * 2: B dense and aligned to them; else 1), as its configure decides. */
-  int b_vector;
-  /* The layout (pg_gemm_desc), after every field above so that a kernel of
-   * one row-major GEMM reads its fields where it always did: op_a and op_b
-   * 1 where A (stored K x M) or B (stored N x K) is read transposed (vec_a
-   * and vec_b then speak of the rows as stored); `batch` GEMMs, the i-th on
-   * a + i * stride_a, b + i * stride_b and c + i * stride_c (a stride of 0
-   * reads the same A or B for all). Only entries that take every layout
-   * (PG_LAYOUT_ANY) are planned with other than op N, N and one GEMM. */
-  int op_a, op_b;
-  int batch;
-  long long stride_a, stride_b, stride_c;
+  PG_GEMM_ARGS_FIELDS
 } pg_gemm_args;
+
+/* The problem with its layout (pg_gemm_desc): what the library plans and
+ * launches, and the one parameter of the kernels that read other layouts.
+ * op_a and op_b 1 where A (stored K x M) or B (stored N x K) is read
+ * transposed (vec_a and vec_b then speak of the rows as stored); `batch`
+ * GEMMs, the i-th on a + i * stride_a, b + i * stride_b and c + i *
+ * stride_c (a stride of 0 reads the same A or B for all). A kernel of one
+ * row-major GEMM takes pg_gemm_args: launched with a pg_layout_args, it
+ * reads the first 128 bytes, which are one. Only entries that take every
+ * layout (PG_LAYOUT_ANY) are planned with other than op N, N and one GEMM.
+ * In C++ (the kernels) it derives from pg_gemm_args, so that a kernel of
+ * other layouts hands itself to the helpers of one GEMM. */
+#define PG_LAYOUT_FIELDS                                                                           \
+  int op_a, op_b;                                                                                  \
+  int batch;                                                                                       \
+  long long stride_a, stride_b, stride_c;
+#ifdef __cplusplus
+struct pg_layout_args : pg_gemm_args {
+  PG_LAYOUT_FIELDS
+};
+#else
+typedef struct {
+  PG_GEMM_ARGS_FIELDS
+  PG_LAYOUT_FIELDS
+} pg_layout_args;
+#endif
+#ifdef __cplusplus
+static_assert(sizeof(pg_gemm_args) == 128 && sizeof(pg_layout_args) == 168,
+              "pg_layout_args extends pg_gemm_args at byte 128, as in C");
+#else
+_Static_assert(sizeof(pg_gemm_args) == 128 && offsetof(pg_layout_args, op_a) == 128 &&
+                   sizeof(pg_layout_args) == 168,
+               "pg_layout_args extends pg_gemm_args at byte 128");
+#endif
 /* 1 where the call is not op N, N on one GEMM: an entry that takes any
  * layout (PG_LAYOUT_ANY) plans its layout kernel then. */
-static inline int pg_other_layout(const pg_gemm_args *g) {
+static inline int pg_other_layout(const pg_layout_args *g) {
   return g->op_a || g->op_b || g->batch > 1;
 }
 
 /* The TMA kernels' second parameter (their tensor maps) starts at the next
- * 64-byte boundary past this one. */
+ * 64-byte boundary past the first. */
 #ifdef __cplusplus
-static_assert(sizeof(pg_gemm_args) <= 192, "the TMA kernels' maps start at byte 192");
+static_assert(sizeof(pg_layout_args) <= 192, "the TMA kernels' maps start by byte 192");
 #else
-_Static_assert(sizeof(pg_gemm_args) <= 192, "the TMA kernels' maps start at byte 192");
+_Static_assert(sizeof(pg_layout_args) <= 192, "the TMA kernels' maps start by byte 192");
 #endif
 
 /* warp_specialized's producer warps beside its 256 compute threads
@@ -383,11 +420,11 @@ typedef struct pg_kernel_launch {
 
 /* An entry's configure function. It may set the fields of args that are its
  * own (tma_ws's group_m). */
-typedef void (*pg_configure_fn)(pg_gemm_args *args, const pg_device *device,
+typedef void (*pg_configure_fn)(pg_layout_args *args, const pg_device *device,
                                 const pg_tuning *tuning, pg_kernel_launch *launch);
 /* A layout rule an entry needs beyond pg_sgemm's own: PG_OK, or an error
  * with its reason written to `why`. */
-typedef pg_status (*pg_check_fn)(const pg_gemm_args *args, char *why, size_t why_size);
+typedef pg_status (*pg_check_fn)(const pg_layout_args *args, char *why, size_t why_size);
 typedef size_t (*pg_smem_fn)(int stages);
 
 /* One registry entry, defined in its kernel file (src/kernels/entry.h) or,
@@ -440,7 +477,7 @@ struct pg_plan {
   const pg_variant_entry *entry; /* what runs (auto resolved); NULL: nothing to do */
   const pg_device *device;
   int stages;
-  pg_gemm_args args;
+  pg_layout_args args;
   int steps;               /* launches, in stream order */
   int main_step;           /* the entry's kernel (or cuBLAS's call: no step) */
   pg_plan_step step[PG_MAX_STEPS];
@@ -469,7 +506,7 @@ pg_status pg_check_int_lds(const pg_gemm_desc *gemm);
 
 /* The problem's fields of the kernels' parameter, from a GEMM whose
  * arguments were checked (the rest zero). */
-void pg_set_problem(pg_gemm_args *args, const pg_gemm_desc *gemm);
+void pg_set_problem(pg_layout_args *args, const pg_gemm_desc *gemm);
 
 /* A checked copy of the caller's description (its size honoured: fields
  * past it take PG_GEMM_DESC_INIT's values); PG_ERR_INVALID_ARG with the
@@ -503,7 +540,7 @@ pg_status pg_plan_prepare_on(pg_plan *plan, const pg_device *device,
 
 /* The argument the kernel of step `step` gets with the workspace at `base`
  * (src/launch.c): the plan's, its views pointed into the workspace. */
-void pg_plan_step_args(const pg_plan *plan, int step, float *base, pg_gemm_args *args);
+void pg_plan_step_args(const pg_plan *plan, int step, float *base, pg_layout_args *args);
 
 /* Fills *plan for the call, or returns the status pg_sgemm_variant returns
  * before any device work (detail set). */
@@ -521,7 +558,7 @@ void pg_restore_last_cuda_error(cudaError_t err);
 /* cuBLAS on the plan's problem, in strict FP32 or on TF32 tensor cores
  * (`precision`), with the device's handle (made on first use, on the
  * probing thread). */
-pg_status pg_cublas_sgemm(const pg_device *device, const pg_gemm_args *args,
+pg_status pg_cublas_sgemm(const pg_device *device, const pg_layout_args *args,
                           pg_precision precision, cudaStream_t stream);
 /* Destroys the handles (pg_shutdown), once no call is using them. */
 void pg_cublas_release(void);
@@ -530,20 +567,20 @@ void pg_cublas_release(void);
  * What every kernel entry launches when alpha = 0 or K = 0: A and B are not
  * read, and C only when beta != 0. */
 #define PG_SCALE_C_THREADS 256
-void pg_configure_scale_c(const pg_gemm_args *args, pg_kernel_launch *launch);
+void pg_configure_scale_c(const pg_layout_args *args, pg_kernel_launch *launch);
 
 /* ---- B^T for the wgmma members (src/kernels/transpose_b.cu) -------------------
  * Sets the launch's first kernel (B -> B^T, N rows of args->ldp = K
  * rounded up to 4 floats, zeros past K), its region of the workspace, and
  * the entry's kernel's view of B there. */
-void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *launch);
+void pg_configure_transpose_b(pg_layout_args *args, pg_kernel_launch *launch);
 /* The same for the wgmma entries that take any layout (and a batch),
  * kernels/layout_first.cuh: a first kernel that writes A^T where op(A) = T
  * (M rows of K rounded up to 4, a matrix of the batch after the other) and,
  * with transpose_b, B^T where op(B) = N (N rows), the entry's kernel's views
  * of them, A^T charged to auto's model as a copy; returns 0 (nothing set)
  * where neither is needed (op(A) = N, and op(B) = T or B read as it is). */
-int pg_configure_layout_transposes(pg_gemm_args *args, pg_kernel_launch *launch,
+int pg_configure_layout_transposes(pg_layout_args *args, pg_kernel_launch *launch,
                                    int transpose_b);
 
 /* ---- split-K's reduction (src/kernels/reduce_splits.cu) -----------------------
@@ -564,7 +601,7 @@ int pg_configure_layout_transposes(pg_gemm_args *args, pg_kernel_launch *launch,
  * reduce_splits.cu). */
 #define PG_PLANES_LD(n) ((((long long)(n)) + 3) / 4 * 4)
 
-int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch, long long slots,
+int pg_configure_split_k(pg_layout_args *args, pg_kernel_launch *launch, long long slots,
                          long long k_tiles, int min_steps);
 
 /* Split K where the last wave is partial, for a kernel whose split blocks
@@ -581,7 +618,7 @@ int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch, long long
  * S; sets launch->fill to the model's share of the slots kept busy where
  * it splits. */
 #define PG_SPLIT_TAIL_MIN_GAIN_PERCENT 5
-int pg_configure_split_tail(pg_gemm_args *args, pg_kernel_launch *launch, long long slots,
+int pg_configure_split_tail(pg_layout_args *args, pg_kernel_launch *launch, long long slots,
                             int tile_m, int tile_n, long long k_tiles, int min_steps,
                             int unit_cost, int flops_per_byte);
 
@@ -603,12 +640,12 @@ int pg_configure_split_tail(pg_gemm_args *args, pg_kernel_launch *launch, long l
  * `cluster_kernel` runs in clusters of S, and it returns 1; else 0, the
  * plan as it was. The split itself (args->splits, k_tiles_per_split, the
  * grid) stays. */
-int pg_split_in_clusters(pg_gemm_args *args, pg_kernel_launch *launch, const pg_device *device,
+int pg_split_in_clusters(pg_layout_args *args, pg_kernel_launch *launch, const pg_device *device,
                          long long per_sm, int spread, const void *cluster_kernel);
 
 /* A block's K: its range (k_tiles_per_split steps of tile_k) where K is
  * split, else all of K. */
-static inline long long pg_block_k(const pg_gemm_args *args, int tile_k) {
+static inline long long pg_block_k(const pg_layout_args *args, int tile_k) {
   return args->splits > 1 ? (long long)args->k_tiles_per_split * tile_k : args->k;
 }
 
@@ -620,7 +657,7 @@ static inline long long pg_block_k(const pg_gemm_args *args, int tile_k) {
  * N rounded up to 4; at the workspace's start where A is not copied);
  * returns 1, or 0 (nothing set) where TMA reads both where they are. Call
  * it before pg_configure_split_k, whose planes go after the copies. */
-int pg_configure_operand_copies(pg_gemm_args *args, const pg_device *device,
+int pg_configure_operand_copies(pg_layout_args *args, const pg_device *device,
                                 pg_kernel_launch *launch);
 
 /* A first kernel that writes operands into the workspace, a thread 4
@@ -630,7 +667,7 @@ int pg_configure_operand_copies(pg_gemm_args *args, const pg_device *device,
  * (args->ldp becomes a_ld) then b_rows rows of b_ld, and the entry's
  * kernel's views of A and B there (of those with rows). */
 #define PG_FIRST_THREADS 256
-void pg_configure_first_kernel(pg_gemm_args *args, pg_kernel_launch *launch, const void *kernel,
+void pg_configure_first_kernel(pg_layout_args *args, pg_kernel_launch *launch, const void *kernel,
                                long long grid_rows, long long a_rows, long long a_ld,
                                long long b_rows, long long b_ld);
 

@@ -92,13 +92,13 @@ static cudaError_t launch_with(const pg_plan_step *step, void **params, cudaStre
  * matrices (a first kernel wrote one for each of the caller's, none where
  * the caller's stride is 0) follow each other, the region's rows over
  * them; one GEMM, or one matrix for all, keeps its stride. */
-static long long view_stride(const pg_gemm_args *args, long long stride, const pg_region *r) {
+static long long view_stride(const pg_layout_args *args, long long stride, const pg_region *r) {
   return args->batch > 1 && stride != 0 ? r->rows / args->batch * r->ld : stride;
 }
 
 /* The call's argument as a step's kernel reads it: its views pointed into
  * the workspace at `base`. */
-static void apply_views(pg_gemm_args *args, const pg_views *views, const pg_workspace *workspace,
+static void apply_views(pg_layout_args *args, const pg_views *views, const pg_workspace *workspace,
                         float *base) {
   if (views->a != PG_CALLER) {
     const pg_region *r = &workspace->region[views->a - 1];
@@ -121,7 +121,7 @@ static void apply_views(pg_gemm_args *args, const pg_views *views, const pg_work
   }
 }
 
-void pg_plan_step_args(const pg_plan *plan, int step, float *base, pg_gemm_args *args) {
+void pg_plan_step_args(const pg_plan *plan, int step, float *base, pg_layout_args *args) {
   *args = plan->args;
   if (base != NULL) apply_views(args, &plan->step[step].views, &plan->workspace, base);
 }
@@ -129,7 +129,7 @@ void pg_plan_step_args(const pg_plan *plan, int step, float *base, pg_gemm_args 
 /* The tensor maps of what the entry's kernel reads in the workspace (A's
  * parts or copy, B's copy or B^T), the rest as planned. */
 static cudaError_t encode_views(const pg_plan *plan, const pg_plan_step *step,
-                                const pg_gemm_args *args, pg_tma_maps *maps, const char **what) {
+                                const pg_layout_args *args, pg_tma_maps *maps, const char **what) {
   *maps = plan->maps;
   cudaError_t err = cudaSuccess;
   if (pg_tma_reads_layout(args, plan->tma)) {
@@ -171,7 +171,7 @@ static pg_status launch_steps(const pg_plan *plan, cudaStream_t stream) {
   char step_name[96] = "";
   for (int i = 0; i < plan->steps && err == cudaSuccess; ++i) {
     const pg_plan_step *step = &plan->step[i];
-    pg_gemm_args args;
+    pg_layout_args args;
     pg_plan_step_args(plan, i, base, &args);
     pg_tma_maps maps;
     void *params[] = {(void *)&args, (void *)&plan->maps};
@@ -253,7 +253,7 @@ pg_status pg_plan_launch_with(const pg_plan *plan, const float *a, const float *
     return PG_ERR_INVALID_ARG;
   }
   if (plan->entry == NULL) return PG_OK; /* nothing to do */
-  const pg_gemm_args *g = &plan->args;
+  const pg_layout_args *g = &plan->args;
   if (c == NULL || (g->k > 0 && !plan->scales_c_only && (a == NULL || b == NULL))) {
     pg_set_error_detail("%s is NULL with work to do", c == NULL ? "C" : a == NULL ? "A" : "B");
     return PG_ERR_INVALID_ARG;

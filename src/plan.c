@@ -100,7 +100,7 @@ pg_status pg_decide_entry(const pg_device *dev, const pg_variant_entry *entry, i
                         (double)dev->smem_optin / PG_KIB);
     return PG_ERR_SMEM;
   }
-  const pg_gemm_args *g = &plan->args;
+  const pg_layout_args *g = &plan->args;
   if (info->layouts != PG_LAYOUT_ANY && pg_other_layout(g)) {
     pg_set_error_detail("%s takes op(A) = N, op(B) = N and one GEMM (the study's layout); this "
                         "call has op_a %s, op_b %s and %d GEMMs",
@@ -256,7 +256,7 @@ static void name_the_selector(const pg_variant_info *variant) {
 /* alpha = 0 or K = 0: alpha * A * B is no part of the result, and BLAS reads
  * neither A nor B; the plan launches C = beta * C instead of the entry's
  * kernel (src/kernels/scale_c.cu), with no workspace and no split. */
-static int product_vanishes(const pg_gemm_args *args) {
+static int product_vanishes(const pg_layout_args *args) {
   return args->alpha == 0.0f || args->k == 0;
 }
 

@@ -46,7 +46,7 @@ static pg_status check_stride(const char *name, int batch, long long stride, cha
 
 /* The operands a kernel copies with TMA; none when K = 0 (no copies:
  * C = beta*C). */
-static pg_status check_operands(const pg_gemm_args *g, int check_a, int check_b, char *why,
+static pg_status check_operands(const pg_layout_args *g, int check_a, int check_b, char *why,
                                 size_t why_size) {
   if (g->k == 0) return PG_OK;
   pg_status st = PG_OK;
@@ -57,15 +57,15 @@ static pg_status check_operands(const pg_gemm_args *g, int check_a, int check_b,
   return st;
 }
 
-pg_status pg_tma_check(const pg_gemm_args *g, char *why, size_t why_size) {
+pg_status pg_tma_check(const pg_layout_args *g, char *why, size_t why_size) {
   return check_operands(g, 1, 1, why, why_size);
 }
 
-pg_status pg_tma_check_a(const pg_gemm_args *g, char *why, size_t why_size) {
+pg_status pg_tma_check_a(const pg_layout_args *g, char *why, size_t why_size) {
   return check_operands(g, 1, 0, why, why_size);
 }
 
-pg_status pg_tma_check_b(const pg_gemm_args *g, char *why, size_t why_size) {
+pg_status pg_tma_check_b(const pg_layout_args *g, char *why, size_t why_size) {
   return check_operands(g, 0, 1, why, why_size);
 }
 
@@ -125,7 +125,7 @@ static cudaError_t encode_matrix(CUtensorMap *map, const float *base, int rows, 
   return encode_tensor(map, base, rows, cols, ld, box_cols, box_rows, swizzle_bytes, 0, 1, 0);
 }
 
-int pg_tma_reads_layout(const pg_gemm_args *g, const pg_tma_boxes *boxes) {
+int pg_tma_reads_layout(const pg_layout_args *g, const pg_tma_boxes *boxes) {
   return boxes->any_layout && pg_other_layout(g);
 }
 
@@ -133,7 +133,7 @@ int pg_tma_reads_layout(const pg_gemm_args *g, const pg_tma_boxes *boxes) {
  * one matrix for all): A M x K, or K x M where op(A) = T; B K x N, or N x K
  * where op(B) = T; a box of the tile's K by its rows or columns, in the
  * orientation of the storage. */
-static cudaError_t encode_layout(const pg_gemm_args *g, const pg_tma_boxes *boxes, int with_a,
+static cudaError_t encode_layout(const pg_layout_args *g, const pg_tma_boxes *boxes, int with_a,
                                  int with_b, pg_tma_maps *maps) {
   cudaError_t err = cudaSuccess;
   const long long batch_a = g->stride_a != 0 ? g->batch : 1;
@@ -157,11 +157,11 @@ static cudaError_t encode_layout(const pg_gemm_args *g, const pg_tma_boxes *boxe
 
 /* The matrices of an operand's batch that a map holds: one where its
  * stride is 0 (the same matrix for all) or the call has one GEMM. */
-static long long matrices_of(const pg_gemm_args *g, long long stride) {
+static long long matrices_of(const pg_layout_args *g, long long stride) {
   return stride != 0 && g->batch > 1 ? g->batch : 1;
 }
 
-cudaError_t pg_tma_encode_views(const pg_gemm_args *g, const pg_tma_boxes *boxes,
+cudaError_t pg_tma_encode_views(const pg_layout_args *g, const pg_tma_boxes *boxes,
                                 long long a_region_rows, long long b_region_rows,
                                 pg_tma_maps *maps) {
   if (g->k == 0) return cudaSuccess;
@@ -201,7 +201,7 @@ cudaError_t pg_tma_find_encoder(void) {
   return error;
 }
 
-cudaError_t pg_tma_encode(const pg_gemm_args *g, const pg_tma_boxes *boxes, int with_a,
+cudaError_t pg_tma_encode(const pg_layout_args *g, const pg_tma_boxes *boxes, int with_a,
                           int with_b, pg_tma_maps *maps) {
   memset(maps, 0, sizeof *maps);
   if (g->k == 0) return cudaSuccess;
@@ -216,7 +216,7 @@ cudaError_t pg_tma_encode(const pg_gemm_args *g, const pg_tma_boxes *boxes, int 
   return err;
 }
 
-cudaError_t pg_tma_encode_b(const pg_gemm_args *g, const pg_tma_boxes *boxes, pg_tma_maps *maps) {
+cudaError_t pg_tma_encode_b(const pg_layout_args *g, const pg_tma_boxes *boxes, pg_tma_maps *maps) {
   if (g->k == 0) return cudaSuccess;
   cudaError_t found = pg_tma_find_encoder();
   if (found != cudaSuccess) return found;
@@ -224,7 +224,7 @@ cudaError_t pg_tma_encode_b(const pg_gemm_args *g, const pg_tma_boxes *boxes, pg
                        boxes->b_swizzle_bytes);
 }
 
-cudaError_t pg_tma_encode_a_parts(const pg_gemm_args *g, const pg_tma_boxes *boxes,
+cudaError_t pg_tma_encode_a_parts(const pg_layout_args *g, const pg_tma_boxes *boxes,
                                   long long rows, pg_tma_maps *maps) {
   if (g->k == 0) return cudaSuccess;
   cudaError_t found = pg_tma_find_encoder();
@@ -234,7 +234,7 @@ cudaError_t pg_tma_encode_a_parts(const pg_gemm_args *g, const pg_tma_boxes *box
                        boxes->a_swizzle_bytes);
 }
 
-cudaError_t pg_tma_encode_bt(const pg_gemm_args *g, const pg_tma_boxes *boxes,
+cudaError_t pg_tma_encode_bt(const pg_layout_args *g, const pg_tma_boxes *boxes,
                              pg_tma_maps *maps) {
   if (g->k == 0) return cudaSuccess;
   cudaError_t found = pg_tma_find_encoder();

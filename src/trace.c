@@ -46,7 +46,7 @@ pg_status pg_trace_layout_of(const pg_plan *plan, int wanted, pg_trace_layout *l
   }
   memset(layout, 0, sizeof *layout);
   const pg_variant_info *info = &plan->entry->info;
-  const pg_gemm_args *g = &plan->args;
+  const pg_layout_args *g = &plan->args;
   const pg_plan_step *main = &plan->step[plan->main_step];
   const long long grid_blocks = (long long)main->grid_x * (main->grid_y > 0 ? main->grid_y : 1);
   if (grid_blocks > INT_MAX) {
@@ -116,7 +116,7 @@ pg_status pg_plan_trace(pg_plan *plan, pg_trace_header *buffer) {
                         entry->info.name);
     return PG_ERR_UNSUPPORTED;
   }
-  pg_gemm_args args = plan->args; /* configure may write its own fields: a copy */
+  pg_layout_args args = plan->args; /* configure may write its own fields: a copy */
   pg_kernel_launch traced;
   memset(&traced, 0, sizeof traced);
   twin->configure(&args, plan->device, &plan->device->tuning, &traced);

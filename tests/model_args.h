@@ -10,8 +10,8 @@
 
 static float pgt_storage[64] __attribute__((aligned(16)));
 
-static inline pg_gemm_args aligned_args(void) {
-  pg_gemm_args g;
+static inline pg_layout_args aligned_args(void) {
+  pg_layout_args g;
   memset(&g, 0, sizeof g);
   g.m = 100;
   g.n = 60;

@@ -52,7 +52,7 @@ static void test_one_kernel(void **state) {
   assert_int_equal(plan.main_step, 0);
   assert_int_equal(plan.workspace.bytes, 0);
   assert_int_equal(plan.workspace.count, 0);
-  pg_gemm_args args;
+  pg_layout_args args;
   pg_plan_step_args(&plan, 0, NULL, &args);
   assert_ptr_equal(args.a, ALIGNED(0x10000000));
   assert_ptr_equal(args.b, ALIGNED(0x18000000));
@@ -82,7 +82,7 @@ static void test_split_planes(void **state) {
   const long long rows = 512 - plan.args.split_row0;
   assert_int_equal(plan.workspace.bytes, (size_t)splits * rows * 512 * sizeof(float));
   for (int s = 0; s < 2; ++s) {
-    pg_gemm_args args;
+    pg_layout_args args;
     pg_plan_step_args(&plan, s, BASE, &args);
     assert_ptr_equal(args.partials, BASE);
     assert_int_equal(args.ldp, 512);
@@ -104,7 +104,7 @@ static void test_copied_operand_then_planes(void **state) {
   assert_int_equal(plan.steps, 3);
   assert_int_equal(plan.main_step, 1);
   const size_t a_bytes = (size_t)512 * 8192 * sizeof(float);
-  pg_gemm_args first, main, last;
+  pg_layout_args first, main, last;
   pg_plan_step_args(&plan, 0, BASE, &first);
   pg_plan_step_args(&plan, 1, BASE, &main);
   pg_plan_step_args(&plan, 2, BASE, &last);
@@ -138,7 +138,7 @@ static void test_emulated_parts(void **state) {
                                1001, 1.0f);
   assert_int_equal(plan.main_step, 1);
   assert_true(plan.steps >= 2);
-  pg_gemm_args first, main;
+  pg_layout_args first, main;
   pg_plan_step_args(&plan, 0, BASE, &first);
   pg_plan_step_args(&plan, 1, BASE, &main);
   const long long ldp = 1004, rows = 2 * 1024; /* tiles of 128 rows */
@@ -161,7 +161,7 @@ static void test_transposed_b(void **state) {
   assert_int_equal(plan.steps, 2);
   assert_int_equal(plan.main_step, 1);
   assert_int_equal(plan.workspace.bytes, (size_t)384 * 1000 * sizeof(float));
-  pg_gemm_args first, main;
+  pg_layout_args first, main;
   pg_plan_step_args(&plan, 0, BASE, &first);
   pg_plan_step_args(&plan, 1, BASE, &main);
   assert_ptr_equal(first.partials, BASE);
@@ -300,7 +300,7 @@ static void test_b_transposed_read_in_place(void **state) {
     assert_int_equal(plan.steps, 1);
     assert_int_equal(plan.workspace.bytes, 0);
     assert_int_equal(plan.transposes, 0);
-    pg_gemm_args main;
+    pg_layout_args main;
     pg_plan_step_args(&plan, plan.main_step, BASE, &main);
     assert_ptr_equal(main.b, ALIGNED(0x18000000));
     assert_ptr_equal(main.a, ALIGNED(0x10000000));
@@ -316,7 +316,7 @@ static void test_b_transposed_read_in_place(void **state) {
   assert_int_equal(plan.step[0].kernel != plan.step[plan.main_step].kernel, 1);
   assert_int_equal(plan.main_step, 1);
   assert_int_equal(plan.transposes, 0);
-  pg_gemm_args main;
+  pg_layout_args main;
   pg_plan_step_args(&plan, 1, BASE, &main);
   assert_ptr_equal(main.a, BASE); /* A's parts */
   assert_ptr_equal(main.b, ALIGNED(0x18000000));
@@ -339,7 +339,7 @@ static void test_a_transposed(void **state) {
   pg_plan plan = plan_gemm("wgmma_3xtf32", &gemm); /* N <= 512, yet op(A) = T: not fused */
   assert_int_equal(plan.main_step, 1);
   assert_int_equal(plan.transposes, 1);
-  pg_gemm_args first, main;
+  pg_layout_args first, main;
   pg_plan_step_args(&plan, 0, BASE, &first);
   pg_plan_step_args(&plan, 1, BASE, &main);
   assert_ptr_equal(first.a, ALIGNED(0x10000000));
@@ -381,7 +381,7 @@ static void test_batch_one_launch(void **state) {
   assert_int_equal(plan.step[plan.main_step].grid_x, 8 * 5 * 3); /* 128 x 128 tiles */
   assert_int_equal(plan.step[plan.main_step].grid_z, 1);
   assert_int_equal(plan.steps, 2); /* the split, the kernel: no reduction */
-  pg_gemm_args main;
+  pg_layout_args main;
   pg_plan_step_args(&plan, 1, BASE, &main);
   assert_int_equal(plan.workspace.region[0].rows, 3 * 2 * 1000);
   assert_int_equal(main.stride_a, 2 * 1000 * 4096LL);
@@ -447,7 +447,7 @@ static void test_stream_k(void **state) {
   assert_int_equal(plan.steps, 2);
   assert_int_equal(plan.workspace.bytes,
                    (size_t)plan.args.sk_blocks * 2 * 128 * 128 * sizeof(float));
-  pg_gemm_args main, last;
+  pg_layout_args main, last;
   pg_plan_step_args(&plan, 0, BASE, &main);
   pg_plan_step_args(&plan, 1, BASE, &last);
   assert_ptr_equal(main.partials, BASE);

@@ -22,7 +22,7 @@
  * aligned, B b_offset floats past a 16-byte boundary, A's rows lda floats
  * apart, B's ldb (0: N, dense). */
 static void configure_skinny_at(int m, int n, int k, int lda, int ldb, int b_offset,
-                                pg_gemm_args *g, pg_kernel_launch *launch) {
+                                pg_layout_args *g, pg_kernel_launch *launch) {
   const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
   const pg_variant_entry *e = pg_entry_find("skinny_ffma");
   assert_non_null(e);
@@ -41,7 +41,7 @@ static void configure_skinny_at(int m, int n, int k, int lda, int ldb, int b_off
 }
 
 /* The same with B 16-byte aligned. */
-static void configure_skinny(int m, int n, int k, int lda, int ldb, pg_gemm_args *g,
+static void configure_skinny(int m, int n, int k, int lda, int ldb, pg_layout_args *g,
                              pg_kernel_launch *launch) {
   configure_skinny_at(m, n, k, lda, ldb, 0, g, launch);
 }
@@ -62,7 +62,7 @@ static void test_skinny_ring_form(void **state) {
       {262, 3, 1000, 1000, 0},     {4096, 2, 4096, 4097, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    pg_gemm_args g;
+    pg_layout_args g;
     pg_kernel_launch launch;
     configure_skinny(cases[i].m, cases[i].n, cases[i].k, cases[i].lda, 0, &g, &launch);
     if (cases[i].blocks > 0) {
@@ -108,7 +108,7 @@ static void test_skinny_band_form(void **state) {
       {4096, 8, 4096, 4097, 8, 0, 0, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    pg_gemm_args g;
+    pg_layout_args g;
     pg_kernel_launch launch;
     configure_skinny_at(cases[i].m, cases[i].n, cases[i].k, cases[i].lda, cases[i].ldb,
                         cases[i].b_offset, &g, &launch);
@@ -148,7 +148,7 @@ static void test_skinny_ring_rows_form(void **state) {
       {8, 4096, 4096, 4097, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    pg_gemm_args g;
+    pg_layout_args g;
     pg_kernel_launch launch;
     configure_skinny(cases[i].m, cases[i].n, cases[i].k, cases[i].lda, 0, &g, &launch);
     if (cases[i].grid > 0) {
@@ -165,7 +165,7 @@ static void test_skinny_ring_rows_form(void **state) {
   const void *kernel[9];
   size_t smem[9];
   for (int m = 5; m <= 8; ++m) {
-    pg_gemm_args g;
+    pg_layout_args g;
     pg_kernel_launch launch;
     configure_skinny(m, 4096, 4096, 4096, 0, &g, &launch);
     kernel[m] = launch.kernel;
@@ -199,7 +199,7 @@ static void test_skinny_gemv_realigned(void **state) {
   };
   const void *realigned8 = NULL, *scalar8 = NULL;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    pg_gemm_args g;
+    pg_layout_args g;
     pg_kernel_launch launch;
     configure_skinny_at(cases[i].m, cases[i].n, cases[i].k, cases[i].k, cases[i].ldb,
                         cases[i].b_offset, &g, &launch);
@@ -242,7 +242,7 @@ static void test_skinny_small_smem(void **state) {
   } cases[] = {{8, 4096, 4096, 1}, {4096, 4, 4096, 1}, {2, 4096, 4096, 0},
                {4, 2048, 8192, 0}, {4096, 8, 4096, 0}, {4096, 5, 4096, 0}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    pg_gemm_args g = aligned_args();
+    pg_layout_args g = aligned_args();
     g.m = cases[i].m;
     g.n = g.ldb = g.ldc = cases[i].n;
     g.k = g.lda = cases[i].k;
@@ -274,7 +274,7 @@ static void test_skinny_band_wave(void **state) {
   const pg_variant_entry *e = pg_entry_find("skinny_ffma");
   assert_non_null(e);
   for (int d = 0; d < 2; ++d) {
-    pg_gemm_args g = aligned_args();
+    pg_layout_args g = aligned_args();
     g.m = 3000;
     g.n = g.ldb = g.ldc = 8;
     g.k = g.lda = 2000;

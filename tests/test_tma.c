@@ -37,7 +37,7 @@ static long long view_ld(const pg_kernel_launch *launch, int view) {
 
 static void test_aligned_layout_passes(void **state) {
   (void)state;
-  pg_gemm_args g = aligned_args();
+  pg_layout_args g = aligned_args();
   char why[200] = "untouched";
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_OK);
   g.lda = 40; /* padded rows, still 16-byte multiples */
@@ -57,7 +57,7 @@ static void test_aligned_layout_passes(void **state) {
 static void test_odd_stride_rejected_with_reason(void **state) {
   (void)state;
   char why[200] = "";
-  pg_gemm_args g = aligned_args();
+  pg_layout_args g = aligned_args();
   g.lda = 37;
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
   assert_non_null(strstr(why, "A's row stride"));
@@ -75,7 +75,7 @@ static void test_odd_stride_rejected_with_reason(void **state) {
 static void test_misaligned_base_rejected_with_reason(void **state) {
   (void)state;
   char why[200] = "";
-  pg_gemm_args g = aligned_args();
+  pg_layout_args g = aligned_args();
   g.a = pgt_storage + 1;
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
   assert_non_null(strstr(why, "A's base address"));
@@ -92,7 +92,7 @@ static void test_misaligned_base_rejected_with_reason(void **state) {
 static void test_a_only_check_ignores_b(void **state) {
   (void)state;
   char why[200] = "";
-  pg_gemm_args g = aligned_args();
+  pg_layout_args g = aligned_args();
   g.b = pgt_storage + 1;
   g.ldb = 61;
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
@@ -119,7 +119,7 @@ static void test_a_only_check_ignores_b(void **state) {
 static void test_b_only_check_ignores_a(void **state) {
   (void)state;
   char why[200] = "";
-  pg_gemm_args g = aligned_args();
+  pg_layout_args g = aligned_args();
   g.a = pgt_storage + 1;
   g.lda = 37;
   assert_int_equal(pg_tma_check(&g, why, sizeof why), PG_ERR_UNSUPPORTED);
@@ -141,7 +141,7 @@ static void test_b_only_check_ignores_a(void **state) {
 static void test_k_zero_needs_no_maps(void **state) {
   (void)state;
   char why[200] = "";
-  pg_gemm_args g = aligned_args();
+  pg_layout_args g = aligned_args();
   g.k = 0;
   g.a = pgt_storage + 1; /* nothing is copied, so nothing can be misaligned */
   g.lda = 1;
@@ -206,7 +206,7 @@ static void test_auto_without_gpu(void **state) {
  * shorter, the planes' bytes added to what the launch had. */
 static void test_split_k_rule(void **state) {
   (void)state;
-  pg_gemm_args g = aligned_args();
+  pg_layout_args g = aligned_args();
   g.m = 130;
   g.n = 201; /* planes of 204 floats a row */
   pg_kernel_launch launch;
@@ -230,7 +230,7 @@ static void test_split_k_rule(void **state) {
   /* Past 16 (a fewest of 4 steps: 32 splits, 26 ranges of 5 steps) another
    * kernel, its rows on y. */
   const void *const vec4 = launch.last.kernel;
-  pg_gemm_args many = aligned_args();
+  pg_layout_args many = aligned_args();
   many.m = 130;
   many.n = 201;
   memset(&launch, 0, sizeof launch);
@@ -241,7 +241,7 @@ static void test_split_k_rule(void **state) {
   assert_int_equal(launch.last.grid_y, 130);
   /* Tiles that fill the slots, or a K too short for two ranges: no split,
    * nothing changed. */
-  pg_gemm_args h = aligned_args();
+  pg_layout_args h = aligned_args();
   memset(&launch, 0, sizeof launch);
   launch.grid_x = 132;
   assert_int_equal(pg_configure_split_k(&h, &launch, 132, 4096, 8), 1);
@@ -255,7 +255,7 @@ static void test_split_k_rule(void **state) {
   assert_int_equal(pg_configure_split_k(&h, &launch, 132, 2, 0), 2);
   /* After a first kernel, ldp stays its own (the plan points the kernel at
    * the planes at launch). */
-  pg_gemm_args p = aligned_args();
+  pg_layout_args p = aligned_args();
   p.ldp = 40;
   memset(&launch, 0, sizeof launch);
   launch.grid_x = 4;
@@ -276,7 +276,7 @@ static void test_split_tail_rule(void **state) {
    * in three rounds of 17 after them, and the reduction's 7 planes of 896
    * rows (7 x 896 x 2560 x 4 bytes x 16 FLOPs a byte over a wave's step,
    * 264 x 128 x 128 x 64 FLOPs: 3.7, so 4): 81 + 51 + 4 = 136 steps. */
-  pg_gemm_args g = aligned_args();
+  pg_layout_args g = aligned_args();
   g.m = g.n = g.k = 2560;
   memset(&launch, 0, sizeof launch);
   launch.grid_x = 400;
@@ -296,7 +296,7 @@ static void test_split_tail_rule(void **state) {
    * 16 (432 blocks, two rounds of 17, a reduction of 5 planes' worth, 3:
    * 37 steps) beat 2 ranges (two rounds of 25: 53) and tie 5 (three of 11
    * and 4: 37), where the fewer ranges win. */
-  pg_gemm_args h = aligned_args();
+  pg_layout_args h = aligned_args();
   h.m = h.n = h.k = 1536;
   memset(&launch, 0, sizeof launch);
   launch.grid_x = 144;
@@ -306,7 +306,7 @@ static void test_split_tail_rule(void **state) {
   assert_int_equal(launch.grid_x, 432);
   /* 4096^3: 1024 tiles, 3.9 waves: no plan gains 5 %; nothing changed. A
    * K of fewer than two ranges of the fewest steps: none either. */
-  pg_gemm_args q = aligned_args();
+  pg_layout_args q = aligned_args();
   q.m = q.n = q.k = 4096;
   memset(&launch, 0, sizeof launch);
   launch.grid_x = 1024;
@@ -322,7 +322,7 @@ static void test_split_tail_rule(void **state) {
   /* Few tiles, free blocks: as many ranges as fill the slots once, as
    * pg_configure_split_k takes (132 slots, 4 tiles of 129 steps, at least
    * 8 a range: 15 ranges of 9). */
-  pg_gemm_args f = aligned_args();
+  pg_layout_args f = aligned_args();
   f.m = 130;
   f.n = 201;
   memset(&launch, 0, sizeof launch);
@@ -340,7 +340,7 @@ static void test_split_tail_rule(void **state) {
  * copies, at most one wave of 4 blocks an SM. */
 static void test_operand_copies(void **state) {
   (void)state;
-  pg_gemm_args g = aligned_args(); /* 100 x 60 x 36 */
+  pg_layout_args g = aligned_args(); /* 100 x 60 x 36 */
   pg_kernel_launch launch;
   memset(&launch, 0, sizeof launch);
   pg_device device;
@@ -366,7 +366,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(launch.model.copied_floats, 100 * 36 + 35 * 64);
   assert_int_equal(launch.programmatic, 1); /* the kernel waits for the copies */
   /* A alone: no B rows. */
-  pg_gemm_args h = aligned_args();
+  pg_layout_args h = aligned_args();
   memset(&launch, 0, sizeof launch);
   h.vec_a = 0;
   h.vec_b = 1;
@@ -378,7 +378,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(launch.workspace.bytes, (size_t)100 * 36 * sizeof(float));
   /* Rows of 2052 (K = 2050): 205200 floats, 201 blocks; on a GPU of 2 SMs
    * one wave of 8. */
-  pg_gemm_args w = aligned_args();
+  pg_layout_args w = aligned_args();
   memset(&launch, 0, sizeof launch);
   w.k = 2050;
   w.lda = 2051;
@@ -388,7 +388,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(w.ldp, 2052);
   assert_int_equal(launch.first.grid_x, 201);
   assert_int_equal(launch.model.copied_floats, 100 * 2052);
-  pg_gemm_args w2 = w;
+  pg_layout_args w2 = w;
   w2.ldp = 0;
   device.sm_count = 2;
   memset(&launch, 0, sizeof launch);
@@ -396,7 +396,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(launch.first.grid_x, 8);
   device.sm_count = 132;
   /* B alone: A read where it is, B's copy at the workspace's start. */
-  pg_gemm_args b = aligned_args();
+  pg_layout_args b = aligned_args();
   memset(&launch, 0, sizeof launch);
   b.n = 61;
   b.vec_a = 1;
@@ -415,7 +415,7 @@ static void test_operand_copies(void **state) {
  * they are. */
 static void test_split_forms_take_any_layout(void **state) {
   (void)state;
-  pg_gemm_args g = aligned_args();
+  pg_layout_args g = aligned_args();
   g.lda = 37; /* A's rows 148 bytes apart */
   g.b = pgt_storage + 1; /* B off 16 bytes */
   char why[200];
@@ -441,8 +441,8 @@ static void test_split_forms_take_any_layout(void **state) {
  * clusters resident, a tile's ranges are one cluster and nothing else is
  * launched; the planes and their reduction otherwise, or where the tuning
  * (or the environment) says no. */
-static pg_gemm_args square_args(int size) {
-  pg_gemm_args g = aligned_args();
+static pg_layout_args square_args(int size) {
+  pg_layout_args g = aligned_args();
   g.m = g.n = g.k = size;
   g.lda = g.ldb = g.ldc = size;
   g.c = pgt_storage;
@@ -459,7 +459,7 @@ static void test_split_in_clusters(void **state) {
     for (int c = 2; c <= PG_CLUSTER_MAX; ++c) h200.cluster_blocks[b - 1][c] = b * 132;
   const pg_variant_entry *e = pg_entry_find("tma_ws_n32");
   assert_non_null(e);
-  pg_gemm_args g = square_args(512);
+  pg_layout_args g = square_args(512);
   pg_kernel_launch launch;
   memset(&launch, 0, sizeof launch);
   e->configure(&g, &h200, &h200.tuning, &launch);
@@ -558,7 +558,7 @@ static void test_split_in_clusters_rule(void **state) {
       {16, 2, 1, 0, 0, 0},  /* not split */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-    pg_gemm_args g = aligned_args();
+    pg_layout_args g = aligned_args();
     g.splits = cases[i].splits;
     pg_kernel_launch launch;
     memset(&launch, 0, sizeof launch);
@@ -660,7 +660,7 @@ static void test_auto_short_n(void **state) {
 static pg_kernel_launch tma_ws_launch_at(const pg_device *device, int k, int stages) {
   const pg_variant_entry *e = pg_entry_find("tma_ws");
   assert_non_null(e);
-  pg_gemm_args g = aligned_args();
+  pg_layout_args g = aligned_args();
   g.m = g.n = g.ldb = g.ldc = 8192;
   g.k = g.lda = k;
   g.c = pgt_storage;

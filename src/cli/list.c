@@ -3,7 +3,7 @@
  * here" is then left out of the table (the header says there is no GPU).
  *
  * The table is one line an entry, within a terminal of PGC_LIST_WIDTH
- * columns: name, precision, stage counts, runs here and the one-line
+ * columns: name, precision, stage counts, runs (here) and the one-line
  * technique, cut short with "…" where it does not fit. --long adds under
  * each row what the table leaves out (kind, compute capability, tile,
  * shared memory, source, a cell cut short, the description at length);
@@ -36,8 +36,8 @@ typedef struct {
   char *details; /* --long: what goes under the row (malloc'd), or NULL */
 } variant_texts;
 
-/* The table shows name, precision, stages, runs here and technique; the
- * rest, and technique and runs here whole, are data (CSV, JSON) and
+/* The table shows name, precision, stages, runs (here: yes or no) and
+ * technique; the rest, and technique and runs here whole, are data (CSV, JSON) and
  * --long's. Technique is a column twice: data where it always was, second,
  * and in the table last, where it can take what the others leave. */
 enum {
@@ -85,7 +85,7 @@ static const pgc_column list_columns[LIST_COLUMNS] = {
     [COL_LAYOUTS] = {"layouts", "", PGC_ALIGN_LEFT, 0, PGC_SHOW_DATA},
     [COL_RUNS_HERE_DATA] = {"runs_here", "", PGC_ALIGN_LEFT, 0, PGC_SHOW_DATA},
     /* Shown only with a GPU: without one, every row would say so. */
-    [COL_RUNS_HERE_TABLE] = {"runs_here", "runs here", PGC_ALIGN_LEFT, 0, PGC_SHOW_TABLE},
+    [COL_RUNS_HERE_TABLE] = {"runs_here", "runs", PGC_ALIGN_LEFT, 0, PGC_SHOW_TABLE},
     [COL_TECHNIQUE_TABLE] = {"technique", "technique", PGC_ALIGN_LEFT, 0, PGC_SHOW_TABLE},
 };
 
@@ -293,14 +293,14 @@ int pgc_list_print(FILE *out, const pgc_options *opts, int width) {
       "precision: strict (IEEE FP32), emulated (FP32-accurate on the tensor cores, "
       "held to the strict bound) or tf32 (one TF32 product per term, held to the "
       "TF32 bound). stages: the stage counts it takes, its default in parentheses. "
-      "runs here (with a GPU): whether this GPU runs it (compute capability, shared "
+      "runs (with a GPU): whether this GPU runs it (compute capability, shared "
       "memory, a kernel image it loads); auto, auto_tf32 and auto_emulated run the "
       "best predicted of their candidates here.",
       "'pipegemm list --long' adds under each entry what the table leaves out: a "
       "technique cut short (ending in \xe2\x80\xa6) whole, the kind, compute "
       "capability, tile, shared memory per block at the default stage count, "
       "the layouts it takes (any op(A), op(B) and batch, or op N, N alone), "
-      "source, what runs here says at length, and the description; --format csv "
+      "source, what runs says at length, and the description; --format csv "
       "and json carry every field whole. 'pipegemm bench --variant NAME' runs one.",
   };
   pgc_report report = {

@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(TILED32_THREADS)
 static_assert(sizeof(float) * 2 * TILE * (TILE + 1) == TILED32_STAGE_BYTES,
               "the registry's shared memory per stage is As + Bs");
 
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;

@@ -106,7 +106,7 @@ static const void *const pipeline_block_kernels[] = {
  * T128_STAGE_SYNC_BYTES per stage that the static pipe_state leaves unused;
  * asking for it keeps static + dynamic within what the launch opts in to (at
  * 6 stages the tiles alone are exactly 48 KiB). */
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;

@@ -114,7 +114,7 @@ __global__ void __maxnreg__(WS_MAX_REGISTERS) pg_warp_specialized_kernel(const p
 
 /* The block is the registry's threads: 256 compute threads and
  * PG_WS_PRODUCER_WARPS producer warps. */
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;

@@ -104,7 +104,7 @@ static size_t smem_tma(int stages) {
   return pg_tma_ring_smem(stages, T128_STAGE_BYTES, T128_STAGE_SYNC_BYTES);
 }
 
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;

@@ -89,8 +89,10 @@ PG_KERNELS_BEGIN
 /* The kernel's body, on the tile, the mode and the layout (LAYOUT, tma_ws.cuh:
  * 0, or the call's ops over its batch). */
 #ifdef PG_HAVE_TMA
-template <int TM, int TN, int MODE, int LAYOUT>
-static __device__ __forceinline__ void tws_run(const pg_gemm_args &g, const pg_tma_maps &maps) {
+template <int TM, int TN, int MODE, int LAYOUT, class G>
+static __device__ __forceinline__ void tws_run(const G &g, const pg_tma_maps &maps) {
+  static_assert(LAYOUT == 0 || std::is_same<G, pg_layout_args>::value,
+                "a layout is read from pg_layout_args");
   typedef tws_tile<TM, TN> tile;
   constexpr bool A_T = (LAYOUT & TWS_A_T) != 0, B_T = (LAYOUT & TWS_B_T) != 0;
   constexpr bool BATCHED = (LAYOUT & TWS_BATCHED) != 0;
@@ -98,7 +100,7 @@ static __device__ __forceinline__ void tws_run(const pg_gemm_args &g, const pg_t
                 "a layout other than 0 is read through maps of rank 3, in the split-K mode");
   /* The batch's matrices: blockIdx.y, + gridDim.y, ... (one where LAYOUT
    * is 0). */
-  const int batches = BATCHED ? g.batch : 1;
+  const int batches = BATCHED ? pg_batch(g) : 1;
   const int batch_first = BATCHED ? (int)blockIdx.y : 0;
   const int batch_step = BATCHED ? (int)gridDim.y : 1;
   enum { THREAD_M = tile::THREAD_M, THREAD_N = tile::THREAD_N, STAGE_BYTES = tile::STAGE_BYTES };
@@ -148,7 +150,7 @@ static __device__ __forceinline__ void tws_run(const pg_gemm_args &g, const pg_t
     for (int batch = batch_first; batch < batches; batch += batch_step) {
       /* a matrix of the batch: the third coordinate (0 for an operand
        * whose stride is 0: one matrix for all) */
-      const int za = g.stride_a != 0 ? batch : 0, zb = g.stride_b != 0 ? batch : 0;
+      const int za = pg_stride_a(g) != 0 ? batch : 0, zb = pg_stride_b(g) != 0 ? batch : 0;
       tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
       tws_work w;
       while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
@@ -190,7 +192,7 @@ static __device__ __forceinline__ void tws_run(const pg_gemm_args &g, const pg_t
   const tws_origin origin = tws_origin_of<TM, TN, LAYOUT>(warp, lane);
   PG_TRACE_OPEN(g, PG_TRACE_ROLE_CONSUMER, threadIdx.x == 0);
   for (int batch = batch_first; batch < batches; batch += batch_step) {
-    float *const c = BATCHED ? g.c + batch * g.stride_c : g.c;
+    float *const c = BATCHED ? g.c + batch * pg_stride_c(g) : g.c;
     tws_cursor cursor = tws_schedule<MODE>::start(g, geo);
     tws_work w;
     while (tws_schedule<MODE>::next(g, geo, &cursor, &w)) {
@@ -235,7 +237,7 @@ __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::M
  * split-K's schedule; its instances in tma_ws_layouts.cu. */
 template <int TM, int TN, int LAYOUT>
 __global__ void __launch_bounds__(tws_tile<TM, TN>::THREADS, tws_tile<TM, TN>::MIN_BLOCKS)
-    pg_tma_ws_layout_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+    pg_tma_ws_layout_kernel(const pg_layout_args g, const __grid_constant__ pg_tma_maps maps) {
 #ifdef PG_HAVE_TMA
   tws_run<TM, TN, TWS_SPLIT_K, LAYOUT>(g, maps);
 #else
@@ -250,7 +252,7 @@ PG_KERNELS_BEGIN
 
 static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
 
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   if (pg_other_layout(args)) {
     /* K is split at another layout by tma_ws_splitk, not here. */

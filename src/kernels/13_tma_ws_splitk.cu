@@ -86,7 +86,7 @@ typedef struct {
  * their shared memory, with no planes and no second kernel
  * (pg_split_in_clusters): where the tuning asks for it, every tile is split
  * (no whole rows on top) and the tile's sums fit in its stages. */
-static void configure_in_clusters(const split_form *form, pg_gemm_args *args,
+static void configure_in_clusters(const split_form *form, pg_layout_args *args,
                                   const pg_device *device, const pg_tuning *tuning,
                                   long long per_sm, pg_kernel_launch *launch) {
   const tws_shape *shape = form->shape;
@@ -100,7 +100,7 @@ static void configure_in_clusters(const split_form *form, pg_gemm_args *args,
 /* K split below the last full wave where the form's tiles leave block
  * slots idle (pg_configure_split_tail, its model of the block scheduler):
  * the splits. */
-static int split_tail(const tws_shape *shape, pg_gemm_args *args, const pg_device *device,
+static int split_tail(const tws_shape *shape, pg_layout_args *args, const pg_device *device,
                       const pg_tuning *tuning, pg_kernel_launch *launch) {
   const long long slots = tws_blocks_per_sm(shape, args->stages, device) * device->sm_count;
   return pg_configure_split_tail(args, launch, slots, shape->tile_m, shape->tile_n,
@@ -113,7 +113,7 @@ static int split_tail(const tws_shape *shape, pg_gemm_args *args, const pg_devic
  * has held them to TMA's rules); the batch's GEMMs grid y, K split below
  * the last full wave as for op N, N where there is one GEMM, never in
  * clusters. */
-static void configure_layout(const split_form *form, pg_gemm_args *args, const pg_device *device,
+static void configure_layout(const split_form *form, pg_layout_args *args, const pg_device *device,
                              const pg_tuning *tuning, pg_kernel_launch *launch) {
   tws_configure_layout(form->shape, args, tuning, launch);
   if (args->batch == 1) (void)split_tail(form->shape, args, device, tuning, launch);
@@ -125,7 +125,7 @@ static void configure_layout(const split_form *form, pg_gemm_args *args, const p
  * model of the block scheduler finds fastest, each range at least
  * tuning->tma_ws_split_min_k_tiles steps long, a block a unit. Where the
  * tiles fill their waves it does not split at all. */
-static void configure_split(const split_form *form, pg_gemm_args *args, const pg_device *device,
+static void configure_split(const split_form *form, pg_layout_args *args, const pg_device *device,
                             const pg_tuning *tuning, pg_kernel_launch *launch) {
   if (pg_other_layout(args)) {
     configure_layout(form, args, device, tuning, launch);
@@ -150,7 +150,7 @@ static void configure_split(const split_form *form, pg_gemm_args *args, const pg
  * flagship's tile's whole tiles through tma_ws's configure (its kernel in
  * 12), any other's through its own whole-tile instance. */
 template <int TM, int TN>
-static void configure_form(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure_form(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                            pg_kernel_launch *launch) {
   static const tws_shape shape = TWS_SHAPE(TM, TN);
   split_form form = {&shape, NULL, (const void *)pg_tma_ws_kernel<TM, TN, TWS_SPLIT_K>,
@@ -163,7 +163,7 @@ static void configure_form(pg_gemm_args *args, const pg_device *device, const pg
 /* Any layout: where a copy is made (an operand TMA cannot read, copied
  * first: pg_configure_operand_copies), its rows (K and N rounded up to 4)
  * must stay ints. */
-static pg_status check_any(const pg_gemm_args *g, char *why, size_t why_size) {
+static pg_status check_any(const pg_layout_args *g, char *why, size_t why_size) {
   /* Another layout is read where it is: TMA's rules for both operands
    * (their bases, leading dimensions and batch strides). */
   if (pg_other_layout(g)) {

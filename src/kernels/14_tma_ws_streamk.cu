@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(TWS_REDUCE_THREADS)
  * comes planned for whole tiles (grid_x the tiles); `stream_kernel` and
  * `fixup` are the shape's instances. */
 static void configure_stream(const tws_shape *shape, const void *stream_kernel,
-                             const void *fixup, pg_gemm_args *args, const pg_device *device,
+                             const void *fixup, pg_layout_args *args, const pg_device *device,
                              pg_kernel_launch *launch) {
   const long long tiles = launch->grid_x;
   const long long k_tiles = tws_k_tiles(args);
@@ -182,7 +182,7 @@ static void configure_stream(const tws_shape *shape, const void *stream_kernel,
 /* tma_ws_streamk: tma_ws's tile (128 x 128, two blocks an SM), planned as
  * tma_ws plans it where nothing is cut. */
 static const tws_shape large = TWS_SHAPE(TWS_TILE_M, TWS_TILE_N);
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   pg_entry_tma_ws.configure(args, device, tuning, launch);
   configure_stream(&large, (const void *)pg_tma_ws_kernel<TWS_TILE_M, TWS_TILE_N, TWS_STREAM_K>,

@@ -51,7 +51,7 @@ PG_KERNELS_BEGIN
 /* The forms in order (skinny.cuh): the split form of the short side sets
  * the launch and auto's model, the others take the call where it meets
  * their rules, and where none does the split form splits K. */
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   sk_shape shape;
   sk_split_launch(args, tuning, launch, &shape);

@@ -300,11 +300,11 @@ static bool sk_clusters(const pg_device *device, const pg_tuning *tuning, const 
  * 3000 x 3000 19.7 us where unpadded ran 18.2 and the planes 18.8.
  * Sets the split in planes, or in clusters where these pay. */
 #define SK_CLUSTER_MIN_SHARE 4
-void sk_configure_split(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+void sk_configure_split(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                         pg_kernel_launch *launch, const void *kernel, int per_sm,
                         long long slots, long long k_tiles, int min_steps) {
   const long long most = launch->grid_x * PG_CLUSTER_MAX;
-  pg_gemm_args split_args = *args;
+  pg_layout_args split_args = *args;
   pg_kernel_launch split = *launch;
   const int planes_splits = pg_configure_split_k(args, launch, slots, k_tiles, min_steps);
   if (planes_splits < 2 || !sk_clusters(device, tuning, kernel)) return;
@@ -321,7 +321,7 @@ void sk_configure_split(pg_gemm_args *args, const pg_device *device, const pg_tu
  * K not split yet (sk_split_k does that where no other form takes the
  * call): its kernel, its grid, and auto's model of the call, which the
  * RING form keeps. */
-void sk_split_launch(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_launch *launch,
+void sk_split_launch(pg_layout_args *args, const pg_tuning *tuning, pg_kernel_launch *launch,
                      sk_shape *shape) {
   const bool rows = args->m <= args->n;
   const long long short_side = rows ? args->m : args->n;
@@ -356,7 +356,7 @@ void sk_split_launch(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_laun
 /* K split into ranges to fill SK_FILL_BLOCKS an SM, each at least
  * SK_MIN_ROWS_RANGE of K (times half the chunk's rows from 4 on) or
  * SK_COLS_TILE_K. */
-void sk_split_k(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+void sk_split_k(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                 pg_kernel_launch *launch, const sk_shape *shape) {
   const bool rows = shape->rows, vec = shape->vec;
   const int f = shape->split;

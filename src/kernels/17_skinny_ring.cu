@@ -108,7 +108,7 @@ static long long sk_ring_blocks(long long m, int cn) {
  * 79.7), the 8-byte ones at none of 3 (up to 6 % slower). Measured, not
  * explained. */
 #define SK_BAND_VECTOR_MIN_K 4096
-static int sk_band_b_vector(const pg_gemm_args *g, long long blocks, long long slots) {
+static int sk_band_b_vector(const pg_layout_args *g, long long blocks, long long slots) {
   if (g->ldb != g->n) return 1;
   const bool one_wave = blocks <= slots;
   if (g->n % 4 == 0 && (uintptr_t)g->b % 16 == 0 && (one_wave || g->k >= SK_BAND_VECTOR_MIN_K))
@@ -451,7 +451,7 @@ static_assert(sizeof sk_band_forms / sizeof sk_band_forms[0] ==
 /* The RING form where it runs (RING, above): N of 1 to 3, A's rows in
  * 16-byte copies, B dense and 16-byte aligned, its blocks at least the
  * SMs. */
-bool sk_ring_launch(pg_gemm_args *args, const pg_device *device, pg_kernel_launch *launch,
+bool sk_ring_launch(pg_layout_args *args, const pg_device *device, pg_kernel_launch *launch,
                     const sk_shape *shape) {
   const bool rows = shape->rows, vec = shape->vec;
   const long long short_side = shape->short_side;
@@ -471,7 +471,7 @@ bool sk_ring_launch(pg_gemm_args *args, const pg_device *device, pg_kernel_launc
 
 /* The BAND form where it runs (BAND, above): N of 4 to 8, A's rows in
  * 16-byte copies, the GPU allowing a block its rings. */
-bool sk_band_launch(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+bool sk_band_launch(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                     pg_kernel_launch *launch, const sk_shape *shape) {
   const bool rows = shape->rows, vec = shape->vec;
   const long long short_side = shape->short_side;

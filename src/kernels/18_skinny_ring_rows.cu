@@ -221,7 +221,7 @@ static const sk_form sk_rrow_forms[] = {SK_RROW_FORM(1), SK_RROW_FORM(2), SK_RRO
 /* The RING ROWS form where it runs (RING ROWS, above), the GPU allowing a
  * block its rings: more than the GEMV's rows, or its blocks no more than
  * the SMs. */
-bool sk_ring_rows_launch(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+bool sk_ring_rows_launch(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                          pg_kernel_launch *launch, const sk_shape *shape) {
   const bool rows = shape->rows, vec = shape->vec;
   const long long short_side = shape->short_side;

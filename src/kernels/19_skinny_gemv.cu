@@ -298,7 +298,7 @@ static const sk_form sk_gemv_forms[][4] = {SK_GEMV_LANE_FORMS(1), SK_GEMV_LANE_F
 #define SK_GEMV_FORMS ((int)(sizeof sk_gemv_forms[0] / sizeof sk_gemv_forms[0][0]))
 /* Whether the GEMV of two rows or more reads in 16-byte loads: B may be
  * (`vec`), and A's rows may be with K whole vectors. */
-static int sk_gemv_vec(const pg_gemm_args *args, bool vec) {
+static int sk_gemv_vec(const pg_layout_args *args, bool vec) {
   return vec && args->vec_a && args->k % 4 == 0;
 }
 /* The GEMV's blocks across N in form l (any row count: the same lanes). */
@@ -322,7 +322,7 @@ static long long sk_gemv_realigned_blocks(long long n, int r) {
 
 /* The GEMV where it runs: M of 1 to SK_GEMV_MAX_ROWS (f: 1, 2 or 4 rows,
  * the split form's chunk). */
-bool sk_gemv_launch(pg_gemm_args *args, const pg_device *device, pg_kernel_launch *launch,
+bool sk_gemv_launch(pg_layout_args *args, const pg_device *device, pg_kernel_launch *launch,
                     const sk_shape *shape) {
   const bool rows = shape->rows, vec = shape->vec;
   const long long short_side = shape->short_side;

@@ -168,15 +168,15 @@ static __device__ __forceinline__ void any_epilogue(const pg_gemm_args &g, float
  * it; B^T's 8 float4 of k a half step need more, so one block there. */
 template <int OP_A, int OP_B>
 __global__ void __launch_bounds__(T128_THREADS, OP_B == 0 ? 2 : 1)
-    pg_cp_async_any_kernel(const pg_gemm_args g) {
+    pg_cp_async_any_kernel(const pg_layout_args g) {
   extern __shared__ float4 smem_raw[]; /* float4: 16-byte aligned for cp.async */
   float *const smem = (float *)smem_raw;
   const int stages = g.stages;
   const int m0 = blockIdx.y * T128_TILE_M, n0 = blockIdx.x * T128_TILE_N;
   const int k_tiles = t128_k_tiles(g);
-  for (long long member = blockIdx.z; member < g.batch; member += gridDim.z) {
-    const any_member z = {g.a + member * g.stride_a, g.b + member * g.stride_b,
-                          g.c + member * g.stride_c};
+  for (long long member = blockIdx.z; member < pg_batch(g); member += gridDim.z) {
+    const any_member z = {g.a + member * pg_stride_a(g), g.b + member * pg_stride_b(g),
+                          g.c + member * pg_stride_c(g)};
     float acc[T128_THREAD_M][T128_THREAD_N];
     t128_zero(acc);
     /* 05's pipeline: STAGES-1 tiles in flight, one commit group a tile
@@ -224,7 +224,7 @@ static const void *const kernels[2][2] = {
 };
 
 /* One block per 128x128 tile of C: N's tiles on x, M's on y, the batch on z. */
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;

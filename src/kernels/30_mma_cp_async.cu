@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(MMA_THREADS, 2) pg_mma_cp_async_kernel(const p
   mma_epilogue(g, g.c, m0, n0, acc);
 }
 
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;

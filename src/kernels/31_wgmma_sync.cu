@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(WG_SYNC_THREADS, 2) pg_wgmma_sync_kernel(const
 #endif
 }
 
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;

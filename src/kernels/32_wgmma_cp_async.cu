@@ -120,20 +120,20 @@ __global__ void __launch_bounds__(WG_CPA_THREADS, 2)
  * kernel wrote), each matrix of the batch at its stride (the views set a
  * workspace's). */
 __global__ void __launch_bounds__(WG_CPA_THREADS, 2)
-    pg_wgmma_cp_async_any_kernel(const pg_gemm_args g) {
+    pg_wgmma_cp_async_any_kernel(const pg_layout_args g) {
   const int tiles_n = (int)(((long long)g.n + WG_TILE_N - 1) / WG_TILE_N);
   const int z = (int)blockIdx.x / tiles_n;
   pg_gemm_args own = g;
-  own.a = g.a + (size_t)z * g.stride_a;
-  own.b = g.b + (size_t)z * g.stride_b;
-  own.c = g.c + (size_t)z * g.stride_c;
+  own.a = g.a + (size_t)z * pg_stride_a(g);
+  own.b = g.b + (size_t)z * pg_stride_b(g);
+  own.c = g.c + (size_t)z * pg_stride_c(g);
   wg_cpa_body(own, (int)blockIdx.x % tiles_n);
 }
 
 /* Op N, N on one GEMM: B^T first, as the study has it; else the kernel
  * that takes any layout, after a first kernel that writes what it cannot
  * read as it is (B^T where op(B) = N, A^T where op(A) = T) over the batch. */
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;

@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(WG_TMA_THREADS, 2)
 #endif
 }
 
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;

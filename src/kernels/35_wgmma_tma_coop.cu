@@ -17,7 +17,7 @@
 PG_KERNELS_BEGIN
 
 template <int TN>
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
@@ -30,7 +30,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
  * layout already), else B^T first; A^T first where op(A) = T, both by one
  * first kernel over the batch (pg_configure_layout_transposes). */
 template <int TN>
-static void configure_any(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure_any(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                           pg_kernel_launch *launch) {
   if (!pg_other_layout(args)) {
     configure<TN>(args, device, tuning, launch);
@@ -43,7 +43,7 @@ static void configure_any(pg_gemm_args *args, const pg_device *device, const pg_
   (void)pg_configure_layout_transposes(args, launch, 1);
 }
 
-static pg_status check_any(const pg_gemm_args *g, char *why, size_t why_size) {
+static pg_status check_any(const pg_layout_args *g, char *why, size_t why_size) {
   return pg_other_layout(g) ? wg_check_any(g, 1, why, why_size) : wg_check_tma(g, why, why_size);
 }
 

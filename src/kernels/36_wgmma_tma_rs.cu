@@ -51,7 +51,7 @@ PG_KERNELS_BEGIN
 /* Op N, N on one GEMM: the study's kernel; else the one that takes any
  * layout and a batch (wgmma_rs.cuh, ANY): pg_other_layout. */
 
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;
@@ -61,7 +61,7 @@ static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuni
     wg_rs_configure<0, 0>(args, launch);
 }
 
-static pg_status check(const pg_gemm_args *g, char *why, size_t why_size) {
+static pg_status check(const pg_layout_args *g, char *why, size_t why_size) {
   return pg_other_layout(g) ? wg_rs_check_any(g, why, why_size) : wg_rs_check(g, why, why_size);
 }
 

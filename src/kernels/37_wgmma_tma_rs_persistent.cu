@@ -15,7 +15,7 @@
 
 PG_KERNELS_BEGIN
 
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;

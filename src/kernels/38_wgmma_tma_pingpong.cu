@@ -128,7 +128,7 @@ static size_t smem_bytes(int stages) {
   return wg_ws_smem<WG_TILE_N>(stages) + 2 * sizeof(unsigned long long);
 }
 
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;

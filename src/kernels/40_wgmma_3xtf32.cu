@@ -211,8 +211,9 @@ static __device__ __forceinline__ void wg_3x_split_stage(float *stage, int t) {
  * M rows each there, the small after the big: a box past a part's M rows
  * reads the next part's or, past the matrix, the map's zeros, which only
  * products of C's rows past M see. */
-template <int FUSED, int ANY>
-static __device__ __forceinline__ void wg_3x_body(const pg_gemm_args &g, const pg_tma_maps &maps) {
+template <int FUSED, int ANY, class G>
+static __device__ __forceinline__ void wg_3x_body(const G &g, const pg_tma_maps &maps) {
+  static_assert(!ANY || std::is_same<G, pg_layout_args>::value, "a layout is read from pg_layout_args");
 #ifdef PG_HAVE_WGMMA
   extern __shared__ float4 smem_raw[];
   float *const smem = (float *)pg_tma_smem_base(smem_raw);
@@ -229,7 +230,7 @@ static __device__ __forceinline__ void wg_3x_body(const pg_gemm_args &g, const p
    * split). */
   const int tiles = tiles_m * tiles_n, q = (int)blockIdx.x / tiles;
   const int split = ANY && g.splits <= 1 ? 0 : q, z = ANY && g.splits <= 1 ? q : 0;
-  const int za = g.stride_a != 0 ? z : 0, zb = g.stride_b != 0 ? z : 0;
+  const int za = pg_stride_a(g) != 0 ? z : 0, zb = pg_stride_b(g) != 0 ? z : 0;
   const int k_tiles = wg_k_tiles(g);
   const int per_split = g.splits > 1 ? g.k_tiles_per_split : k_tiles;
   const int kt_begin = split * per_split, kt_end = min(k_tiles, kt_begin + per_split);
@@ -272,7 +273,7 @@ static __device__ __forceinline__ void wg_3x_body(const pg_gemm_args &g, const p
         if (!FUSED)
           pg_tma_load_3d(stage + WG_3X_PART_BYTES / 4, &maps.a, kt * WG_TILE_K, g.m + m0, za,
                          &full[slot]);
-        wg_rs_load_b_any<2 * WG_3X_PART_BYTES>(stage, maps, n0, kt, zb, g.op_b, &full[slot]);
+        wg_rs_load_b_any<2 * WG_3X_PART_BYTES>(stage, maps, n0, kt, zb, pg_op_b(g), &full[slot]);
       } else {
         pg_tma_load_2d(stage, &maps.a, kt * WG_TILE_K, m0, &full[slot]);
         if (!FUSED)
@@ -292,7 +293,7 @@ static __device__ __forceinline__ void wg_3x_body(const pg_gemm_args &g, const p
     pg_setmaxnreg_inc(WG_WS2_CONSUMER_REGS);
   const int wg = warp / 4;
   int base[2][2], col[2];
-  if (ANY && g.op_b)
+  if (ANY && pg_op_b(g))
     wg_rs_layout_t(base, col);
   else
     wg_rs_layout(base, col);
@@ -319,7 +320,7 @@ static __device__ __forceinline__ void wg_3x_body(const pg_gemm_args &g, const p
     if (held[set] >= 0) pg_mbar_arrive(&empty[held[set]]);
     if (FUSED) pg_mbar_wait_parity(&full[slot], parity);
     pg_mbar_wait_parity(FUSED ? &ready[slot] : &full[slot], parity);
-    if (ANY && g.op_b)
+    if (ANY && pg_op_b(g))
       wg_rs_load_t(stage, base, big[set]);
     else
       wg_rs_load(stage, base, big[set]);
@@ -372,7 +373,7 @@ static __device__ __forceinline__ void wg_3x_body(const pg_gemm_args &g, const p
    * range of K (wg_3x_strict_if_nan). Where K is split, the sums go to the
    * range's plane as they are; the reduction applies alpha and beta. */
   pg_gemm_args out = g;
-  if (ANY) out.c = g.c + (size_t)z * g.stride_c;
+  if (ANY) out.c = g.c + (size_t)z * pg_stride_c(g);
   if (g.splits > 1) {
     out.c = g.partials + (size_t)split * g.m * g.ldp;
     out.ldc = g.ldp;
@@ -383,8 +384,8 @@ static __device__ __forceinline__ void wg_3x_body(const pg_gemm_args &g, const p
   if constexpr (ANY)
     wg_rs_epilogue<1>(out, smem + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH, sum, col, m0, n0,
                       wg_3x_strict_if_nan_any<FUSED>{
-                          g.a + (size_t)za * g.stride_a, g.b + (size_t)zb * g.stride_b, g.lda,
-                          g.ldb, g.op_b, (long long)g.m * g.lda, kt_begin * WG_TILE_K,
+                          g.a + (size_t)za * pg_stride_a(g), g.b + (size_t)zb * pg_stride_b(g), g.lda,
+                          g.ldb, pg_op_b(g), (long long)g.m * g.lda, kt_begin * WG_TILE_K,
                           min(g.k, kt_end * WG_TILE_K)});
   else
     wg_rs_epilogue<1>(out, smem + wg * WG_RS_OUT_HALF * WG_RS_OUT_PITCH, sum, col, m0, n0,
@@ -403,7 +404,7 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
 
 template <int FUSED>
 __global__ void __launch_bounds__(WG_RS_THREADS, 1)
-    pg_wgmma_3xtf32_any_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+    pg_wgmma_3xtf32_any_kernel(const pg_layout_args g, const __grid_constant__ pg_tma_maps maps) {
   wg_3x_body<FUSED, 1>(g, maps);
 }
 
@@ -437,7 +438,7 @@ static const pg_tma_boxes any_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_3X_TI
                                        .a_t_swizzle_bytes = 0,
                                        .b_t_swizzle_bytes = WG_ROW_BYTES};
 
-static long long padded_rows(const pg_gemm_args *args) {
+static long long padded_rows(const pg_layout_args *args) {
   return ((long long)args->m + WG_3X_TILE - 1) / WG_3X_TILE * WG_3X_TILE;
 }
 
@@ -445,7 +446,7 @@ static long long padded_rows(const pg_gemm_args *args) {
  * where a block's K (a range of it, where K is split) reaches
  * emulated_sum_min_k, every step below, where the tensor cores' partial
  * sums weigh most in the error (a short sum is short however long K is). */
-static void set_sum_steps(pg_gemm_args *args, const pg_tuning *own) {
+static void set_sum_steps(pg_layout_args *args, const pg_tuning *own) {
   args->sum_steps =
       pg_block_k(args, WG_TILE_K) >= own->emulated_sum_min_k ? own->emulated_sum_steps : 1;
 }
@@ -456,7 +457,7 @@ static void set_sum_steps(pg_gemm_args *args, const pg_tuning *own) {
  * vec_b), N as above; else the split first, over the batch, reading A as
  * stored (op(A) = T: transposed on the way), B copied as stored where TMA
  * cannot read it. */
-static void configure_any(pg_gemm_args *args, const pg_device *device, const pg_tuning *own,
+static void configure_any(pg_layout_args *args, const pg_device *device, const pg_tuning *own,
                           pg_kernel_launch *launch) {
   const long long rows = padded_rows(args);
   const long long k_tiles = ((long long)args->k + WG_TILE_K - 1) / WG_TILE_K;
@@ -479,7 +480,7 @@ static void configure_any(pg_gemm_args *args, const pg_device *device, const pg_
   set_sum_steps(args, own);
 }
 
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   if (pg_other_layout(args)) {
     const pg_tuning own = pg_tuning_with_env(tuning);
@@ -526,7 +527,7 @@ static size_t smem_bytes(int stages) {
 /* sm_90a code, any layout (A goes through the split, B where TMA cannot
  * read it through a copy); the parts' rows and the rows' padding must stay
  * ints. */
-static pg_status check(const pg_gemm_args *g, char *why, size_t why_size) {
+static pg_status check(const pg_layout_args *g, char *why, size_t why_size) {
   pg_status st = wg_check(g, why, why_size);
   if (st != PG_OK) return st;
   if (2 * padded_rows(g) > INT_MAX) {

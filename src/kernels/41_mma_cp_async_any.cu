@@ -99,15 +99,15 @@ static __device__ __forceinline__ void mma_any_compute(const float *stage, mma_a
 }
 
 template <int OP_A, int OP_B>
-__global__ void __launch_bounds__(MMA_THREADS, 2) pg_mma_cp_async_any_kernel(const pg_gemm_args g) {
+__global__ void __launch_bounds__(MMA_THREADS, 2) pg_mma_cp_async_any_kernel(const pg_layout_args g) {
   extern __shared__ float4 smem_raw[]; /* float4: 16-byte aligned for cp.async */
   float *const smem = (float *)smem_raw;
   const int stages = g.stages;
   const int m0 = blockIdx.y * MMA_TILE_M, n0 = blockIdx.x * MMA_TILE_N;
   const int k_tiles = (int)(((long long)g.k + MMA_TILE_K - 1) / MMA_TILE_K);
-  for (long long member = blockIdx.z; member < g.batch; member += gridDim.z) {
-    const float *a = g.a + member * g.stride_a, *b = g.b + member * g.stride_b;
-    float *c = g.c + member * g.stride_c;
+  for (long long member = blockIdx.z; member < pg_batch(g); member += gridDim.z) {
+    const float *a = g.a + member * pg_stride_a(g), *b = g.b + member * pg_stride_b(g);
+    float *c = g.c + member * pg_stride_c(g);
     mma_acc acc;
     mma_zero(acc);
     /* 30's pipeline: STAGES-1 tiles in flight, a commit group a tile (empty
@@ -155,7 +155,7 @@ static const void *const kernels[2][2] = {
      (const void *)pg_mma_cp_async_any_kernel<1, 1>},
 };
 
-static void configure(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
   (void)tuning;

@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(PG_FIRST_THREADS, CO_BLOCKS_PER_SM)
 /* What every first kernel's launch says but its grid: the workspace it
  * fills (a_rows rows of a_ld floats, args->ldp, then b_rows of b_ld), that
  * it writes there, and that the entry's kernel reads what it wrote. */
-static void set_first_kernel(pg_gemm_args *args, pg_kernel_launch *launch, const void *kernel,
+static void set_first_kernel(pg_layout_args *args, pg_kernel_launch *launch, const void *kernel,
                              long long a_rows, long long a_ld, long long b_rows, long long b_ld) {
   args->ldp = (int)a_ld;
   const int a = PG_IN_REGION(pg_workspace_add(&launch->workspace, a_rows, a_ld));
@@ -128,7 +128,7 @@ static void set_first_kernel(pg_gemm_args *args, pg_kernel_launch *launch, const
   if (b_rows > 0) launch->views.b = b;
 }
 
-extern "C" void pg_configure_first_kernel(pg_gemm_args *args, pg_kernel_launch *launch,
+extern "C" void pg_configure_first_kernel(pg_layout_args *args, pg_kernel_launch *launch,
                                           const void *kernel, long long grid_rows,
                                           long long a_rows, long long a_ld, long long b_rows,
                                           long long b_ld) {
@@ -138,7 +138,7 @@ extern "C" void pg_configure_first_kernel(pg_gemm_args *args, pg_kernel_launch *
   launch->first.grid_y = grid_rows < CO_MAX_GRID_Y ? grid_rows : CO_MAX_GRID_Y;
 }
 
-extern "C" int pg_configure_operand_copies(pg_gemm_args *args, const pg_device *device,
+extern "C" int pg_configure_operand_copies(pg_layout_args *args, const pg_device *device,
                                            pg_kernel_launch *launch) {
   if (args->vec_a && args->vec_b) return 0;
   const co_sizes s = co_sizes_of(*args);

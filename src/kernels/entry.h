@@ -20,6 +20,8 @@
 #ifndef PG_KERNELS_ENTRY_H
 #define PG_KERNELS_ENTRY_H
 
+#include <type_traits>
+
 #include "internal.h"
 
 #ifdef PG_TRACE
@@ -48,6 +50,29 @@
 #define PG_MUST 1
 #define PG_NEVER 0
 #define PG_RULES(array) .rules = array, .rule_count = (int)(sizeof array / sizeof array[0])
+
+/* The layout of a kernel's argument, whichever its type: a kernel of one
+ * row-major GEMM (pg_gemm_args) reads op N, N and one GEMM; a kernel of
+ * other layouts (pg_layout_args) the call's. So one body serves both, its
+ * NN instance on the 128 bytes of pg_gemm_args (internal.h). */
+static __host__ __device__ __forceinline__ int pg_op_a(const pg_gemm_args &) { return 0; }
+static __host__ __device__ __forceinline__ int pg_op_b(const pg_gemm_args &) { return 0; }
+static __host__ __device__ __forceinline__ int pg_batch(const pg_gemm_args &) { return 1; }
+static __host__ __device__ __forceinline__ long long pg_stride_a(const pg_gemm_args &) { return 0; }
+static __host__ __device__ __forceinline__ long long pg_stride_b(const pg_gemm_args &) { return 0; }
+static __host__ __device__ __forceinline__ long long pg_stride_c(const pg_gemm_args &) { return 0; }
+static __host__ __device__ __forceinline__ int pg_op_a(const pg_layout_args &g) { return g.op_a; }
+static __host__ __device__ __forceinline__ int pg_op_b(const pg_layout_args &g) { return g.op_b; }
+static __host__ __device__ __forceinline__ int pg_batch(const pg_layout_args &g) { return g.batch; }
+static __host__ __device__ __forceinline__ long long pg_stride_a(const pg_layout_args &g) {
+  return g.stride_a;
+}
+static __host__ __device__ __forceinline__ long long pg_stride_b(const pg_layout_args &g) {
+  return g.stride_b;
+}
+static __host__ __device__ __forceinline__ long long pg_stride_c(const pg_layout_args &g) {
+  return g.stride_c;
+}
 
 #define PG_STRINGIFY_(x) #x
 #define PG_STRINGIFY(x) PG_STRINGIFY_(x)

@@ -94,7 +94,7 @@ static __host__ __device__ inline long long lf_region_rows(const lf_job &j) {
 
 /* MODE's jobs on the caller's operands: job[0] A's, job[1] B's. */
 template <int MODE>
-static __host__ __device__ inline void lf_jobs(const pg_gemm_args &g, lf_job job[2]) {
+static __host__ __device__ inline void lf_jobs(const pg_layout_args &g, lf_job job[2]) {
   const long long ldt = WG_LDT(g.k);
   if (MODE == LF_SPLIT_3X) {
     job[0] = lf_make(g.a, g.lda, g.stride_a, g.batch, g.op_a, 1, g.m, g.k, g.m, ldt);
@@ -165,7 +165,7 @@ static __device__ __forceinline__ void lf_tile(const lf_job &j, long long t, flo
 /* The first kernel of MODE: the caller's operands (g.a, g.b as the call
  * gives them) into the workspace at g.partials. */
 template <int MODE, class Split>
-__global__ void __launch_bounds__(LF_THREADS) pg_layout_first_kernel(const pg_gemm_args g) {
+__global__ void __launch_bounds__(LF_THREADS) pg_layout_first_kernel(const pg_layout_args g) {
   __shared__ float tile[LF_TILE][LF_TILE + 1];
   lf_job job[2];
   lf_jobs<MODE>(g, job);
@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(LF_THREADS) pg_layout_first_kernel(const pg_ge
  * their tiles; launch->transposes the operands transposed. Returns 0 (nothing
  * set) where MODE has no job on the call. */
 template <int MODE>
-static inline int lf_configure(pg_gemm_args *args, pg_kernel_launch *launch, const void *kernel) {
+static inline int lf_configure(pg_layout_args *args, pg_kernel_launch *launch, const void *kernel) {
   lf_job job[2];
   lf_jobs<MODE>(*args, job);
   const long long tiles = lf_tiles(job[0]) + lf_tiles(job[1]);

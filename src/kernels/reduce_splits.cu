@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(RS_THREADS) pg_reduce_slices_kernel(const pg_g
 
 /* The planes of `splits` ranges over the rows from args->split_row0 down,
  * the entry's kernel's partial sums, and the reduction that adds them up. */
-static void set_planes(pg_gemm_args *args, pg_kernel_launch *launch, long long splits) {
+static void set_planes(pg_layout_args *args, pg_kernel_launch *launch, long long splits) {
   const long long rows = (long long)args->m - args->split_row0;
   /* After a first kernel, ldp is its own until the launch points the
    * kernel's partials (and ldp) at the planes. */
@@ -222,7 +222,7 @@ static void set_planes(pg_gemm_args *args, pg_kernel_launch *launch, long long s
                    row_blocks < RS_MAX_ROWS ? row_blocks : RS_MAX_ROWS, RS_THREADS, 1);
 }
 
-extern "C" int pg_split_in_clusters(pg_gemm_args *args, pg_kernel_launch *launch,
+extern "C" int pg_split_in_clusters(pg_layout_args *args, pg_kernel_launch *launch,
                                     const pg_device *device, long long per_sm, int spread,
                                     const void *cluster_kernel) {
   if (args->splits < 2 || args->splits > PG_CLUSTER_MAX || device->sm_count <= 0 || per_sm < 1)
@@ -243,7 +243,7 @@ extern "C" int pg_split_in_clusters(pg_gemm_args *args, pg_kernel_launch *launch
   return 1;
 }
 
-extern "C" int pg_configure_split_k(pg_gemm_args *args, pg_kernel_launch *launch,
+extern "C" int pg_configure_split_k(pg_layout_args *args, pg_kernel_launch *launch,
                                     long long slots, long long k_tiles, int min_steps) {
   const long long tiles = launch->grid_x;
   if (min_steps < 1) min_steps = 1;
@@ -293,7 +293,7 @@ static long long reduce_steps(long long splits, long long rows, long long n, lon
   return whole < q ? whole + 1 : whole; /* rounded up (no libm in the static library) */
 }
 
-extern "C" int pg_configure_split_tail(pg_gemm_args *args, pg_kernel_launch *launch,
+extern "C" int pg_configure_split_tail(pg_layout_args *args, pg_kernel_launch *launch,
                                        long long slots, int tile_m, int tile_n,
                                        long long k_tiles, int min_steps, int unit_cost,
                                        int flops_per_byte) {

@@ -11,7 +11,7 @@
 #define SCALE_MAX_GRID_X 4096
 #define SCALE_MAX_GRID_Y 65535
 
-__global__ void __launch_bounds__(SCALE_THREADS) pg_scale_c_kernel(const pg_gemm_args g) {
+__global__ void __launch_bounds__(SCALE_THREADS) pg_scale_c_kernel(const pg_layout_args g) {
   /* The rows of every C of the batch, one after another. */
   const long long rows = (long long)g.m * g.batch;
   for (long long r = blockIdx.y; r < rows; r += gridDim.y) {
@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(SCALE_THREADS) pg_scale_c_kernel(const pg_gemm
   }
 }
 
-extern "C" void pg_configure_scale_c(const pg_gemm_args *args, pg_kernel_launch *launch) {
+extern "C" void pg_configure_scale_c(const pg_layout_args *args, pg_kernel_launch *launch) {
   const long long blocks_x = ((long long)args->n + SCALE_THREADS - 1) / SCALE_THREADS;
   launch->kernel = (const void *)pg_scale_c_kernel;
   launch->grid_x = blocks_x < SCALE_MAX_GRID_X ? blocks_x : SCALE_MAX_GRID_X;

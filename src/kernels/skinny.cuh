@@ -254,20 +254,20 @@ typedef struct {
 /* Each form's launch, in its file: the split forms' (16; the one that
  * always runs, its K split last), then those that take the call where it
  * meets their rules (true: the launch is set; false: nothing changed). */
-void sk_split_launch(pg_gemm_args *args, const pg_tuning *tuning, pg_kernel_launch *launch,
+void sk_split_launch(pg_layout_args *args, const pg_tuning *tuning, pg_kernel_launch *launch,
                      sk_shape *shape);
-void sk_split_k(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+void sk_split_k(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                 pg_kernel_launch *launch, const sk_shape *shape);
-bool sk_ring_launch(pg_gemm_args *args, const pg_device *device, pg_kernel_launch *launch,
+bool sk_ring_launch(pg_layout_args *args, const pg_device *device, pg_kernel_launch *launch,
                     const sk_shape *shape);
-bool sk_band_launch(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+bool sk_band_launch(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                     pg_kernel_launch *launch, const sk_shape *shape);
-bool sk_ring_rows_launch(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+bool sk_ring_rows_launch(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                          pg_kernel_launch *launch, const sk_shape *shape);
-bool sk_gemv_launch(pg_gemm_args *args, const pg_device *device, pg_kernel_launch *launch,
+bool sk_gemv_launch(pg_layout_args *args, const pg_device *device, pg_kernel_launch *launch,
                     const sk_shape *shape);
 /* K split into ranges, added up in planes or in clusters (16). */
-void sk_configure_split(pg_gemm_args *args, const pg_device *device, const pg_tuning *tuning,
+void sk_configure_split(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                         pg_kernel_launch *launch, const void *kernel, int per_sm,
                         long long slots, long long k_tiles, int min_steps);
 /* The static shared memory a block of the split forms (16) and of the RING

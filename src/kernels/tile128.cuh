@@ -191,7 +191,7 @@ static __device__ __forceinline__ void t128_epilogue(const pg_gemm_args &g, int 
 
 /* One block per 128x128 output tile: N's tiles on x, M's on y. */
 static inline void t128_configure(pg_kernel_launch *launch, const void *kernel,
-                                  const pg_gemm_args *g) {
+                                  const pg_layout_args *g) {
   launch->kernel = kernel;
   launch->grid_x = ((long long)g->n + T128_TILE_N - 1) / T128_TILE_N;
   launch->grid_y = ((long long)g->m + T128_TILE_M - 1) / T128_TILE_M;

@@ -45,7 +45,7 @@ static __device__ __forceinline__ void tiled32_store(const pg_gemm_args &g, int 
 
 /* One block per 32x32 output tile: N's tiles on x, M's on y. */
 static inline void tiled32_configure(pg_kernel_launch *launch, const void *kernel,
-                                     const pg_gemm_args *g) {
+                                     const pg_layout_args *g) {
   launch->kernel = kernel;
   launch->grid_x = ((long long)g->n + TILE - 1) / TILE;
   launch->grid_y = ((long long)g->m + TILE - 1) / TILE;

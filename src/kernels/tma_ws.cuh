@@ -660,7 +660,7 @@ static inline long long tws_blocks_per_sm(const tws_shape *shape, int stages,
   return per_sm < 1 ? 1 : per_sm;
 }
 
-static inline long long tws_k_tiles(const pg_gemm_args *args) {
+static inline long long tws_k_tiles(const pg_layout_args *args) {
   return ((long long)args->k + TWS_TILE_K - 1) / TWS_TILE_K;
 }
 
@@ -668,7 +668,7 @@ static inline long long tws_k_tiles(const pg_gemm_args *args) {
  * grid of that many blocks per SM (the core caps it at what fits). K is not
  * split. */
 static inline void tws_configure_whole_tiles(const tws_shape *shape, const void *kernel,
-                                             pg_gemm_args *args, const pg_tuning *row,
+                                             pg_layout_args *args, const pg_tuning *row,
                                              pg_kernel_launch *launch) {
   const pg_tuning env = pg_tuning_with_env(row);
   const pg_tuning *tuning = &env;
@@ -689,7 +689,7 @@ static inline void tws_configure_whole_tiles(const tws_shape *shape, const void 
  * check has held them to TMA's rules), whole tiles, no persistent grid,
  * the batch's GEMMs on grid y (a loop past 65535). */
 #define TWS_MAX_GRID_Y 65535
-static inline void tws_configure_layout(const tws_shape *shape, pg_gemm_args *args,
+static inline void tws_configure_layout(const tws_shape *shape, pg_layout_args *args,
                                         const pg_tuning *row, pg_kernel_launch *launch) {
   const int layout = TWS_BATCHED | (args->op_a ? TWS_A_T : 0) | (args->op_b ? TWS_B_T : 0);
   tws_configure_whole_tiles(shape, pg_tws_layout_kernel(shape->tile_m, shape->tile_n, layout),

@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(TB_THREADS) pg_transpose_b_kernel(const pg_gem
   }
 }
 
-extern "C" void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *launch) {
+extern "C" void pg_configure_transpose_b(pg_layout_args *args, pg_kernel_launch *launch) {
   const long long ldt = WG_LDT(args->k);
   const long long tiles_k = (ldt + TB_TILE - 1) / TB_TILE;
   args->ldp = (int)ldt;
@@ -58,7 +58,7 @@ extern "C" void pg_configure_transpose_b(pg_gemm_args *args, pg_kernel_launch *l
 
 #include "kernels/layout_first.cuh"
 
-extern "C" int pg_configure_layout_transposes(pg_gemm_args *args, pg_kernel_launch *launch,
+extern "C" int pg_configure_layout_transposes(pg_layout_args *args, pg_kernel_launch *launch,
                                               int transpose_b) {
   const void *kernel = transpose_b
                            ? (const void *)pg_layout_first_kernel<LF_TRANSPOSE_AB, lf_no_split>

@@ -247,7 +247,7 @@ static __device__ __forceinline__ int wg_k_tiles(const pg_gemm_args &g) {
 
 /* The call's plan: B^T into the workspace first (pg_configure_transpose_b),
  * then `kernel` over the 128 x tile_n tiles, reading B^T where B was. */
-static inline void wg_configure(pg_kernel_launch *launch, const void *kernel, pg_gemm_args *g,
+static inline void wg_configure(pg_kernel_launch *launch, const void *kernel, pg_layout_args *g,
                                 int tile_n = WG_TILE_N) {
   launch->kernel = kernel;
   launch->grid_x = ((long long)g->n + tile_n - 1) / tile_n;
@@ -269,7 +269,7 @@ static inline pg_status wg_check_sm90a(char *why, size_t why_size) {
 }
 
 /* B^T's leading dimension (K rounded up to 4) must be an int. */
-static inline pg_status wg_check(const pg_gemm_args *g, char *why, size_t why_size) {
+static inline pg_status wg_check(const pg_layout_args *g, char *why, size_t why_size) {
   const pg_status arch = wg_check_sm90a(why, why_size);
   if (arch != PG_OK) return arch;
   if (WG_LDT(g->k) > INT_MAX) {
@@ -281,7 +281,7 @@ static inline pg_status wg_check(const pg_gemm_args *g, char *why, size_t why_si
 }
 
 /* The TMA members: also A's layout rules (B^T in the workspace keeps them). */
-static inline pg_status wg_check_tma(const pg_gemm_args *g, char *why, size_t why_size) {
+static inline pg_status wg_check_tma(const pg_layout_args *g, char *why, size_t why_size) {
   const pg_status st = wg_check(g, why, why_size);
   return st != PG_OK ? st : pg_tma_check_a(g, why, why_size);
 }
@@ -313,7 +313,7 @@ template <int TN> struct wg_bt_any_boxes {
  * TMA rules where TMA reads A as it is (op(A) = N), B's where it reads B as
  * it is (op(B) = T; else B^T in the workspace); with_tma 0: none (cp.async
  * reads any alignment). */
-static inline pg_status wg_check_any(const pg_gemm_args *g, int with_tma, char *why,
+static inline pg_status wg_check_any(const pg_layout_args *g, int with_tma, char *why,
                                      size_t why_size) {
   pg_status st = wg_check(g, why, why_size);
   if (st == PG_OK && with_tma && !g->op_a) st = pg_tma_check_a(g, why, why_size);

@@ -226,12 +226,13 @@ static __device__ __forceinline__ void wg_rs_mma(const float *stage, unsigned fr
  * floats as the view sets it; B as it is, N x K where op(B) = T, read by
  * wg_rs_layout_t's fragments), block b the tile b % tiles of GEMM b /
  * tiles, C at that GEMM's stride_c. */
-template <int PERSISTENT, int MULTICAST, int ANY = 0>
-static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
+template <int PERSISTENT, int MULTICAST, int ANY = 0, class G>
+static __device__ __forceinline__ void wg_rs_kernel_body(const G &g,
                                                          const pg_tma_maps &maps) {
 #ifdef PG_HAVE_WGMMA
   static_assert(!(PERSISTENT && MULTICAST), "a persistent cluster is not built");
   static_assert(!(ANY && (PERSISTENT || MULTICAST)), "any layout: one block a tile");
+  static_assert(!ANY || std::is_same<G, pg_layout_args>::value, "a layout is read from pg_layout_args");
   extern __shared__ float4 smem_raw[];
   float *const smem = (float *)pg_tma_smem_base(smem_raw);
   const int stages = g.stages;
@@ -251,7 +252,7 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
                     : ANY     ? (int)blockIdx.x % tiles
                               : (int)blockIdx.x;
   const int z = ANY ? (int)blockIdx.x / tiles : 0;
-  const int za = g.stride_a != 0 ? z : 0, zb = g.stride_b != 0 ? z : 0;
+  const int za = pg_stride_a(g) != 0 ? z : 0, zb = pg_stride_b(g) != 0 ? z : 0;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int k_tiles = wg_k_tiles(g);
   unsigned rank = 0;
@@ -296,7 +297,7 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
         pg_mbar_arrive_expect_tx(&full[slot], WG_RS_STAGE_BYTES);
         if (ANY) {
           pg_tma_load_3d(stage, &maps.a, kt * WG_TILE_K, m0, za, &full[slot]);
-          wg_rs_load_b_any<WG_RS_STAGE_A_BYTES>(stage, maps, n0, kt, zb, g.op_b, &full[slot]);
+          wg_rs_load_b_any<WG_RS_STAGE_A_BYTES>(stage, maps, n0, kt, zb, pg_op_b(g), &full[slot]);
           parity ^= t128_ring_next(&slot, stages);
           continue;
         }
@@ -325,7 +326,7 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
   pg_setmaxnreg_inc(WG_WS2_CONSUMER_REGS);
   const int wg = warp / 4;
   int base[2][2], col[2];
-  if (ANY && g.op_b)
+  if (ANY && pg_op_b(g))
     wg_rs_layout_t(base, col);
   else
     wg_rs_layout(base, col);
@@ -364,7 +365,7 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
        * overwritten and their slot is free. */
       wg_wait<0>();
       if (held >= 0) release(held);
-      if (ANY && g.op_b)
+      if (ANY && pg_op_b(g))
         wg_rs_load_t(stage, base, frag);
       else
         wg_rs_load(stage, base, frag);
@@ -385,7 +386,7 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const pg_gemm_args &g,
     if (!PERSISTENT) pg_named_barrier_sync(1, WG_RS_CONSUMERS);
     if constexpr (ANY) {
       pg_gemm_args own = g;
-      own.c = g.c + (size_t)z * g.stride_c;
+      own.c = g.c + (size_t)z * pg_stride_c(g);
       wg_rs_epilogue<2>(own, out, acc, col, m0, n0);
     } else {
       wg_rs_epilogue<2>(g, out, acc, col, m0, n0);
@@ -406,7 +407,7 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
  * GEMM); a template, so that only 36's file holds it. */
 template <int ONE>
 __global__ void __launch_bounds__(WG_RS_THREADS, 1)
-    pg_wgmma_tma_rs_any_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+    pg_wgmma_tma_rs_any_kernel(const pg_layout_args g, const __grid_constant__ pg_tma_maps maps) {
   static_assert(ONE == 1, "one instance");
   wg_rs_kernel_body<0, 0, 1>(g, maps);
 }
@@ -448,7 +449,7 @@ static const pg_tma_boxes wg_rs_any_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG
  * at most (the plan caps it), each looping over its tiles; MULTICAST: two
  * blocks a pair of tiles along N, launched as clusters of two. */
 template <int PERSISTENT, int MULTICAST>
-static inline void wg_rs_configure(pg_gemm_args *args, pg_kernel_launch *launch) {
+static inline void wg_rs_configure(pg_layout_args *args, pg_kernel_launch *launch) {
   const long long tiles_n = ((long long)args->n + WG_RS_TILE_N - 1) / WG_RS_TILE_N;
   const long long order_n = MULTICAST ? (tiles_n + 1) / 2 : tiles_n;
   if constexpr (MULTICAST)
@@ -469,7 +470,7 @@ static inline void wg_rs_configure(pg_gemm_args *args, pg_kernel_launch *launch)
  * (pg_configure_layout_transposes). A template, so that only the file
  * that calls it holds the kernel. */
 template <int ONE = 1>
-static inline void wg_rs_configure_any(pg_gemm_args *args, pg_kernel_launch *launch) {
+static inline void wg_rs_configure_any(pg_layout_args *args, pg_kernel_launch *launch) {
   wg_rs_configure<0, 0>(args, launch);
   launch->kernel = (const void *)pg_wgmma_tma_rs_any_kernel<ONE>;
   launch->grid_x *= args->batch;
@@ -485,14 +486,14 @@ template <int PERSISTENT> static inline size_t wg_rs_smem(int stages) {
 }
 
 /* The RS kernels' layout rules: sm_90a code, and TMA's rules for A and B. */
-static inline pg_status wg_rs_check(const pg_gemm_args *g, char *why, size_t why_size) {
+static inline pg_status wg_rs_check(const pg_layout_args *g, char *why, size_t why_size) {
   const pg_status arch = wg_check_sm90a(why, why_size);
   return arch != PG_OK ? arch : pg_tma_check(g, why, why_size);
 }
 
 /* The same for any layout: A's rules where TMA reads A (op(A) = N; A^T in
  * the workspace keeps them), B's always; a batch's strides with them. */
-static inline pg_status wg_rs_check_any(const pg_gemm_args *g, char *why, size_t why_size) {
+static inline pg_status wg_rs_check_any(const pg_layout_args *g, char *why, size_t why_size) {
   pg_status st = wg_check(g, why, why_size);
   if (st == PG_OK && !g->op_a) st = pg_tma_check_a(g, why, why_size);
   return st != PG_OK ? st : pg_tma_check_b(g, why, why_size);

@@ -56,8 +56,9 @@ PG_KERNELS_BEGIN
  * the batch every stride_a or stride_b floats (the views set them); the
  * grid's x the tiles along N of every GEMM of the batch in turn, C at that
  * GEMM's stride_c. */
-template <int WGS, int PENDING, int TN, int ANY>
-static __device__ __forceinline__ void wg_ws_body(const pg_gemm_args &g, const pg_tma_maps &maps) {
+template <int WGS, int PENDING, int TN, int ANY, class G>
+static __device__ __forceinline__ void wg_ws_body(const G &g, const pg_tma_maps &maps) {
+  static_assert(!ANY || std::is_same<G, pg_layout_args>::value, "a layout is read from pg_layout_args");
 #ifdef PG_HAVE_WGMMA
   enum { CONSUMERS = WGS * WG_WARPGROUP, PRODUCTS = 2 / WGS };
   enum { STAGE_FLOATS = WG_WS_STAGE_BYTES(TN) / 4, ACC = WG_ACC_OF(TN) };
@@ -76,7 +77,7 @@ static __device__ __forceinline__ void wg_ws_body(const pg_gemm_args &g, const p
   } else {
     n0 = blockIdx.x * TN;
   }
-  const int za = ANY && g.stride_a != 0 ? z : 0, zb = ANY && g.stride_b != 0 ? z : 0;
+  const int za = ANY && pg_stride_a(g) != 0 ? z : 0, zb = ANY && pg_stride_b(g) != 0 ? z : 0;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int k_tiles = wg_k_tiles(g);
 
@@ -155,11 +156,11 @@ static __device__ __forceinline__ void wg_ws_body(const pg_gemm_args &g, const p
   }
   PG_TRACE_SPAN(EPILOGUE, 0, 0) {
     pg_gemm_args own = g;
-    if (ANY) own.c = g.c + (size_t)z * g.stride_c;
+    if (ANY) own.c = g.c + (size_t)z * pg_stride_c(g);
 #pragma unroll
     for (int p = 0; p < PRODUCTS; ++p) {
       wg_fence_acc<TN>(acc[p]);
-      wg_epilogue<TN>(ANY ? own : g, m0 + (wg * PRODUCTS + p) * 64, n0, acc[p]);
+      wg_epilogue<TN>(ANY ? own : static_cast<const pg_gemm_args &>(g), m0 + (wg * PRODUCTS + p) * 64, n0, acc[p]);
     }
   }
   PG_TRACE_TILE_DONE();
@@ -177,7 +178,7 @@ __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::M
 
 template <int WGS, int PENDING, int TN>
 __global__ void __launch_bounds__(wg_ws_shape<WGS>::THREADS, wg_ws_shape<WGS>::MIN_BLOCKS)
-    pg_wgmma_ws_any_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+    pg_wgmma_ws_any_kernel(const pg_layout_args g, const __grid_constant__ pg_tma_maps maps) {
   wg_ws_body<WGS, PENDING, TN, 1>(g, maps);
 }
 
