@@ -244,7 +244,13 @@ if (( built )) && [ "${PG_SKIP_PYTHON:-0}" != 1 ]; then
     python3 python/tests/run.py gpu --library "$pylib" -v
   grep -E "^(=+ .* in [0-9.]+s.* =+|skipped: .*|run.py: .*)$" "$OUT/python.log" >>"$summary"
   pysite=$(mktemp -d)
+  # The CMake binary itself, first on the PATH: a `cmake` that is the PyPI
+  # package's launcher fails inside pip's isolated build environment, and
+  # scikit-build-core then asks for CMake from PyPI, which is out of reach.
+  echo 'message("${CMAKE_COMMAND}")' >"$pysite/where.cmake"
+  cmake_dir=$(dirname "$(cmake -P "$pysite/where.cmake" 2>&1 | tail -n 1)")
   if run_step "python install" "$OUT/python.log" "$OUT/python.log" 120 \
+       env PATH="$cmake_dir:$PATH" \
        python3 -m pip install --no-index --no-deps --find-links "$root/.deps/wheels" --no-compile \
          --target "$pysite" ./python; then
     run_step "python readme check" "$OUT/python.log" "$OUT/python.log" 120 \

@@ -17,8 +17,9 @@ Rows (each jitted whole: splitting, scaling, products and the sum):
                   per row of A (per column of B) putting the row's largest
                   magnitude at 2^14..2^15; three FP16 products with FP32
                   accumulation, hh + 2^-11 (hl + lh)
-  fp16x3_products the three FP16 products alone (the split done before):
-                  the form's ceiling on these GEMMs
+  fp16x3_products the three FP16 products alone, on parts split on the host
+                  in NumPy: the form's ceiling on these GEMMs, and its error
+                  where nothing rewrote the split
   ozaki2_kN       Ozaki scheme II on INT8: A and B scaled per row / column to
                   integers, N pairwise-coprime moduli below 256, one INT8
                   product (INT32 sums, exact) per modulus, the result
@@ -112,6 +113,18 @@ def fp16x3_products(ah, al, bh, bl):
     return dot(ah, bh) + (dot(ah, bl) + dot(al, bh)) * (1.0 / 2048.0)
 
 
+def fp16_split_host(x, axis):
+    """The same split in NumPy (IEEE arithmetic, nothing rewritten): the
+    scale, the high and the low parts."""
+    biggest = np.max(np.abs(x), axis=axis, keepdims=True).astype(np.float64)
+    e = np.floor(np.log2(np.where(biggest > 0, biggest, 1.0)))
+    scale = np.exp2(14 - e).astype(np.float32)
+    scaled = x * scale
+    high = scaled.astype(np.float16)
+    low = ((scaled - high.astype(np.float32)) * np.float32(2048)).astype(np.float16)
+    return scale, high, low
+
+
 # ---- Ozaki scheme II on INT8 ---------------------------------------------------------------
 
 # Pairwise coprime, below 256, largest first: residues in [-(m-1)/2, (m-1)/2]
@@ -141,25 +154,26 @@ def ozaki2(k_moduli, k_dim):
         sb = pow2_scale(b, 0, top=bits - 1).astype(jnp.float64)
         ai = jnp.trunc(a.astype(jnp.float64) * sa).astype(jnp.int64)
         bi = jnp.trunc(b.astype(jnp.float64) * sb).astype(jnp.int64)
-        # The mixed-radix digits, each in the symmetric range of its modulus.
-        value = None    # x so far, FP64
-        partial = None  # x so far mod each later modulus, INT64
-        prefix = 1.0
+        # Garner's mixed radix, every digit and partial in INT32 (each below
+        # 256, their products below 2^16): x = v0 + v1 m0 + v2 m0 m1 + ...,
+        # the digits in the symmetric range of their moduli, summed in FP64.
+        value = None
+        partial = []  # x so far mod each later modulus
         for i, m in enumerate(moduli):
-            r = dot(residue(ai, m), residue(bi, m), out=jnp.int32).astype(jnp.int64)
+            r = jnp.remainder(dot(residue(ai, m), residue(bi, m), out=jnp.int32), m)
             if i == 0:
-                v = jnp.remainder(r, m)
-                v = jnp.where(v > m // 2, v - m, v)
-                partial = [v for _ in moduli]
-                value = v.astype(jnp.float64)
+                v = r
             else:
                 v = jnp.remainder((r - partial[i]) * inverses[i], m)
-                v = jnp.where(v > m // 2, v - m, v)
-                step = math.prod(moduli[:i])
+            v = jnp.where(v > m // 2, v - m, v)
+            step = math.prod(moduli[:i])
+            if i == 0:
+                partial = [jnp.remainder(v, mj) for mj in moduli]
+            else:
                 for j in range(i + 1, len(moduli)):
                     partial[j] = jnp.remainder(partial[j] + v * (step % moduli[j]), moduli[j])
-                value = value + v.astype(jnp.float64) * float(step)
-            prefix *= m
+            term = v.astype(jnp.float64) * float(step)
+            value = term if value is None else value + term
         return (value / (sa * sb)).astype(jnp.float32)
 
     return run, bits
@@ -227,10 +241,13 @@ def main():
             forms = [("fp32", 1, lambda: strict(a, b)), ("tf32", 1, lambda: tf32(a, b))]
             forms += [(name, int(name[-1]), lambda f=f: f(a, b)) for name, f in presets.items()]
             forms.append(("fp16x3", 3, lambda: fp16x3(a, b)))
-            sa, sb = pow2_scale(a, 1), pow2_scale(b, 0)
-            parts = (*fp16_split(a, sa), *fp16_split(b, sb))
-            forms.append(("fp16x3_products", 3,
-                          lambda: fp16x3_products(parts[0], parts[1], parts[2], parts[3])))
+            # The products on parts split on the host: the form's ceiling on
+            # these GEMMs, and its error with a split nothing rewrote.
+            sa, ah, al = fp16_split_host(a_host, 1)
+            sb, bh, bl = fp16_split_host(b_host, 0)
+            parts = [jnp.asarray(p) for p in (ah, al, bh, bl)]
+            unscale = jnp.asarray(1.0 / (sa.astype(np.float64) * sb.astype(np.float64)))
+            forms.append(("fp16x3_products", 3, lambda: fp16x3_products(*parts)))
             for k_moduli in args.moduli:
                 run, _ = ozaki2(k_moduli, n)
                 forms.append((f"ozaki2_k{k_moduli}", k_moduli, lambda f=run: f(a, b)))
@@ -244,9 +261,8 @@ def main():
                           file=writer_file)
                     continue
                 if name == "fp16x3_products":
-                    emax = emean = float("nan")  # scaled, not C: its error is fp16x3's
-                else:
-                    emax, emean = errors(c, ref, scale)
+                    c = (c.astype(jnp.float64) * unscale).astype(jnp.float32)
+                emax, emean = errors(c, ref, scale)
                 base = ms if name == "fp32" else base
                 writer.writerow([name, kind, n, products, f"{ms:.4f}", f"{flops / ms / 1e9:.1f}",
                                  f"{base / ms:.3f}" if base else "",

@@ -14,9 +14,11 @@ their steps alternate (one step of each in turn), so that clocks and
 temperature drift over all of them alike. A row's step time is the median of
 its timed steps (CUDA events around forward, backward and the SGD update).
 The FP64 run is the same model in float64, trained afterwards: each row
-prints how far its final loss and weights are from it (weights: the largest
-|w - w64| over the largest |w64 - w0|, the distance against what training
-moved them by, the worst layer shown).
+prints how far its final loss, its first step's weight gradients (the
+largest |g - g64| over the largest |g64|) and its final weights (the largest
+|w - w64| over the largest |w64 - w0|, against what training moved them by)
+are from it, the worst layer shown. The weights also carry FP32's rounding
+of each SGD update, alike in every row; the gradients show the matmuls.
 """
 import argparse
 import copy
@@ -67,7 +69,7 @@ class Run:
     def __init__(self, label, model, setup):
         self.label, self.model, self.setup = label, model, setup
         self.optimizer = torch.optim.SGD(model.parameters(), lr=ARGS.lr)
-        self.times, self.loss = [], None
+        self.times, self.loss, self.first_grads = [], None, None
 
     def step(self, x, target, timed):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -76,6 +78,10 @@ class Run:
             self.optimizer.zero_grad(set_to_none=True)
             loss = torch.nn.functional.mse_loss(self.model(x), target)
             loss.backward()
+            if self.first_grads is None:
+                self.first_grads = [p.grad.detach().double().clone()
+                                    for name, p in self.model.named_parameters()
+                                    if name.endswith("weight")]
             self.optimizer.step()
             end.record()
         end.synchronize()
@@ -113,6 +119,13 @@ def weight_distance(model, reference, initial):
     return worst
 
 
+def gradient_distance(run, reference):
+    """The first step's weight gradients against FP64's: the largest
+    |g - g64| over the largest |g64|, of the worst layer."""
+    return max((g - g64).abs().max().item() / (g64.abs().max().item() or 1.0)
+               for g, g64 in zip(run.first_grads, reference.first_grads))
+
+
 def main():
     torch.manual_seed(ARGS.seed)
     initial = model_of(ARGS).cuda()
@@ -133,11 +146,13 @@ def main():
         reference.step(x.double(), target.double(), timed=False)
     base = statistics.median(runs[0].times)
     print(f"{'':18} {'step ms':>9} {'vs FP32':>8} {'matmul TFLOP/s':>15} "
-          f"{'final loss':>12} {'|loss-loss64|':>14} {'weights vs FP64':>16}")
+          f"{'final loss':>12} {'|loss-loss64|':>14} {'grads vs FP64':>14} "
+          f"{'weights vs FP64':>16}")
     for run in runs:
         ms = statistics.median(run.times)
         print(f"{run.label:18} {ms:9.3f} {base / ms:7.2f}x {flops / ms / 1e9:15.1f} "
               f"{run.loss:12.8f} {abs(run.loss - reference.loss):14.3e} "
+              f"{gradient_distance(run, reference):14.3e} "
               f"{weight_distance(run.model, reference.model, initial):16.3e}")
     print(f"{'torch FP64':18} {'':>9} {'':>8} {'':>15} {reference.loss:12.8f}")
 
