@@ -189,15 +189,18 @@ typedef struct {
   /* The technique at length (which forms it has, where it runs them), or
    * NULL where the one line says it all. */
   const char *description;
-  /* The layouts it takes (pg_gemm_desc): PG_LAYOUT_NN alone, or all four
-   * op combinations and batches. */
+  /* The layouts it takes (pg_gemm_desc): PG_LAYOUT_NN alone, all four op
+   * combinations and batches (PG_LAYOUT_ANY), or some (PG_LAYOUT_SOME). */
   int layouts;
 } pg_variant_info;
 
-/* pg_variant_info.layouts: op N, N and one GEMM (a study kernel), or every
- * combination of op(A), op(B) and any batch. */
+/* pg_variant_info.layouts: op N, N and one GEMM (a study kernel), every
+ * combination of op(A), op(B) and any batch, or op N, N and some others
+ * (skinny_ffma: a short side whose long operand runs along K; it refuses
+ * the rest with PG_ERR_UNSUPPORTED and its reason). */
 #define PG_LAYOUT_NN 0
 #define PG_LAYOUT_ANY 1
+#define PG_LAYOUT_SOME 2
 
 /* Registry: indexes 0..pg_variant_count()-1, in study order. */
 PG_API int pg_variant_count(void);

@@ -101,7 +101,7 @@ pg_status pg_decide_entry(const pg_device *dev, const pg_variant_entry *entry, i
     return PG_ERR_SMEM;
   }
   const pg_layout_args *g = &plan->args;
-  if (info->layouts != PG_LAYOUT_ANY && pg_other_layout(g)) {
+  if (info->layouts == PG_LAYOUT_NN && pg_other_layout(g)) {
     pg_set_error_detail("%s takes op(A) = N, op(B) = N and one GEMM (the study's layout); this "
                         "call has op_a %s, op_b %s and %d GEMMs",
                         info->name, g->op_a ? "T" : "N", g->op_b ? "T" : "N", g->batch);

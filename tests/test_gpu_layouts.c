@@ -642,10 +642,49 @@ static void blas_case(int transa, int transb, int batch) {
   free(c);
 }
 
+/* ---- an entry of some layouts: skinny_ffma's DOT form --------------------------
+ * A short side (1 to 8) whose long operand runs along K: op(B) = T for a
+ * short M, op(A) = N for a short N, either op of the short operand, one
+ * GEMM or a batch. Each such case against the reference (long rows of an
+ * odd count and K past a chunk of 512 with a tail, rows that 16-byte loads
+ * cannot read, gaps, alpha and beta); the layouts it does not take refused
+ * with a reason and C untouched. */
+static void some_layouts(const pg_variant_info *v) {
+  uint64_t seed = 5000;
+  const layout_case take[] = {
+      {"short M, op(B) T", 1, 1000, 1100, 1, 1, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0},
+      {"short M, op(A) T, op(B) T", 3, 333, 777, 1, 3, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0},
+      {"short M of 8, 16-byte rows", 8, 256, 1024, 1, 1, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0},
+      {"short M of 5, a batch, gaps", 5, 200, 600, 7, 1, 1, 3, 2, 5, 3, 7, 0.75f, -1.25f, 0},
+      {"short M, B shared", 2, 130, 515, 3, 3, 0, 0, 0, 0, SHARED, 0, 1.0f, 0.5f, 0},
+      {"short N, op N, N over a batch", 1000, 1, 1100, 2, 0, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0},
+      {"short N, op(B) T", 777, 6, 900, 1, 1, 4, 0, 1, 0, 0, 0, 1.0f, 0.5f, 0},
+      {"short N of 8, a batch, A shared", 300, 8, 513, 3, 1, 0, 0, 0, SHARED, 0, 0, 1.0f, 0.0f, 0},
+      {"short M, 65537 GEMMs", 2, 8, 8, 65537, 1, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0},
+  };
+  for (size_t i = 0; i < sizeof take / sizeof take[0]; ++i) run_case(v, &take[i], seed += 10);
+  const layout_case refused[] = {
+      {"short M, op(A) T, op(B) N: refused", 3, 200, 300, 1, 2, 0, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0},
+      {"short N, op(A) T: refused", 200, 3, 300, 1, 2, 0, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0},
+      {"no short side, op(B) T: refused", 64, 64, 64, 1, 1, 0, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+    problem p;
+    setup(&p, &refused[i], v->name, seed += 10);
+    ++checks;
+    const pg_status st = pg_gemm(v->name, 0, &p.g, stream);
+    if (st != PG_ERR_UNSUPPORTED || pg_last_error_detail()[0] == '\0')
+      fail("%s: pg_gemm returned %s (\"%s\"), want PG_ERR_UNSUPPORTED with a reason", p.name,
+           pg_status_name(st), pg_last_error_detail());
+    c_untouched(&p, "refused");
+    release(&p);
+  }
+}
+
 int main(void) {
   if (!pgt_have_device()) return PG_TEST_SKIP;
   PGT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  int any = 0, study = 0, not_here = 0;
+  int any = 0, some = 0, study = 0, not_here = 0;
   for (int i = 0; i < pg_variant_count(); ++i) {
     const pg_variant_info *v = pg_variant_at(i);
     if (!pgt_selected(v->name)) continue;
@@ -663,6 +702,10 @@ int main(void) {
       bad_strides(v);
       plan_on_other_matrices(v);
       graph_and_bits(v);
+    } else if (v->layouts == PG_LAYOUT_SOME) {
+      ++some;
+      some_layouts(v);
+      study_kernel_refuses(v); /* its cases have no short side */
     } else {
       ++study;
       study_kernel_refuses(v);
@@ -678,9 +721,10 @@ int main(void) {
   }
   PGT_CUDA(cudaStreamDestroy(stream));
   pg_shutdown();
-  printf("test_gpu_layouts: %d entries of every layout, %d study kernels, %d not run here; "
-         "%d checks (%d of them a TMA reader's refusal of a layout TMA cannot read), %d failed\n",
-         any, study, not_here, checks, tma_refusals, failures);
+  printf("test_gpu_layouts: %d entries of every layout, %d of some, %d study kernels, %d not "
+         "run here; %d checks (%d of them a TMA reader's refusal of a layout TMA cannot read), "
+         "%d failed\n",
+         any, some, study, not_here, checks, tma_refusals, failures);
   if (any == 0 && pgt_selected("auto")) {
     printf("FAIL: no entry of the registry takes every layout (pg_variant_info.layouts)\n");
     return 1;

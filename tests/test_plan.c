@@ -288,6 +288,41 @@ static pg_plan plan_gemm(const char *variant, const pg_gemm_desc *gemm) {
   return plan;
 }
 
+/* A short side against a long operand along K (x @ W.T for a few rows of
+ * x): skinny_ffma's DOT form, one kernel over all of K, 32 long rows a
+ * block, the batch on y; strict auto runs it. The layouts of a short side
+ * it does not take are refused with the reason. */
+static void test_short_side_at_other_layouts(void **state) {
+  (void)state;
+  pg_gemm_desc nt = layout_gemm(4, 4096, 4096, 0, 1, 1, 0);
+  pg_plan plan = plan_gemm("skinny_ffma", &nt);
+  assert_int_equal(plan.steps, 1);
+  assert_int_equal(plan.step[plan.main_step].grid_x, 4096 / 32);
+  assert_int_equal(plan.step[plan.main_step].grid_y, 1);
+  assert_int_equal(plan.args.splits, 1);
+  const void *dot = plan.step[plan.main_step].kernel;
+  plan = plan_gemm("auto", &nt);
+  assert_string_equal(plan.entry->info.name, "skinny_ffma");
+  assert_ptr_equal(plan.step[plan.main_step].kernel, dot);
+  /* a short N, op N, N over a batch of 3 */
+  const pg_gemm_desc batched = layout_gemm(3000, 2, 1024, 0, 0, 3, 1);
+  plan = plan_gemm("skinny_ffma", &batched);
+  assert_int_equal(plan.step[plan.main_step].grid_x, (3000 + 31) / 32);
+  assert_int_equal(plan.step[plan.main_step].grid_y, 3);
+  /* op N, N on one GEMM keeps the other forms */
+  const pg_gemm_desc nn = layout_gemm(4, 4096, 4096, 0, 0, 1, 0);
+  plan = plan_gemm("skinny_ffma", &nn);
+  assert_ptr_not_equal(plan.step[plan.main_step].kernel, dot);
+  /* a short M with op(B) = N at op(A) = T: refused, with why */
+  static pg_device kept;
+  kept = h200();
+  const pg_gemm_desc tn = layout_gemm(4, 4096, 4096, 1, 0, 1, 0);
+  assert_int_equal(pg_plan_prepare_on(&plan, &kept, pg_variant_find("skinny_ffma"), 0, &tn),
+                   PG_ERR_UNSUPPORTED);
+  assert_non_null(strstr(pg_last_error_detail(), "long operand runs along K"));
+  assert_int_equal(pg_variant_find("skinny_ffma")->layouts, PG_LAYOUT_SOME);
+}
+
 /* op(B) = T is B^T's layout: the TF32 wgmma entries read the caller's B
  * where it is, with no first kernel (or, where A is split or transposed,
  * one that leaves B alone), and the selectors run them. */
@@ -467,6 +502,7 @@ int main(void) {
       cmocka_unit_test(test_a_transposed),
       cmocka_unit_test(test_batch_one_launch),
       cmocka_unit_test(test_layout_refusals),
+      cmocka_unit_test(test_short_side_at_other_layouts),
       cmocka_unit_test(test_stream_k),
   };
   return cmocka_run_group_tests_name("plan", tests, NULL, NULL);

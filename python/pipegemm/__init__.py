@@ -116,7 +116,11 @@ class Variant(NamedTuple):
     tile_n: int
     tile_k: int
     threads: int         # threads per block, 0 when not one of pipegemm's kernels
-    layouts: str         # "any" (every op(A), op(B) and batch) or "NN" (op N, N, one GEMM)
+    layouts: str         # "any" (every op(A), op(B) and batch), "NN" (op N, N, one GEMM)
+                         # or "some" (op N, N and some others; the library refuses the rest)
+
+
+_LAYOUT_WORDS = {_library.LAYOUT_NN: "NN", _library.LAYOUT_ANY: "any", _library.LAYOUT_SOME: "some"}
 
 
 def _registry():
@@ -128,7 +132,7 @@ def _registry():
             text(LIB.pg_precision_name(info.precision)), text(info.technique),
             text(info.source), info.min_cc, info.min_stages, info.max_stages,
             info.default_stages, info.tile_m, info.tile_n, info.tile_k, info.threads,
-            "any" if info.layouts == _library.LAYOUT_ANY else "NN"))
+            _LAYOUT_WORDS.get(info.layouts, "NN")))
     return tuple(entries)
 
 

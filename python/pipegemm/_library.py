@@ -70,7 +70,7 @@ class VariantInfo(ctypes.Structure):
 
 
 # pg_variant_info.layouts; pg_op.
-LAYOUT_NN, LAYOUT_ANY = 0, 1
+LAYOUT_NN, LAYOUT_ANY, LAYOUT_SOME = 0, 1, 2
 OP_N, OP_T = 0, 1
 
 

@@ -120,6 +120,10 @@ static void selector_choices(const pg_variant_info *selector, char *buf, size_t 
 static const char *layouts_text(const pg_variant_info *variant, int at_length) {
   if (variant->layouts == PG_LAYOUT_ANY)
     return at_length ? "op(A), op(B) in {N, T} and strided batches" : "any";
+  if (variant->layouts == PG_LAYOUT_SOME)
+    return at_length ? "op N, N and one GEMM; a short side's other layouts where its long "
+                       "operand runs along K (the rest: PG_ERR_UNSUPPORTED)"
+                     : "some";
   return at_length ? "op(A) = N, op(B) = N and one GEMM (others: PG_ERR_UNSUPPORTED)" : "NN";
 }
 
@@ -299,7 +303,7 @@ int pgc_list_print(FILE *out, const pgc_options *opts, int width) {
       "'pipegemm list --long' adds under each entry what the table leaves out: a "
       "technique cut short (ending in \xe2\x80\xa6) whole, the kind, compute "
       "capability, tile, shared memory per block at the default stage count, "
-      "the layouts it takes (any op(A), op(B) and batch, or op N, N alone), "
+      "the layouts it takes (any op(A), op(B) and batch, some, or op N, N alone), "
       "source, what runs says at length, and the description; --format csv "
       "and json carry every field whole. 'pipegemm bench --variant NAME' runs one.",
   };

@@ -28,6 +28,12 @@
  *                       split between blocks; one row against B's rows off
  *                       16 bytes in aligned 16-byte loads, the rows' four
  *                       shifts summed apart.
+ *   22_skinny_dot.cu    DOT (a short side of 1-8 at another layout, where
+ *                       the long operand's rows run along K: op(B) = T for
+ *                       a short M, op(A) = N for a short N; any batch):
+ *                       dot products of long rows with the short ones
+ *                       staged in shared memory. The other layouts of a
+ *                       short side are refused (check).
  * The selector (configure, below) asks them in this order and takes the
  * first whose rules the call meets: RING, BAND, RING ROWS, GEMV; the split
  * form of the short side takes the rest (and on a GPU of 99 KiB of shared
@@ -44,6 +50,8 @@
  *
  *   pipegemm bench --shapes bench/shapes/skinny.txt --variant cublas,auto,skinny_ffma
  */
+#include <stdio.h>
+
 #include "kernels/skinny.cuh"
 
 PG_KERNELS_BEGIN
@@ -55,6 +63,12 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
                       pg_kernel_launch *launch) {
   sk_shape shape;
   sk_split_launch(args, tuning, launch, &shape);
+  /* Another layout: the DOT form, where it takes it (else skinny_check
+   * refuses the call), auto's model as the split form's of the side. */
+  if (pg_other_layout(args)) {
+    sk_dot_launch(args, launch);
+    return;
+  }
   if (sk_ring_launch(args, device, launch, &shape) ||
       sk_band_launch(args, device, tuning, launch, &shape) ||
       sk_ring_rows_launch(args, device, tuning, launch, &shape) ||
@@ -72,6 +86,16 @@ static size_t smem_bytes(int stages) {
   (void)stages;
   const size_t most = sk_split_smem(), ring = sk_ring_smem_most();
   return most > ring ? most : ring;
+}
+
+/* Op N, N on one GEMM, or the DOT form's layouts (22_skinny_dot.cu). */
+static pg_status check(const pg_layout_args *args, char *why, size_t why_size) {
+  if (!pg_other_layout(args) || sk_dot_side(args) != 0) return PG_OK;
+  snprintf(why, why_size,
+           "skinny_ffma takes op N, N on one GEMM, or a short side of 1 to %d whose long "
+           "operand runs along K: op(B) = T for a short M, op(A) = N for a short N",
+           SKD_MAX_SHORT);
+  return PG_ERR_UNSUPPORTED;
 }
 
 static const pg_sass_rule rules[] = {
@@ -97,9 +121,13 @@ PG_ENTRY(skinny_ffma) = {
                             "rows one kernel too, each lane's 16-byte copies in a cp.async ring "
                             "of its own; 4-8 columns a block 16 rows of A over all of K, each "
                             "warp's ring holding its step of B beside A's; 1-8 rows the ring "
-                            "turned round, a block 32 columns of B over all of K"},
+                            "turned round, a block 32 columns of B over all of K; at another layout, a short side "
+                            "of 1-8 whose long operand runs along K, dot products of its rows "
+                            "with the short ones staged in shared memory",
+             .layouts = PG_LAYOUT_SOME},
     .smem_bytes = smem_bytes,
     .configure = configure,
+    .check = check,
     .kernel = {.symbol = "pg_skinny_kernel", .launched = "pg_skinny_kernel<8, 0, 1, 0>",
                PG_RULES(rules)},
 };

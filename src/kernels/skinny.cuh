@@ -266,6 +266,13 @@ bool sk_ring_rows_launch(pg_layout_args *args, const pg_device *device, const pg
                          pg_kernel_launch *launch, const sk_shape *shape);
 bool sk_gemv_launch(pg_layout_args *args, const pg_device *device, pg_kernel_launch *launch,
                     const sk_shape *shape);
+/* The DOT form (22): a short side of at most SKD_MAX_SHORT whose long
+ * operand's rows run along K, at any layout and batch. sk_dot_side: 1 where
+ * B is that operand (a short M, op(B) = T), 2 where A is (a short N,
+ * op(A) = N), 0 where the form does not take the call. */
+#define SKD_MAX_SHORT 8
+int sk_dot_side(const pg_layout_args *args);
+bool sk_dot_launch(pg_layout_args *args, pg_kernel_launch *launch);
 /* K split into ranges, added up in planes or in clusters (16). */
 void sk_configure_split(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                         pg_kernel_launch *launch, const void *kernel, int per_sm,
