@@ -334,6 +334,7 @@ if (( built )) && [ "${PG_SKIP_SANITIZER:-0}" != 1 ]; then
         case "$(basename "$t")" in
           test_gpu_state) api_errors=(--report-api-errors no) ;;
           test_gpu_oom) api_errors=(--report-api-errors no) limit=200 ;;
+          test_gpu_layouts) [ "$tool" = racecheck ] && limit=180 ;; # 75 s cut it short
         esac
         PG_TEST_QUICK=1 PG_TEST_VARIANTS=${PG_SANITIZER_VARIANTS:-} PG_TEST_SKIP_VARIANTS=$skip \
           run_step "sanitizer $tool $(basename "$t")" "$OUT/sanitizer.log" "$OUT/sanitizer.log" "$limit" \
