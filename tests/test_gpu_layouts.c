@@ -661,6 +661,9 @@ static void some_layouts(const pg_variant_info *v) {
       {"short N, op(B) T", 777, 6, 900, 1, 1, 4, 0, 1, 0, 0, 0, 1.0f, 0.5f, 0},
       {"short N of 8, a batch, A shared", 300, 8, 513, 3, 1, 0, 0, 0, SHARED, 0, 0, 1.0f, 0.0f, 0},
       {"short M, 65537 GEMMs", 2, 8, 8, 65537, 1, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0},
+      {"short M above a shorter N, op T, T", 8, 4, 700, 1, 3, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0},
+      {"both short, op N, N over a batch", 4, 4, 300, 2, 0, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0},
+      {"short N above a shorter M, op N, N batch", 2, 6, 300, 2, 0, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0},
   };
   for (size_t i = 0; i < sizeof take / sizeof take[0]; ++i) run_case(v, &take[i], seed += 10);
   const layout_case refused[] = {

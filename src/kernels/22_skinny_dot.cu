@@ -127,9 +127,10 @@ template <bool LONG_B> static const void *skd_pick(int shorts, bool vec) {
 /* Which operand is long where the DOT form takes the call: 1 B (a short M,
  * op(B) = T), 2 A (a short N, op(A) = N), 0 where it does not. */
 int sk_dot_side(const pg_layout_args *args) {
-  if (args->m <= SKD_MAX_SHORT && args->m <= args->n && args->op_b) return 1;
-  if (args->n <= SKD_MAX_SHORT && args->n < args->m && !args->op_a) return 2;
-  return 0;
+  const bool short_m = args->m <= SKD_MAX_SHORT && args->op_b;
+  const bool short_n = args->n <= SKD_MAX_SHORT && !args->op_a;
+  if (short_m && short_n) return args->m <= args->n ? 1 : 2; /* the longer side is read once */
+  return short_m ? 1 : short_n ? 2 : 0;
 }
 
 bool sk_dot_launch(pg_layout_args *args, pg_kernel_launch *launch) {

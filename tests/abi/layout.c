@@ -45,6 +45,7 @@ int main(void) {
   FIELD(pg_variant_info, layouts);
   VALUE(PG_LAYOUT_NN);
   VALUE(PG_LAYOUT_ANY);
+  VALUE(PG_LAYOUT_SOME);
   VALUE(PG_OP_N);
   VALUE(PG_OP_T);
 
