@@ -93,10 +93,13 @@ def pow2_scale(x, axis, top=14):
 
 
 def fp16_split(x, scale):
+    """The high part rounded to FP16's precision in FP32 (reduce_precision:
+    XLA may fold a float16 round trip, convert(convert(x)), to x, which left
+    the low parts 0 on the H200), then both parts to float16, exactly."""
     scaled = x * scale
-    high = scaled.astype(jnp.float16)
-    low = ((scaled - high.astype(jnp.float32)) * 2048.0).astype(jnp.float16)
-    return high, low
+    high = jax.lax.reduce_precision(scaled, exponent_bits=5, mantissa_bits=10)
+    low = (scaled - high) * 2048.0
+    return high.astype(jnp.float16), low.astype(jnp.float16)
 
 
 @jax.jit
