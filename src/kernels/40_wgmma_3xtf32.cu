@@ -422,21 +422,14 @@ struct wg_3x_parts {
 
 /* A's parts' boxes, and B's, where it is or from its copy (the plan encodes
  * the maps of what the split kernel writes at launch). */
-static const pg_tma_boxes boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_3X_TILE,
+static constexpr pg_tma_boxes boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_3X_TILE,
                                    .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = WG_RS_B_BOX,
                                    .b_box_k = WG_TILE_K, .b_k_major = 0,
                                    .b_swizzle_bytes = WG_ROW_BYTES};
 
-/* The same for the kernel that takes any layout: maps of rank 3 over the
- * batch (pg_tma_reads_layout), B stored N x K (op(B) = T) in boxes of 32
- * rows of N by 32 floats of K, in the same swizzle. A is never read K x M
- * by TMA (a_t_swizzle_bytes 0): the split reads it. */
-static const pg_tma_boxes any_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_3X_TILE,
-                                       .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = WG_RS_B_BOX,
-                                       .b_box_k = WG_TILE_K, .b_k_major = 0,
-                                       .b_swizzle_bytes = WG_ROW_BYTES, .any_layout = 1,
-                                       .a_t_swizzle_bytes = 0,
-                                       .b_t_swizzle_bytes = WG_ROW_BYTES};
+/* The same for the kernel that takes any layout (wgmma.cuh): A is never
+ * read K x M by TMA, the split reads it. */
+static constexpr pg_tma_boxes any_boxes = wg_any_layout_boxes(boxes);
 
 static long long padded_rows(const pg_layout_args *args) {
   return ((long long)args->m + WG_3X_TILE - 1) / WG_3X_TILE * WG_3X_TILE;

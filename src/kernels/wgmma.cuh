@@ -295,17 +295,18 @@ template <int TN> struct wg_bt_boxes {
                                          .b_swizzle_bytes = WG_ROW_BYTES};
 };
 
-/* The same for the kernels that take any layout: maps of rank 3 over the
- * batch (pg_tma_reads_layout), B as it is where op(B) = T (N x K: B^T's
- * layout, b_t_swizzle_bytes); A is read M x K only (A^T from the workspace
- * where op(A) = T). */
+/* A wgmma entry's boxes for its kernel that takes any layout: maps of rank
+ * 3 over the batch (pg_tma_reads_layout), B as it is where op(B) = T (N x
+ * K, in boxes of the same shape and swizzle); A is read M x K only (A^T
+ * from the workspace, or the split, where op(A) = T). */
+static constexpr pg_tma_boxes wg_any_layout_boxes(pg_tma_boxes boxes) {
+  boxes.any_layout = 1;
+  boxes.a_t_swizzle_bytes = 0;
+  boxes.b_t_swizzle_bytes = WG_ROW_BYTES;
+  return boxes;
+}
 template <int TN> struct wg_bt_any_boxes {
-  static constexpr pg_tma_boxes boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_TILE_M,
-                                         .a_swizzle_bytes = WG_ROW_BYTES, .b_box_n = TN,
-                                         .b_box_k = WG_TILE_K, .b_k_major = 1,
-                                         .b_swizzle_bytes = WG_ROW_BYTES, .any_layout = 1,
-                                         .a_t_swizzle_bytes = 0,
-                                         .b_t_swizzle_bytes = WG_ROW_BYTES};
+  static constexpr pg_tma_boxes boxes = wg_any_layout_boxes(wg_bt_boxes<TN>::boxes);
 };
 
 

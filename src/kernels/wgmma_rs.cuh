@@ -424,7 +424,7 @@ __global__ void __launch_bounds__(WG_RS_THREADS, 1)
 PG_KERNELS_END
 
 /* The host's side. */
-static const pg_tma_boxes wg_rs_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_RS_TILE_M,
+static constexpr pg_tma_boxes wg_rs_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_RS_TILE_M,
                                          .a_swizzle_bytes = WG_ROW_BYTES,
                                          .b_box_n = WG_RS_B_BOX, .b_box_k = WG_TILE_K,
                                          .b_k_major = 0, .b_swizzle_bytes = WG_ROW_BYTES};
@@ -435,15 +435,9 @@ static const pg_tma_boxes wg_rs_mc_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_
                                             .b_box_n = WG_RS_B_BOX, .b_box_k = WG_TILE_K,
                                             .b_k_major = 0, .b_swizzle_bytes = WG_ROW_BYTES};
 
-/* The any-layout kernel's: maps of rank 3 over the batch, B N x K (op(B) =
- * T) in boxes of 32 rows of N by 32 floats of K in B's swizzle; A is read
- * M x K only (A^T from the workspace where op(A) = T). */
-static const pg_tma_boxes wg_rs_any_boxes = {.a_box_k = WG_TILE_K, .a_box_m = WG_RS_TILE_M,
-                                             .a_swizzle_bytes = WG_ROW_BYTES,
-                                             .b_box_n = WG_RS_B_BOX, .b_box_k = WG_TILE_K,
-                                             .b_k_major = 0, .b_swizzle_bytes = WG_ROW_BYTES,
-                                             .any_layout = 1, .a_t_swizzle_bytes = 0,
-                                             .b_t_swizzle_bytes = WG_ROW_BYTES};
+/* The any-layout kernel's (wgmma.cuh): B N x K where op(B) = T in boxes of
+ * 32 rows of N by 32 floats of K. */
+static constexpr pg_tma_boxes wg_rs_any_boxes = wg_any_layout_boxes(wg_rs_boxes);
 
 /* Over the tiles in grouped order; PERSISTENT: a grid of one block per SM
  * at most (the plan caps it), each looping over its tiles; MULTICAST: two
