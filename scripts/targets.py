@@ -188,18 +188,20 @@ def main():
             if row is None:
                 continue
             m, n, k = int(row["m"]), int(row["n"]), int(row["k"])
+            batch = int(row.get("batch") or 1)
             if min(m, n) <= 8:
-                share = 4.0 * k * max(m, n) / (float(row["median_ms"]) * 1e-3) / (opt.hbm_tbps * 1e12)
-                hbm.setdefault(s, []).append(100.0 * share)
+                # The long operand is what must cross HBM (batch times).
+                mb = 4.0 * k * max(m, n) * batch / 1e6
+                share = mb * 1e6 / (float(row["median_ms"]) * 1e-3) / (opt.hbm_tbps * 1e12)
+                hbm.setdefault(s, [mb, []])[1].append(100.0 * share)
         print()
 
     if hbm:
-        met = [s for s, v in hbm.items() if min(v) >= 60.0]
+        met = [s for s, (_, v) in hbm.items() if min(v) >= 60.0]
         print(f"## HBM where M or N <= 8 (of {opt.hbm_tbps} TB/s)\n")
         print(f"- at least 60 %: {len(met)} of {len(hbm)}")
-        for s, v in sorted(hbm.items(), key=lambda t: min(t[1])):
+        for s, (mb, v) in sorted(hbm.items(), key=lambda t: min(t[1][1])):
             if min(v) < 60.0:
-                mb = 4.0 * max(int(x) for x in s.split("x")[:2]) * int(s.split("x")[2]) / 1e6
                 print(f"  - missed: {s} {min(v):.1f} % ({mb:.0f} MB)")
     return 0
 

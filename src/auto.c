@@ -20,9 +20,10 @@ const pg_variant_entry pg_entry_auto = {
 const pg_variant_entry pg_entry_auto_tf32 = {
     .info = {.name = "auto_tf32", .kind = PG_KIND_SELECTOR, .precision = PG_PRECISION_TF32,
              .layouts = PG_LAYOUT_ANY,
-             .technique = "the best predicted TF32 tensor-core variant",
+             .technique = "the best predicted TF32-accurate variant",
              .source = "", .min_cc = 80,
-             .description = "the best predicted TF32 tensor-core variant for this GPU and shape "
+             .description = "the best predicted TF32-accurate variant for this GPU and shape: "
+                            "TF32 tensor cores, or strict FP32 where memory sets the pace "
                             "(src/tuning.c)"},
 };
 const pg_variant_entry pg_entry_auto_emulated = {
@@ -84,16 +85,16 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
 
 /* The entry a tuning rule names, if a selector of `precision` may run it: a
  * registered entry, no selector, and of that precision class (auto is
- * strict), or for the emulated selector of that class or strict (both are
- * FP32-accurate); NULL otherwise, and the rule is skipped. choose() and
- * pg_auto_candidate() ask it alike. */
+ * strict), or strict for the emulated and TF32 selectors (strict FP32 is
+ * within both classes' bounds: where memory, not the tensor cores, sets
+ * the pace, an FFMA kernel is their fastest); NULL otherwise, and the rule
+ * is skipped. choose() and pg_auto_candidate() ask it alike. */
 static const pg_variant_entry *auto_rule_entry(const pg_auto_rule *rule,
                                                pg_precision precision) {
   const pg_variant_entry *entry = pg_entry_find(rule->variant);
   if (entry == NULL || entry->info.kind == PG_KIND_SELECTOR) return NULL;
   const pg_precision own = entry->info.precision;
-  if (own != precision && !(precision == PG_PRECISION_EMULATED && own == PG_PRECISION_STRICT))
-    return NULL;
+  if (own != precision && own != PG_PRECISION_STRICT) return NULL;
   return entry;
 }
 

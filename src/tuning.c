@@ -64,7 +64,14 @@
   {.variant = "mma_cp_async", .stages = 2, .speed_percent = 34, .blocks_per_sm = 2},           \
   /* Any op(A), op(B) and batch, which the entries above do not take; not measured yet, so  \
    * below all of them: it runs where none of them does. */                                    \
-  {.variant = "mma_cp_async_any", .stages = 3, .speed_percent = 10, .blocks_per_sm = 2}
+  {.variant = "mma_cp_async_any", .stages = 3, .speed_percent = 10, .blocks_per_sm = 2},       \
+  /* A short side (M or N <= 8), where memory sets the pace: strict FFMA, auto's rule at     \
+   * cuBLAS TF32's scale (tma_ws ~ 0.125 x it at 4096^3). bench/results/layouts */              \
+  {.variant = "skinny_ffma",                                                                   \
+   .stages = 1,                                                                                \
+   .speed_percent = 5,                                                                         \
+   .blocks_per_sm = 1,                                                                         \
+   .k_overhead = 512}
 
 static const pg_tuning h200 = {
     .cc = 90,

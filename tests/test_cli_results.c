@@ -368,6 +368,22 @@ static void test_geomeans(void **state) {
   /* Nothing beside cuBLAS: no note. */
   assert_int_equal(pgc_geomean_note(note, sizeof note, runs, means, 1, 2, "cublas"), 0);
   assert_string_equal(note, "");
+
+  /* A TF32 set: cublas_tf32 the unit, its rows' x_cublas_tf32 the ratios. */
+  const pgc_run_spec tf32_runs[2] = {{pg_variant_find("cublas_tf32"), 1},
+                                     {pg_variant_find("auto_tf32"), 0}};
+  pgc_result_row tf32_rows[4];
+  set_row(&tf32_rows[0], &tf32_runs[0], 64, 1.0, PGC_VERDICT_PASS);
+  set_row(&tf32_rows[1], &tf32_runs[1], 64, 2.0, PGC_VERDICT_PASS); /* × 0.5 */
+  set_row(&tf32_rows[2], &tf32_runs[0], 128, 1.0, PGC_VERDICT_PASS);
+  set_row(&tf32_rows[3], &tf32_runs[1], 128, 0.5, PGC_VERDICT_PASS); /* × 2 */
+  pgc_result_rows_relate(tf32_rows, 4, "baseline", "cublas", "cublas_tf32");
+  pgc_geomean tf32_means[2];
+  assert_int_equal(pgc_geomeans(tf32_rows, 2, 2, "cublas", tf32_means), 0);
+  assert_int_equal(pgc_geomeans(tf32_rows, 2, 2, "cublas_tf32", tf32_means), 2);
+  assert_float_equal(tf32_means[1].geomean, 1.0, 1e-12);
+  pgc_geomean_note(note, sizeof note, tf32_runs, tf32_means, 2, 2, "cublas_tf32");
+  assert_string_equal(note, "geometric mean of × cuBLAS TF32 over 2 shapes: auto_tf32 1.00");
 }
 
 /* ---- the arithmetic behind TFLOP/s and % of peak ------------------------------ */

@@ -653,6 +653,35 @@ static void test_auto_short_n(void **state) {
   }
 }
 
+/* auto_tf32 at a short side on an H200's facts: memory sets the pace, so
+ * the strict skinny_ffma (within TF32's bound) beats the TF32 tiles, which
+ * fill 1 to 8 of their 128 rows; at a square, a TF32 tile. A strict entry
+ * is among its candidates, an emulated one never. */
+static void test_auto_tf32_short_side(void **state) {
+  (void)state;
+  const pg_device h200 = pg_device_model(90, 132, 227 * 1024);
+  const pg_variant_info *selector = pg_variant_find("auto_tf32");
+  const struct {
+    int m, n, k;
+    const char *want;
+  } cases[] = {{1, 4096, 4096, "skinny_ffma"},   {8, 8192, 8192, "skinny_ffma"},
+               {4, 11008, 4096, "skinny_ffma"},  {4096, 4, 4096, "skinny_ffma"},
+               {4096, 4096, 4096, "wgmma_tma_rs"}, {8192, 8192, 8192, "wgmma_tma_rs"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    pg_model_row rows[PG_AUTO_MAX_RULES];
+    int chosen = -2;
+    const int count = pg_auto_model(&h200, selector, cases[i].m, cases[i].n, cases[i].k, rows,
+                                    PG_AUTO_MAX_RULES, &chosen);
+    assert_true(chosen >= 0);
+    if (strcmp(rows[chosen].variant->name, cases[i].want) != 0)
+      print_message("%dx%dx%d: auto_tf32 chose %s\n", cases[i].m, cases[i].n, cases[i].k,
+                    rows[chosen].variant->name);
+    assert_string_equal(rows[chosen].variant->name, cases[i].want);
+    for (int r = 0; r < count; ++r)
+      assert_int_not_equal(rows[r].variant->precision, PG_PRECISION_EMULATED);
+  }
+}
+
 /* tma_ws at few K steps on an H200's facts: a persistent grid of two
  * blocks an SM where K <= 128 (and auto then runs it, ahead of
  * tma_ws_m256), one block a tile above, and at the stage count where one
@@ -723,6 +752,7 @@ int main(void) {
       cmocka_unit_test(test_split_in_clusters),
       cmocka_unit_test(test_split_in_clusters_rule),
       cmocka_unit_test(test_auto_short_n),
+      cmocka_unit_test(test_auto_tf32_short_side),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

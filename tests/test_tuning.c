@@ -55,24 +55,27 @@ static void test_tuning_table(void **state) {
   assert_true(any_layout);
   assert_true(h200.tma_ws_split_min_k_tiles >= 1);
 
-  /* auto_tf32's rules: TF32 kernel entries only, in their stage ranges,
-   * speeds in units of cuBLAS TF32's (no candidate is faster than it was
-   * measured), the last one that needs no sm_90 (mma.sync, any layout). */
-  int tf32_rules = 0;
+  /* auto_tf32's rules: TF32 or strict kernel entries (strict is within
+   * TF32's bound), never emulated, in their stage ranges, speeds in units
+   * of cuBLAS TF32's (no candidate is faster than it was measured), one
+   * TF32 entry that needs no sm_90 and takes any layout (mma.sync). */
+  int tf32_rules = 0, tf32_way_out = 0;
   for (; tf32_rules < PG_AUTO_MAX_RULES && h200.auto_tf32_rules[tf32_rules].variant != NULL;
        ++tf32_rules) {
     const pg_auto_rule *r = &h200.auto_tf32_rules[tf32_rules];
     const pg_variant_info *v = pg_variant_find(r->variant);
     assert_non_null(v);
     assert_int_equal(v->kind, PG_KIND_KERNEL);
-    assert_int_equal(v->precision, PG_PRECISION_TF32);
+    assert_true(v->precision == PG_PRECISION_TF32 || v->precision == PG_PRECISION_STRICT);
     assert_true(r->stages >= v->min_stages && r->stages <= v->max_stages);
     assert_true(r->speed_percent > 0 && r->speed_percent <= 100);
     assert_true(r->blocks_per_sm >= 1);
+    tf32_way_out |= v->precision == PG_PRECISION_TF32 && v->min_cc < 90 &&
+                    v->layouts == PG_LAYOUT_ANY;
   }
   assert_true(tf32_rules >= 2);
   assert_true(tf32_rules < PG_AUTO_MAX_RULES);
-  assert_true(pg_variant_find(h200.auto_tf32_rules[tf32_rules - 1].variant)->min_cc < 90);
+  assert_true(tf32_way_out);
   const pg_variant_info *auto_tf32 = pg_variant_find("auto_tf32");
   assert_non_null(auto_tf32);
   assert_int_equal(auto_tf32->kind, PG_KIND_SELECTOR);

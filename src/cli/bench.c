@@ -123,14 +123,20 @@ static int bench_summary(bench_runs *work) {
   if (work->shapes.count < 2) return PGC_EXIT_OK;
   pgc_geomean *means = calloc((size_t)work->run_count, sizeof *means);
   if (!means) return PGC_EXIT_FAILED;
-  int cublas_shapes = pgc_geomeans(work->rows, work->run_count, work->shapes.count,
-                                   PGC_CUBLAS_VARIANT, means);
-  size_t len = pgc_geomean_note(NULL, 0, work->runs, means, work->run_count,
-                                cublas_shapes, PGC_CUBLAS_VARIANT);
+  /* × cuBLAS; × cuBLAS TF32 where only cublas_tf32 ran (a TF32 set). */
+  const char *unit = PGC_CUBLAS_VARIANT;
+  int cublas_shapes = pgc_geomeans(work->rows, work->run_count, work->shapes.count, unit, means);
+  if (cublas_shapes == 0 &&
+      pgc_geomeans(work->rows, work->run_count, work->shapes.count, PGC_CUBLAS_TF32_VARIANT,
+                   means) > 0) {
+    unit = PGC_CUBLAS_TF32_VARIANT;
+    cublas_shapes = pgc_geomeans(work->rows, work->run_count, work->shapes.count, unit, means);
+  }
+  size_t len = pgc_geomean_note(NULL, 0, work->runs, means, work->run_count, cublas_shapes, unit);
   if (len > 0) work->summary = malloc(len + 1);
   if (work->summary)
-    pgc_geomean_note(work->summary, len + 1, work->runs, means, work->run_count,
-                     cublas_shapes, PGC_CUBLAS_VARIANT);
+    pgc_geomean_note(work->summary, len + 1, work->runs, means, work->run_count, cublas_shapes,
+                     unit);
   free(means);
   return len > 0 && !work->summary ? PGC_EXIT_FAILED : PGC_EXIT_OK;
 }

@@ -807,6 +807,12 @@ static int is_timed(const pgc_result_row *row) {
   return isfinite(row->median_ms) && row->median_ms > 0;
 }
 
+/* A row's speed over the named cuBLAS run's: x_cublas_tf32 for cublas_tf32,
+ * x_cublas otherwise. */
+static double x_of(const pgc_result_row *row, const char *cublas_name) {
+  return strcmp(cublas_name, PGC_CUBLAS_TF32_VARIANT) == 0 ? row->x_cublas_tf32 : row->x_cublas;
+}
+
 int pgc_geomeans(const pgc_result_row *rows, int run_count, int shape_count,
                  const char *cublas_name, pgc_geomean *means) {
   int cublas_shapes = 0;
@@ -827,10 +833,9 @@ int pgc_geomeans(const pgc_result_row *rows, int run_count, int shape_count,
     int shapes = 0;
     for (int s = 0; s < shape_count; ++s) {
       const pgc_result_row *row = &rows[(size_t)s * (size_t)run_count + (size_t)r];
-      if (!isfinite(row->x_cublas) || !(row->x_cublas > 0) ||
-          row->verdict == PGC_VERDICT_FAIL)
-        continue;
-      log_sum += log(row->x_cublas);
+      const double x = x_of(row, cublas_name);
+      if (!isfinite(x) || !(x > 0) || row->verdict == PGC_VERDICT_FAIL) continue;
+      log_sum += log(x);
       ++shapes;
     }
     means[r].shapes = shapes;
@@ -868,16 +873,17 @@ size_t pgc_geomean_note(char *buf, size_t size, const pgc_run_spec *runs,
                         int cublas_shapes, const char *cublas_name) {
   text_builder text = {buf, size, 0};
   if (size > 0) buf[0] = '\0';
+  const char *unit = strcmp(cublas_name, PGC_CUBLAS_TF32_VARIANT) == 0 ? "cuBLAS TF32" : "cuBLAS";
   int listed = 0;
   for (int r = 0; r < run_count; ++r) {
     if (strcmp(runs[r].variant->name, cublas_name) == 0) continue;
     if (listed++ == 0) {
       if (cublas_shapes == 0) {
-        text_add(&text, "geometric mean of × cuBLAS: none, %s was timed at no shape",
+        text_add(&text, "geometric mean of × %s: none, %s was timed at no shape", unit,
                  cublas_name);
         return text.used;
       }
-      text_add(&text, "geometric mean of × cuBLAS over %d shape%s: ", cublas_shapes,
+      text_add(&text, "geometric mean of × %s over %d shape%s: ", unit, cublas_shapes,
                cublas_shapes == 1 ? "" : "s");
     } else {
       text_add(&text, ", ");

@@ -194,7 +194,7 @@ void pgc_date_text(char *buf, size_t size);
  * shape in the set's order, the runs in the same order in every block (as
  * pgc_cmd_bench lays them out), x_cublas filled by pgc_result_rows_relate. */
 typedef struct {
-  double geomean; /* of x_cublas over `shapes` shapes; NaN when none */
+  double geomean; /* of x_cublas (or x_cublas_tf32) over `shapes` shapes; NaN when none */
   int shapes;
 } pgc_geomean;
 
@@ -202,7 +202,8 @@ typedef struct {
  * shapes where it and cuBLAS were both timed, leaving out shapes where it
  * was skipped or failed (a failed check times a wrong answer), and how many
  * shapes that is. Returns the number of shapes where the run named
- * cublas_name was timed: the count the means are measured against. */
+ * cublas_name was timed: the count the means are measured against. With
+ * cublas_name "cublas_tf32", the means are of × cuBLAS TF32. */
 int pgc_geomeans(const pgc_result_row *rows, int run_count, int shape_count,
                  const char *cublas_name, pgc_geomean *means);
 
