@@ -57,11 +57,13 @@ def _package_version():
 __version__ = _package_version()
 
 
-class CopyWarning(UserWarning):
+class CopyWarning(ResourceWarning):
     """pipegemm.matmul copied an operand whose strides map onto no layout
     pg_gemm reads (or a layout the variant does not take) before running.
-    `warnings.simplefilter("error", pipegemm.CopyWarning)` makes it an
-    error; "ignore" silences it."""
+    A ResourceWarning, so Python's default filters keep it silent (autograd's
+    expanded gradients, such as loss.sum()'s, are copied in every backward):
+    `warnings.simplefilter("always", pipegemm.CopyWarning)` shows each one,
+    "error" makes it an error, `python -W default` shows every such one."""
 
 
 class Error(RuntimeError):

@@ -631,6 +631,8 @@ class CopyingKind(_arrays.Kind):
 def test_copies_say_so_with_copy_warning(no_gpu):
     kind = CopyingKind()
     expanded = Fake((4, 5), strides=(0, 4))
+    # Silent unless asked for: Python's default filters ignore ResourceWarning.
+    assert issubclass(pipegemm.CopyWarning, ResourceWarning)
     with pytest.warns(pipegemm.CopyWarning, match=r"^a \(4 x 5, strides \(0, 1\) in elements\) "
                       r"maps onto no layout pg_gemm reads .*: pipegemm\.matmul copies it$"):
         with pytest.raises(pipegemm.Error, match="PG_ERR_NO_DEVICE"):
