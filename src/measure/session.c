@@ -807,12 +807,6 @@ static int is_timed(const pgc_result_row *row) {
   return isfinite(row->median_ms) && row->median_ms > 0;
 }
 
-/* A row's speed over the named cuBLAS run's: x_cublas_tf32 for cublas_tf32,
- * x_cublas otherwise. */
-static double x_of(const pgc_result_row *row, const char *cublas_name) {
-  return strcmp(cublas_name, PGC_CUBLAS_TF32_VARIANT) == 0 ? row->x_cublas_tf32 : row->x_cublas;
-}
-
 int pgc_geomeans(const pgc_result_row *rows, int run_count, int shape_count,
                  const char *cublas_name, pgc_geomean *means) {
   int cublas_shapes = 0;
@@ -828,12 +822,13 @@ int pgc_geomeans(const pgc_result_row *rows, int run_count, int shape_count,
   }
   /* A mean of ratios is a geometric one: 2x faster at one shape and 2x
    * slower at another is even, as it is not in an arithmetic mean. */
+  const int tf32 = strcmp(cublas_name, PGC_CUBLAS_TF32_VARIANT) == 0;
   for (int r = 0; r < run_count; ++r) {
     double log_sum = 0.0;
     int shapes = 0;
     for (int s = 0; s < shape_count; ++s) {
       const pgc_result_row *row = &rows[(size_t)s * (size_t)run_count + (size_t)r];
-      const double x = x_of(row, cublas_name);
+      const double x = tf32 ? row->x_cublas_tf32 : row->x_cublas;
       if (!isfinite(x) || !(x > 0) || row->verdict == PGC_VERDICT_FAIL) continue;
       log_sum += log(x);
       ++shapes;
