@@ -44,20 +44,17 @@ extern "C" {
  *                  launches: the split and stream-K forms' partial sums, or
  *                  a traced kernel's buffer (src/trace_records.h; `pipegemm
  *                  trace` takes no plan that splits its work)
- *   stream_k, sk_blocks, sk_first_tile  stream-K after sk_first_tile whole
- *                  tiles (data-parallel waves): sk_blocks blocks share the
- *                  remaining tiles' K steps evenly; a tile cut between
- *                  blocks goes to their slots in `partials`, and a second
- *                  kernel adds them up
- *   sum_steps      the emulated kernels: K steps whose tensor-core sum goes
- *                  into FP32 registers at once (0: all of the block's K)
+ *   own            the entry's own settings, which only its configure
+ *                  function and its kernels read: a struct of at most 16
+ *                  bytes declared in its kernel files and reached through
+ *                  pg_own / pg_set_own (kernels/entry.h); zeros otherwise
+ *                  (tma_ws's stream-K, wgmma_3xtf32's sum steps,
+ *                  skinny_ffma's BAND copies)
  *   split_row0     split K below a row (pg_configure_split_tail): rows
  *                  before it (whole tile rows) go straight to C, each tile
  *                  over all of K; the planes hold rows split_row0 .. m-1
  *                  only. 0: every row is split (or none is, splits <= 1)
- *   b_vector       skinny_ffma's BAND form: the floats a copy of a step's B
- *                  moves (4 or 2: B dense and aligned to them; else 1)
- * 128 bytes with no tail padding (`unused` names the last 4), so that
+ * 128 bytes with no tail padding (`unused` names the last 8), so that
  * pg_layout_args below extends it at byte 128 in C and C++ alike. Past 128
  * bytes of parameter ptxas allocates these kernels' registers otherwise
  * (nvcc 13.0, sm_90: baseline's 128 registers became 129, one block an SM
@@ -78,11 +75,9 @@ extern "C" {
     struct pg_trace_header *trace;                                                                 \
   };                                                                                               \
   int ldp;                                                                                         \
-  int stream_k, sk_blocks, sk_first_tile;                                                          \
-  int sum_steps;                                                                                   \
+  int own[4];                                                                                      \
   int split_row0;                                                                                  \
-  int b_vector;                                                                                    \
-  int unused;
+  int unused[2];
 typedef struct {
   PG_GEMM_ARGS_FIELDS
 } pg_gemm_args;
@@ -416,6 +411,9 @@ typedef struct pg_kernel_launch {
   /* Operands the first kernel transposes because the kernel cannot read
    * their layout (pg_plan_info.transposes). */
   int transposes;
+  /* Blocks that share the tiles' K steps, for a stream-K launch
+   * (pg_plan_info.stream_k_blocks); 0: none. */
+  int stream_k_blocks;
 } pg_kernel_launch;
 
 /* An entry's configure function. It may set the fields of args that are its
@@ -486,6 +484,7 @@ struct pg_plan {
   const pg_tma_boxes *tma; /* the entry's kernel's copies (maps of regions encoded at launch) */
   int scales_c_only;       /* alpha = 0 or K = 0: the kernel is C = beta * C */
   int transposes;          /* operands a first kernel transposes (pg_plan_info) */
+  int stream_k_blocks;     /* a stream-K launch's blocks (pg_plan_info) */
   char label[64];          /* for messages: "tma_ws", or "auto (tma_ws)" */
 };
 

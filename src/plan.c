@@ -185,6 +185,7 @@ static pg_status finish_plan(pg_plan *plan, const pg_kernel_launch *kernel) {
   const int model_only = plan->device->model_only; /* no GPU asked (pg_plan_prepare_on) */
   plan->workspace = kernel->workspace;
   plan->transposes = kernel->transposes;
+  plan->stream_k_blocks = kernel->stream_k_blocks;
   if (plan->workspace.bytes > 0 && !model_only) st = pg_device_pool(plan->device, &plan->pool);
   if (st == PG_OK && kernel->first.kernel != NULL)
     st = add_step(plan, &kernel->first, 0, &kernel->first.views);
@@ -270,7 +271,7 @@ static pg_status finish_scale_plan(pg_plan *plan) {
     if (st != PG_OK) return st;
   }
   plan->args.splits = 0;
-  plan->args.stream_k = 0;
+  plan->stream_k_blocks = 0;
   plan->scales_c_only = 1;
   plan->steps = 1;
   plan->main_step = 0;
@@ -395,7 +396,7 @@ static pg_status describe(const pg_plan *plan, pg_plan_info *info) {
   info->stages = plan->stages;
   info->launches = plan->entry->info.kind == PG_KIND_KERNEL ? plan->steps : 1;
   info->splits = plan->args.splits > 1 ? plan->args.splits : 1;
-  info->stream_k_blocks = plan->args.stream_k ? plan->args.sk_blocks : 0;
+  info->stream_k_blocks = plan->stream_k_blocks;
   info->split_from_row = info->splits > 1 ? plan->args.split_row0 : 0;
   info->workspace_bytes = plan->workspace.bytes;
   info->op_a = plan->args.op_a ? PG_OP_T : PG_OP_N;

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "kernels/tma_ws.h"
 #include "tma.h"
 
 /* Addresses that stand for device memory: only their alignment matters to
@@ -478,10 +479,16 @@ static void test_stream_k(void **state) {
   (void)state;
   const pg_plan plan = plan_of("tma_ws_streamk", 1408, 1408, 4096, ALIGNED(0x10000000), 4096,
                                ALIGNED(0x18000000), 1408, 1.0f);
-  if (!plan.args.stream_k) skip(); /* every tile whole at this shape on this model */
+  if (plan.stream_k_blocks == 0) skip(); /* every tile whole at this shape on this model */
   assert_int_equal(plan.steps, 2);
   assert_int_equal(plan.workspace.bytes,
-                   (size_t)plan.args.sk_blocks * 2 * 128 * 128 * sizeof(float));
+                   (size_t)plan.stream_k_blocks * 2 * 128 * 128 * sizeof(float));
+  /* The blocks the plan reports are the ones its kernel shares the K steps
+   * among (tma_ws's own settings). */
+  tws_own own;
+  memcpy(&own, plan.args.own, sizeof own);
+  assert_int_equal(own.stream_k, 1);
+  assert_int_equal(own.sk_blocks, plan.stream_k_blocks);
   pg_layout_args main, last;
   pg_plan_step_args(&plan, 0, BASE, &main);
   pg_plan_step_args(&plan, 1, BASE, &last);

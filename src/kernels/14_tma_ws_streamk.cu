@@ -39,7 +39,7 @@ template <> struct tws_schedule<TWS_STREAM_K> {
                                                      const tws_geometry &geo) {
     tws_cursor c;
     c.next = blockIdx.x;
-    c.end = g.sk_first_tile;
+    c.end = pg_own<tws_own>(g).sk_first_tile;
     c.sk_next = tws_sk_start(blockIdx.x, geo, gridDim.x);
     c.sk_end = tws_sk_start(blockIdx.x + 1, geo, gridDim.x);
     return c;
@@ -58,7 +58,7 @@ template <> struct tws_schedule<TWS_STREAM_K> {
       slot = it == tws_sk_start(blockIdx.x, geo, gridDim.x) ? 0 : 1;
       const int part_tile = it / geo.k_tiles;
       const int tile_start = part_tile * geo.k_tiles;
-      tile = g.sk_first_tile + part_tile;
+      tile = pg_own<tws_own>(g).sk_first_tile + part_tile;
       first = it - tile_start;
       last = min(c->sk_end - tile_start, geo.k_tiles);
       c->sk_next = tile_start + last;
@@ -101,18 +101,19 @@ __global__ void __launch_bounds__(TWS_REDUCE_THREADS)
   __shared__ unsigned slots[TWS_MAX_SK_BLOCKS]; /* the tile's slots, in block order */
   __shared__ int first_block, slot_count;
   const tws_geometry geo = tws_geometry_of<TM, TN>(g);
-  const int t = g.sk_first_tile + blockIdx.x;
+  const tws_own own = pg_own<tws_own>(g);
+  const int t = own.sk_first_tile + blockIdx.x;
   const int begin = blockIdx.x * geo.k_tiles;
   if (threadIdx.x == 0) {
-    first_block = tws_sk_block_of(begin, geo, g.sk_blocks);
-    const int last = tws_sk_block_of(begin + geo.k_tiles - 1, geo, g.sk_blocks);
+    first_block = tws_sk_block_of(begin, geo, own.sk_blocks);
+    const int last = tws_sk_block_of(begin + geo.k_tiles - 1, geo, own.sk_blocks);
     slot_count = last > first_block ? last - first_block + 1 : 0;
   }
   __syncthreads();
   if (slot_count == 0) return;
   for (int i = threadIdx.x; i < slot_count; i += TWS_REDUCE_THREADS) {
     const int b = first_block + i;
-    slots[i] = 2 * b + (tws_sk_start(b, geo, g.sk_blocks) >= begin ? 0 : 1);
+    slots[i] = 2 * b + (tws_sk_start(b, geo, own.sk_blocks) >= begin ? 0 : 1);
   }
   __syncthreads();
   int tm, tn;
@@ -168,9 +169,8 @@ static void configure_stream(const tws_shape *shape, const void *stream_kernel,
   if (blocks > iterations) blocks = iterations;
   launch->kernel = stream_kernel;
   launch->persistent_blocks_per_sm = 0; /* its grid is its own */
-  args->stream_k = 1;
-  args->sk_blocks = (int)blocks;
-  args->sk_first_tile = (int)first_streamed;
+  pg_set_own(args, tws_own{1, (int)blocks, (int)first_streamed});
+  launch->stream_k_blocks = (int)blocks;
   launch->grid_x = blocks;
   /* Two tiles of partial sums a block: the slots of the tiles it cuts. */
   launch->views.partials = PG_IN_REGION(

@@ -342,12 +342,13 @@ static __device__ __forceinline__ void sk_cols_band(const pg_gemm_args g) {
           pg_cp_async_4(to, from, got);
       }
     };
-    /* B dense and aligned: vectors of g.b_vector floats (a uniform
-     * branch; sk_band_b_vector); else single floats, any ldb. */
+    /* B dense and aligned: vectors of b_vector floats (a uniform branch;
+     * sk_band_b_vector); else single floats, any ldb. */
+    const int b_vector = pg_own<sk_band_own>(g).b_vector;
     if constexpr (CN % 4 == 0)
-      if (g.b_vector == 4) return copy_b(std::integral_constant<int, 4>{});
+      if (b_vector == 4) return copy_b(std::integral_constant<int, 4>{});
     if constexpr (CN % 2 == 0)
-      if (g.b_vector == 2) return copy_b(std::integral_constant<int, 2>{});
+      if (b_vector == 2) return copy_b(std::integral_constant<int, 2>{});
     copy_b(std::integral_constant<int, 1>{});
   };
   float acc[LROWS][CN];
@@ -507,8 +508,8 @@ bool sk_band_launch(pg_layout_args *args, const pg_device *device, const pg_tuni
     if (device->smem_per_sm > 0)
       while (per_sm > 1 && pg_smem_for_blocks_per_sm(device, per_sm) < launch->dynamic_smem)
         --per_sm;
-    args->b_vector =
-        sk_band_b_vector(args, launch->grid_x, (long long)per_sm * device->sm_count);
+    pg_set_own(args, sk_band_own{
+                         sk_band_b_vector(args, launch->grid_x, (long long)per_sm * device->sm_count)});
     return true;
   }
   return false;

@@ -35,7 +35,7 @@
  * K steps their partial sum is added into FP32 registers of the thread's
  * own (FADD, round to nearest): the tensor cores' error is that of a few
  * hundred terms, and the sum over K is an FP32 sum of the partial sums.
- * (g.sum_steps K steps at a time, from the tuning row: on the H200 4 where
+ * (wg_3x_own.sum_steps K steps at a time, from the tuning row: on the H200 4 where
  * a block's K is 4096 or more, every step below, where the sums' own error
  * weighs more; 0
  * leaves all of K to the tensor cores, which PIPEGEMM_EMULATED_SUM_STEPS=0
@@ -75,6 +75,12 @@ PG_KERNELS_BEGIN
 /* B's fragments sit where 36 has them: after 32 KB of A. */
 static_assert(2 * WG_3X_PART_BYTES == WG_RS_STAGE_A_BYTES, "B's place in the stage");
 static_assert(WG_3X_TILE == WG_RS_TILE_N, "B's 4 boxes (wg_rs_load_b) are the tile's columns");
+
+/* The entry's own setting (pg_gemm_args.own, pg_own): K steps whose
+ * tensor-core sum goes into FP32 registers at once (0: all of a block's K). */
+struct wg_3x_own {
+  int sum_steps;
+};
 
 /* x to TF32, rounded to nearest (ties away), as an FP32 bit pattern. */
 static __device__ __forceinline__ unsigned wg_3x_tf32(float x) {
@@ -307,7 +313,8 @@ static __device__ __forceinline__ void wg_3x_body(const G &g, const pg_tma_maps 
    * reuses; where the partial sum goes into FP32 (every sum_steps steps)
    * it waits for the rest once its fragments are ready. */
   unsigned big[2][4][4], small[2][4][4];
-  const int sum_steps = g.sum_steps > 0 ? g.sum_steps : INT_MAX;
+  const int own_steps = pg_own<wg_3x_own>(g).sum_steps;
+  const int sum_steps = own_steps > 0 ? own_steps : INT_MAX;
   int held[2] = {-1, -1}; /* the slot each set's products may still read */
   auto step = [&](auto set_constant, int kt) {
     constexpr int set = decltype(set_constant)::value;
@@ -440,8 +447,9 @@ static long long padded_rows(const pg_layout_args *args) {
  * emulated_sum_min_k, every step below, where the tensor cores' partial
  * sums weigh most in the error (a short sum is short however long K is). */
 static void set_sum_steps(pg_layout_args *args, const pg_tuning *own) {
-  args->sum_steps =
-      pg_block_k(args, WG_TILE_K) >= own->emulated_sum_min_k ? own->emulated_sum_steps : 1;
+  pg_set_own(args, wg_3x_own{pg_block_k(args, WG_TILE_K) >= own->emulated_sum_min_k
+                                 ? own->emulated_sum_steps
+                                 : 1});
 }
 
 /* Any other layout, or a batch: one launch over the batch's tiles (block

@@ -20,6 +20,8 @@
 #ifndef PG_KERNELS_ENTRY_H
 #define PG_KERNELS_ENTRY_H
 
+#include <string.h>
+
 #include <type_traits>
 
 #include "internal.h"
@@ -72,6 +74,23 @@ static __host__ __device__ __forceinline__ long long pg_stride_b(const pg_layout
 }
 static __host__ __device__ __forceinline__ long long pg_stride_c(const pg_layout_args &g) {
   return g.stride_c;
+}
+
+/* An entry's own settings (pg_gemm_args.own): a struct T of its kernel
+ * file, read by value on either side (a copy the compiler reads straight
+ * from the parameter) and written by its configure function. */
+template <typename T> static __host__ __device__ __forceinline__ T pg_own(const pg_gemm_args &g) {
+  static_assert(sizeof(T) <= sizeof g.own && alignof(T) <= alignof(int) &&
+                    std::is_trivially_copyable<T>::value,
+                "an entry's own settings fit pg_gemm_args.own");
+  T own;
+  memcpy(&own, g.own, sizeof own);
+  return own;
+}
+template <typename T> static __host__ __forceinline__ void pg_set_own(pg_gemm_args *g, const T &own) {
+  static_assert(sizeof(T) <= sizeof g->own && std::is_trivially_copyable<T>::value,
+                "an entry's own settings fit pg_gemm_args.own");
+  memcpy(g->own, &own, sizeof own);
 }
 
 #define PG_STRINGIFY_(x) #x

@@ -27,6 +27,7 @@
 
 #include "internal.h"
 #include "kernels/entry.h"
+#include "kernels/skinny.h"
 #include "kernels/ptx.cuh"
 
 PG_KERNELS_BEGIN

@@ -130,7 +130,8 @@ static __device__ __forceinline__ tws_geometry tws_geometry_of(const pg_gemm_arg
   geo.tiles = geo.tiles_m * geo.tiles_n;
   geo.k_tiles = (int)(((long long)g.k + TWS_TILE_K - 1) / TWS_TILE_K);
   /* Stream-K's planner keeps this below INT_MAX; the other modes leave it unused. */
-  geo.sk_iterations = (int)((long long)(geo.tiles - g.sk_first_tile) * geo.k_tiles);
+  geo.sk_iterations =
+      (int)((long long)(geo.tiles - pg_own<tws_own>(g).sk_first_tile) * geo.k_tiles);
   geo.whole_rows = g.split_row0 / TM; /* a multiple of TM (pg_configure_split_tail) */
   geo.whole_tiles = geo.whole_rows * geo.tiles_n;
   return geo;

@@ -101,4 +101,13 @@
   FORM(tma_ws_n16,    128,  16, THIN,    1, 4,  4,   3,    8,     "tma_ws on a 128x16 tile for an N of 16 or less")  \
   /* the list's end: every line above ends in a backslash, a new one too */
 
+/* tma_ws's own settings (pg_gemm_args.own; pg_own in the kernels):
+ * stream-K after sk_first_tile whole tiles (data-parallel waves), sk_blocks
+ * blocks sharing the remaining tiles' K steps evenly; a tile cut between
+ * blocks goes to their slots in `partials`, and the fixup kernel adds them
+ * up (14_tma_ws_streamk.cu). Zeros: no stream-K. */
+typedef struct {
+  int stream_k, sk_blocks, sk_first_tile;
+} tws_own;
+
 #endif
