@@ -26,6 +26,9 @@ Rows (each jitted whole: splitting, scaling, products and the sum):
                   rebuilt by the Chinese remainder theorem (Garner's mixed
                   radix, in INT64 and FP64)
 
+Order: every form but Ozaki II at each size and input, then Ozaki II (slow
+to compile) with fp32 timed again beside it: a run cut short keeps the rest.
+
 Inputs: uniform in [-1, 1), and "wide": the same times 2^e with e uniform in
 [-20, 20] per element (each row's range spans 2^40). Error as pipegemm bench
 reports it: max and mean |c - ref| / (u sum_k |a_ik| |b_kj|), u = 2^-24,
@@ -218,6 +221,52 @@ def time_wall(fn, warmup, iters):
     return statistics.median(times)
 
 
+def measure(args, writer, writer_file, n, kind, ozaki_pass, strict, tf32, presets):
+    """One size and input: fp32, then the pass's forms, a CSV row each (fp32's
+    own row in the first pass only)."""
+    flops = 2.0 * n ** 3
+    a_host, b_host = inputs(kind, n, args.seed)
+    a, b = jnp.asarray(a_host), jnp.asarray(b_host)
+    ref, scale = reference(a_host, b_host)
+    forms = [("fp32", 1, lambda: strict(a, b))]
+    unscale = None
+    if not ozaki_pass:
+        forms.append(("tf32", 1, lambda: tf32(a, b)))
+        forms += [(name, int(name[-1]), lambda f=f: f(a, b)) for name, f in presets.items()]
+        forms.append(("fp16x3", 3, lambda: fp16x3(a, b)))
+        # The products on parts split on the host: the form's ceiling on
+        # these GEMMs, and its error with a split nothing rewrote.
+        sa, ah, al = fp16_split_host(a_host, 1)
+        sb, bh, bl = fp16_split_host(b_host, 0)
+        parts = [jnp.asarray(p) for p in (ah, al, bh, bl)]
+        unscale = jnp.asarray(1.0 / (sa.astype(np.float64) * sb.astype(np.float64)))
+        forms.append(("fp16x3_products", 3, lambda: fp16x3_products(*parts)))
+    else:
+        for k_moduli in args.moduli:
+            run, _ = ozaki2(k_moduli, n)
+            forms.append((f"ozaki2_k{k_moduli}", k_moduli, lambda f=run: f(a, b)))
+    base = None
+    for name, products, fn in forms:
+        try:
+            ms = time_wall(fn, args.warmup, args.iters)
+            c = fn()
+        except Exception as e:  # a preset this GPU or JAX lacks
+            print(f"# {name} {kind} {n}: {type(e).__name__}: {str(e).splitlines()[0]}",
+                  file=writer_file)
+            continue
+        if name == "fp16x3_products":
+            c = (c.astype(jnp.float64) * unscale).astype(jnp.float32)
+        if name == "fp32":
+            base = ms
+            if ozaki_pass:
+                continue
+        emax, emean = errors(c, ref, scale)
+        writer.writerow([name, kind, n, products, f"{ms:.4f}", f"{flops / ms / 1e9:.1f}",
+                         f"{base / ms:.3f}" if base else "",
+                         f"{emax:.3f}", f"{emean:.4f}"])
+        writer_file.flush()
+
+
 def main():
     args = parse()
     device = jax.devices()[0]
@@ -235,42 +284,13 @@ def main():
                                     ("bf16x9", "BF16_BF16_F32_X9"))}
     strict = jax.jit(lambda x, y: dot(x, y, precision=jax.lax.Precision.HIGHEST))
     tf32 = jax.jit(lambda x, y: dot(x, y, precision=jax.lax.Precision.DEFAULT))
-    for n in args.sizes:
-        flops = 2.0 * n ** 3
-        for kind in args.kinds:
-            a_host, b_host = inputs(kind, n, args.seed)
-            a, b = jnp.asarray(a_host), jnp.asarray(b_host)
-            ref, scale = reference(a_host, b_host)
-            forms = [("fp32", 1, lambda: strict(a, b)), ("tf32", 1, lambda: tf32(a, b))]
-            forms += [(name, int(name[-1]), lambda f=f: f(a, b)) for name, f in presets.items()]
-            forms.append(("fp16x3", 3, lambda: fp16x3(a, b)))
-            # The products on parts split on the host: the form's ceiling on
-            # these GEMMs, and its error with a split nothing rewrote.
-            sa, ah, al = fp16_split_host(a_host, 1)
-            sb, bh, bl = fp16_split_host(b_host, 0)
-            parts = [jnp.asarray(p) for p in (ah, al, bh, bl)]
-            unscale = jnp.asarray(1.0 / (sa.astype(np.float64) * sb.astype(np.float64)))
-            forms.append(("fp16x3_products", 3, lambda: fp16x3_products(*parts)))
-            for k_moduli in args.moduli:
-                run, _ = ozaki2(k_moduli, n)
-                forms.append((f"ozaki2_k{k_moduli}", k_moduli, lambda f=run: f(a, b)))
-            base = None
-            for name, products, fn in forms:
-                try:
-                    ms = time_wall(fn, args.warmup, args.iters)
-                    c = fn()
-                except Exception as e:  # a preset this GPU or JAX lacks
-                    print(f"# {name} {kind} {n}: {type(e).__name__}: {str(e).splitlines()[0]}",
-                          file=writer_file)
-                    continue
-                if name == "fp16x3_products":
-                    c = (c.astype(jnp.float64) * unscale).astype(jnp.float32)
-                emax, emean = errors(c, ref, scale)
-                base = ms if name == "fp32" else base
-                writer.writerow([name, kind, n, products, f"{ms:.4f}", f"{flops / ms / 1e9:.1f}",
-                                 f"{base / ms:.3f}" if base else "",
-                                 f"{emax:.3f}", f"{emean:.4f}"])
-                writer_file.flush()
+    # Two passes: every form but Ozaki II at every size and input first, then
+    # Ozaki II (whose XLA compiles are slow) with fp32 timed again beside it,
+    # so that a run cut short still has the cheap forms everywhere.
+    for ozaki_pass in (False, True):
+        for n in args.sizes:
+            for kind in args.kinds:
+                measure(args, writer, writer_file, n, kind, ozaki_pass, strict, tf32, presets)
     if writer_file is not sys.stdout:
         writer_file.close()
     return 0
