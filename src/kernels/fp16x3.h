@@ -30,6 +30,8 @@
 #define PG_FP16X3_MAX_SPAN 28
 /* The scale puts a row's largest magnitude at 2^PG_FP16X3_TOP .. 2^(TOP+1). */
 #define PG_FP16X3_TOP 14
+/* A line's scale where the span rule fails: the line is not split. */
+#define PG_FP16X3_UNSPLIT (-2147483647 - 1)
 /* l is scaled by 2^PG_FP16X3_LOW_SHIFT. */
 #define PG_FP16X3_LOW_SHIFT 11
 

@@ -1,0 +1,140 @@
+/* The scaled FP16 split on the GPU (src/kernels/fp16x3_split.cu) against
+ * the host's arithmetic (src/kernels/fp16x3.h, itself held by test_fp16x3),
+ * bit for bit: each line's scale exponent, h and l of every element, the
+ * padding zero, a line past the span rule (one huge element, a NaN, an
+ * Inf) not split and zero, a line of zeros. Lines as rows (a row-major
+ * matrix's rows) and as columns (its columns: the strided read), values
+ * spread over 2^28 within a line at tops across FP32's range, the lowest
+ * among the denormals. Exit 0 pass, 1 fail, 77 without a GPU. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_util.h"
+#include "introspect.h"
+#include "kernels/fp16x3.h"
+
+static int failures;
+static uint64_t lcg = 11;
+static uint32_t next_random(void) {
+  lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(lcg >> 32);
+}
+
+/* A rows x cols row-major matrix read as `lines` lines (its rows, or its
+ * columns where by_rows is 0): line i's values spread over 2^28 below
+ * 2^top[i % 5]; lines 1, 2 and 3 made to fail the span rule (one element
+ * of 2^40 among ones, a NaN, an Inf), line 5 all zeros. */
+static void fill(float *x, int rows, int cols, int by_rows) {
+  static const int tops[] = {100, 14, 0, -30, -121};
+  const int lines = by_rows ? rows : cols, len = by_rows ? cols : rows;
+  for (int i = 0; i < lines; ++i)
+    for (int p = 0; p < len; ++p) {
+      const int top = tops[i % 5];
+      const int e = p == 0 ? top : top - (int)(next_random() % (PG_FP16X3_MAX_SPAN + 1));
+      const float significand = 1.0f + (float)(next_random() >> 8) * 0x1p-24f;
+      float v = pg16_scale(significand, e) * ((next_random() & 1u) ? -1.0f : 1.0f);
+      if ((i * 7 + p) % 11 == 3) v = 0.0f;
+      if (lines > 5 && i == 1) v = p == len / 2 ? 0x1p40f : 1.0f;
+      if (lines > 5 && i == 2 && p == len - 1) v = NAN;
+      if (lines > 5 && i == 3 && p == 0) v = -INFINITY;
+      if (lines > 5 && i == 5) v = 0.0f;
+      x[by_rows ? (size_t)i * cols + p : (size_t)p * cols + i] = v;
+    }
+}
+
+/* The device's split of `lines` lines of x against the host's. */
+static void check(const char *what, const float *host_x, const float *dev_x, long long line_stride,
+                  long long elem_stride, int lines, int len, int lines_padded, int len_padded) {
+  const size_t parts = (size_t)lines_padded * len_padded;
+  int *scales = pgt_malloc_device((size_t)lines * sizeof(int));
+  uint16_t *hi = pgt_malloc_device(parts * sizeof(uint16_t));
+  uint16_t *lo = pgt_malloc_device(parts * sizeof(uint16_t));
+  PGT_CUDA(cudaMemset(hi, 0xff, parts * sizeof(uint16_t))); /* padding must be written */
+  PGT_CUDA(cudaMemset(lo, 0xff, parts * sizeof(uint16_t)));
+  PGT_PG(pg_fp16x3_split_lines(dev_x, line_stride, elem_stride, lines, len, lines_padded,
+                               len_padded, scales, hi, lo, 0));
+  PGT_CUDA(cudaDeviceSynchronize());
+  int *got_scales = pgt_malloc_host((size_t)lines * sizeof(int));
+  uint16_t *got_hi = pgt_malloc_host(parts * sizeof(uint16_t));
+  uint16_t *got_lo = pgt_malloc_host(parts * sizeof(uint16_t));
+  PGT_CUDA(cudaMemcpy(got_scales, scales, (size_t)lines * sizeof(int), cudaMemcpyDeviceToHost));
+  PGT_CUDA(cudaMemcpy(got_hi, hi, parts * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+  PGT_CUDA(cudaMemcpy(got_lo, lo, parts * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+  int bad = 0, unsplit = 0;
+  for (int i = 0; i < lines_padded; ++i) {
+    int want_scale = PG_FP16X3_UNSPLIT;
+    if (i < lines) {
+      float largest = 0.0f, smallest = INFINITY;
+      int finite = 1;
+      for (int p = 0; p < len; ++p) {
+        const float v = fabsf(host_x[i * line_stride + p * elem_stride]);
+        finite &= v <= 3.4028234663852886e38f;
+        if (v > largest) largest = v;
+        if (v != 0.0f && v < smallest) smallest = v;
+      }
+      want_scale = finite && pg_fp16x3_span_ok(largest, smallest) ? pg_fp16x3_scale(largest)
+                                                                  : PG_FP16X3_UNSPLIT;
+      unsplit += want_scale == PG_FP16X3_UNSPLIT;
+      if (got_scales[i] != want_scale && bad++ < 5)
+        printf("FAIL %s: line %d scale %d, want %d\n", what, i, got_scales[i], want_scale);
+    }
+    for (int p = 0; p < len_padded; ++p) {
+      uint16_t h = 0, l = 0;
+      if (want_scale != PG_FP16X3_UNSPLIT && p < len)
+        pg_fp16x3_split(host_x[i * line_stride + p * elem_stride], want_scale, &h, &l);
+      const size_t at = (size_t)i * len_padded + p;
+      if ((got_hi[at] != h || got_lo[at] != l) && bad++ < 5)
+        printf("FAIL %s: line %d element %d: h %04x l %04x, want %04x %04x\n", what, i, p,
+               got_hi[at], got_lo[at], h, l);
+    }
+  }
+  printf("%s: %d lines (%d not split) of %d, padded to %d x %d: %s\n", what, lines, unsplit, len,
+         lines_padded, len_padded, bad ? "FAIL" : "ok");
+  failures += bad != 0;
+  if (lines > 5 && unsplit != 3) {
+    printf("FAIL %s: %d lines not split, want the 3 made to fail the span rule\n", what,
+           unsplit);
+    ++failures;
+  }
+  free(got_scales);
+  free(got_hi);
+  free(got_lo);
+  PGT_CUDA(cudaFree(scales));
+  PGT_CUDA(cudaFree(hi));
+  PGT_CUDA(cudaFree(lo));
+}
+
+int main(void) {
+  if (!pgt_have_device()) return PG_TEST_SKIP;
+  const int shapes[][2] = {{37, 100}, {128, 64}, {300, 257}, {1, 1}, {6, 1000}};
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+    const int rows = shapes[s][0], cols = shapes[s][1];
+    float *x = pgt_malloc_host((size_t)rows * cols * sizeof(float));
+    float *dev = pgt_malloc_device((size_t)rows * cols * sizeof(float));
+    char what[64];
+    /* Rows as lines (op(A) = N's rows), padded to 128 lines of 64k. */
+    fill(x, rows, cols, 1);
+    PGT_CUDA(cudaMemcpy(dev, x, (size_t)rows * cols * sizeof(float), cudaMemcpyHostToDevice));
+    snprintf(what, sizeof what, "%dx%d rows", rows, cols);
+    check(what, x, dev, cols, 1, rows, cols, (rows + 127) / 128 * 128, (cols + 63) / 64 * 64);
+    /* Columns as lines (op(B) = N's columns: K along the rows). */
+    fill(x, rows, cols, 0);
+    PGT_CUDA(cudaMemcpy(dev, x, (size_t)rows * cols * sizeof(float), cudaMemcpyHostToDevice));
+    snprintf(what, sizeof what, "%dx%d columns", rows, cols);
+    check(what, x, dev, 1, cols, cols, rows, (cols + 127) / 128 * 128, (rows + 63) / 64 * 64);
+    free(x);
+    PGT_CUDA(cudaFree(dev));
+  }
+  /* Bad arguments: refused, nothing launched. */
+  if (pg_fp16x3_split_lines(NULL, 1, 1, 4, 4, 4, 4, NULL, NULL, NULL, 0) != PG_ERR_INVALID_ARG ||
+      pg_fp16x3_split_lines(NULL, 1, 1, 4, 4, 3, 4, NULL, NULL, NULL, 0) != PG_ERR_INVALID_ARG) {
+    printf("FAIL: bad arguments not refused\n");
+    ++failures;
+  }
+  PGT_PG(pg_fp16x3_split_lines(NULL, 1, 1, 0, 0, 0, 0, NULL, NULL, NULL, 0)); /* nothing to do */
+  printf("test_gpu_fp16x3: %s\n", failures ? "FAIL" : "ok");
+  return failures ? 1 : 0;
+}
