@@ -329,8 +329,17 @@ if (( built )) && [ "${PG_SKIP_SANITIZER:-0}" != 1 ]; then
         # caller left pending): those are not the library's.
         # test_gpu_oom fills the GPU on purpose: its refused allocations are
         # not the library's either, and it starts a process per entry.
-        # test_gpu_layouts under racecheck: not its 65537-GEMM cases, which
-        # outlast 180 s there (the smaller batches run the same blocks).
+        # test_gpu_layouts under racecheck: every entry without its
+        # 65537-GEMM cases, which outlast 180 s there; then those cases too
+        # (a block walking several GEMMs past grid z's 65535 reuses its
+        # shared memory between them) for the kernels that walk the batch.
+        if [ "$tool" = racecheck ] && [ "$(basename "$t")" = test_gpu_layouts ] &&
+           [ -z "${PG_SANITIZER_VARIANTS:-}" ]; then
+          PG_TEST_QUICK=1 PG_TEST_VARIANTS=cp_async_any,mma_cp_async_any,skinny_ffma \
+            run_step "sanitizer racecheck test_gpu_layouts batch walkers" "$OUT/sanitizer.log" \
+            "$OUT/sanitizer.log" 150 \
+            "$sanitizer" --tool racecheck --error-exitcode 1 --print-limit 20 "$t"
+        fi
         api_errors=()
         limit=75
         max_batch=

@@ -20,7 +20,7 @@ file's `# command_line:` says which shape file it ran; from that:
     10 %, i.e. aligned time / unaligned time at least 0.90;
   - every file: where M or N is at most 8, the share of the HBM's
     bandwidth that reading the long operand once takes, 4 K max(M, N)
-    bytes over `auto`'s median time (at least 60 % of --hbm-tbps, the
+    bytes (times the batch, unless the batch shares it) over `auto`'s median time (at least 60 % of --hbm-tbps, the
     H200's 4.8 TB/s by default). A shape measured in several files meets
     it only if every measurement does.
 
@@ -126,7 +126,7 @@ def main():
             print(f"targets.py: {path}: {e}", file=sys.stderr)
             return 2
 
-    hbm = {}  # shape -> [percent, ...]
+    hbm = {}  # shape -> [MB read, [percent, ...]]
     for path, command, rows in files:
         name = shapes_file(command)
         order = shape_order(rows)
@@ -190,8 +190,10 @@ def main():
             m, n, k = int(row["m"]), int(row["n"]), int(row["k"])
             batch = int(row.get("batch") or 1)
             if min(m, n) <= 8:
-                # The long operand is what must cross HBM (batch times).
-                mb = 4.0 * k * max(m, n) * batch / 1e6
+                # The long operand is what must cross HBM: once a member,
+                # once in all where the batch shares it (a stride of 0).
+                shared = row.get("stride_b" if m <= n else "stride_a") == "0"
+                mb = 4.0 * k * max(m, n) * (1 if shared else batch) / 1e6
                 share = mb * 1e6 / (float(row["median_ms"]) * 1e-3) / (opt.hbm_tbps * 1e12)
                 hbm.setdefault(s, [mb, []])[1].append(100.0 * share)
         print()

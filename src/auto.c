@@ -8,8 +8,9 @@
 
 /* The selectors' registry entries: each runs what choose() picks for the
  * call among its rules' entries of its own precision class (auto: strict
- * IEEE FP32, auto_tf32: TF32 products), or for auto_emulated, of the
- * FP32-accurate ones: emulated and strict. */
+ * IEEE FP32, auto_tf32: TF32 products), or strict (within the two other
+ * classes' bounds: auto_emulated's FP32-accurate entries, auto_tf32's
+ * short sides). */
 const pg_variant_entry pg_entry_auto = {
     .info = {.name = "auto", .kind = PG_KIND_SELECTOR, .layouts = PG_LAYOUT_ANY,
              .technique = "the best predicted variant for this GPU and shape",

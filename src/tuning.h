@@ -131,7 +131,8 @@ typedef struct {
    * and that accept the layout: the best predicted, the first on a tie. */
   /* auto's: strict FP32 entries. */
   pg_auto_rule auto_rules[PG_AUTO_MAX_RULES];
-  /* auto_tf32's: TF32 entries (cublas_tf32 is the unit, no candidate). */
+  /* auto_tf32's: TF32 entries, and strict ones where memory sets the pace
+   * (cublas_tf32 is the unit, no candidate). */
   pg_auto_rule auto_tf32_rules[PG_AUTO_MAX_RULES];
   /* auto_emulated's: the emulated entries' own rules, then auto_rules
    * unchanged (so it never predicts slower than auto; tests/test_tma.c

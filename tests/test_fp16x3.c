@@ -24,9 +24,24 @@ static void test_fp16_rounding(void **state) {
     if (h + 1 == 0x7c00u) break;
     const float w = pg16_to_float((uint16_t)(h + 1));
     const float mid = (v + w) / 2; /* exact: FP16 has 11 bits, FP32 24 */
-    assert_int_equal(pg16_from_float(mid), (h & 1u) ? h + 1 : h);
+    const uint32_t even = (h & 1u) ? h + 1 : h;
+    assert_int_equal(pg16_from_float(mid), even);
+    assert_int_equal(pg16_from_float(-mid), even | 0x8000u);
     assert_int_equal(pg16_from_float(nextafterf(mid, 0.0f)), h);
     assert_int_equal(pg16_from_float(nextafterf(mid, INFINITY)), h + 1);
+    assert_int_equal(pg16_from_float(-nextafterf(mid, INFINITY)), (h + 1) | 0x8000u);
+  }
+  /* Past the largest finite FP16, every magnitude is infinite, with its sign. */
+  const float past[] = {65536.0f, 70000.0f, 1e6f, 0x1p30f, 3.4028234663852886e38f};
+  for (size_t i = 0; i < sizeof past / sizeof past[0]; ++i) {
+    assert_int_equal(pg16_from_float(past[i]), 0x7c00u);
+    assert_int_equal(pg16_from_float(-past[i]), 0xfc00u);
+  }
+  /* Below half the smallest denormal (2^-25), zero: every binade from there
+   * down to FP32's smallest normal, each with its sign. */
+  for (int e = -26; e >= -126; --e) {
+    assert_int_equal(pg16_from_float(pg16_scale(1.75f, e)), 0u);
+    assert_int_equal(pg16_from_float(-pg16_scale(1.75f, e)), 0x8000u);
   }
   assert_int_equal(pg16_from_float(65504.0f), 0x7bffu);
   assert_int_equal(pg16_from_float(65519.99f), 0x7bffu);

@@ -65,8 +65,9 @@ PG16_HD static inline float pg16_scale(float x, int n) {
   return x * pg16_float((uint32_t)(n + 127) << 23);
 }
 
-/* FP32 to FP16 bits, rounded to nearest even (overflow to infinity, NaN
- * kept a NaN), as the hardware's cvt.rn.f16.f32. */
+/* FP32 to FP16 bits, rounded to nearest even (overflow to infinity), as
+ * the hardware's cvt.rn.f16.f32; a NaN becomes 0x7e00 (the span rule keeps
+ * non-finite lines from the split). */
 PG16_HD static inline uint16_t pg16_from_float(float x) {
   const uint32_t u = pg16_bits(x);
   const uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
