@@ -74,6 +74,7 @@ PG_VARIANT(wgmma_tma_rs_multicast, "39_wgmma_tma_rs_multicast.cu", UNTRACED, SM9
 PG_VARIANT(mma_cp_async_any, "41_mma_cp_async_any.cu", UNTRACED, ANY_ARCH)
 PG_VARIANT(auto_tf32, "", UNTRACED, ANY_ARCH)
 PG_VARIANT(wgmma_3xtf32, "40_wgmma_3xtf32.cu", UNTRACED, SM90A)
+PG_VARIANT(wgmma_fp16x3, "42_wgmma_fp16x3.cu", UNTRACED, SM90A)
 PG_VARIANT(auto_emulated, "", UNTRACED, ANY_ARCH)
 PG_KERNEL_FILE("20_single_warp.cu", UNTRACED, ANY_ARCH)
 PG_KERNEL_FILE("scale_c.cu", UNTRACED, ANY_ARCH)

@@ -1,0 +1,287 @@
+/* 42 wgmma_fp16x3 — FP32-accurate GEMM on the FP16 tensor cores (emulated,
+ * not bitwise IEEE), the first build of the form that
+ * bench/results/products measured as a prototype: each row of A and
+ * column of B scaled by a power of two that puts its largest magnitude at
+ * 2^14..2^15, then split x = 2^e (h + 2^-11 l) with h and l FP16
+ * (kernels/fp16x3.h), and each term a b taken as three FP16 products,
+ *   C = 2^(e_A + e_B) (hh + 2^-11 (hl + lh)),
+ * l l dropped (<= 2^-22 |a b|, as 3xTF32's small small). Where a row's or
+ * column's nonzeros span more than 2^28 (or hold Inf or NaN) its elements
+ * would lose more than 2^-22 of themselves: the first kernel leaves it
+ * unsplit, and a tile it meets is computed in FP32 FFMA instead (slow,
+ * strict). The rule and its bound: bench/results/products.
+ *
+ * The first kernel (kernels/fp16x3_split.cuh, test_gpu_fp16x3 holds it to
+ * the host's arithmetic) writes into the workspace, for op(A)'s Mp rows
+ * (M rounded up to the tile) then op(B)'s Np columns, h then l, Kp FP16
+ * each (K rounded up to 64: one 128-byte swizzled row a stage), zeros in
+ * the padding, then the lines' scale exponents. The kernel then reads
+ * both operands K-major, as wgmma's f16 form takes them from shared
+ * memory, without bounds checks.
+ *
+ * This build is the form's first: op N, N and one GEMM; 32 wgmma_cp_async's
+ * pipeline (cp.async stages of 64 KB, A's h and l, B^T's h and l, in the
+ * 128-byte swizzle; every thread copies, the block syncs a stage); two
+ * warpgroups of 64 x 128, each term's three products a K step of 16 into two
+ * accumulator sets (hh, and hl + lh) that each stage adds into FP32
+ * registers (sum += hh + 2^-11 x): the tensor cores' sums are of 64 terms.
+ * Not yet in auto_emulated's rules: not measured.
+ *
+ *   pipegemm bench --variant cublas,wgmma_3xtf32,wgmma_fp16x3 --size 4096
+ */
+#include "kernels/fp16x3_split.cuh"
+#include "kernels/wgmma.cuh"
+
+PG_KERNELS_BEGIN
+
+#define F16X3_TILE 128                                /* M and N */
+#define F16X3_TILE_K 64                               /* FP16 a stage: 128 bytes a row */
+#define F16X3_PART_BYTES (F16X3_TILE * 128)           /* one part: 16 KB */
+#define F16X3_STAGE_BYTES (4 * F16X3_PART_BYTES)      /* A's h, l, B^T's h, l: 64 KB */
+#define F16X3_THREADS 256                             /* two warpgroups */
+#define F16X3_PIECES (F16X3_PART_BYTES / 16 / F16X3_THREADS) /* 16-byte copies a thread a part */
+#define F16X3_MAX_STAGES 3
+
+/* The workspace's geometry, from the problem alone (host and device). */
+struct f16x3_shape {
+  long long mp, np, kp; /* M and N rounded up to the tile, K to F16X3_TILE_K (at least one) */
+};
+static __host__ __device__ __forceinline__ f16x3_shape f16x3_shape_of(int m, int n, int k) {
+  f16x3_shape s;
+  s.mp = ((long long)m + F16X3_TILE - 1) / F16X3_TILE * F16X3_TILE;
+  s.np = ((long long)n + F16X3_TILE - 1) / F16X3_TILE * F16X3_TILE;
+  s.kp = ((long long)(k > 0 ? k : 1) + F16X3_TILE_K - 1) / F16X3_TILE_K * F16X3_TILE_K;
+  return s;
+}
+
+/* The first kernel: the split of op(A)'s rows and op(B)'s columns into the
+ * workspace (g.partials, g.ldp = Kp floats a line: Kp FP16 of h, Kp of l). */
+__global__ void __launch_bounds__(FP16X3_SPLIT_THREADS) pg_fp16x3_first_kernel(const pg_gemm_args g) {
+  const f16x3_shape s = f16x3_shape_of(g.m, g.n, g.k);
+  uint16_t *const parts = (uint16_t *)g.partials;
+  int *const scales = (int *)(g.partials + (s.mp + s.np) * s.kp);
+  fp16x3_split job;
+  job.a = {g.a, g.lda, 1, g.m, (int)s.mp, scales, parts, parts + s.kp, 2 * s.kp};
+  job.b = {g.b, 1, g.ldb, g.n, (int)s.np, scales + s.mp, parts + s.mp * 2 * s.kp,
+           parts + s.mp * 2 * s.kp + s.kp, 2 * s.kp};
+  job.len = g.k;
+  job.len_padded = (int)s.kp;
+  fp16x3_split_body(job);
+}
+
+#ifdef PG_HAVE_WGMMA
+#define F16X3_D8(i)                                                                       \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define F16X3_D64 F16X3_D8(0), F16X3_D8(8), F16X3_D8(16), F16X3_D8(24), F16X3_D8(32), \
+                  F16X3_D8(40), F16X3_D8(48), F16X3_D8(56)
+
+/* d = A (64 x 16 FP16, descriptor da, K-major) * B (16 x 128, descriptor db
+ * of B^T, K-major) + (accumulate ? d : 0), FP32 accumulators laid out as
+ * wg_mma's. The f16 form's transpose flags 0: both K-major. */
+static __device__ __forceinline__ void f16x3_mma(float d[64], uint64_t da, uint64_t db,
+                                                 int accumulate) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+      "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "
+      "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "
+      "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+      : F16X3_D64
+      : "l"(da), "l"(db), "r"(accumulate)
+      : "memory");
+}
+#undef F16X3_D64
+#undef F16X3_D8
+
+/* This thread's 16-byte pieces of one part of a stage: rows `line0` on of
+ * the workspace (`pitch` FP16 a line), F16X3_TILE_K FP16 from k0, into the
+ * 128-byte swizzle (wg_swizzled: piece q of row r at q ^ (r % 8)). */
+static __device__ __forceinline__ void f16x3_copy_part(float *part, const uint16_t *lines,
+                                                       long long line0, long long pitch,
+                                                       long long k0) {
+#pragma unroll
+  for (int i = 0; i < F16X3_PIECES; ++i) {
+    const int p = threadIdx.x + i * F16X3_THREADS, r = p / 8, q = p % 8;
+    pg_cp_async_16(part + wg_swizzled(r, q), lines + (line0 + r) * pitch + k0 + q * 8, 16);
+  }
+}
+
+/* Stage kt of the tile at (m0, n0): A's h and l, then B^T's. */
+static __device__ __forceinline__ void f16x3_copy_stage(float *stage, const uint16_t *parts,
+                                                        const f16x3_shape &s, int m0, int n0,
+                                                        int kt) {
+  const long long pitch = 2 * s.kp, k0 = (long long)kt * F16X3_TILE_K;
+  float *const part = stage;
+  f16x3_copy_part(part, parts, m0, pitch, k0);
+  f16x3_copy_part(part + F16X3_PART_BYTES / 4, parts, m0, pitch, s.kp + k0);
+  f16x3_copy_part(part + 2 * F16X3_PART_BYTES / 4, parts, s.mp + n0, pitch, k0);
+  f16x3_copy_part(part + 3 * F16X3_PART_BYTES / 4, parts, s.mp + n0, pitch, s.kp + k0);
+}
+
+/* A tile past the form's rule, in FP32 FFMA from the caller's A and B
+ * (strict; Inf and NaN as IEEE arithmetic gives them): thread t its row t
+ * / 2 and 64 columns. */
+static __device__ __noinline__ void f16x3_ffma_tile(const pg_gemm_args &g, int m0, int n0) {
+  const int r = m0 + (int)threadIdx.x / 2, c0 = n0 + (int)(threadIdx.x % 2) * 64;
+  if (r >= g.m) return;
+  float acc[64];
+#pragma unroll
+  for (int j = 0; j < 64; ++j) acc[j] = 0.f;
+  for (int p = 0; p < g.k; ++p) {
+    const float a = g.a[(size_t)r * g.lda + p];
+    const float *const b = g.b + (size_t)p * g.ldb + c0;
+#pragma unroll
+    for (int j = 0; j < 64; ++j)
+      if (c0 + j < g.n) acc[j] = fmaf(a, b[j], acc[j]);
+  }
+  float *const c = g.c + (size_t)r * g.ldc + c0;
+#pragma unroll
+  for (int j = 0; j < 64; ++j)
+    if (c0 + j < g.n) c[j] = g.beta == 0.f ? g.alpha * acc[j] : fmaf(g.beta, c[j], g.alpha * acc[j]);
+}
+#endif
+
+__global__ void __launch_bounds__(F16X3_THREADS, 1) pg_wgmma_fp16x3_kernel(const pg_gemm_args g) {
+#ifdef PG_HAVE_WGMMA
+  extern __shared__ float4 smem_raw[];
+  float *const smem = (float *)pg_tma_smem_base(smem_raw);
+  const f16x3_shape s = f16x3_shape_of(g.m, g.n, g.k);
+  const uint16_t *const parts = (const uint16_t *)g.partials;
+  const int *const scales = (const int *)(g.partials + (s.mp + s.np) * s.kp);
+  const int m0 = blockIdx.y * F16X3_TILE, n0 = blockIdx.x * F16X3_TILE;
+  const int wg = threadIdx.x / WG_WARPGROUP, stages = g.stages;
+
+  /* A row or column of the tile the split left alone: the whole tile in
+   * FP32 FFMA. */
+  const int line = (int)(threadIdx.x % F16X3_TILE);
+  const int unsplit = threadIdx.x < F16X3_TILE
+                          ? m0 + line < g.m && scales[m0 + line] == PG_FP16X3_UNSPLIT
+                          : n0 + line < g.n && scales[s.mp + n0 + line] == PG_FP16X3_UNSPLIT;
+  if (__syncthreads_or(unsplit)) {
+    f16x3_ffma_tile(g, m0, n0);
+    return;
+  }
+
+  float hh[64], x[64], sum[64];
+#pragma unroll
+  for (int i = 0; i < 64; ++i) hh[i] = x[i] = sum[i] = 0.f;
+  const int k_tiles = (int)(s.kp / F16X3_TILE_K);
+  for (int st = 0; st < stages - 1; ++st) {
+    if (st < k_tiles) f16x3_copy_stage(smem + st * (F16X3_STAGE_BYTES / 4), parts, s, m0, n0, st);
+    pg_cp_async_commit();
+  }
+  int read_slot = 0, write_slot = stages - 1;
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const float *const stage = smem + read_slot * (F16X3_STAGE_BYTES / 4);
+    pg_cp_async_wait(stages - 2); /* stage kt (this thread's part) */
+    wg_fence_proxy_async();
+    /* Publishes stage kt; retires step kt - 1's products on the slot the
+     * next copy overwrites. */
+    __syncthreads();
+    if (kt + stages - 1 < k_tiles)
+      f16x3_copy_stage(smem + write_slot * (F16X3_STAGE_BYTES / 4), parts, s, m0, n0,
+                       kt + stages - 1);
+    pg_cp_async_commit();
+    /* This warpgroup's 64 rows of A's parts, all 128 rows of B^T's. */
+    const uint64_t ah = wg_desc(stage + wg * 64 * 32), al = ah + F16X3_PART_BYTES / 16;
+    const uint64_t bh = wg_desc(stage + 2 * F16X3_PART_BYTES / 4), bl = bh + F16X3_PART_BYTES / 16;
+    wg_fence();
+#pragma unroll
+    for (int kk = 0; kk < F16X3_TILE_K / 16; ++kk) { /* 32 bytes a K step: +2 */
+      const int more = kk > 0;
+      f16x3_mma(hh, ah + 2 * kk, bh + 2 * kk, more);
+      f16x3_mma(x, ah + 2 * kk, bl + 2 * kk, more);
+      f16x3_mma(x, al + 2 * kk, bh + 2 * kk, 1);
+    }
+    wg_commit();
+    wg_wait<0>();
+    wg_fence_acc(hh);
+    wg_fence_acc(x);
+#pragma unroll
+    for (int i = 0; i < 64; ++i) sum[i] += fmaf(0x1p-11f, x[i], hh[i]);
+    t128_ring_next(&read_slot, stages);
+    t128_ring_next(&write_slot, stages);
+  }
+
+  /* C = alpha 2^(e_A + e_B) sum + beta C (C unread where beta = 0); the
+   * accumulators' layout is wg_mma's. */
+  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+#pragma unroll
+  for (int i = 0; i < 64; ++i) {
+    const int row = m0 + 64 * wg + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+    const int col = n0 + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+    if (row >= g.m || col >= g.n) continue;
+    const float v = g.alpha * pg16_scale(sum[i], scales[row] + scales[s.mp + col]);
+    float *const c = g.c + (size_t)row * g.ldc + col;
+    *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
+  }
+#else
+  pg_tma_unavailable();
+#endif
+}
+
+/* The split first, into the workspace: Mp + Np lines of Kp floats (each
+ * line's h and l), then the scales (Mp + Np ints, in lines of Kp). */
+static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
+                      pg_kernel_launch *launch) {
+  (void)device;
+  (void)tuning;
+  const f16x3_shape s = f16x3_shape_of(args->m, args->n, args->k);
+  launch->kernel = (const void *)pg_wgmma_fp16x3_kernel;
+  launch->grid_x = s.np / F16X3_TILE;
+  launch->grid_y = s.mp / F16X3_TILE;
+  const long long scale_lines = (s.mp + s.np + s.kp - 1) / s.kp;
+  const int region = pg_workspace_add(&launch->workspace, s.mp + s.np + scale_lines, s.kp);
+  launch->views.partials = PG_IN_REGION(region);
+  launch->first.kernel = (const void *)pg_fp16x3_first_kernel;
+  launch->first.grid_x = fp16x3_split_blocks(s.mp + s.np);
+  launch->first.grid_y = 1;
+  launch->first.threads = FP16X3_SPLIT_THREADS;
+  launch->first.views.partials = PG_IN_REGION(region);
+  launch->first.what = "split";
+}
+
+static size_t smem_bytes(int stages) { return (size_t)stages * F16X3_STAGE_BYTES + WG_SMEM_ALIGN; }
+
+/* sm_90a code; the tiles along M fit grid y; the workspace's lines are
+ * ints (the first kernel counts them so). */
+static pg_status check(const pg_layout_args *g, char *why, size_t why_size) {
+  const pg_status arch = wg_check_sm90a(why, why_size);
+  if (arch != PG_OK) return arch;
+  const f16x3_shape s = f16x3_shape_of(g->m, g->n, g->k);
+  if (s.mp / F16X3_TILE > 65535 || s.mp + s.np > INT_MAX / 2) {
+    snprintf(why, why_size, "M = %d, N = %d: past the tiles grid y holds (65535 of 128 rows) or "
+                            "the split's int line count", g->m, g->n);
+    return PG_ERR_UNSUPPORTED;
+  }
+  return PG_OK;
+}
+
+static const pg_sass_rule rules[] = {
+    PG_RULES_WGMMA_COMMON,
+    {PG_SM90_UP, PG_MUST, "LDGSTS", "the stages no longer arrive by cp.async"},
+    {PG_ANY_SM, PG_NEVER, "UTMALDG", "TMA appeared: this build copies with cp.async"},
+};
+
+PG_ENTRY(wgmma_fp16x3) = {
+    .info = {.name = "wgmma_fp16x3", .kind = PG_KIND_KERNEL, .precision = PG_PRECISION_EMULATED,
+             .technique = "FP32-accurate: three scaled FP16 wgmma products a term",
+             .source = PG_FROM_GUIDE, .min_cc = 90, .min_stages = 2,
+             .max_stages = F16X3_MAX_STAGES, .default_stages = F16X3_MAX_STAGES,
+             .tile_m = F16X3_TILE, .tile_n = F16X3_TILE, .tile_k = F16X3_TILE_K,
+             .threads = F16X3_THREADS,
+             .description = "FP32-accurate: each row of A and column of B scaled by a power of "
+                            "two and split into two FP16 parts (a first kernel), 3 FP16 wgmma "
+                            "products a term summed in FP32 registers each stage; a tile whose "
+                            "rows or columns span past 2^28 (or hold Inf or NaN) in FP32 FFMA; "
+                            "cp.async stages; op N, N and one GEMM",
+             .layouts = PG_LAYOUT_NN},
+    .smem_bytes = smem_bytes,
+    .configure = configure,
+    .check = check,
+    .kernel = {.symbol = "pg_wgmma_fp16x3_kernel", .dynamic_smem = 1, PG_RULES(rules)},
+};
+
+PG_KERNELS_END
