@@ -75,10 +75,12 @@
 #   PG_BENCH_ARGS="..."        extra arguments for both bench runs
 #   PG_BENCH_SIZE=4096         bench problem size
 #   PG_SANITIZER_TOOLS="memcheck racecheck synccheck initcheck"
-#   PG_BENCH_STEPS="headline shapes layouts products"  which of the bench
-#                              section's runs to make (default: all): the
-#                              README's table, the shape set, the layouts,
-#                              the product prototypes (scripts/products.py)
+#   PG_BENCH_STEPS="headline shapes layouts fp16x3 products"  which of the
+#                              bench section's runs to make (default: all):
+#                              the README's table, the shape set, the
+#                              layouts, wgmma_fp16x3 beside 3xTF32 and
+#                              cuBLAS, the product prototypes
+#                              (scripts/products.py)
 #   PG_PRODUCTS_ARGS="--sizes 4096"  scripts/products.py's arguments
 #   PG_TRAIN_ARGS="--hidden 8192"  python/examples/train.py's arguments
 #   PG_SANITIZER_TESTS="test_gpu_layouts test_gpu_oom"  only these GPU tests
@@ -425,7 +427,7 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   : >"$OUT/study.txt"
   : >"$OUT/sweep.csv"
   size=${PG_BENCH_SIZE:-4096}
-  bench_steps=" ${PG_BENCH_STEPS:-headline shapes layouts products} "
+  bench_steps=" ${PG_BENCH_STEPS:-headline shapes layouts fp16x3 products} "
   wants() { case "$bench_steps" in *" $1 "*) return 0 ;; esac; return 1; }
   if ! wants headline; then
     :
@@ -478,6 +480,19 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
         --variant "$variants" --format csv --quiet
     done
     grep "geometric mean" "$OUT/layouts.csv" >>"$summary"
+  fi
+  # The scaled FP16 form's build beside 3xTF32 and cuBLAS strict, at three
+  # squares, on uniform inputs and on rows spanning 2^+-60 (wide: its tiles
+  # fall back to FFMA there), each checked against FP64 (fp16x3.csv).
+  if wants fp16x3; then
+    : >"$OUT/fp16x3.csv"
+    for inputs in uniform wide; do
+      for fp16x3_size in 2048 4096 8192; do
+        run_step "fp16x3 $inputs $fp16x3_size" "$OUT/fp16x3.csv" "$OUT/summary.txt" 90 \
+          "$cli" bench --variant cublas,wgmma_3xtf32,wgmma_fp16x3 --size "$fp16x3_size" \
+          --inputs "$inputs" --format csv --quiet
+      done
+    done
   fi
   # Cheaper exact products as prototypes on XLA's GEMMs (products.csv,
   # bench/results/products/): FP16x3 scaled, Ozaki II, the JAX presets.
