@@ -125,14 +125,16 @@ pg_status pg_single_warp_pipeline(int m, int n, int k, const float *a, int lda,
  * The first kernels of the FP16x3 product to come: `lines` lines of `len`
  * floats (element p of line i at x[i * line_stride + p * elem_stride]),
  * each line's scale exponent into scales[i] (PG_FP16X3_UNSPLIT where the
- * span rule of src/kernels/fp16x3.h fails), then its FP16 parts h and l
- * into hi and lo, [lines_padded][len_padded] row-major, zeros in the
- * padding and in lines not split. Device pointers; launched on `stream`.
- * PG_OK, PG_ERR_INVALID_ARG (detail set; nothing launched) or
- * PG_ERR_CUDA. */
+ * span rule of src/kernels/fp16x3.h fails), then its FP16 parts h and l,
+ * len_padded of each, at hi + i * pitch and lo + i * pitch (pitch at least
+ * len_padded; the GEMM's workspace interleaves them: lo = hi + len_padded,
+ * pitch 2 len_padded), zeros in the padding and in lines not split.
+ * Device pointers; launched on `stream`. PG_OK, PG_ERR_INVALID_ARG
+ * (detail set; nothing launched) or PG_ERR_CUDA. */
 pg_status pg_fp16x3_split_lines(const float *x, long long line_stride, long long elem_stride,
                                 int lines, int len, int lines_padded, int len_padded,
-                                int *scales, uint16_t *hi, uint16_t *lo, cudaStream_t stream);
+                                int *scales, uint16_t *hi, uint16_t *lo, long long pitch,
+                                cudaStream_t stream);
 
 /* ---- the kernel cache ------------------------------------------------------------
  * How many times the library has asked a GPU about one of its kernels (its

@@ -45,24 +45,28 @@ static void fill(float *x, int rows, int cols, int by_rows) {
     }
 }
 
-/* The device's split of `lines` lines of x against the host's. */
+/* The device's split of `lines` lines of x against the host's: h and l in
+ * arrays of their own, or (interleaved) one line's h then its l, as the
+ * GEMM's workspace holds them. */
 static void check(const char *what, const float *host_x, const float *dev_x, long long line_stride,
-                  long long elem_stride, int lines, int len, int lines_padded, int len_padded) {
+                  long long elem_stride, int lines, int len, int lines_padded, int len_padded,
+                  int interleaved) {
   const size_t parts = (size_t)lines_padded * len_padded;
-  int *scales = pgt_malloc_device((size_t)lines * sizeof(int));
-  uint16_t *hi = pgt_malloc_device(parts * sizeof(uint16_t));
-  uint16_t *lo = pgt_malloc_device(parts * sizeof(uint16_t));
-  PGT_CUDA(cudaMemset(hi, 0xff, parts * sizeof(uint16_t))); /* padding must be written */
-  PGT_CUDA(cudaMemset(lo, 0xff, parts * sizeof(uint16_t)));
+  int *scales = pgt_malloc_device((size_t)lines * sizeof(int) + 4);
+  uint16_t *both = pgt_malloc_device(2 * parts * sizeof(uint16_t));
+  uint16_t *hi = both, *lo = interleaved ? both + len_padded : both + parts;
+  const long long pitch = interleaved ? 2LL * len_padded : len_padded;
+  /* Every scale and part must be written: poisoned first. */
+  PGT_CUDA(cudaMemset(scales, 0x55, (size_t)lines * sizeof(int) + 4));
+  PGT_CUDA(cudaMemset(both, 0xff, 2 * parts * sizeof(uint16_t)));
   PGT_PG(pg_fp16x3_split_lines(dev_x, line_stride, elem_stride, lines, len, lines_padded,
-                               len_padded, scales, hi, lo, 0));
+                               len_padded, scales, hi, lo, pitch, 0));
   PGT_CUDA(cudaDeviceSynchronize());
-  int *got_scales = pgt_malloc_host((size_t)lines * sizeof(int));
-  uint16_t *got_hi = pgt_malloc_host(parts * sizeof(uint16_t));
-  uint16_t *got_lo = pgt_malloc_host(parts * sizeof(uint16_t));
+  int *got_scales = pgt_malloc_host((size_t)lines * sizeof(int) + 4);
+  uint16_t *got = pgt_malloc_host(2 * parts * sizeof(uint16_t));
   PGT_CUDA(cudaMemcpy(got_scales, scales, (size_t)lines * sizeof(int), cudaMemcpyDeviceToHost));
-  PGT_CUDA(cudaMemcpy(got_hi, hi, parts * sizeof(uint16_t), cudaMemcpyDeviceToHost));
-  PGT_CUDA(cudaMemcpy(got_lo, lo, parts * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+  PGT_CUDA(cudaMemcpy(got, both, 2 * parts * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+  const uint16_t *got_hi = got, *got_lo = got + (lo - hi);
   int bad = 0, unsplit = 0;
   for (int i = 0; i < lines_padded; ++i) {
     int want_scale = PG_FP16X3_UNSPLIT;
@@ -85,7 +89,7 @@ static void check(const char *what, const float *host_x, const float *dev_x, lon
       uint16_t h = 0, l = 0;
       if (want_scale != PG_FP16X3_UNSPLIT && p < len)
         pg_fp16x3_split(host_x[i * line_stride + p * elem_stride], want_scale, &h, &l);
-      const size_t at = (size_t)i * len_padded + p;
+      const size_t at = (size_t)i * pitch + p;
       if ((got_hi[at] != h || got_lo[at] != l) && bad++ < 5)
         printf("FAIL %s: line %d element %d: h %04x l %04x, want %04x %04x\n", what, i, p,
                got_hi[at], got_lo[at], h, l);
@@ -100,11 +104,9 @@ static void check(const char *what, const float *host_x, const float *dev_x, lon
     ++failures;
   }
   free(got_scales);
-  free(got_hi);
-  free(got_lo);
+  free(got);
   PGT_CUDA(cudaFree(scales));
-  PGT_CUDA(cudaFree(hi));
-  PGT_CUDA(cudaFree(lo));
+  PGT_CUDA(cudaFree(both));
 }
 
 int main(void) {
@@ -119,22 +121,24 @@ int main(void) {
     fill(x, rows, cols, 1);
     PGT_CUDA(cudaMemcpy(dev, x, (size_t)rows * cols * sizeof(float), cudaMemcpyHostToDevice));
     snprintf(what, sizeof what, "%dx%d rows", rows, cols);
-    check(what, x, dev, cols, 1, rows, cols, (rows + 127) / 128 * 128, (cols + 63) / 64 * 64);
+    check(what, x, dev, cols, 1, rows, cols, (rows + 127) / 128 * 128, (cols + 63) / 64 * 64, 0);
+    snprintf(what, sizeof what, "%dx%d rows, h and l interleaved", rows, cols);
+    check(what, x, dev, cols, 1, rows, cols, (rows + 127) / 128 * 128, (cols + 63) / 64 * 64, 1);
     /* Columns as lines (op(B) = N's columns: K along the rows). */
     fill(x, rows, cols, 0);
     PGT_CUDA(cudaMemcpy(dev, x, (size_t)rows * cols * sizeof(float), cudaMemcpyHostToDevice));
     snprintf(what, sizeof what, "%dx%d columns", rows, cols);
-    check(what, x, dev, 1, cols, cols, rows, (cols + 127) / 128 * 128, (rows + 63) / 64 * 64);
+    check(what, x, dev, 1, cols, cols, rows, (cols + 127) / 128 * 128, (rows + 63) / 64 * 64, 1);
     free(x);
     PGT_CUDA(cudaFree(dev));
   }
   /* Bad arguments: refused, nothing launched. */
-  if (pg_fp16x3_split_lines(NULL, 1, 1, 4, 4, 4, 4, NULL, NULL, NULL, 0) != PG_ERR_INVALID_ARG ||
-      pg_fp16x3_split_lines(NULL, 1, 1, 4, 4, 3, 4, NULL, NULL, NULL, 0) != PG_ERR_INVALID_ARG) {
+  if (pg_fp16x3_split_lines(NULL, 1, 1, 4, 4, 4, 4, NULL, NULL, NULL, 4, 0) != PG_ERR_INVALID_ARG ||
+      pg_fp16x3_split_lines(NULL, 1, 1, 4, 4, 3, 4, NULL, NULL, NULL, 4, 0) != PG_ERR_INVALID_ARG) {
     printf("FAIL: bad arguments not refused\n");
     ++failures;
   }
-  PGT_PG(pg_fp16x3_split_lines(NULL, 1, 1, 0, 0, 0, 0, NULL, NULL, NULL, 0)); /* nothing to do */
+  PGT_PG(pg_fp16x3_split_lines(NULL, 1, 1, 0, 0, 0, 0, NULL, NULL, NULL, 0, 0)); /* nothing to do */
   printf("test_gpu_fp16x3: %s\n", failures ? "FAIL" : "ok");
   return failures ? 1 : 0;
 }

@@ -123,23 +123,28 @@ static __device__ __forceinline__ void f16x3_copy_stage(float *stage, const uint
 /* A tile past the form's rule, in FP32 FFMA from the caller's A and B
  * (strict; Inf and NaN as IEEE arithmetic gives them): thread t its row t
  * / 2 and 64 columns. */
-static __device__ __noinline__ void f16x3_ffma_tile(const pg_gemm_args &g, int m0, int n0) {
+/* (The arguments by value: a reference to the kernel's parameter would
+ * copy all of it to local memory in every block.) */
+static __device__ __noinline__ void f16x3_ffma_tile(const float *a_rows, int lda,
+                                                    const float *b_rows, int ldb, float *c_rows,
+                                                    int ldc, int m, int n, int k, float alpha,
+                                                    float beta, int m0, int n0) {
   const int r = m0 + (int)threadIdx.x / 2, c0 = n0 + (int)(threadIdx.x % 2) * 64;
-  if (r >= g.m) return;
+  if (r >= m) return;
   float acc[64];
 #pragma unroll
   for (int j = 0; j < 64; ++j) acc[j] = 0.f;
-  for (int p = 0; p < g.k; ++p) {
-    const float a = g.a[(size_t)r * g.lda + p];
-    const float *const b = g.b + (size_t)p * g.ldb + c0;
+  for (int p = 0; p < k; ++p) {
+    const float a = a_rows[(size_t)r * lda + p];
+    const float *const b = b_rows + (size_t)p * ldb + c0;
 #pragma unroll
     for (int j = 0; j < 64; ++j)
-      if (c0 + j < g.n) acc[j] = fmaf(a, b[j], acc[j]);
+      if (c0 + j < n) acc[j] = fmaf(a, b[j], acc[j]);
   }
-  float *const c = g.c + (size_t)r * g.ldc + c0;
+  float *const c = c_rows + (size_t)r * ldc + c0;
 #pragma unroll
   for (int j = 0; j < 64; ++j)
-    if (c0 + j < g.n) c[j] = g.beta == 0.f ? g.alpha * acc[j] : fmaf(g.beta, c[j], g.alpha * acc[j]);
+    if (c0 + j < n) c[j] = beta == 0.f ? alpha * acc[j] : fmaf(beta, c[j], alpha * acc[j]);
 }
 #endif
 
@@ -160,7 +165,7 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1) pg_wgmma_fp16x3_kernel(const
                           ? m0 + line < g.m && scales[m0 + line] == PG_FP16X3_UNSPLIT
                           : n0 + line < g.n && scales[s.mp + n0 + line] == PG_FP16X3_UNSPLIT;
   if (__syncthreads_or(unsplit)) {
-    f16x3_ffma_tile(g, m0, n0);
+    f16x3_ffma_tile(g.a, g.lda, g.b, g.ldb, g.c, g.ldc, g.m, g.n, g.k, g.alpha, g.beta, m0, n0);
     return;
   }
 
@@ -235,6 +240,8 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   const long long scale_lines = (s.mp + s.np + s.kp - 1) / s.kp;
   const int region = pg_workspace_add(&launch->workspace, s.mp + s.np + scale_lines, s.kp);
   launch->views.partials = PG_IN_REGION(region);
+  /* Its first kernel as set_first_kernel sets one (copy_operands.cu),
+   * with a grid of a warp a line. */
   launch->first.kernel = (const void *)pg_fp16x3_first_kernel;
   launch->first.grid_x = fp16x3_split_blocks(s.mp + s.np);
   launch->first.grid_y = 1;

@@ -57,8 +57,9 @@ PG16_HD static inline int pg16_exponent(float x) {
   return e - 23;
 }
 
-/* x times 2^n, exact wherever the result is a normal FP32 or zero (n in
- * -300 .. 300; a scale step of at most 2^127 at a time). */
+/* x times 2^n, in steps of at most 2^127: exact wherever the result is a
+ * normal FP32 or zero; a denormal result may round twice (a step below
+ * 2^-126, then the last). */
 PG16_HD static inline float pg16_scale(float x, int n) {
   while (n > 127) { x *= 1.7014118346046923e38f; n -= 127; }   /* 2^127 */
   while (n < -126) { x *= 1.1754943508222875e-38f; n += 126; } /* 2^-126 */

@@ -21,18 +21,19 @@ PG_KERNELS_END
 extern "C" pg_status pg_fp16x3_split_lines(const float *x, long long line_stride,
                                            long long elem_stride, int lines, int len,
                                            int lines_padded, int len_padded, int *scales,
-                                           uint16_t *hi, uint16_t *lo, cudaStream_t stream) {
-  if (lines < 0 || len < 0 || lines_padded < lines || len_padded < len ||
+                                           uint16_t *hi, uint16_t *lo, long long pitch,
+                                           cudaStream_t stream) {
+  if (lines < 0 || len < 0 || lines_padded < lines || len_padded < len || pitch < len_padded ||
       (lines > 0 && len > 0 && x == NULL) || (lines > 0 && scales == NULL) ||
       ((long long)lines_padded * len_padded > 0 && (hi == NULL || lo == NULL))) {
-    pg_set_error_detail("pg_fp16x3_split_lines: a size below zero or past its padding, or a "
-                        "NULL array with work to do");
+    pg_set_error_detail("pg_fp16x3_split_lines: a size below zero or past its padding (or "
+                        "the pitch), or a NULL array with work to do");
     return PG_ERR_INVALID_ARG;
   }
   if ((long long)lines_padded * len_padded == 0 && lines == 0) return PG_OK;
   fp16x3_split g;
   memset(&g, 0, sizeof g);
-  g.a = {x, line_stride, elem_stride, lines, lines_padded, scales, hi, lo, len_padded};
+  g.a = {x, line_stride, elem_stride, lines, lines_padded, scales, hi, lo, pitch};
   g.len = len;
   g.len_padded = len_padded;
   void *params[] = {&g};
