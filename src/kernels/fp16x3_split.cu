@@ -2,7 +2,6 @@
  * of its own, for test_gpu_fp16x3, which holds it to the host's arithmetic
  * (kernels/fp16x3.h) bit for bit: the first kernel of 42_wgmma_fp16x3.cu
  * runs the same body. */
-#include <limits.h>
 #include <stdint.h>
 
 #include "internal.h"
