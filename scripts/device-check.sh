@@ -481,18 +481,19 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
     done
     grep "geometric mean" "$OUT/layouts.csv" >>"$summary"
   fi
-  # The scaled FP16 form's build beside 3xTF32 and cuBLAS strict, at three
-  # squares, on uniform inputs and on rows spanning 2^+-60 (wide: its tiles
-  # fall back to FFMA there), each checked against FP64 (fp16x3.csv).
+  # The scaled FP16 form's build beside 3xTF32 and cuBLAS strict, at the
+  # issue's squares on uniform inputs, at two on rows spanning 2^+-60 (wide:
+  # its tiles fall back to FFMA there), each checked against FP64; then its
+  # stage counts (fp16x3.csv).
   if wants fp16x3; then
     : >"$OUT/fp16x3.csv"
-    for inputs in uniform wide; do
-      for fp16x3_size in 2048 4096 8192; do
-        run_step "fp16x3 $inputs $fp16x3_size" "$OUT/fp16x3.csv" "$OUT/summary.txt" 90 \
-          "$cli" bench --variant cublas,wgmma_3xtf32,wgmma_fp16x3 --size "$fp16x3_size" \
-          --inputs "$inputs" --format csv --quiet
-      done
+    for run in uniform:2048 uniform:4096 uniform:8192 uniform:16384 wide:2048 wide:4096; do
+      run_step "fp16x3 ${run/:/ }" "$OUT/fp16x3.csv" "$OUT/summary.txt" 120 \
+        "$cli" bench --variant cublas,wgmma_3xtf32,wgmma_fp16x3 --size "${run#*:}" \
+        --inputs "${run%%:*}" --format csv --quiet
     done
+    run_step "fp16x3 stages" "$OUT/fp16x3.csv" "$OUT/summary.txt" 90 \
+      "$cli" bench --variant cublas,wgmma_fp16x3 --stages 2,3 --size 8192 --format csv --quiet
   fi
   # Cheaper exact products as prototypes on XLA's GEMMs (products.csv,
   # bench/results/products/): FP16x3 scaled, Ozaki II, the JAX presets.

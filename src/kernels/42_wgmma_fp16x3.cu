@@ -95,29 +95,43 @@ static __device__ __forceinline__ void f16x3_mma(float d[64], uint64_t da, uint6
 #undef F16X3_D64
 #undef F16X3_D8
 
-/* This thread's 16-byte pieces of one part of a stage: rows `line0` on of
- * the workspace (`pitch` FP16 a line), F16X3_TILE_K FP16 from k0, into the
- * 128-byte swizzle (wg_swizzled: piece q of row r at q ^ (r % 8)). */
-static __device__ __forceinline__ void f16x3_copy_part(float *part, const uint16_t *lines,
-                                                       long long line0, long long pitch,
-                                                       long long k0) {
-#pragma unroll
-  for (int i = 0; i < F16X3_PIECES; ++i) {
-    const int p = threadIdx.x + i * F16X3_THREADS, r = p / 8, q = p % 8;
-    pg_cp_async_16(part + wg_swizzled(r, q), lines + (line0 + r) * pitch + k0 + q * 8, 16);
-  }
+/* This thread's 16-byte copies of a stage, into the 128-byte swizzle
+ * (wg_swizzled: piece q of row r at q ^ (r % 8)): piece q of rows r0 + 32 i
+ * of each part, where r0 = thread / 8 and q = thread % 8 (so one swizzle
+ * for all i). The thread's lines start at a_line (A's h; its l Kp on) and
+ * b_line (B^T's), `pitch` FP16 a line. */
+struct f16x3_copier {
+  const uint16_t *a_line, *b_line;
+  long long pitch, kp;
+  int smem_offset; /* floats into a part */
+};
+static __device__ __forceinline__ f16x3_copier f16x3_copier_of(const uint16_t *parts,
+                                                               const f16x3_shape &s, int m0,
+                                                               int n0) {
+  const int r0 = (int)threadIdx.x / 8, q = (int)threadIdx.x % 8;
+  f16x3_copier c;
+  c.pitch = 2 * s.kp;
+  c.kp = s.kp;
+  c.a_line = parts + (m0 + r0) * c.pitch + q * 8;
+  c.b_line = parts + (s.mp + n0 + r0) * c.pitch + q * 8;
+  c.smem_offset = wg_swizzled(r0, q);
+  return c;
 }
 
-/* Stage kt of the tile at (m0, n0): A's h and l, then B^T's. */
-static __device__ __forceinline__ void f16x3_copy_stage(float *stage, const uint16_t *parts,
-                                                        const f16x3_shape &s, int m0, int n0,
+/* Stage kt: A's h and l, then B^T's, a part F16X3_PART_BYTES. */
+static __device__ __forceinline__ void f16x3_copy_stage(float *stage, const f16x3_copier &c,
                                                         int kt) {
-  const long long pitch = 2 * s.kp, k0 = (long long)kt * F16X3_TILE_K;
-  float *const part = stage;
-  f16x3_copy_part(part, parts, m0, pitch, k0);
-  f16x3_copy_part(part + F16X3_PART_BYTES / 4, parts, m0, pitch, s.kp + k0);
-  f16x3_copy_part(part + 2 * F16X3_PART_BYTES / 4, parts, s.mp + n0, pitch, k0);
-  f16x3_copy_part(part + 3 * F16X3_PART_BYTES / 4, parts, s.mp + n0, pitch, s.kp + k0);
+  const long long k0 = (long long)kt * F16X3_TILE_K;
+  constexpr int part = F16X3_PART_BYTES / 4, rows = F16X3_THREADS / 8;
+  float *const dst = stage + c.smem_offset;
+#pragma unroll
+  for (int i = 0; i < F16X3_PIECES; ++i) {
+    const long long line = i * rows * c.pitch + k0;
+    pg_cp_async_16(dst + i * rows * 32, c.a_line + line, 16);
+    pg_cp_async_16(dst + part + i * rows * 32, c.a_line + line + c.kp, 16);
+    pg_cp_async_16(dst + 2 * part + i * rows * 32, c.b_line + line, 16);
+    pg_cp_async_16(dst + 3 * part + i * rows * 32, c.b_line + line + c.kp, 16);
+  }
 }
 
 /* A tile past the form's rule, in FP32 FFMA from the caller's A and B
@@ -173,8 +187,9 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1) pg_wgmma_fp16x3_kernel(const
 #pragma unroll
   for (int i = 0; i < 64; ++i) hh[i] = x[i] = sum[i] = 0.f;
   const int k_tiles = (int)(s.kp / F16X3_TILE_K);
+  const f16x3_copier copier = f16x3_copier_of(parts, s, m0, n0);
   for (int st = 0; st < stages - 1; ++st) {
-    if (st < k_tiles) f16x3_copy_stage(smem + st * (F16X3_STAGE_BYTES / 4), parts, s, m0, n0, st);
+    if (st < k_tiles) f16x3_copy_stage(smem + st * (F16X3_STAGE_BYTES / 4), copier, st);
     pg_cp_async_commit();
   }
   int read_slot = 0, write_slot = stages - 1;
@@ -185,10 +200,6 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1) pg_wgmma_fp16x3_kernel(const
     /* Publishes stage kt; retires step kt - 1's products on the slot the
      * next copy overwrites. */
     __syncthreads();
-    if (kt + stages - 1 < k_tiles)
-      f16x3_copy_stage(smem + write_slot * (F16X3_STAGE_BYTES / 4), parts, s, m0, n0,
-                       kt + stages - 1);
-    pg_cp_async_commit();
     /* This warpgroup's 64 rows of A's parts, all 128 rows of B^T's. */
     const uint64_t ah = wg_desc(stage + wg * 64 * 32), al = ah + F16X3_PART_BYTES / 16;
     const uint64_t bh = wg_desc(stage + 2 * F16X3_PART_BYTES / 4), bl = bh + F16X3_PART_BYTES / 16;
@@ -201,6 +212,11 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1) pg_wgmma_fp16x3_kernel(const
       f16x3_mma(x, al + 2 * kk, bh + 2 * kk, 1);
     }
     wg_commit();
+    /* The next stage's copies while the tensor cores work (the slot they
+     * fill was step kt - 1's, retired above). */
+    if (kt + stages - 1 < k_tiles)
+      f16x3_copy_stage(smem + write_slot * (F16X3_STAGE_BYTES / 4), copier, kt + stages - 1);
+    pg_cp_async_commit();
     wg_wait<0>();
     wg_fence_acc(hh);
     wg_fence_acc(x);
