@@ -21,11 +21,14 @@
  *
  * This build is the form's first: op N, N and one GEMM; 32 wgmma_cp_async's
  * pipeline (cp.async stages of 64 KB, A's h and l, B^T's h and l, in the
- * 128-byte swizzle; every thread copies, the block syncs a stage); two
+ * 128-byte swizzle; every thread copies, a stage's after its products
+ * are issued, and the block syncs a stage); two
  * warpgroups of 64 x 128, each term's three products a K step of 16 into two
  * accumulator sets (hh, and hl + lh) that each stage adds into FP32
  * registers (sum += hh + 2^-11 x): the tensor cores' sums are of 64 terms.
- * Not yet in auto_emulated's rules: not measured.
+ * Not in auto_emulated's rules: a tile past the span rule runs in FFMA, so
+ * rows of wide range would take the call to a fortieth of cuBLAS's speed
+ * (bench/results/products).
  *
  *   pipegemm bench --variant cublas,wgmma_3xtf32,wgmma_fp16x3 --size 4096
  */
