@@ -494,6 +494,15 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
     done
     run_step "fp16x3 stages" "$OUT/fp16x3.csv" "$OUT/summary.txt" 90 \
       "$cli" bench --variant cublas,wgmma_fp16x3 --stages 2,3 --size 8192 --format csv --quiet
+    # Each of its two kernels' time (the split, then the products), which
+    # pipegemm profile does not separate (fp16x3-kernels.txt).
+    ncu_tool=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+    for fp16x3_size in 4096 8192; do
+      run_step "fp16x3 kernels $fp16x3_size" "$OUT/fp16x3-kernels.txt" "$OUT/summary.txt" 90 \
+        "$ncu_tool" --metrics gpu__time_duration.sum --kernel-name regex:fp16x3 --launch-count 2 \
+        "$cli" bench --variant wgmma_fp16x3 --size "$fp16x3_size" --warmup 0 --iters 1 --check off \
+        --quiet
+    done
   fi
   # Cheaper exact products as prototypes on XLA's GEMMs (products.csv,
   # bench/results/products/): FP16x3 scaled, Ozaki II, the JAX presets.

@@ -262,7 +262,9 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   /* Its first kernel as set_first_kernel sets one (copy_operands.cu),
    * with a grid of a warp a line. */
   launch->first.kernel = (const void *)pg_fp16x3_first_kernel;
-  launch->first.grid_x = fp16x3_split_blocks(s.mp + s.np);
+  launch->first.grid_x = fp16x3_split_blocks(
+      fp16x3_units(s.mp, fp16x3_by_columns(args->lda, 1)) +
+      fp16x3_units(s.np, fp16x3_by_columns(1, args->ldb)));
   launch->first.grid_y = 1;
   launch->first.threads = FP16X3_SPLIT_THREADS;
   launch->first.views.partials = PG_IN_REGION(region);

@@ -37,6 +37,8 @@ extern "C" pg_status pg_fp16x3_split_lines(const float *x, long long line_stride
   g.len_padded = len_padded;
   void *params[] = {&g};
   return pg_status_from_cuda(cudaLaunchKernel((const void *)pg_fp16x3_split_kernel,
-                                              dim3(fp16x3_split_blocks(lines_padded)),
+                                              dim3(fp16x3_split_blocks(fp16x3_units(
+                                                  lines_padded,
+                                                  fp16x3_by_columns(line_stride, elem_stride)))),
                                               dim3(FP16X3_SPLIT_THREADS), params, 0, stream));
 }

@@ -1,6 +1,7 @@
 /* The scaled FP16 split's device side (kernels/fp16x3.h has the
- * arithmetic): a warp a line of an operand, its largest and smallest
- * nonzero magnitude first (the line's scale exponent, or
+ * arithmetic): for each line of an operand (a warp a line, or a block 16
+ * contiguous lines where its elements are strided), its largest and
+ * smallest nonzero magnitude first (the line's scale exponent, or
  * PG_FP16X3_UNSPLIT where the span rule fails: an element non-finite, or
  * nonzeros more than 2^28 apart), then h and l of each element, K
  * contiguous (what wgmma reads K-major), zeros in the padding and in a
@@ -36,52 +37,164 @@ struct fp16x3_split {
   int len, len_padded;
 };
 
-/* Blocks for `lines` lines (strided past 2^20). */
-static inline unsigned fp16x3_split_blocks(long long lines) {
-  const long long blocks = (lines + FP16X3_SPLIT_WARPS - 1) / FP16X3_SPLIT_WARPS;
-  return (unsigned)(blocks < 1 ? 1 : blocks < (1 << 20) ? blocks : (1 << 20));
+/* A block's lines: an operand whose lines are contiguous and its elements
+ * strided (a row-major matrix's columns) goes FP16X3_COLUMN_LINES lines a
+ * block, read across the lines (fp16x3_split_columns); any other
+ * FP16X3_SPLIT_WARPS, a warp a line (fp16x3_split_rows). */
+#define FP16X3_COLUMN_LINES 16
+#define FP16X3_COLUMN_CHUNK 64 /* elements a pass through the shared tile */
+
+static __host__ __device__ inline int fp16x3_by_columns(long long line_stride,
+                                                        long long elem_stride) {
+  return line_stride == 1 && elem_stride != 1;
+}
+/* Blocks an operand takes. */
+static __host__ __device__ inline long long fp16x3_units(long long lines_padded, int by_columns) {
+  const int per = by_columns ? FP16X3_COLUMN_LINES : FP16X3_SPLIT_WARPS;
+  return (lines_padded + per - 1) / per;
+}
+/* The grid for `units` blocks' work (strided past 2^20). */
+static inline unsigned fp16x3_split_blocks(long long units) {
+  return (unsigned)(units < 1 ? 1 : units < (1 << 20) ? units : (1 << 20));
 }
 
-/* Both operands' lines, a warp a line: those of `a`, then those of `b` (a
- * GEMM's op(A) rows and op(B) columns; a test's one operand, no b lines).
- * Launched FP16X3_SPLIT_THREADS a block over fp16x3_split_blocks(lines). */
-static __device__ __forceinline__ void fp16x3_split_body(const fp16x3_split &g) {
+/* Line i's scale from its largest and smallest nonzero magnitude and
+ * whether all were finite; PG_FP16X3_UNSPLIT where the rule fails. */
+static __device__ __forceinline__ int fp16x3_line_scale(float largest, float smallest, int finite) {
+  return finite && pg_fp16x3_span_ok(largest, smallest) ? pg_fp16x3_scale(largest)
+                                                         : PG_FP16X3_UNSPLIT;
+}
+
+/* Warp `warp` of the block takes line i: the span along it, then h and l. */
+static __device__ __forceinline__ void fp16x3_split_rows(const fp16x3_operand &o, int len,
+                                                         int len_padded, long long i) {
   const int lane = threadIdx.x % 32;
-  const long long total = (long long)g.a.lines_padded + g.b.lines_padded;
-  for (long long line = (long long)blockIdx.x * FP16X3_SPLIT_WARPS + threadIdx.x / 32; line < total;
-       line += (long long)gridDim.x * FP16X3_SPLIT_WARPS) {
-    const int in_b = line >= g.a.lines_padded;
-    const fp16x3_operand &o = in_b ? g.b : g.a;
-    const long long i = in_b ? line - g.a.lines_padded : line;
-    const float *x = o.x + i * o.line_stride;
-    int e = PG_FP16X3_UNSPLIT;
-    if (i < o.lines) {
-      float largest = 0.f, smallest = INFINITY;
-      int finite = 1;
-      for (long long p = lane; p < g.len; p += 32) {
-        const float v = fabsf(__ldg(x + p * o.elem_stride));
-        finite &= v <= 3.4028234663852886e38f; /* not Inf, not NaN */
-        largest = fmaxf(largest, v);
-        if (v != 0.f) smallest = fminf(smallest, v);
-      }
+  const float *x = o.x + i * o.line_stride;
+  int e = PG_FP16X3_UNSPLIT;
+  if (i < o.lines) {
+    float largest = 0.f, smallest = INFINITY;
+    int finite = 1;
+#pragma unroll 4
+    for (long long p = lane; p < len; p += 32) {
+      const float v = fabsf(__ldg(x + p * o.elem_stride));
+      finite &= v <= 3.4028234663852886e38f; /* not Inf, not NaN */
+      largest = fmaxf(largest, v);
+      if (v != 0.f) smallest = fminf(smallest, v);
+    }
 #pragma unroll
-      for (int d = 16; d > 0; d /= 2) {
-        largest = fmaxf(largest, __shfl_xor_sync(0xffffffffu, largest, d));
-        smallest = fminf(smallest, __shfl_xor_sync(0xffffffffu, smallest, d));
-        finite &= __shfl_xor_sync(0xffffffffu, finite, d);
-      }
-      if (finite && pg_fp16x3_span_ok(largest, smallest)) e = pg_fp16x3_scale(largest);
-      if (lane == 0) o.scales[i] = e;
+    for (int d = 16; d > 0; d /= 2) {
+      largest = fmaxf(largest, __shfl_xor_sync(0xffffffffu, largest, d));
+      smallest = fminf(smallest, __shfl_xor_sync(0xffffffffu, smallest, d));
+      finite &= __shfl_xor_sync(0xffffffffu, finite, d);
     }
-    uint16_t *const hi = o.hi + i * o.pitch, *const lo = o.lo + i * o.pitch;
-    for (long long p = lane; p < g.len_padded; p += 32) {
-      uint16_t h = 0, l = 0;
-      if (e != PG_FP16X3_UNSPLIT && p < g.len) pg_fp16x3_split(__ldg(x + p * o.elem_stride), e, &h, &l);
-      hi[p] = h;
-      lo[p] = l;
-    }
+    e = fp16x3_line_scale(largest, smallest, finite);
+    if (lane == 0) o.scales[i] = e;
+  }
+  uint16_t *const hi = o.hi + i * o.pitch, *const lo = o.lo + i * o.pitch;
+#pragma unroll 4
+  for (long long p = lane; p < len_padded; p += 32) {
+    uint16_t h = 0, l = 0;
+    if (e != PG_FP16X3_UNSPLIT && p < len) pg_fp16x3_split(__ldg(x + p * o.elem_stride), e, &h, &l);
+    hi[p] = h;
+    lo[p] = l;
   }
 }
 
+/* Lines first .. first + FP16X3_COLUMN_LINES - 1 of an operand whose lines
+ * are contiguous (a row-major matrix's columns): thread t takes line t %
+ * 16 and elements t / 16 + 16 j, so that a warp reads two 64-byte runs
+ * along the matrix's rows; the span reduced over the block in shared
+ * memory; then FP16X3_COLUMN_CHUNK elements at a time split into a shared
+ * tile and written out along each line, a warp two lines. */
+static __device__ __forceinline__ void fp16x3_split_columns(const fp16x3_operand &o, int len,
+                                                            int len_padded, long long first) {
+  enum { LINES = FP16X3_COLUMN_LINES, ROWS = FP16X3_SPLIT_THREADS / LINES,
+         CHUNK = FP16X3_COLUMN_CHUNK, WARPS = FP16X3_SPLIT_WARPS };
+  __shared__ float largest_s[ROWS][LINES], smallest_s[ROWS][LINES];
+  __shared__ int finite_s[ROWS][LINES], scale_s[LINES];
+  /* h and l of the chunk, a line a row; 2 more halves a row keep the
+   * writes of 16 lines in distinct banks. */
+  __shared__ uint16_t h_s[LINES][CHUNK + 2], l_s[LINES][CHUNK + 2];
+  const int t = (int)threadIdx.x, own = t % LINES, row = t / LINES;
+  const long long i = first + own;
+  const float *const x = o.x + i * o.line_stride;
+  float largest = 0.f, smallest = INFINITY;
+  int finite = 1;
+  if (i < o.lines) {
+#pragma unroll 4
+    for (long long p = row; p < len; p += ROWS) {
+      const float v = fabsf(__ldg(x + p * o.elem_stride));
+      finite &= v <= 3.4028234663852886e38f;
+      largest = fmaxf(largest, v);
+      if (v != 0.f) smallest = fminf(smallest, v);
+    }
+  }
+  largest_s[row][own] = largest;
+  smallest_s[row][own] = smallest;
+  finite_s[row][own] = finite;
+  __syncthreads();
+  if (t < LINES) {
+    for (int r = 1; r < ROWS; ++r) {
+      largest = fmaxf(largest, largest_s[r][t]);
+      smallest = fminf(smallest, smallest_s[r][t]);
+      finite &= finite_s[r][t];
+    }
+    int e = PG_FP16X3_UNSPLIT;
+    if (i < o.lines) {
+      e = fp16x3_line_scale(largest, smallest, finite);
+      o.scales[i] = e;
+    }
+    scale_s[t] = e;
+  }
+  __syncthreads();
+  const int e = scale_s[own];
+  const int warp = t / 32, lane = t % 32;
+  for (long long k0 = 0; k0 < len_padded; k0 += CHUNK) {
+#pragma unroll
+    for (int p = row; p < CHUNK; p += ROWS) {
+      uint16_t h = 0, l = 0;
+      if (e != PG_FP16X3_UNSPLIT && k0 + p < len)
+        pg_fp16x3_split(__ldg(x + (k0 + p) * o.elem_stride), e, &h, &l);
+      h_s[own][p] = h;
+      l_s[own][p] = l;
+    }
+    __syncthreads();
+    for (int j = warp; j < LINES; j += WARPS) {
+      const long long line = first + j;
+      if (line >= o.lines_padded) break; /* the block's last lines past the padding */
+      uint16_t *const hi = o.hi + line * o.pitch + k0, *const lo = o.lo + line * o.pitch + k0;
+#pragma unroll
+      for (int p = lane; p < CHUNK; p += 32) {
+        if (k0 + p >= len_padded) break;
+        hi[p] = h_s[j][p];
+        lo[p] = l_s[j][p];
+      }
+    }
+    __syncthreads();
+  }
+}
+
+/* Both operands' lines: those of `a`, then those of `b` (a GEMM's op(A)
+ * rows and op(B) columns; a test's one operand, no b lines), each in the
+ * form its strides call for, fp16x3_units blocks' work each. Launched
+ * FP16X3_SPLIT_THREADS a block over fp16x3_split_blocks of their sum. */
+static __device__ __forceinline__ void fp16x3_split_body(const fp16x3_split &g) {
+  const int a_columns = fp16x3_by_columns(g.a.line_stride, g.a.elem_stride);
+  const int b_columns = fp16x3_by_columns(g.b.line_stride, g.b.elem_stride);
+  const long long a_units = fp16x3_units(g.a.lines_padded, a_columns);
+  const long long units = a_units + fp16x3_units(g.b.lines_padded, b_columns);
+  for (long long u = blockIdx.x; u < units; u += gridDim.x) {
+    const int in_b = u >= a_units;
+    /* A copy: a reference would put the job in local memory. */
+    const fp16x3_operand o = in_b ? g.b : g.a;
+    const long long unit = in_b ? u - a_units : u;
+    if (in_b ? b_columns : a_columns) {
+      fp16x3_split_columns(o, g.len, g.len_padded, unit * FP16X3_COLUMN_LINES);
+    } else {
+      const long long i = unit * FP16X3_SPLIT_WARPS + threadIdx.x / 32;
+      if (i < o.lines_padded) fp16x3_split_rows(o, g.len, g.len_padded, i);
+    }
+  }
+}
 
 #endif
