@@ -288,6 +288,11 @@ typedef struct {
    * x b_box_n rows, in b_t_swizzle_bytes). */
   int any_layout;
   int a_t_swizzle_bytes, b_t_swizzle_bytes;
+  /* 1: the kernel's copies read the workspace alone, through A's map over
+   * the whole region its partials view names, each row its full ldp in
+   * A's boxes (pg_tma_encode_lines, at launch); the caller's A and B get
+   * no map. */
+  int workspace_lines;
 } pg_tma_boxes;
 
 /* ---- a call's launches over one workspace -------------------------------------

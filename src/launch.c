@@ -132,6 +132,11 @@ static cudaError_t encode_views(const pg_plan *plan, const pg_plan_step *step,
                                 const pg_layout_args *args, pg_tma_maps *maps, const char **what) {
   *maps = plan->maps;
   cudaError_t err = cudaSuccess;
+  if (plan->tma->workspace_lines) {
+    *what = "encoding the tensor map of the workspace";
+    return pg_tma_encode_lines(args, plan->tma,
+                               plan->workspace.region[step->views.partials - 1].rows, maps);
+  }
   if (pg_tma_reads_layout(args, plan->tma)) {
     /* Over the batch, as the caller's operands' maps are. */
     const pg_region *region = plan->workspace.region;
@@ -178,7 +183,8 @@ static pg_status launch_steps(const pg_plan *plan, cudaStream_t stream) {
     const char *what = NULL;
     if (base != NULL) {
       if (i == plan->main_step && plan->tma != NULL &&
-          (step->views.a != PG_CALLER || step->views.b != PG_CALLER)) {
+          (step->views.a != PG_CALLER || step->views.b != PG_CALLER ||
+           plan->tma->workspace_lines)) {
         err = encode_views(plan, step, &args, &maps, &what);
         params[1] = (void *)&maps;
       }

@@ -204,7 +204,7 @@ cudaError_t pg_tma_find_encoder(void) {
 cudaError_t pg_tma_encode(const pg_layout_args *g, const pg_tma_boxes *boxes, int with_a,
                           int with_b, pg_tma_maps *maps) {
   memset(maps, 0, sizeof *maps);
-  if (g->k == 0) return cudaSuccess;
+  if (g->k == 0 || boxes->workspace_lines) return cudaSuccess;
   cudaError_t found = pg_tma_find_encoder();
   if (found != cudaSuccess) return found;
   if (pg_tma_reads_layout(g, boxes)) return encode_layout(g, boxes, with_a, with_b, maps);
@@ -232,6 +232,16 @@ cudaError_t pg_tma_encode_a_parts(const pg_layout_args *g, const pg_tma_boxes *b
   if (rows > INT_MAX) return cudaErrorInvalidValue;
   return encode_matrix(&maps->a, g->a, (int)rows, g->k, g->lda, boxes->a_box_k, boxes->a_box_m,
                        boxes->a_swizzle_bytes);
+}
+
+cudaError_t pg_tma_encode_lines(const pg_layout_args *g, const pg_tma_boxes *boxes,
+                                long long rows, pg_tma_maps *maps) {
+  if (g->k == 0) return cudaSuccess;
+  cudaError_t found = pg_tma_find_encoder();
+  if (found != cudaSuccess) return found;
+  if (rows > INT_MAX) return cudaErrorInvalidValue;
+  return encode_matrix(&maps->a, g->partials, (int)rows, g->ldp, g->ldp, boxes->a_box_k,
+                       boxes->a_box_m, boxes->a_swizzle_bytes);
 }
 
 cudaError_t pg_tma_encode_bt(const pg_layout_args *g, const pg_tma_boxes *boxes,

@@ -56,6 +56,12 @@ cudaError_t pg_tma_encode_b(const pg_layout_args *args, const pg_tma_boxes *boxe
 cudaError_t pg_tma_encode_a_parts(const pg_layout_args *args, const pg_tma_boxes *boxes,
                                   long long rows, pg_tma_maps *maps);
 
+/* A's map on args->partials as `rows` rows of args->ldp floats, every
+ * float of each (boxes->workspace_lines: a workspace whose lines hold more
+ * than K), at launch. */
+cudaError_t pg_tma_encode_lines(const pg_layout_args *args, const pg_tma_boxes *boxes,
+                                long long rows, pg_tma_maps *maps);
+
 /* The maps of what a kernel that reads layouts (pg_tma_reads_layout) reads
  * in the workspace, at launch: rank 3 over the batch as the caller's are, a
  * matrix every stride_a or stride_b floats (the views set them: a region's

@@ -19,13 +19,15 @@
  * both operands K-major, as wgmma's f16 form takes them from shared
  * memory, without bounds checks.
  *
- * This build is the form's first: op N, N and one GEMM; 32 wgmma_cp_async's
- * pipeline (cp.async stages of 64 KB, A's h and l, B^T's h and l, in the
- * 128-byte swizzle; every thread copies, a stage's after its products
- * are issued, and the block syncs a stage); two
- * warpgroups of 64 x 128, each term's three products a K step of 16 into two
- * accumulator sets (hh, and hl + lh) that each stage adds into FP32
- * registers (sum += hh + 2^-11 x): the tensor cores' sums are of 64 terms.
+ * The pipeline is 34 wgmma_tma_ws's, with two consumer warpgroups: one
+ * lane of a third warpgroup copies each stage (64 KB: A's h and l, B^T's h
+ * and l, four TMA boxes of the workspace in the 128-byte swizzle) into a
+ * ring of mbarriers; warpgroup w multiplies rows 64 w .. of the 128 x 128
+ * tile, each term's three products a K step of 16 into two accumulator sets
+ * (hh, and hl + lh), gives the slot back once they are done, and adds them
+ * into FP32 registers (sum += hh + 2^-11 x): the tensor cores' sums are of
+ * 64 terms, and one warpgroup adds while the other's products run (no
+ * block-wide barrier after the start). op N, N and one GEMM.
  * Not in auto_emulated's rules: a tile past the span rule runs in FFMA, so
  * rows of wide range would take the call to a fortieth of cuBLAS's speed
  * (bench/results/products).
@@ -41,9 +43,16 @@ PG_KERNELS_BEGIN
 #define F16X3_TILE_K 64                               /* FP16 a stage: 128 bytes a row */
 #define F16X3_PART_BYTES (F16X3_TILE * 128)           /* one part: 16 KB */
 #define F16X3_STAGE_BYTES (4 * F16X3_PART_BYTES)      /* A's h, l, B^T's h, l: 64 KB */
-#define F16X3_THREADS 256                             /* two warpgroups */
-#define F16X3_PIECES (F16X3_PART_BYTES / 16 / F16X3_THREADS) /* 16-byte copies a thread a part */
+#define F16X3_CONSUMERS 256                           /* two warpgroups multiply */
+#define F16X3_THREADS (F16X3_CONSUMERS + WG_WARPGROUP) /* and one copies */
 #define F16X3_MAX_STAGES 3
+/* setmaxnreg: the launch's 168 registers a thread become 24 for the copying
+ * warpgroup and 240 for the two that hold three accumulator sets. */
+#define F16X3_PRODUCER_REGS 24
+#define F16X3_CONSUMER_REGS 240
+static_assert(WG_WARPGROUP * F16X3_PRODUCER_REGS + F16X3_CONSUMERS * F16X3_CONSUMER_REGS <=
+                  F16X3_THREADS * (65536 / F16X3_THREADS / 8 * 8),
+              "the register split exceeds the launch's registers");
 
 /* The workspace's geometry, from the problem alone (host and device). */
 struct f16x3_shape {
@@ -98,45 +107,6 @@ static __device__ __forceinline__ void f16x3_mma(float d[64], uint64_t da, uint6
 #undef F16X3_D64
 #undef F16X3_D8
 
-/* This thread's 16-byte copies of a stage, into the 128-byte swizzle
- * (wg_swizzled: piece q of row r at q ^ (r % 8)): piece q of rows r0 + 32 i
- * of each part, where r0 = thread / 8 and q = thread % 8 (so one swizzle
- * for all i). The thread's lines start at a_line (A's h; its l Kp on) and
- * b_line (B^T's), `pitch` FP16 a line. */
-struct f16x3_copier {
-  const uint16_t *a_line, *b_line;
-  long long pitch, kp;
-  int smem_offset; /* floats into a part */
-};
-static __device__ __forceinline__ f16x3_copier f16x3_copier_of(const uint16_t *parts,
-                                                               const f16x3_shape &s, int m0,
-                                                               int n0) {
-  const int r0 = (int)threadIdx.x / 8, q = (int)threadIdx.x % 8;
-  f16x3_copier c;
-  c.pitch = 2 * s.kp;
-  c.kp = s.kp;
-  c.a_line = parts + (m0 + r0) * c.pitch + q * 8;
-  c.b_line = parts + (s.mp + n0 + r0) * c.pitch + q * 8;
-  c.smem_offset = wg_swizzled(r0, q);
-  return c;
-}
-
-/* Stage kt: A's h and l, then B^T's, a part F16X3_PART_BYTES. */
-static __device__ __forceinline__ void f16x3_copy_stage(float *stage, const f16x3_copier &c,
-                                                        int kt) {
-  const long long k0 = (long long)kt * F16X3_TILE_K;
-  constexpr int part = F16X3_PART_BYTES / 4, rows = F16X3_THREADS / 8;
-  float *const dst = stage + c.smem_offset;
-#pragma unroll
-  for (int i = 0; i < F16X3_PIECES; ++i) {
-    const long long line = i * rows * c.pitch + k0;
-    pg_cp_async_16(dst + i * rows * 32, c.a_line + line, 16);
-    pg_cp_async_16(dst + part + i * rows * 32, c.a_line + line + c.kp, 16);
-    pg_cp_async_16(dst + 2 * part + i * rows * 32, c.b_line + line, 16);
-    pg_cp_async_16(dst + 3 * part + i * rows * 32, c.b_line + line + c.kp, 16);
-  }
-}
-
 /* A tile past the form's rule, in FP32 FFMA from the caller's A and B
  * (strict; Inf and NaN as IEEE arithmetic gives them): thread t its row t
  * / 2 and 64 columns. */
@@ -165,44 +135,71 @@ static __device__ __noinline__ void f16x3_ffma_tile(const float *a_rows, int lda
 }
 #endif
 
-__global__ void __launch_bounds__(F16X3_THREADS, 1) pg_wgmma_fp16x3_kernel(const pg_gemm_args g) {
+__global__ void __launch_bounds__(F16X3_THREADS, 1)
+    pg_wgmma_fp16x3_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
 #ifdef PG_HAVE_WGMMA
   extern __shared__ float4 smem_raw[];
   float *const smem = (float *)pg_tma_smem_base(smem_raw);
   const f16x3_shape s = f16x3_shape_of(g.m, g.n, g.k);
-  const uint16_t *const parts = (const uint16_t *)g.partials;
   const int *const scales = (const int *)(g.partials + (s.mp + s.np) * s.kp);
   const int m0 = blockIdx.y * F16X3_TILE, n0 = blockIdx.x * F16X3_TILE;
-  const int wg = threadIdx.x / WG_WARPGROUP, stages = g.stages;
+  const int stages = g.stages, warp = threadIdx.x / 32;
 
   /* A row or column of the tile the split left alone: the whole tile in
-   * FP32 FFMA. */
+   * FP32 FFMA, by the two warpgroups that would have multiplied. */
   const int line = (int)(threadIdx.x % F16X3_TILE);
   const int unsplit = threadIdx.x < F16X3_TILE
                           ? m0 + line < g.m && scales[m0 + line] == PG_FP16X3_UNSPLIT
-                          : n0 + line < g.n && scales[s.mp + n0 + line] == PG_FP16X3_UNSPLIT;
+                      : threadIdx.x < F16X3_CONSUMERS
+                          ? n0 + line < g.n && scales[s.mp + n0 + line] == PG_FP16X3_UNSPLIT
+                          : 0;
   if (__syncthreads_or(unsplit)) {
-    f16x3_ffma_tile(g.a, g.lda, g.b, g.ldb, g.c, g.ldc, g.m, g.n, g.k, g.alpha, g.beta, m0, n0);
+    if (threadIdx.x < F16X3_CONSUMERS)
+      f16x3_ffma_tile(g.a, g.lda, g.b, g.ldb, g.c, g.ldc, g.m, g.n, g.k, g.alpha, g.beta, m0, n0);
     return;
   }
 
+  unsigned long long *const full =
+      (unsigned long long *)(smem + stages * (F16X3_STAGE_BYTES / 4));
+  unsigned long long *const empty = full + stages;
+  wg_ring_init(full, empty, stages, F16X3_CONSUMERS);
+  const int k_tiles = (int)(s.kp / F16X3_TILE_K);
+  int slot = 0, parity = 0;
+
+  if (warp >= F16X3_CONSUMERS / 32) {
+    /* ---- the copies: one lane of the last warpgroup. maps.a is the
+     * workspace as rows of Kp floats, h in the first Kp / 2 of a line and
+     * l in the rest: a box of 32 floats x 128 lines is one part of a stage
+     * (64 FP16 of 128 lines), in the 128-byte swizzle. ---- */
+    pg_setmaxnreg_dec(F16X3_PRODUCER_REGS);
+    if (warp != F16X3_CONSUMERS / 32 || threadIdx.x % 32 != 0) return;
+    pg_tma_prefetch_map(&maps.a);
+    const int low = (int)(s.kp / 2), b_line = (int)s.mp + n0;
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      pg_mbar_wait_parity(&empty[slot], parity ^ 1);
+      float *const part = smem + slot * (F16X3_STAGE_BYTES / 4);
+      const int x = kt * (F16X3_TILE_K / 2);
+      pg_mbar_arrive_expect_tx(&full[slot], F16X3_STAGE_BYTES);
+      pg_tma_load_2d(part, &maps.a, x, m0, &full[slot]);
+      pg_tma_load_2d(part + F16X3_PART_BYTES / 4, &maps.a, low + x, m0, &full[slot]);
+      pg_tma_load_2d(part + 2 * F16X3_PART_BYTES / 4, &maps.a, x, b_line, &full[slot]);
+      pg_tma_load_2d(part + 3 * F16X3_PART_BYTES / 4, &maps.a, low + x, b_line, &full[slot]);
+      parity ^= t128_ring_next(&slot, stages);
+    }
+    return;
+  }
+
+  /* ---- the products: warpgroup wg its 64 rows of the tile. A stage's
+   * slot goes back as soon as its products are done, before the sums, so
+   * one warpgroup adds while the other's products run. ---- */
+  pg_setmaxnreg_inc(F16X3_CONSUMER_REGS);
+  const int wg = warp / 4;
   float hh[64], x[64], sum[64];
 #pragma unroll
   for (int i = 0; i < 64; ++i) hh[i] = x[i] = sum[i] = 0.f;
-  const int k_tiles = (int)(s.kp / F16X3_TILE_K);
-  const f16x3_copier copier = f16x3_copier_of(parts, s, m0, n0);
-  for (int st = 0; st < stages - 1; ++st) {
-    if (st < k_tiles) f16x3_copy_stage(smem + st * (F16X3_STAGE_BYTES / 4), copier, st);
-    pg_cp_async_commit();
-  }
-  int read_slot = 0, write_slot = stages - 1;
   for (int kt = 0; kt < k_tiles; ++kt) {
-    const float *const stage = smem + read_slot * (F16X3_STAGE_BYTES / 4);
-    pg_cp_async_wait(stages - 2); /* stage kt (this thread's part) */
-    wg_fence_proxy_async();
-    /* Publishes stage kt; retires step kt - 1's products on the slot the
-     * next copy overwrites. */
-    __syncthreads();
+    pg_mbar_wait_parity(&full[slot], parity);
+    const float *const stage = smem + slot * (F16X3_STAGE_BYTES / 4);
     /* This warpgroup's 64 rows of A's parts, all 128 rows of B^T's. */
     const uint64_t ah = wg_desc(stage + wg * 64 * 32), al = ah + F16X3_PART_BYTES / 16;
     const uint64_t bh = wg_desc(stage + 2 * F16X3_PART_BYTES / 4), bl = bh + F16X3_PART_BYTES / 16;
@@ -215,26 +212,21 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1) pg_wgmma_fp16x3_kernel(const
       f16x3_mma(x, al + 2 * kk, bh + 2 * kk, 1);
     }
     wg_commit();
-    /* The next stage's copies while the tensor cores work (the slot they
-     * fill was step kt - 1's, retired above). */
-    if (kt + stages - 1 < k_tiles)
-      f16x3_copy_stage(smem + write_slot * (F16X3_STAGE_BYTES / 4), copier, kt + stages - 1);
-    pg_cp_async_commit();
     wg_wait<0>();
+    pg_mbar_arrive(&empty[slot]);
     wg_fence_acc(hh);
     wg_fence_acc(x);
 #pragma unroll
     for (int i = 0; i < 64; ++i) sum[i] += fmaf(0x1p-11f, x[i], hh[i]);
-    t128_ring_next(&read_slot, stages);
-    t128_ring_next(&write_slot, stages);
+    parity ^= t128_ring_next(&slot, stages);
   }
 
   /* C = alpha 2^(e_A + e_B) sum + beta C (C unread where beta = 0); the
    * accumulators' layout is wg_mma's. */
-  const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
+  const int lane = threadIdx.x % 32, quarter = warp % 4;
 #pragma unroll
   for (int i = 0; i < 64; ++i) {
-    const int row = m0 + 64 * wg + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+    const int row = m0 + 64 * wg + 16 * quarter + lane / 4 + 8 * ((i / 2) % 2);
     const int col = n0 + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
     if (row >= g.m || col >= g.n) continue;
     const float v = g.alpha * pg16_scale(sum[i], scales[row] + scales[s.mp + col]);
@@ -245,6 +237,10 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1) pg_wgmma_fp16x3_kernel(const
   pg_tma_unavailable();
 #endif
 }
+
+/* The copies' boxes: 32 floats (64 FP16) of 128 lines of the workspace. */
+static const pg_tma_boxes f16x3_boxes = {.a_box_k = F16X3_TILE_K / 2, .a_box_m = F16X3_TILE,
+                                         .a_swizzle_bytes = 128, .workspace_lines = 1};
 
 /* The split first, into the workspace: Mp + Np lines of Kp floats (each
  * line's h and l), then the scales (Mp + Np ints, in lines of Kp). */
@@ -269,9 +265,12 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   launch->first.threads = FP16X3_SPLIT_THREADS;
   launch->first.views.partials = PG_IN_REGION(region);
   launch->first.what = "split";
+  launch->tma = &f16x3_boxes;
 }
 
-static size_t smem_bytes(int stages) { return (size_t)stages * F16X3_STAGE_BYTES + WG_SMEM_ALIGN; }
+static size_t smem_bytes(int stages) {
+  return pg_tma_ring_smem(stages, F16X3_STAGE_BYTES, WG_STAGE_SYNC_BYTES);
+}
 
 /* sm_90a code; the tiles along M fit grid y; the workspace's lines are
  * ints (the first kernel counts them so). */
@@ -288,9 +287,8 @@ static pg_status check(const pg_layout_args *g, char *why, size_t why_size) {
 }
 
 static const pg_sass_rule rules[] = {
-    PG_RULES_WGMMA_COMMON,
-    {PG_SM90_UP, PG_MUST, "LDGSTS", "the stages no longer arrive by cp.async"},
-    {PG_ANY_SM, PG_NEVER, "UTMALDG", "TMA appeared: this build copies with cp.async"},
+    PG_RULES_WGMMA, PG_RULES_TMA_COMMON,
+    {PG_SM90_UP, PG_MUST, "USETMAXREG", "setmaxnreg is gone: the products keep 168 registers"},
 };
 
 PG_ENTRY(wgmma_fp16x3) = {
@@ -304,7 +302,7 @@ PG_ENTRY(wgmma_fp16x3) = {
                             "two and split into two FP16 parts (a first kernel), 3 FP16 wgmma "
                             "products a term summed in FP32 registers each stage; a tile whose "
                             "rows or columns span past 2^28 (or hold Inf or NaN) in FP32 FFMA; "
-                            "cp.async stages; op N, N and one GEMM",
+                            "TMA producer warp, two consumer warpgroups; op N, N and one GEMM",
              .layouts = PG_LAYOUT_NN},
     .smem_bytes = smem_bytes,
     .configure = configure,
