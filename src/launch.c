@@ -134,6 +134,7 @@ static cudaError_t encode_views(const pg_plan *plan, const pg_plan_step *step,
   cudaError_t err = cudaSuccess;
   if (plan->tma->workspace_lines) {
     *what = "encoding the tensor map of the workspace";
+    if (step->views.partials == PG_CALLER) return cudaErrorInvalidValue; /* no workspace view */
     return pg_tma_encode_lines(args, plan->tma,
                                plan->workspace.region[step->views.partials - 1].rows, maps);
   }

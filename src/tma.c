@@ -204,9 +204,10 @@ cudaError_t pg_tma_find_encoder(void) {
 cudaError_t pg_tma_encode(const pg_layout_args *g, const pg_tma_boxes *boxes, int with_a,
                           int with_b, pg_tma_maps *maps) {
   memset(maps, 0, sizeof *maps);
-  if (g->k == 0 || boxes->workspace_lines) return cudaSuccess;
+  if (g->k == 0) return cudaSuccess;
   cudaError_t found = pg_tma_find_encoder();
   if (found != cudaSuccess) return found;
+  if (boxes->workspace_lines) return cudaSuccess; /* encoded at launch */
   if (pg_tma_reads_layout(g, boxes)) return encode_layout(g, boxes, with_a, with_b, maps);
   cudaError_t err = cudaSuccess;
   if (with_a)

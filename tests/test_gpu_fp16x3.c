@@ -5,7 +5,8 @@
  * Inf) not split and zero, a line of zeros. Lines as rows (a row-major
  * matrix's rows) and as columns (its columns: the strided read), values
  * spread over 2^28 within a line at tops across FP32's range, the lowest
- * among the denormals. Exit 0 pass, 1 fail, 77 without a GPU. */
+ * among the denormals; paddings of whole tiles and paddings that end inside
+ * a block's lines. Exit 0 pass, 1 fail, 77 without a GPU. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -124,11 +125,16 @@ int main(void) {
     check(what, x, dev, cols, 1, rows, cols, (rows + 127) / 128 * 128, (cols + 63) / 64 * 64, 0);
     snprintf(what, sizeof what, "%dx%d rows, h and l interleaved", rows, cols);
     check(what, x, dev, cols, 1, rows, cols, (rows + 127) / 128 * 128, (cols + 63) / 64 * 64, 1);
+    snprintf(what, sizeof what, "%dx%d rows, odd padding", rows, cols);
+    check(what, x, dev, cols, 1, rows, cols, rows + 3, cols + 5, 0);
     /* Columns as lines (op(B) = N's columns: K along the rows). */
     fill(x, rows, cols, 0);
     PGT_CUDA(cudaMemcpy(dev, x, (size_t)rows * cols * sizeof(float), cudaMemcpyHostToDevice));
     snprintf(what, sizeof what, "%dx%d columns", rows, cols);
     check(what, x, dev, 1, cols, cols, rows, (cols + 127) / 128 * 128, (rows + 63) / 64 * 64, 1);
+    /* Paddings that end inside a block's 16 lines and a tile's 64 elements. */
+    snprintf(what, sizeof what, "%dx%d columns, odd padding", rows, cols);
+    check(what, x, dev, 1, cols, cols, rows, cols + 3, rows + 5, 0);
     free(x);
     PGT_CUDA(cudaFree(dev));
   }

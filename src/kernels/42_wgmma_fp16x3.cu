@@ -68,7 +68,7 @@ static __host__ __device__ __forceinline__ f16x3_shape f16x3_shape_of(int m, int
 
 /* The first kernel: the split of op(A)'s rows and op(B)'s columns into the
  * workspace (g.partials, g.ldp = Kp floats a line: Kp FP16 of h, Kp of l). */
-__global__ void __launch_bounds__(FP16X3_SPLIT_THREADS) pg_fp16x3_first_kernel(const pg_gemm_args g) {
+__global__ void __launch_bounds__(FP16X3_SPLIT_THREADS, FP16X3_SPLIT_MIN_BLOCKS) pg_fp16x3_first_kernel(const pg_gemm_args g) {
   const f16x3_shape s = f16x3_shape_of(g.m, g.n, g.k);
   uint16_t *const parts = (uint16_t *)g.partials;
   int *const scales = (int *)(g.partials + (s.mp + s.np) * s.kp);
@@ -256,7 +256,7 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   const int region = pg_workspace_add(&launch->workspace, s.mp + s.np + scale_lines, s.kp);
   launch->views.partials = PG_IN_REGION(region);
   /* Its first kernel as set_first_kernel sets one (copy_operands.cu),
-   * with a grid of a warp a line. */
+   * with the split's own grid (a warp a row of A, a block 16 columns of B). */
   launch->first.kernel = (const void *)pg_fp16x3_first_kernel;
   launch->first.grid_x = fp16x3_split_blocks(
       fp16x3_units(s.mp, fp16x3_by_columns(args->lda, 1)) +

@@ -11,7 +11,7 @@
 PG_KERNELS_BEGIN
 
 /* The split's test form: fp16x3_split_lines as its parameter. */
-__global__ void __launch_bounds__(FP16X3_SPLIT_THREADS) pg_fp16x3_split_kernel(const fp16x3_split g) {
+__global__ void __launch_bounds__(FP16X3_SPLIT_THREADS, FP16X3_SPLIT_MIN_BLOCKS) pg_fp16x3_split_kernel(const fp16x3_split g) {
   fp16x3_split_body(g);
 }
 

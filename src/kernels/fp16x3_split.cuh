@@ -19,6 +19,9 @@
 
 #define FP16X3_SPLIT_WARPS 8
 #define FP16X3_SPLIT_THREADS (FP16X3_SPLIT_WARPS * 32)
+/* Blocks an SM the registers must allow: a pass over memory wants many
+ * loads in flight. */
+#define FP16X3_SPLIT_MIN_BLOCKS 6
 
 /* One operand: `lines` lines of the call's `len` (padded to lines_padded
  * lines, the extra ones zero), the scales, and h and l of line i at hi + i
@@ -43,6 +46,7 @@ struct fp16x3_split {
  * FP16X3_SPLIT_WARPS, a warp a line (fp16x3_split_rows). */
 #define FP16X3_COLUMN_LINES 16
 #define FP16X3_COLUMN_CHUNK 64 /* elements a pass through the shared tile */
+#define FP16X3_LOADS 4         /* a lane's loads in flight in a line's split */
 
 static __host__ __device__ inline int fp16x3_by_columns(long long line_stride,
                                                         long long elem_stride) {
@@ -91,12 +95,24 @@ static __device__ __forceinline__ void fp16x3_split_rows(const fp16x3_operand &o
     if (lane == 0) o.scales[i] = e;
   }
   uint16_t *const hi = o.hi + i * o.pitch, *const lo = o.lo + i * o.pitch;
-#pragma unroll 4
-  for (long long p = lane; p < len_padded; p += 32) {
-    uint16_t h = 0, l = 0;
-    if (e != PG_FP16X3_UNSPLIT && p < len) pg_fp16x3_split(__ldg(x + p * o.elem_stride), e, &h, &l);
-    hi[p] = h;
-    lo[p] = l;
+  /* FP16X3_LOADS elements a lane at a time, loaded before any is split
+   * (the loads in flight together). */
+  for (long long p0 = lane; p0 < len_padded; p0 += 32 * FP16X3_LOADS) {
+    float v[FP16X3_LOADS];
+#pragma unroll
+    for (int q = 0; q < FP16X3_LOADS; ++q) {
+      const long long p = p0 + 32 * q;
+      v[q] = e != PG_FP16X3_UNSPLIT && p < len ? __ldg(x + p * o.elem_stride) : 0.f;
+    }
+#pragma unroll
+    for (int q = 0; q < FP16X3_LOADS; ++q) {
+      const long long p = p0 + 32 * q;
+      if (p >= len_padded) break;
+      uint16_t h = 0, l = 0;
+      if (e != PG_FP16X3_UNSPLIT && p < len) pg_fp16x3_split(v[q], e, &h, &l);
+      hi[p] = h;
+      lo[p] = l;
+    }
   }
 }
 
@@ -150,11 +166,18 @@ static __device__ __forceinline__ void fp16x3_split_columns(const fp16x3_operand
   const int e = scale_s[own];
   const int warp = t / 32, lane = t % 32;
   for (long long k0 = 0; k0 < len_padded; k0 += CHUNK) {
+    /* The thread's CHUNK / ROWS elements, loaded before any is split. */
+    float v[CHUNK / ROWS];
 #pragma unroll
-    for (int p = row; p < CHUNK; p += ROWS) {
+    for (int q = 0; q < CHUNK / ROWS; ++q) {
+      const long long k = k0 + row + q * ROWS;
+      v[q] = e != PG_FP16X3_UNSPLIT && k < len ? __ldg(x + k * o.elem_stride) : 0.f;
+    }
+#pragma unroll
+    for (int q = 0; q < CHUNK / ROWS; ++q) {
+      const int p = row + q * ROWS;
       uint16_t h = 0, l = 0;
-      if (e != PG_FP16X3_UNSPLIT && k0 + p < len)
-        pg_fp16x3_split(__ldg(x + (k0 + p) * o.elem_stride), e, &h, &l);
+      if (e != PG_FP16X3_UNSPLIT && k0 + p < len) pg_fp16x3_split(v[q], e, &h, &l);
       h_s[own][p] = h;
       l_s[own][p] = l;
     }
@@ -174,6 +197,17 @@ static __device__ __forceinline__ void fp16x3_split_columns(const fp16x3_operand
   }
 }
 
+/* One block's work of operand o: its unit `unit`. */
+static __device__ __forceinline__ void fp16x3_split_unit(const fp16x3_operand &o, int by_columns,
+                                                         int len, int len_padded, long long unit) {
+  if (by_columns) {
+    fp16x3_split_columns(o, len, len_padded, unit * FP16X3_COLUMN_LINES);
+  } else {
+    const long long i = unit * FP16X3_SPLIT_WARPS + threadIdx.x / 32;
+    if (i < o.lines_padded) fp16x3_split_rows(o, len, len_padded, i);
+  }
+}
+
 /* Both operands' lines: those of `a`, then those of `b` (a GEMM's op(A)
  * rows and op(B) columns; a test's one operand, no b lines), each in the
  * form its strides call for, fp16x3_units blocks' work each. Launched
@@ -184,16 +218,13 @@ static __device__ __forceinline__ void fp16x3_split_body(const fp16x3_split &g) 
   const long long a_units = fp16x3_units(g.a.lines_padded, a_columns);
   const long long units = a_units + fp16x3_units(g.b.lines_padded, b_columns);
   for (long long u = blockIdx.x; u < units; u += gridDim.x) {
-    const int in_b = u >= a_units;
-    /* A copy: a reference would put the job in local memory. */
-    const fp16x3_operand o = in_b ? g.b : g.a;
-    const long long unit = in_b ? u - a_units : u;
-    if (in_b ? b_columns : a_columns) {
-      fp16x3_split_columns(o, g.len, g.len_padded, unit * FP16X3_COLUMN_LINES);
-    } else {
-      const long long i = unit * FP16X3_SPLIT_WARPS + threadIdx.x / 32;
-      if (i < o.lines_padded) fp16x3_split_rows(o, g.len, g.len_padded, i);
-    }
+    /* Each operand in a branch of its own: a copy of one chosen at run
+     * time would hold all its fields in registers, a reference put the job
+     * in local memory. */
+    if (u >= a_units)
+      fp16x3_split_unit(g.b, b_columns, g.len, g.len_padded, u - a_units);
+    else
+      fp16x3_split_unit(g.a, a_columns, g.len, g.len_padded, u);
   }
 }
 
