@@ -483,7 +483,7 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   fi
   # The scaled FP16 form's build beside 3xTF32 and cuBLAS strict, at the
   # issue's squares on uniform inputs, at two on rows spanning 2^+-60 (wide:
-  # its tiles fall back to FFMA there), each checked against FP64; then its
+  # its tiles fall back to 3xTF32 there), each checked against FP64; then its
   # stage counts (fp16x3.csv).
   if wants fp16x3; then
     : >"$OUT/fp16x3.csv"

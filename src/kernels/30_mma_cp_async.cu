@@ -25,55 +25,6 @@
 
 PG_KERNELS_BEGIN
 
-static_assert(MMA_TILE_M * MMA_TILE_K == 4 * 4 * MMA_THREADS, "4 A pieces per thread");
-static_assert(MMA_TILE_K * MMA_TILE_N == 4 * 4 * MMA_THREADS, "4 B pieces per thread");
-static_assert((MMA_LDA * 4) % 16 == 0 && (MMA_LDB * 4) % 16 == 0,
-              "rows of a stage start 16-byte aligned (cp.async of 16 bytes)");
-
-#define MMA_A_PIECES_PER_ROW (MMA_TILE_K / 4) /* 8 */
-#define MMA_B_PIECES_PER_ROW (MMA_TILE_N / 4) /* 32 */
-
-/* The stage's A (128 rows of 8 pieces) and B (32 rows of 32 pieces) by the
- * block's 256 threads with cp.async. The caller commits. */
-static __device__ __forceinline__ void mma_cp_async_stage(const pg_gemm_args &g, float *stage,
-                                                          int m0, int n0, int k0) {
-  mma_cp_async_operand(stage, MMA_LDA, MMA_A_PIECES_PER_ROW, g.a, g.lda, m0, k0, g.m, g.k,
-                       g.vec_a);
-  mma_cp_async_operand(stage + MMA_SMEM_A_FLOATS, MMA_LDB, MMA_B_PIECES_PER_ROW, g.b, g.ldb, k0,
-                       n0, g.k, g.n, g.vec_b);
-}
-
-/* acc += this warp's 64x32 of A_stage * B_stage: 4 K steps of 8, each 16
- * mma.sync from 16 A and 8 B fragment registers (conflict-free LDS.32). */
-static __device__ __forceinline__ void mma_compute_stage(const float *stage, mma_acc acc) {
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int g = lane / 4, t = lane % 4;
-  const float *as = stage + ((warp / MMA_WARPS_N) * MMA_WARP_M + g) * MMA_LDA + t;
-  const float *bs = stage + MMA_SMEM_A_FLOATS + t * MMA_LDB + (warp % MMA_WARPS_N) * MMA_WARP_N + g;
-#pragma unroll
-  for (int kk = 0; kk < MMA_TILE_K; kk += 8) {
-    float a[MMA_M_FRAGS][4], b[MMA_N_FRAGS][2];
-#pragma unroll
-    for (int mi = 0; mi < MMA_M_FRAGS; ++mi) {
-      const float *row = as + mi * 16 * MMA_LDA + kk;
-      a[mi][0] = row[0];
-      a[mi][1] = row[8 * MMA_LDA];
-      a[mi][2] = row[4];
-      a[mi][3] = row[8 * MMA_LDA + 4];
-    }
-#pragma unroll
-    for (int ni = 0; ni < MMA_N_FRAGS; ++ni) {
-      const float *col = bs + kk * MMA_LDB + ni * 8;
-      b[ni][0] = col[0];
-      b[ni][1] = col[4 * MMA_LDB];
-    }
-#pragma unroll
-    for (int mi = 0; mi < MMA_M_FRAGS; ++mi)
-#pragma unroll
-      for (int ni = 0; ni < MMA_N_FRAGS; ++ni) pg_mma_tf32_m16n8k8(acc[mi][ni], a[mi], b[ni]);
-  }
-}
-
 __global__ void __launch_bounds__(MMA_THREADS, 2) pg_mma_cp_async_kernel(const pg_gemm_args g) {
   extern __shared__ float4 smem_raw[]; /* float4: 16-byte aligned for cp.async */
   float *const smem = (float *)smem_raw;
@@ -89,7 +40,7 @@ __global__ void __launch_bounds__(MMA_THREADS, 2) pg_mma_cp_async_kernel(const p
       pg_cp_async_commit();
       pg_cp_async_wait(0);
       __syncthreads(); /* every thread's copies are visible */
-      mma_compute_stage(smem, acc);
+      mma_compute_stage<0>(smem, acc);
       __syncthreads(); /* the single buffer is free again */
     }
   } else {
@@ -109,7 +60,7 @@ __global__ void __launch_bounds__(MMA_THREADS, 2) pg_mma_cp_async_kernel(const p
       if (next < k_tiles)
         mma_cp_async_stage(g, smem + write_slot * MMA_STAGE_FLOATS, m0, n0, next * MMA_TILE_K);
       pg_cp_async_commit();
-      mma_compute_stage(smem + read_slot * MMA_STAGE_FLOATS, acc);
+      mma_compute_stage<0>(smem + read_slot * MMA_STAGE_FLOATS, acc);
       t128_ring_next(&read_slot, stages);
       t128_ring_next(&write_slot, stages);
     }

@@ -82,18 +82,12 @@ struct wg_3x_own {
   int sum_steps;
 };
 
-/* x to TF32, rounded to nearest (ties away), as an FP32 bit pattern. */
+/* pg_tf32_big and pg_tf32_small (ptx.cuh) as FP32 bit patterns. */
 static __device__ __forceinline__ unsigned wg_3x_tf32(float x) {
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return r;
+  return __float_as_uint(pg_tf32_big(x));
 }
-
-/* x's small part: what its big part leaves, again to TF32; none for Inf
- * and NaN (their big part is themselves). */
 static __device__ __forceinline__ unsigned wg_3x_small(float x, unsigned big) {
-  const float b = __uint_as_float(big);
-  return fabsf(b) < INFINITY ? wg_3x_tf32(x - b) : 0u;
+  return __float_as_uint(pg_tf32_small(x, __uint_as_float(big)));
 }
 
 /* The split of A (the call's first kernel): rows r < Mp of A -> big part

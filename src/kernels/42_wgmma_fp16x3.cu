@@ -8,8 +8,9 @@
  * l l dropped (<= 2^-22 |a b|, as 3xTF32's small small). Where a row's or
  * column's nonzeros span more than 2^28 (or hold Inf or NaN) its elements
  * would lose more than 2^-22 of themselves: the first kernel leaves it
- * unsplit, and a tile it meets is computed in FP32 FFMA instead (slow,
- * strict). The rule and its bound: bench/results/products.
+ * unsplit, and a tile it meets is computed by 3xTF32 on mma.sync instead
+ * (f16x3_tf32x3_tile: slower; it spills a few addresses, in that path
+ * only). The rule and its bound: bench/results/products.
  *
  * The first kernel (kernels/fp16x3_split.cuh, test_gpu_fp16x3 holds it to
  * the host's arithmetic) writes into the workspace, for op(A)'s Mp rows
@@ -28,13 +29,15 @@
  * into FP32 registers (sum += hh + 2^-11 x): the tensor cores' sums are of
  * 64 terms, and one warpgroup adds while the other's products run (no
  * block-wide barrier after the start). op N, N and one GEMM.
- * Not in auto_emulated's rules: a tile past the span rule runs in FFMA, so
- * rows of wide range would take the call to a fortieth of cuBLAS's speed
+ * Not in auto_emulated's rules: not measured since it was made this way,
+ * and rows of wide range take every tile to the slower 3xTF32 path, where
+ * auto_emulated's wgmma_3xtf32 would run them at full speed
  * (bench/results/products).
  *
  *   pipegemm bench --variant cublas,wgmma_3xtf32,wgmma_fp16x3 --size 4096
  */
 #include "kernels/fp16x3_split.cuh"
+#include "kernels/mma_cp_async.cuh"
 #include "kernels/wgmma.cuh"
 
 PG_KERNELS_BEGIN
@@ -107,31 +110,36 @@ static __device__ __forceinline__ void f16x3_mma(float d[64], uint64_t da, uint6
 #undef F16X3_D64
 #undef F16X3_D8
 
-/* A tile past the form's rule, in FP32 FFMA from the caller's A and B
- * (strict; Inf and NaN as IEEE arithmetic gives them): thread t its row t
- * / 2 and 64 columns. */
-/* (The arguments by value: a reference to the kernel's parameter would
- * copy all of it to local memory in every block.) */
-static __device__ __noinline__ void f16x3_ffma_tile(const float *a_rows, int lda,
-                                                    const float *b_rows, int ldb, float *c_rows,
-                                                    int ldc, int m, int n, int k, float alpha,
-                                                    float beta, int m0, int n0) {
-  const int r = m0 + (int)threadIdx.x / 2, c0 = n0 + (int)(threadIdx.x % 2) * 64;
-  if (r >= m) return;
-  float acc[64];
-#pragma unroll
-  for (int j = 0; j < 64; ++j) acc[j] = 0.f;
-  for (int p = 0; p < k; ++p) {
-    const float a = a_rows[(size_t)r * lda + p];
-    const float *const b = b_rows + (size_t)p * ldb + c0;
-#pragma unroll
-    for (int j = 0; j < 64; ++j)
-      if (c0 + j < n) acc[j] = fmaf(a, b[j], acc[j]);
+/* A tile past the form's rule, by 3xTF32 on mma.sync from the caller's A
+ * and B (30 mma_cp_async's pipeline and warp tiles, its fragments split in
+ * registers: kernels/mma_cp_async.cuh), by the two warpgroups that would
+ * have multiplied, their own barrier between stages (the third has left);
+ * g.stages stages of MMA_STAGE_BYTES in the ring's memory. Inf and NaN: a
+ * big part that is not finite has no small part, as 40 wgmma_3xtf32's. */
+static __device__ __forceinline__ void f16x3_tf32x3_tile(const pg_gemm_args &g, float *smem,
+                                                        int m0, int n0) {
+  const int stages = g.stages;
+  mma_acc acc;
+  mma_zero(acc);
+  const int k_tiles = (int)(((long long)g.k + MMA_TILE_K - 1) / MMA_TILE_K);
+  for (int st = 0; st < stages - 1; ++st) {
+    if (st < k_tiles) mma_cp_async_stage(g, smem + st * MMA_STAGE_FLOATS, m0, n0, st * MMA_TILE_K);
+    pg_cp_async_commit();
   }
-  float *const c = c_rows + (size_t)r * ldc + c0;
-#pragma unroll
-  for (int j = 0; j < 64; ++j)
-    if (c0 + j < n) c[j] = beta == 0.f ? alpha * acc[j] : fmaf(beta, c[j], alpha * acc[j]);
+  int read_slot = 0, write_slot = stages - 1;
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    pg_cp_async_wait(stages - 2);
+    /* Publishes tile kt; retires step kt - 1's reads of the next copy's slot. */
+    pg_named_barrier_sync(1, F16X3_CONSUMERS);
+    const int next = kt + stages - 1;
+    if (next < k_tiles)
+      mma_cp_async_stage(g, smem + write_slot * MMA_STAGE_FLOATS, m0, n0, next * MMA_TILE_K);
+    pg_cp_async_commit();
+    mma_compute_stage<1>(smem + read_slot * MMA_STAGE_FLOATS, acc);
+    t128_ring_next(&read_slot, stages);
+    t128_ring_next(&write_slot, stages);
+  }
+  mma_epilogue(g, g.c, m0, n0, acc);
 }
 #endif
 
@@ -145,19 +153,16 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
   const int m0 = blockIdx.y * F16X3_TILE, n0 = blockIdx.x * F16X3_TILE;
   const int stages = g.stages, warp = threadIdx.x / 32;
 
-  /* A row or column of the tile the split left alone: the whole tile in
-   * FP32 FFMA, by the two warpgroups that would have multiplied. */
+  /* A row or column of the tile the split left alone: the whole tile by
+   * 3xTF32 on mma.sync (f16x3_tf32x3_tile), once the two warpgroups that
+   * would have multiplied have their registers. */
   const int line = (int)(threadIdx.x % F16X3_TILE);
   const int unsplit = threadIdx.x < F16X3_TILE
                           ? m0 + line < g.m && scales[m0 + line] == PG_FP16X3_UNSPLIT
                       : threadIdx.x < F16X3_CONSUMERS
                           ? n0 + line < g.n && scales[s.mp + n0 + line] == PG_FP16X3_UNSPLIT
                           : 0;
-  if (__syncthreads_or(unsplit)) {
-    if (threadIdx.x < F16X3_CONSUMERS)
-      f16x3_ffma_tile(g.a, g.lda, g.b, g.ldb, g.c, g.ldc, g.m, g.n, g.k, g.alpha, g.beta, m0, n0);
-    return;
-  }
+  const int fallback = __syncthreads_or(unsplit);
 
   unsigned long long *const full =
       (unsigned long long *)(smem + stages * (F16X3_STAGE_BYTES / 4));
@@ -172,7 +177,7 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
      * l in the rest: a box of 32 floats x 128 lines is one part of a stage
      * (64 FP16 of 128 lines), in the 128-byte swizzle. ---- */
     pg_setmaxnreg_dec(F16X3_PRODUCER_REGS);
-    if (warp != F16X3_CONSUMERS / 32 || threadIdx.x % 32 != 0) return;
+    if (fallback || warp != F16X3_CONSUMERS / 32 || threadIdx.x % 32 != 0) return;
     pg_tma_prefetch_map(&maps.a);
     const int low = (int)(s.kp / 2), b_line = (int)s.mp + n0;
     for (int kt = 0; kt < k_tiles; ++kt) {
@@ -193,6 +198,10 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
    * slot goes back as soon as its products are done, before the sums, so
    * one warpgroup adds while the other's products run. ---- */
   pg_setmaxnreg_inc(F16X3_CONSUMER_REGS);
+  if (fallback) {
+    f16x3_tf32x3_tile(g, smem, m0, n0);
+    return;
+  }
   const int wg = warp / 4;
   float hh[64], x[64], sum[64];
 #pragma unroll
@@ -286,9 +295,17 @@ static pg_status check(const pg_layout_args *g, char *why, size_t why_size) {
   return PG_OK;
 }
 
+/* The TMA members' rules but two: a tile past the span rule runs on
+ * mma.sync (HMMA) fed by cp.async (LDGSTS), so those may appear. */
 static const pg_sass_rule rules[] = {
-    PG_RULES_WGMMA, PG_RULES_TMA_COMMON,
+    {PG_SM90_UP, PG_MUST, "HGMMA", "the products no longer run on wgmma (the warpgroup MMA)"},
+    {PG_SM90_UP, PG_MUST, "WARPGROUP.ARRIVE", "no wgmma.fence before the products"},
+    {PG_SM90_UP, PG_MUST, "UTMALDG", "the stages no longer arrive by bulk tensor copy (TMA)"},
+    {PG_SM90_UP, PG_MUST, "SYNCS.ARRIVE", "nobody arrives on an mbarrier (expect_tx or release)"},
+    {PG_SM90_UP, PG_MUST, "SYNCS.PHASECHK", "nobody waits on an mbarrier (try_wait) any more"},
     {PG_SM90_UP, PG_MUST, "USETMAXREG", "setmaxnreg is gone: the products keep 168 registers"},
+    {PG_SM90_UP, PG_MUST, "HMMA", "the fallback tile's 3xTF32 no longer runs on mma.sync"},
+    {PG_SM8X, PG_MUST, "BPT.TRAP", "the sm_80 build no longer traps: it would silently do nothing"},
 };
 
 PG_ENTRY(wgmma_fp16x3) = {
@@ -301,7 +318,7 @@ PG_ENTRY(wgmma_fp16x3) = {
              .description = "FP32-accurate: each row of A and column of B scaled by a power of "
                             "two and split into two FP16 parts (a first kernel), 3 FP16 wgmma "
                             "products a term summed in FP32 registers each stage; a tile whose "
-                            "rows or columns span past 2^28 (or hold Inf or NaN) in FP32 FFMA; "
+                            "rows or columns span past 2^28 (or hold Inf or NaN) by 3xTF32 on mma.sync; "
                             "TMA producer warp, two consumer warpgroups; op N, N and one GEMM",
              .layouts = PG_LAYOUT_NN},
     .smem_bytes = smem_bytes,

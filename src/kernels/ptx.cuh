@@ -122,6 +122,20 @@ static __device__ __forceinline__ void pg_mma_tf32_m16n8k8(float d[4], const flo
         "r"(__float_as_uint(a[3])), "r"(__float_as_uint(b[0])), "r"(__float_as_uint(b[1])));
 }
 
+/* x rounded to TF32 (nearest, ties away: cvt.rna.tf32.f32), as FP32: the
+ * big part of a 3xTF32 split. */
+static __device__ __forceinline__ float pg_tf32_big(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return __uint_as_float(r);
+}
+
+/* What big leaves of x, rounded to TF32 again: the small part; none for
+ * Inf and NaN (their big part is themselves). */
+static __device__ __forceinline__ float pg_tf32_small(float x, float big) {
+  return fabsf(big) < INFINITY ? pg_tf32_big(x - big) : 0.f;
+}
+
 /* Programmatic dependent launch (PTX ISA: "griddepcontrol", sm_90; no-ops
  * below). A kernel launched programmatically behind another
  * (cudaLaunchAttributeProgrammaticStreamSerialization) may start once
