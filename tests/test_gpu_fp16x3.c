@@ -6,7 +6,9 @@
  * matrix's rows) and as columns (its columns: the strided read), values
  * spread over 2^28 within a line at tops across FP32's range, the lowest
  * among the denormals; paddings of whole tiles and paddings that end inside
- * a block's lines. Exit 0 pass, 1 fail, 77 without a GPU. */
+ * a block's lines. Then wgmma_fp16x3 itself where some rows of A and a
+ * column of B are past the rule (its 3xTF32 tiles beside its FP16 ones),
+ * against FP64. Exit 0 pass, 1 fail, 77 without a GPU. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +17,8 @@
 
 #include "gpu_util.h"
 #include "introspect.h"
+#include "measure/harness.h"
+#include "pipegemm.h"
 #include "kernels/fp16x3.h"
 
 static int failures;
@@ -110,6 +114,47 @@ static void check(const char *what, const float *host_x, const float *dev_x, lon
   PGT_CUDA(cudaFree(both));
 }
 
+/* wgmma_fp16x3 on A and B uniform in [-1, 1) but for a few rows of A and
+ * a column of B spread over 2^+-60 (each past the span rule): the tiles
+ * those meet run the 3xTF32 fallback, the others the FP16 form, and all of
+ * C is held to the emulated bound against the FP64 reference. Returns 0
+ * where this build or GPU has no such entry to run. */
+static int gemm_with_wide_lines(int m, int n, int k) {
+  float *a = pgt_malloc_device((size_t)m * k * sizeof(float));
+  float *b = pgt_malloc_device((size_t)k * n * sizeof(float));
+  float *c = pgt_malloc_device((size_t)m * n * sizeof(float));
+  double *ref = pgt_malloc_device((size_t)m * n * sizeof(double));
+  double *scale = pgt_malloc_device((size_t)m * n * sizeof(double));
+  PGT_PG(pgh_fill(a, m, k, k, 21, PGH_UNIFORM, 0));
+  PGT_PG(pgh_fill(b, k, n, n, 22, PGH_UNIFORM, 0));
+  const int wide_rows[] = {5, m / 2, m - 1};
+  for (int r = 0; r < 3; ++r)
+    PGT_PG(pgh_fill(a + (size_t)wide_rows[r] * k, 1, k, k, 23 + r, PGH_WIDE, 0));
+  PGT_PG(pgh_fill(b + n / 3, k, 1, n, 27, PGH_WIDE, 0)); /* column n / 3 */
+  PGT_PG(pgh_reference(m, n, k, 1.0f, a, k, b, n, 0.0f, NULL, n, ref, scale, 0));
+  const pg_status st = pg_sgemm("wgmma_fp16x3", 0, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, 0);
+  int ran = 0;
+  if (st == PG_ERR_UNSUPPORTED) {
+    printf("wgmma_fp16x3 with wide lines: not run here (%s)\n", pg_last_error_detail());
+  } else {
+    PGT_PG(st);
+    pgh_check check;
+    PGT_PG(pgh_compare(m, n, k, c, n, ref, scale, PG_PRECISION_EMULATED, &check, 0));
+    PGT_CUDA(cudaDeviceSynchronize());
+    printf("wgmma_fp16x3 %dx%dx%d with wide lines: %lld of %lld outside the bound (worst %.3g "
+           "of it): %s\n", m, n, k, check.failed, check.checked, check.max_tol_ratio,
+           check.failed ? "FAIL" : "ok");
+    failures += check.failed != 0;
+    ran = 1;
+  }
+  PGT_CUDA(cudaFree(a));
+  PGT_CUDA(cudaFree(b));
+  PGT_CUDA(cudaFree(c));
+  PGT_CUDA(cudaFree(ref));
+  PGT_CUDA(cudaFree(scale));
+  return ran;
+}
+
 int main(void) {
   if (!pgt_have_device()) return PG_TEST_SKIP;
   const int shapes[][2] = {{37, 100}, {128, 64}, {300, 257}, {1, 1}, {6, 1000}};
@@ -138,6 +183,8 @@ int main(void) {
     free(x);
     PGT_CUDA(cudaFree(dev));
   }
+  /* The GEMM on both sides of the rule: partial tiles, K past a stage. */
+  if (gemm_with_wide_lines(300, 257, 200)) (void)gemm_with_wide_lines(256, 384, 1000);
   /* Bad arguments: refused, nothing launched. */
   if (pg_fp16x3_split_lines(NULL, 1, 1, 4, 4, 4, 4, NULL, NULL, NULL, 4, 0) != PG_ERR_INVALID_ARG ||
       pg_fp16x3_split_lines(NULL, 1, 1, 4, 4, 3, 4, NULL, NULL, NULL, 4, 0) != PG_ERR_INVALID_ARG) {
