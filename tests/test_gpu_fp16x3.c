@@ -114,11 +114,12 @@ static void check(const char *what, const float *host_x, const float *dev_x, lon
   PGT_CUDA(cudaFree(both));
 }
 
-/* wgmma_fp16x3 on A and B uniform in [-1, 1) but for a few rows of A and
- * a column of B spread over 2^+-60 (each past the span rule): the tiles
- * those meet run the 3xTF32 fallback, the others the FP16 form, and all of
- * C is held to the emulated bound against the FP64 reference. Returns 0
- * where this build or GPU has no such entry to run. */
+/* wgmma_fp16x3 on A and B uniform in [-1, 1) but for three rows of A and
+ * a column of B spread over 2^+-60 (each past the span rule), all in the
+ * first 128: the tiles of the first row and column of tiles run the 3xTF32
+ * fallback, the others the FP16 form. C is poisoned first, and all of it
+ * is held to the emulated bound against the FP64 reference. Returns 0
+ * where this build or GPU cannot run the entry. */
 static int gemm_with_wide_lines(int m, int n, int k) {
   float *a = pgt_malloc_device((size_t)m * k * sizeof(float));
   float *b = pgt_malloc_device((size_t)k * n * sizeof(float));
@@ -127,14 +128,21 @@ static int gemm_with_wide_lines(int m, int n, int k) {
   double *scale = pgt_malloc_device((size_t)m * n * sizeof(double));
   PGT_PG(pgh_fill(a, m, k, k, 21, PGH_UNIFORM, 0));
   PGT_PG(pgh_fill(b, k, n, n, 22, PGH_UNIFORM, 0));
-  const int wide_rows[] = {5, m / 2, m - 1};
+  const int wide_rows[] = {5, 17, 100}, wide_col = 7;
   for (int r = 0; r < 3; ++r)
     PGT_PG(pgh_fill(a + (size_t)wide_rows[r] * k, 1, k, k, 23 + r, PGH_WIDE, 0));
-  PGT_PG(pgh_fill(b + n / 3, k, 1, n, 27, PGH_WIDE, 0)); /* column n / 3 */
+  /* The column: filled dense, then copied in (a fill of k x 1 at ld n would
+   * poison the rest of its span). */
+  float *column = pgt_malloc_device((size_t)k * sizeof(float));
+  PGT_PG(pgh_fill(column, k, 1, 1, 27, PGH_WIDE, 0));
+  PGT_CUDA(cudaMemcpy2D(b + wide_col, (size_t)n * sizeof(float), column, sizeof(float),
+                        sizeof(float), (size_t)k, cudaMemcpyDeviceToDevice));
+  PGT_CUDA(cudaFree(column));
   PGT_PG(pgh_reference(m, n, k, 1.0f, a, k, b, n, 0.0f, NULL, n, ref, scale, 0));
+  PGT_PG(pgh_poison(c, m, n, n, 0));
   const pg_status st = pg_sgemm("wgmma_fp16x3", 0, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, 0);
   int ran = 0;
-  if (st == PG_ERR_UNSUPPORTED) {
+  if (st == PG_ERR_ARCH || st == PG_ERR_SMEM) {
     printf("wgmma_fp16x3 with wide lines: not run here (%s)\n", pg_last_error_detail());
   } else {
     PGT_PG(st);

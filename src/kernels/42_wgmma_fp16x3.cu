@@ -110,12 +110,32 @@ static __device__ __forceinline__ void f16x3_mma(float d[64], uint64_t da, uint6
 #undef F16X3_D64
 #undef F16X3_D8
 
+static_assert(MMA_TILE_M == F16X3_TILE && MMA_TILE_N == F16X3_TILE &&
+                  MMA_THREADS == F16X3_CONSUMERS && MMA_STAGE_BYTES <= F16X3_STAGE_BYTES,
+              "the 3xTF32 tile is the FP16 form's, by its consumers, in its stages' memory");
+
+/* An output of the 3xTF32 tile that came out NaN, again in FP32 FFMA over
+ * all of K: the split's edges (a value past TF32's largest, whose big part
+ * is Inf; one too small for TF32, whose big part is 0, against an Inf) give
+ * NaN where IEEE's products do not. As 40 wgmma_3xtf32's; K FMAs for each
+ * NaN output, nothing where there is none. */
+struct f16x3_strict_if_nan {
+  const pg_gemm_args &g;
+  __device__ float operator()(int m, int n, float v) const {
+    if (!isnan(v)) return v;
+    float s = 0.f;
+    for (int k = 0; k < g.k; ++k) s = fmaf(g.a[(size_t)m * g.lda + k], g.b[(size_t)k * g.ldb + n], s);
+    return s;
+  }
+};
+
 /* A tile past the form's rule, by 3xTF32 on mma.sync from the caller's A
  * and B (30 mma_cp_async's pipeline and warp tiles, its fragments split in
  * registers: kernels/mma_cp_async.cuh), by the two warpgroups that would
  * have multiplied, their own barrier between stages (the third has left);
- * g.stages stages of MMA_STAGE_BYTES in the ring's memory. Inf and NaN: a
- * big part that is not finite has no small part, as 40 wgmma_3xtf32's. */
+ * g.stages stages of MMA_STAGE_BYTES in the ring's memory. Inf and NaN
+ * reach C through big big alone; a NaN output is computed again in FP32
+ * (f16x3_strict_if_nan). */
 static __device__ __forceinline__ void f16x3_tf32x3_tile(const pg_gemm_args &g, float *smem,
                                                         int m0, int n0) {
   const int stages = g.stages;
@@ -135,11 +155,21 @@ static __device__ __forceinline__ void f16x3_tf32x3_tile(const pg_gemm_args &g, 
     if (next < k_tiles)
       mma_cp_async_stage(g, smem + write_slot * MMA_STAGE_FLOATS, m0, n0, next * MMA_TILE_K);
     pg_cp_async_commit();
-    mma_compute_stage<1>(smem + read_slot * MMA_STAGE_FLOATS, acc);
+    /* A stage's products summed apart, then added into FP32 registers (the
+     * tensor cores' sums of 32 terms, as the FP16 form's of 64). */
+    mma_acc part;
+    mma_zero(part);
+    mma_compute_stage<1>(smem + read_slot * MMA_STAGE_FLOATS, part);
+#pragma unroll
+    for (int mi = 0; mi < MMA_M_FRAGS; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < MMA_N_FRAGS; ++ni)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc[mi][ni][r] += part[mi][ni][r];
     t128_ring_next(&read_slot, stages);
     t128_ring_next(&write_slot, stages);
   }
-  mma_epilogue(g, g.c, m0, n0, acc);
+  mma_epilogue(g, g.c, m0, n0, acc, f16x3_strict_if_nan{g});
 }
 #endif
 

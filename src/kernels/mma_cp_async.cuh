@@ -43,10 +43,17 @@ static __device__ __forceinline__ void mma_zero(mma_acc acc) {
       for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.f;
 }
 
+/* An accumulator as it is (mma_epilogue's default). */
+struct mma_keep {
+  __device__ float operator()(int, int, float v) const { return v; }
+};
+
 /* C = alpha*acc + beta*C for this warp's 64x32 of the tile at (m0, n0) of
- * `c` (ldc floats a row), guarded; C is not read when beta == 0. */
+ * `c` (ldc floats a row), guarded; C is not read when beta == 0. Each
+ * accumulator goes through fix(row, col, value) first. */
+template <class Fix = mma_keep>
 static __device__ __forceinline__ void mma_epilogue(const pg_gemm_args &g, float *c, int m0,
-                                                    int n0, const mma_acc acc) {
+                                                    int n0, const mma_acc acc, Fix fix = {}) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int row0 = m0 + (warp / MMA_WARPS_N) * MMA_WARP_M + lane / 4;
   const int col0 = n0 + (warp % MMA_WARPS_N) * MMA_WARP_N + (lane % 4) * 2;
@@ -63,7 +70,7 @@ static __device__ __forceinline__ void mma_epilogue(const pg_gemm_args &g, float
         for (int j = 0; j < 2; ++j) {
           const int col = col0 + ni * 8 + j;
           if (col >= g.n) continue;
-          const float v = g.alpha * acc[mi][ni][half * 2 + j];
+          const float v = g.alpha * fix(row, col, acc[mi][ni][half * 2 + j]);
           c_row[col] = g.beta == 0.f ? v : fmaf(g.beta, c_row[col], v);
         }
     }
