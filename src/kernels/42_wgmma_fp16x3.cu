@@ -114,6 +114,17 @@ static_assert(MMA_TILE_M == F16X3_TILE && MMA_TILE_N == F16X3_TILE &&
                   MMA_THREADS == F16X3_CONSUMERS && MMA_STAGE_BYTES <= F16X3_STAGE_BYTES,
               "the 3xTF32 tile is the FP16 form's, by its consumers, in its stages' memory");
 
+/* An output of the FP16 form: its sum times 2^(e_A + e_B), the scales of its
+ * row and column (a column past N has none written: its value is not
+ * stored). */
+struct f16x3_scaled {
+  const int *row_scale, *col_scale;
+  int n;
+  __device__ float operator()(int row, int col, float v) const {
+    return col < n ? pg16_scale(v, row_scale[row] + col_scale[col]) : v;
+  }
+};
+
 /* An output of the 3xTF32 tile that came out NaN, again in FP32 FFMA over
  * all of K: the split's edges (a value past TF32's largest, whose big part
  * is Inf; one too small for TF32, whose big part is 0, against an Inf) give
@@ -260,18 +271,8 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
     parity ^= t128_ring_next(&slot, stages);
   }
 
-  /* C = alpha 2^(e_A + e_B) sum + beta C (C unread where beta = 0); the
-   * accumulators' layout is wg_mma's. */
-  const int lane = threadIdx.x % 32, quarter = warp % 4;
-#pragma unroll
-  for (int i = 0; i < 64; ++i) {
-    const int row = m0 + 64 * wg + 16 * quarter + lane / 4 + 8 * ((i / 2) % 2);
-    const int col = n0 + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-    if (row >= g.m || col >= g.n) continue;
-    const float v = g.alpha * pg16_scale(sum[i], scales[row] + scales[s.mp + col]);
-    float *const c = g.c + (size_t)row * g.ldc + col;
-    *c = g.beta == 0.f ? v : fmaf(g.beta, *c, v);
-  }
+  /* C = alpha 2^(e_A + e_B) sum + beta C (C unread where beta = 0). */
+  wg_epilogue<F16X3_TILE>(g, m0 + 64 * wg, n0, sum, f16x3_scaled{scales, scales + s.mp, g.n});
 #else
   pg_tma_unavailable();
 #endif

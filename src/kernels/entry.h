@@ -93,6 +93,12 @@ template <typename T> static __host__ __forceinline__ void pg_set_own(pg_gemm_ar
   memcpy(g->own, &own, sizeof own);
 }
 
+/* An epilogue's accumulator as it is (the default of the epilogues' `fix`:
+ * wg_epilogue, mma_epilogue). */
+struct pg_keep {
+  __device__ float operator()(int, int, float v) const { return v; }
+};
+
 #define PG_STRINGIFY_(x) #x
 #define PG_STRINGIFY(x) PG_STRINGIFY_(x)
 

@@ -43,15 +43,10 @@ static __device__ __forceinline__ void mma_zero(mma_acc acc) {
       for (int r = 0; r < 4; ++r) acc[mi][ni][r] = 0.f;
 }
 
-/* An accumulator as it is (mma_epilogue's default). */
-struct mma_keep {
-  __device__ float operator()(int, int, float v) const { return v; }
-};
-
 /* C = alpha*acc + beta*C for this warp's 64x32 of the tile at (m0, n0) of
  * `c` (ldc floats a row), guarded; C is not read when beta == 0. Each
  * accumulator goes through fix(row, col, value) first. */
-template <class Fix = mma_keep>
+template <class Fix = pg_keep>
 static __device__ __forceinline__ void mma_epilogue(const pg_gemm_args &g, float *c, int m0,
                                                     int n0, const mma_acc acc, Fix fix = {}) {
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;

@@ -208,10 +208,11 @@ static __device__ __forceinline__ int wg_swizzled(int r, int p) {
 /* C = alpha * acc + beta * C for the 64 x TN block at (row0, col0) that a
  * warpgroup's accumulators hold (layout: wg_mma), guarded; C is not read
  * when beta == 0. Pairs of columns go as one 8-byte store where both are
- * inside and the address allows. */
-template <int TN = WG_TILE_N>
+ * inside and the address allows. Each accumulator goes through fix(row,
+ * col, value) first (col may be past N: its value is not stored). */
+template <int TN = WG_TILE_N, class Fix = pg_keep>
 static __device__ __forceinline__ void wg_epilogue(const pg_gemm_args &g, int row0, int col0,
-                                                   const float acc[WG_ACC_OF(TN)]) {
+                                                   const float acc[WG_ACC_OF(TN)], Fix fix = {}) {
   const int lane = threadIdx.x % 32, warp = (threadIdx.x / 32) % 4;
   const int r = row0 + 16 * warp + lane / 4, c = col0 + 2 * (lane % 4);
 #pragma unroll
@@ -222,7 +223,8 @@ static __device__ __forceinline__ void wg_epilogue(const pg_gemm_args &g, int ro
 #pragma unroll
     for (int j = 0; j < TN / 8; ++j) {
       const int col = c + 8 * j;
-      float v0 = g.alpha * acc[4 * j + 2 * half], v1 = g.alpha * acc[4 * j + 2 * half + 1];
+      float v0 = g.alpha * fix(row, col, acc[4 * j + 2 * half]),
+            v1 = g.alpha * fix(row, col + 1, acc[4 * j + 2 * half + 1]);
       if (col + 1 < g.n && ((uintptr_t)(c_row + col) % 8) == 0) {
         float2 *p = (float2 *)(c_row + col);
         if (g.beta != 0.f) {
