@@ -62,12 +62,29 @@ static inline unsigned fp16x3_split_blocks(long long units) {
   return (unsigned)(units < 1 ? 1 : units < (1 << 20) ? units : (1 << 20));
 }
 
-/* Line i's scale from its largest and smallest nonzero magnitude and
- * whether all were finite; PG_FP16X3_UNSPLIT where the rule fails. */
-static __device__ __forceinline__ int fp16x3_line_scale(float largest, float smallest, int finite) {
-  return finite && pg_fp16x3_span_ok(largest, smallest) ? pg_fp16x3_scale(largest)
-                                                         : PG_FP16X3_UNSPLIT;
-}
+/* What a line's scale needs of its elements: the largest and smallest
+ * nonzero magnitude, and whether all were finite; gathered a thread's
+ * elements at a time (add), then over the threads of the line (merge). */
+struct fp16x3_span {
+  float largest = 0.f, smallest = INFINITY;
+  int finite = 1;
+  __device__ void add(float x) {
+    const float v = fabsf(x);
+    finite &= v <= 3.4028234663852886e38f; /* not Inf, not NaN */
+    largest = fmaxf(largest, v);
+    if (v != 0.f) smallest = fminf(smallest, v);
+  }
+  __device__ void merge(float other_largest, float other_smallest, int other_finite) {
+    largest = fmaxf(largest, other_largest);
+    smallest = fminf(smallest, other_smallest);
+    finite &= other_finite;
+  }
+  /* The line's scale exponent; PG_FP16X3_UNSPLIT where the rule fails. */
+  __device__ int scale() const {
+    return finite && pg_fp16x3_span_ok(largest, smallest) ? pg_fp16x3_scale(largest)
+                                                           : PG_FP16X3_UNSPLIT;
+  }
+};
 
 /* Warp `warp` of the block takes line i: the span along it, then h and l. */
 static __device__ __forceinline__ void fp16x3_split_rows(const fp16x3_operand &o, int len,
@@ -76,22 +93,15 @@ static __device__ __forceinline__ void fp16x3_split_rows(const fp16x3_operand &o
   const float *x = o.x + i * o.line_stride;
   int e = PG_FP16X3_UNSPLIT;
   if (i < o.lines) {
-    float largest = 0.f, smallest = INFINITY;
-    int finite = 1;
+    fp16x3_span span;
 #pragma unroll 4
-    for (long long p = lane; p < len; p += 32) {
-      const float v = fabsf(__ldg(x + p * o.elem_stride));
-      finite &= v <= 3.4028234663852886e38f; /* not Inf, not NaN */
-      largest = fmaxf(largest, v);
-      if (v != 0.f) smallest = fminf(smallest, v);
-    }
+    for (long long p = lane; p < len; p += 32) span.add(__ldg(x + p * o.elem_stride));
 #pragma unroll
-    for (int d = 16; d > 0; d /= 2) {
-      largest = fmaxf(largest, __shfl_xor_sync(0xffffffffu, largest, d));
-      smallest = fminf(smallest, __shfl_xor_sync(0xffffffffu, smallest, d));
-      finite &= __shfl_xor_sync(0xffffffffu, finite, d);
-    }
-    e = fp16x3_line_scale(largest, smallest, finite);
+    for (int d = 16; d > 0; d /= 2)
+      span.merge(__shfl_xor_sync(0xffffffffu, span.largest, d),
+                 __shfl_xor_sync(0xffffffffu, span.smallest, d),
+                 __shfl_xor_sync(0xffffffffu, span.finite, d));
+    e = span.scale();
     if (lane == 0) o.scales[i] = e;
   }
   uint16_t *const hi = o.hi + i * o.pitch, *const lo = o.lo + i * o.pitch;
@@ -134,30 +144,20 @@ static __device__ __forceinline__ void fp16x3_split_columns(const fp16x3_operand
   const int t = (int)threadIdx.x, own = t % LINES, row = t / LINES;
   const long long i = first + own;
   const float *const x = o.x + i * o.line_stride;
-  float largest = 0.f, smallest = INFINITY;
-  int finite = 1;
+  fp16x3_span span;
   if (i < o.lines) {
 #pragma unroll 4
-    for (long long p = row; p < len; p += ROWS) {
-      const float v = fabsf(__ldg(x + p * o.elem_stride));
-      finite &= v <= 3.4028234663852886e38f;
-      largest = fmaxf(largest, v);
-      if (v != 0.f) smallest = fminf(smallest, v);
-    }
+    for (long long p = row; p < len; p += ROWS) span.add(__ldg(x + p * o.elem_stride));
   }
-  largest_s[row][own] = largest;
-  smallest_s[row][own] = smallest;
-  finite_s[row][own] = finite;
+  largest_s[row][own] = span.largest;
+  smallest_s[row][own] = span.smallest;
+  finite_s[row][own] = span.finite;
   __syncthreads();
   if (t < LINES) {
-    for (int r = 1; r < ROWS; ++r) {
-      largest = fmaxf(largest, largest_s[r][t]);
-      smallest = fminf(smallest, smallest_s[r][t]);
-      finite &= finite_s[r][t];
-    }
+    for (int r = 1; r < ROWS; ++r) span.merge(largest_s[r][t], smallest_s[r][t], finite_s[r][t]);
     int e = PG_FP16X3_UNSPLIT;
     if (i < o.lines) {
-      e = fp16x3_line_scale(largest, smallest, finite);
+      e = span.scale();
       o.scales[i] = e;
     }
     scale_s[t] = e;
