@@ -72,6 +72,9 @@
 #                              too, and `bench --variant all` at 4096^3 and
 #                              bench/host_cost.c run on it and on this tree,
 #                              alternating, twice (before-after.txt)
+#   PG_BEFORE_STEPS="bench shapes"  what runs on the earlier tree: that
+#                              bench and host cost (bench, the default),
+#                              the shape set (shapes-before.csv)
 #   PG_BENCH_ARGS="..."        extra arguments for both bench runs
 #   PG_BENCH_SIZE=4096         bench problem size
 #   PG_SANITIZER_TOOLS="memcheck racecheck synccheck initcheck"
@@ -331,16 +334,29 @@ if (( built )) && [ "${PG_SKIP_SANITIZER:-0}" != 1 ]; then
         # caller left pending): those are not the library's.
         # test_gpu_oom fills the GPU on purpose: its refused allocations are
         # not the library's either, and it starts a process per entry.
-        # test_gpu_layouts under racecheck: every entry without its
-        # 65537-GEMM cases, which outlast 180 s there; then those cases too
-        # (a block walking several GEMMs past grid z's 65535 reuses its
-        # shared memory between them) for the kernels that walk the batch.
+        # test_gpu_layouts under racecheck: the whole file outlasts any
+        # sensible limit, so an entry at a time, each that takes more than
+        # op N, N (the study entries only refuse them), without the
+        # 65537-GEMM cases; then those cases too (a block walking several
+        # GEMMs past grid z's 65535 reuses its shared memory between them)
+        # for the kernels that walk the batch.
         if [ "$tool" = racecheck ] && [ "$(basename "$t")" = test_gpu_layouts ] &&
            [ -z "${PG_SANITIZER_VARIANTS:-}" ]; then
+          for v in $("$build/pipegemm" list --format csv | python3 -c '
+import csv, sys
+for r in csv.DictReader(l for l in sys.stdin if not l.startswith("#")):
+    if r["layouts"] != "NN": print(r["name"])'); do
+            case ",$skip," in *",$v,"*) continue ;; esac
+            PG_TEST_QUICK=1 PG_TEST_MAX_BATCH=7 PG_TEST_VARIANTS=$v \
+              run_step "sanitizer racecheck test_gpu_layouts $v" "$OUT/sanitizer.log" \
+              "$OUT/sanitizer.log" 60 \
+              "$sanitizer" --tool racecheck --error-exitcode 1 --print-limit 20 "$t"
+          done
           PG_TEST_QUICK=1 PG_TEST_VARIANTS=cp_async_any,mma_cp_async_any,skinny_ffma \
             run_step "sanitizer racecheck test_gpu_layouts batch walkers" "$OUT/sanitizer.log" \
             "$OUT/sanitizer.log" 150 \
             "$sanitizer" --tool racecheck --error-exitcode 1 --print-limit 20 "$t"
+          continue
         fi
         api_errors=()
         limit=75
@@ -348,7 +364,7 @@ if (( built )) && [ "${PG_SKIP_SANITIZER:-0}" != 1 ]; then
         case "$(basename "$t")" in
           test_gpu_state) api_errors=(--report-api-errors no) ;;
           test_gpu_oom) api_errors=(--report-api-errors no) limit=200 ;;
-          test_gpu_layouts) [ "$tool" = racecheck ] && limit=180 max_batch=7 ;;
+          test_gpu_layouts) [ "$tool" = racecheck ] && limit=180 max_batch=7 ;; # PG_SANITIZER_VARIANTS
         esac
         PG_TEST_QUICK=1 PG_TEST_MAX_BATCH=$max_batch \
           PG_TEST_VARIANTS=${PG_SANITIZER_VARIANTS:-} PG_TEST_SKIP_VARIANTS=$skip \
@@ -406,7 +422,16 @@ if (( built )) && [ -n "${PG_BEFORE_TREE:-}" ]; then
        gcc -std=c11 -O2 -D_POSIX_C_SOURCE=200809L bench/host_cost.c -I"$PG_BEFORE_TREE/include" \
        -I/usr/local/cuda/include "$before/libpipegemm.a" -L/usr/local/cuda/lib64 -lcudart \
        -lcublas -lstdc++ -lpthread -lm -ldl -o "$before/pg_host_cost"; then
+    # The committed shape set on the earlier tree too (shapes-before.csv:
+    # cublas and auto, each ratio in its own process as the set's own run).
+    if [[ " ${PG_BEFORE_STEPS:-bench} " == *" shapes "* ]]; then
+      run_step "shape set before" "$OUT/shapes-before.csv" "$OUT/before-after.txt" 240 \
+        "$before/pipegemm" bench --shapes "${PG_SHAPE_SET:-bench/shapes/set.txt}" \
+        --variant cublas,auto --format csv --quiet
+      grep "geometric mean" "$OUT/shapes-before.csv" | sed 's/^/before: /' >>"$summary"
+    fi
     for pass in 1 2; do
+      [[ " ${PG_BEFORE_STEPS:-bench} " == *" bench "* ]] || break
       for side in before after; do
         tool=$before/pipegemm cost=$before/pg_host_cost
         [ "$side" = after ] && tool=$build/pipegemm cost=$build/pg_host_cost
@@ -495,11 +520,13 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
     run_step "fp16x3 stages" "$OUT/fp16x3.csv" "$OUT/summary.txt" 90 \
       "$cli" bench --variant cublas,wgmma_fp16x3 --stages 2,3 --size 8192 --format csv --quiet
     # Each of its two kernels' time (the split, then the products), which
-    # pipegemm profile does not separate (fp16x3-kernels.txt).
+    # pipegemm profile does not separate, and what each moves through DRAM
+    # (fp16x3-kernels.txt), at the GPU's own clocks.
     ncu_tool=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
     for fp16x3_size in 4096 8192; do
       run_step "fp16x3 kernels $fp16x3_size" "$OUT/fp16x3-kernels.txt" "$OUT/summary.txt" 90 \
-        "$ncu_tool" --metrics gpu__time_duration.sum --kernel-name regex:fp16x3 --launch-count 2 \
+        "$ncu_tool" --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active \
+        --kernel-name regex:fp16x3 --launch-count 2 \
         "$cli" bench --variant wgmma_fp16x3 --size "$fp16x3_size" --warmup 0 --iters 1 --check off \
         --quiet
     done

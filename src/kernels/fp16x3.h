@@ -66,10 +66,17 @@ PG16_HD static inline float pg16_scale(float x, int n) {
   return x * pg16_float((uint32_t)(n + 127) << 23);
 }
 
-/* FP32 to FP16 bits, rounded to nearest even (overflow to infinity), as
- * the hardware's cvt.rn.f16.f32; a NaN becomes 0x7e00 (the span rule keeps
- * non-finite lines from the split). */
+/* FP32 to FP16 bits, rounded to nearest even (overflow to infinity): on
+ * the GPU the hardware's cvt.rn.f16.f32, on the host the same rounding
+ * written out (test_gpu_fp16x3 holds the two to the same bits); a NaN
+ * becomes a NaN (0x7e00 here; the span rule keeps non-finite lines from
+ * the split). */
 PG16_HD static inline uint16_t pg16_from_float(float x) {
+#ifdef __CUDA_ARCH__
+  uint16_t h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x));
+  return h;
+#else
   const uint32_t u = pg16_bits(x);
   const uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
   const uint32_t a = u & 0x7fffffffu;
@@ -91,16 +98,23 @@ PG16_HD static inline uint16_t pg16_from_float(float x) {
   const uint32_t rest = m & ((1u << shift) - 1u), half = 1u << (shift - 1);
   if (rest > half || (rest == half && (h & 1u))) ++h;
   return (uint16_t)(sign | h);
+#endif
 }
 
-/* FP16 bits to FP32 (exact). */
+/* FP16 bits to FP32 (exact; on the GPU, cvt.f32.f16). */
 PG16_HD static inline float pg16_to_float(uint16_t h) {
+#ifdef __CUDA_ARCH__
+  float x;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(x) : "h"(h));
+  return x;
+#else
   const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
   const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
   if (e == 0x1fu) return pg16_float(sign | 0x7f800000u | (m << 13));
   if (e != 0) return pg16_float(sign | (e + 112u) << 23 | (m << 13));
   const float v = (float)m * 5.9604644775390625e-08f; /* m 2^-24, exact */
   return sign ? -v : v;
+#endif
 }
 
 /* The scale exponent e of a row whose largest magnitude is m (finite, not

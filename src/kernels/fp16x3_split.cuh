@@ -21,7 +21,7 @@
 #define FP16X3_SPLIT_THREADS (FP16X3_SPLIT_WARPS * 32)
 /* Blocks an SM the registers must allow: a pass over memory wants many
  * loads in flight. */
-#define FP16X3_SPLIT_MIN_BLOCKS 6
+#define FP16X3_SPLIT_MIN_BLOCKS 3
 
 /* One operand: `lines` lines of the call's `len` (padded to lines_padded
  * lines, the extra ones zero), the scales, and h and l of line i at hi + i
@@ -45,8 +45,8 @@ struct fp16x3_split {
  * block, read across the lines (fp16x3_split_columns); any other
  * FP16X3_SPLIT_WARPS, a warp a line (fp16x3_split_rows). */
 #define FP16X3_COLUMN_LINES 16
-#define FP16X3_COLUMN_CHUNK 64 /* elements a pass through the shared tile */
-#define FP16X3_LOADS 4         /* a lane's loads in flight in a line's split */
+#define FP16X3_COLUMN_CHUNK 256 /* elements a pass through the shared tile */
+#define FP16X3_LOADS 4          /* a lane's 16-byte loads in flight in a line's split */
 
 static __host__ __device__ inline int fp16x3_by_columns(long long line_stride,
                                                         long long elem_stride) {
@@ -86,16 +86,48 @@ struct fp16x3_span {
   }
 };
 
-/* Warp `warp` of the block takes line i: the span along it, then h and l. */
+/* Four elements 0 .. 3 of a run (x[j * stride], zero from `count` on):
+ * one 16-byte load where vec says the run is contiguous and aligned and
+ * all four are there. */
+static __device__ __forceinline__ float4 fp16x3_quad(const float *x, long long stride,
+                                                     long long count, bool vec) {
+  if (vec && count >= 4) return __ldg(reinterpret_cast<const float4 *>(x));
+  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+  if (count > 0) v.x = __ldg(x);
+  if (count > 1) v.y = __ldg(x + stride);
+  if (count > 2) v.z = __ldg(x + 2 * stride);
+  if (count > 3) v.w = __ldg(x + 3 * stride);
+  return v;
+}
+
+/* h and l of x (of a line whose scale is e), zeros for a line not split. */
+static __device__ __forceinline__ void fp16x3_parts(float x, int e, uint16_t *h, uint16_t *l) {
+  *h = 0;
+  *l = 0;
+  if (e != PG_FP16X3_UNSPLIT) pg_fp16x3_split(x, e, h, l);
+}
+
+/* Warp `warp` of the block takes line i: the span along it, then h and l,
+ * four elements a lane (a 16-byte load where the line is contiguous and
+ * aligned, an 8-byte store of four halves where its parts are), the loads
+ * of FP16X3_LOADS quads issued before any is split. */
 static __device__ __forceinline__ void fp16x3_split_rows(const fp16x3_operand &o, int len,
                                                          int len_padded, long long i) {
   const int lane = threadIdx.x % 32;
+  const long long es = o.elem_stride;
   const float *x = o.x + i * o.line_stride;
+  const bool vec = es == 1 && ((uintptr_t)x & 15) == 0;
   int e = PG_FP16X3_UNSPLIT;
   if (i < o.lines) {
     fp16x3_span span;
 #pragma unroll 4
-    for (long long p = lane; p < len; p += 32) span.add(__ldg(x + p * o.elem_stride));
+    for (long long p = 4 * lane; p < len; p += 128) {
+      const float4 v = fp16x3_quad(x + p * es, es, len - p, vec);
+      span.add(v.x);
+      span.add(v.y);
+      span.add(v.z);
+      span.add(v.w);
+    }
 #pragma unroll
     for (int d = 16; d > 0; d /= 2)
       span.merge(__shfl_xor_sync(0xffffffffu, span.largest, d),
@@ -105,92 +137,132 @@ static __device__ __forceinline__ void fp16x3_split_rows(const fp16x3_operand &o
     if (lane == 0) o.scales[i] = e;
   }
   uint16_t *const hi = o.hi + i * o.pitch, *const lo = o.lo + i * o.pitch;
-  /* FP16X3_LOADS elements a lane at a time, loaded before any is split
-   * (the loads in flight together). */
-  for (long long p0 = lane; p0 < len_padded; p0 += 32 * FP16X3_LOADS) {
-    float v[FP16X3_LOADS];
+  const bool vec_out = ((uintptr_t)hi & 7) == 0 && ((uintptr_t)lo & 7) == 0;
+  for (long long p0 = 4 * lane; p0 < len_padded; p0 += 128 * FP16X3_LOADS) {
+    float4 v[FP16X3_LOADS];
 #pragma unroll
     for (int q = 0; q < FP16X3_LOADS; ++q) {
-      const long long p = p0 + 32 * q;
-      v[q] = e != PG_FP16X3_UNSPLIT && p < len ? __ldg(x + p * o.elem_stride) : 0.f;
+      const long long p = p0 + 128 * q;
+      v[q] = e != PG_FP16X3_UNSPLIT && p < len ? fp16x3_quad(x + p * es, es, len - p, vec)
+                                               : make_float4(0.f, 0.f, 0.f, 0.f);
     }
 #pragma unroll
     for (int q = 0; q < FP16X3_LOADS; ++q) {
-      const long long p = p0 + 32 * q;
+      const long long p = p0 + 128 * q;
       if (p >= len_padded) break;
-      uint16_t h = 0, l = 0;
-      if (e != PG_FP16X3_UNSPLIT && p < len) pg_fp16x3_split(v[q], e, &h, &l);
-      hi[p] = h;
-      lo[p] = l;
+      uint16_t h[4], l[4];
+      fp16x3_parts(v[q].x, e, &h[0], &l[0]);
+      fp16x3_parts(v[q].y, e, &h[1], &l[1]);
+      fp16x3_parts(v[q].z, e, &h[2], &l[2]);
+      fp16x3_parts(v[q].w, e, &h[3], &l[3]);
+      if (vec_out && p + 4 <= len_padded) {
+        *reinterpret_cast<uint2 *>(hi + p) =
+            make_uint2(h[0] | (uint32_t)h[1] << 16, h[2] | (uint32_t)h[3] << 16);
+        *reinterpret_cast<uint2 *>(lo + p) =
+            make_uint2(l[0] | (uint32_t)l[1] << 16, l[2] | (uint32_t)l[3] << 16);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (p + j < len_padded) {
+            hi[p + j] = h[j];
+            lo[p + j] = l[j];
+          }
+      }
     }
   }
 }
 
 /* Lines first .. first + FP16X3_COLUMN_LINES - 1 of an operand whose lines
- * are contiguous (a row-major matrix's columns): thread t takes line t %
- * 16 and elements t / 16 + 16 j, so that a warp reads two 64-byte runs
- * along the matrix's rows; the span reduced over the block in shared
- * memory; then FP16X3_COLUMN_CHUNK elements at a time split into a shared
- * tile and written out along each line, a warp two lines. */
+ * are contiguous (a row-major matrix's columns): thread t takes lines 4 (t
+ * % 4) .. + 3, a 16-byte load across them where aligned, at elements t / 4
+ * + 64 j, so that a warp reads eight 64-byte runs along the matrix's rows;
+ * the span reduced over the warp, then the block in shared memory; then
+ * FP16X3_COLUMN_CHUNK elements at a time (each thread's loads issued
+ * before any is split) split into a shared tile and written out along
+ * each line, a warp a line's h or l, 16 bytes a lane where aligned. */
 static __device__ __forceinline__ void fp16x3_split_columns(const fp16x3_operand &o, int len,
                                                             int len_padded, long long first) {
-  enum { LINES = FP16X3_COLUMN_LINES, ROWS = FP16X3_SPLIT_THREADS / LINES,
-         CHUNK = FP16X3_COLUMN_CHUNK, WARPS = FP16X3_SPLIT_WARPS };
-  __shared__ float largest_s[ROWS][LINES], smallest_s[ROWS][LINES];
-  __shared__ int finite_s[ROWS][LINES], scale_s[LINES];
-  /* h and l of the chunk, a line a row; 2 more halves a row keep the
-   * writes of 16 lines in distinct banks. */
-  __shared__ uint16_t h_s[LINES][CHUNK + 2], l_s[LINES][CHUNK + 2];
-  const int t = (int)threadIdx.x, own = t % LINES, row = t / LINES;
-  const long long i = first + own;
-  const float *const x = o.x + i * o.line_stride;
-  fp16x3_span span;
-  if (i < o.lines) {
+  enum { LINES = FP16X3_COLUMN_LINES, QUADS = LINES / 4, ROWS = FP16X3_SPLIT_THREADS / QUADS,
+         CHUNK = FP16X3_COLUMN_CHUNK, PER = CHUNK / ROWS, WARPS = FP16X3_SPLIT_WARPS,
+         PITCH = CHUNK + 8 /* halves: rows 16-byte aligned, two lines a bank apart */ };
+  __shared__ float largest_s[WARPS][LINES], smallest_s[WARPS][LINES];
+  __shared__ int finite_s[WARPS][LINES], scale_s[LINES];
+  __shared__ __align__(16) uint16_t h_s[LINES][PITCH], l_s[LINES][PITCH];
+  const int t = (int)threadIdx.x, quad = t % QUADS, row = t / QUADS;
+  const int warp = t / 32, lane = t % 32;
+  const long long es = o.elem_stride, line0 = first + 4 * quad;
+  const float *const x = o.x + line0 * o.line_stride;
+  const long long have = o.lines - line0; /* of the thread's four lines */
+  const bool vec = ((uintptr_t)(o.x + first) & 15) == 0 && es % 4 == 0;
+  fp16x3_span span[4];
 #pragma unroll 4
-    for (long long p = row; p < len; p += ROWS) span.add(__ldg(x + p * o.elem_stride));
+  for (long long p = row; p < len; p += ROWS) {
+    const float4 v = fp16x3_quad(x + p * es, 1, have, vec);
+    span[0].add(v.x);
+    span[1].add(v.y);
+    span[2].add(v.z);
+    span[3].add(v.w);
   }
-  largest_s[row][own] = span.largest;
-  smallest_s[row][own] = span.smallest;
-  finite_s[row][own] = span.finite;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    /* The lanes of a warp that share t % 4 hold the same lines. */
+#pragma unroll
+    for (int d = QUADS; d < 32; d *= 2)
+      span[j].merge(__shfl_xor_sync(0xffffffffu, span[j].largest, d),
+                    __shfl_xor_sync(0xffffffffu, span[j].smallest, d),
+                    __shfl_xor_sync(0xffffffffu, span[j].finite, d));
+    if (lane < QUADS) {
+      largest_s[warp][4 * quad + j] = span[j].largest;
+      smallest_s[warp][4 * quad + j] = span[j].smallest;
+      finite_s[warp][4 * quad + j] = span[j].finite;
+    }
+  }
   __syncthreads();
   if (t < LINES) {
-    for (int r = 1; r < ROWS; ++r) span.merge(largest_s[r][t], smallest_s[r][t], finite_s[r][t]);
+    fp16x3_span all;
+    for (int w = 0; w < WARPS; ++w) all.merge(largest_s[w][t], smallest_s[w][t], finite_s[w][t]);
     int e = PG_FP16X3_UNSPLIT;
-    if (i < o.lines) {
-      e = span.scale();
-      o.scales[i] = e;
+    if (first + t < o.lines) {
+      e = all.scale();
+      o.scales[first + t] = e;
     }
     scale_s[t] = e;
   }
   __syncthreads();
-  const int e = scale_s[own];
-  const int warp = t / 32, lane = t % 32;
-  for (long long k0 = 0; k0 < len_padded; k0 += CHUNK) {
-    /* The thread's CHUNK / ROWS elements, loaded before any is split. */
-    float v[CHUNK / ROWS];
+  int e[4];
 #pragma unroll
-    for (int q = 0; q < CHUNK / ROWS; ++q) {
+  for (int j = 0; j < 4; ++j) e[j] = scale_s[4 * quad + j];
+  const bool vec_out = ((uintptr_t)o.hi & 15) == 0 && ((uintptr_t)o.lo & 15) == 0 &&
+                       o.pitch % 8 == 0;
+  for (long long k0 = 0; k0 < len_padded; k0 += CHUNK) {
+    float4 v[PER];
+#pragma unroll
+    for (int q = 0; q < PER; ++q) {
       const long long k = k0 + row + q * ROWS;
-      v[q] = e != PG_FP16X3_UNSPLIT && k < len ? __ldg(x + k * o.elem_stride) : 0.f;
+      v[q] = k < len ? fp16x3_quad(x + k * es, 1, have, vec) : make_float4(0.f, 0.f, 0.f, 0.f);
     }
 #pragma unroll
-    for (int q = 0; q < CHUNK / ROWS; ++q) {
+    for (int q = 0; q < PER; ++q) {
       const int p = row + q * ROWS;
-      uint16_t h = 0, l = 0;
-      if (e != PG_FP16X3_UNSPLIT && k0 + p < len) pg_fp16x3_split(v[q], e, &h, &l);
-      h_s[own][p] = h;
-      l_s[own][p] = l;
+      fp16x3_parts(v[q].x, e[0], &h_s[4 * quad][p], &l_s[4 * quad][p]);
+      fp16x3_parts(v[q].y, e[1], &h_s[4 * quad + 1][p], &l_s[4 * quad + 1][p]);
+      fp16x3_parts(v[q].z, e[2], &h_s[4 * quad + 2][p], &l_s[4 * quad + 2][p]);
+      fp16x3_parts(v[q].w, e[3], &h_s[4 * quad + 3][p], &l_s[4 * quad + 3][p]);
     }
     __syncthreads();
-    for (int j = warp; j < LINES; j += WARPS) {
+    /* Warp w writes h (then l) of lines w and w + 8. */
+    for (int part = warp; part < 2 * LINES; part += WARPS) {
+      const int j = part % LINES;
       const long long line = first + j;
-      if (line >= o.lines_padded) break; /* the block's last lines past the padding */
-      uint16_t *const hi = o.hi + line * o.pitch + k0, *const lo = o.lo + line * o.pitch + k0;
-#pragma unroll
-      for (int p = lane; p < CHUNK; p += 32) {
-        if (k0 + p >= len_padded) break;
-        hi[p] = h_s[j][p];
-        lo[p] = l_s[j][p];
+      if (line >= o.lines_padded) continue; /* the block's last lines past the padding */
+      const uint16_t *const from = part < LINES ? h_s[j] : l_s[j];
+      uint16_t *const to = (part < LINES ? o.hi : o.lo) + line * o.pitch + k0;
+      const long long left = len_padded - k0;
+      if (vec_out && left >= CHUNK) {
+        for (int p = 8 * lane; p < CHUNK; p += 256)
+          *reinterpret_cast<uint4 *>(to + p) = *reinterpret_cast<const uint4 *>(from + p);
+      } else {
+        for (int p = lane; p < CHUNK && p < left; p += 32) to[p] = from[p];
       }
     }
     __syncthreads();
