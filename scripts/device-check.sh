@@ -517,8 +517,11 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
         "$cli" bench --variant cublas,wgmma_3xtf32,wgmma_fp16x3 --size "${run#*:}" \
         --inputs "${run%%:*}" --format csv --quiet
     done
-    run_step "fp16x3 stages" "$OUT/fp16x3.csv" "$OUT/summary.txt" 90 \
-      "$cli" bench --variant cublas,wgmma_fp16x3 --stages 2,3 --size 8192 --format csv --quiet
+    for fp16x3_size in 4096 8192 16384; do
+      run_step "fp16x3 stages $fp16x3_size" "$OUT/fp16x3.csv" "$OUT/summary.txt" 90 \
+        "$cli" bench --variant cublas,wgmma_fp16x3 --stages 2,3 --size "$fp16x3_size" \
+        --format csv --quiet
+    done
     # Each of its two kernels' time (the split, then the products), which
     # pipegemm profile does not separate, and what each moves through DRAM
     # (fp16x3-kernels.txt), at the GPU's own clocks.

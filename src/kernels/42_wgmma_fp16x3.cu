@@ -28,9 +28,11 @@
  * (hh, and hl + lh), gives the slot back once they are done, and adds them
  * into FP32 registers (sum += hh + 2^-11 x): the tensor cores' sums are of
  * 64 terms, and one warpgroup adds while the other's products run (no
- * block-wide barrier after the start). op N, N and one GEMM.
- * Not in auto_emulated's rules: not measured since it was made this way,
- * and rows of wide range take every tile to the slower 3xTF32 path, where
+ * block-wide barrier after the start). The tiles go in grouped order
+ * (pg_grouped_tile, 8 rows of tiles a group): in row order a wave of
+ * blocks at 8192^3 read 16 GB from DRAM, its stages seldom found in L2.
+ * op N, N and one GEMM.
+ * Not in auto_emulated's rules: rows of wide range take every tile to the slower 3xTF32 path, where
  * auto_emulated's wgmma_3xtf32 would run them at full speed
  * (bench/results/products).
  *
@@ -49,6 +51,7 @@ PG_KERNELS_BEGIN
 #define F16X3_CONSUMERS 256                           /* two warpgroups multiply */
 #define F16X3_THREADS (F16X3_CONSUMERS + WG_WARPGROUP) /* and one copies */
 #define F16X3_MAX_STAGES 3
+#define F16X3_GROUP_M 8 /* tile rows a group of the tile order */
 /* setmaxnreg: the launch's 168 registers a thread become 24 for the copying
  * warpgroup and 240 for the two that hold three accumulator sets. */
 #define F16X3_PRODUCER_REGS 24
@@ -191,7 +194,12 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
   float *const smem = (float *)pg_tma_smem_base(smem_raw);
   const f16x3_shape s = f16x3_shape_of(g.m, g.n, g.k);
   const int *const scales = (const int *)(g.partials + (s.mp + s.np) * s.kp);
-  const int m0 = blockIdx.y * F16X3_TILE, n0 = blockIdx.x * F16X3_TILE;
+  /* Grouped tile order: a wave's blocks share F16X3_GROUP_M rows of tiles
+   * and a few columns, whose stages L2 then serves more than once. */
+  int tm, tn;
+  pg_grouped_tile((int)blockIdx.x, (int)(s.mp / F16X3_TILE), (int)(s.np / F16X3_TILE),
+                  F16X3_GROUP_M, &tm, &tn);
+  const int m0 = tm * F16X3_TILE, n0 = tn * F16X3_TILE;
   const int stages = g.stages, warp = threadIdx.x / 32;
 
   /* A row or column of the tile the split left alone: the whole tile by
@@ -290,8 +298,8 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   (void)tuning;
   const f16x3_shape s = f16x3_shape_of(args->m, args->n, args->k);
   launch->kernel = (const void *)pg_wgmma_fp16x3_kernel;
-  launch->grid_x = s.np / F16X3_TILE;
-  launch->grid_y = s.mp / F16X3_TILE;
+  launch->grid_x = s.np / F16X3_TILE * (s.mp / F16X3_TILE); /* in grouped order */
+  launch->grid_y = 1;
   const long long scale_lines = (s.mp + s.np + s.kp - 1) / s.kp;
   const int region = pg_workspace_add(&launch->workspace, s.mp + s.np + scale_lines, s.kp);
   launch->views.partials = PG_IN_REGION(region);
@@ -312,15 +320,15 @@ static size_t smem_bytes(int stages) {
   return pg_tma_ring_smem(stages, F16X3_STAGE_BYTES, WG_STAGE_SYNC_BYTES);
 }
 
-/* sm_90a code; the tiles along M fit grid y; the workspace's lines are
- * ints (the first kernel counts them so). */
+/* sm_90a code; the tiles fit an int (the grid's x); the workspace's
+ * lines are ints (the first kernel counts them so). */
 static pg_status check(const pg_layout_args *g, char *why, size_t why_size) {
   const pg_status arch = wg_check_sm90a(why, why_size);
   if (arch != PG_OK) return arch;
   const f16x3_shape s = f16x3_shape_of(g->m, g->n, g->k);
-  if (s.mp / F16X3_TILE > 65535 || s.mp + s.np > INT_MAX / 2) {
-    snprintf(why, why_size, "M = %d, N = %d: past the tiles grid y holds (65535 of 128 rows) or "
-                            "the split's int line count", g->m, g->n);
+  if ((s.mp / F16X3_TILE) * (s.np / F16X3_TILE) > INT_MAX || s.mp + s.np > INT_MAX / 2) {
+    snprintf(why, why_size, "M = %d, N = %d: past an int of 128 x 128 tiles or of the split's "
+                            "lines", g->m, g->n);
     return PG_ERR_UNSUPPORTED;
   }
   return PG_OK;
