@@ -31,6 +31,28 @@
  * block-wide barrier after the start). The tiles go in grouped order
  * (pg_grouped_tile, 8 rows of tiles a group): in row order a wave of
  * blocks at 8192^3 read 16 GB from DRAM, its stages seldom found in L2.
+ *
+ * In grouped order Nsight Compute still found the kernel bound by L2 (H100,
+ * 8192^3: L2 throughput 91 %, 11.4 GB read from DRAM), so the blocks run in
+ * clusters of two that read B's tile once (39 wgmma_tma_rs_multicast's
+ * mechanism, here along M): blocks 2j and 2j + 1 are the tiles (tm, tn) and
+ * (tm + 1, tn) wherever the group's tile rows are even in number. Such a
+ * pair's block r copies its own A's h and l into itself and B^T's part r
+ * (0: h, 1: l) into both blocks by one TMA multicast, at the same place in
+ * each: every block's full[s] still counts 64 KB, of which it fetched 48
+ * KB from L2. A slot is then written in both blocks by both producers, so
+ * it is refilled only once the consumers of both have released it: empty[s]
+ * counts 16 arrivals, lane 0 of each consumer warp of each block arriving
+ * on its own block's barrier and, through mapa, on the other's. The
+ * barriers are made before a cluster-wide barrier, and a paired producer
+ * waits at the end until both blocks have released every slot, so that no
+ * arrival reaches a block that has gone. A pair is made only where both
+ * tiles exist (the grid is rounded up to even: a block past the last tile
+ * only meets the cluster barrier), share tn, and neither goes the 3xTF32
+ * way; both blocks decide it alike, before the barriers are made (the
+ * copying warpgroup reads the scales of the other tile's rows). Any other
+ * block runs alone, as before the clusters: four boxes a stage, empty[s]
+ * counting its 256 consumer threads. A pair is paced by its slower block.
  * op N, N and one GEMM.
  * Not in auto_emulated's rules: rows of wide range take every tile to the slower 3xTF32 path, where
  * auto_emulated's wgmma_3xtf32 would run them at full speed
@@ -55,6 +77,11 @@ PG_KERNELS_BEGIN
  * against three's 2.85 / 2.98 / 2.81 (H100, bench/results/products). */
 #define F16X3_DEFAULT_STAGES 2
 #define F16X3_GROUP_M 8 /* tile rows a group of the tile order */
+/* Clusters of two blocks along the grid's x; a pair's empty[s] counts one
+ * arrival from each consumer warp of either block. */
+#define F16X3_CLUSTER 2
+#define F16X3_CLUSTER_MASK ((1u << F16X3_CLUSTER) - 1) /* a multicast into both */
+#define F16X3_PAIR_RELEASES (F16X3_CLUSTER * F16X3_CONSUMERS / 32)
 /* setmaxnreg: the launch's 168 registers a thread become 24 for the copying
  * warpgroup and 240 for the two that hold three accumulator sets. */
 #define F16X3_PRODUCER_REGS 24
@@ -198,28 +225,53 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
   const f16x3_shape s = f16x3_shape_of(g.m, g.n, g.k);
   const int *const scales = (const int *)(g.partials + (s.mp + s.np) * s.kp);
   /* Grouped tile order: a wave's blocks share F16X3_GROUP_M rows of tiles
-   * and a few columns, whose stages L2 then serves more than once. */
-  int tm, tn;
-  pg_grouped_tile((int)blockIdx.x, (int)(s.mp / F16X3_TILE), (int)(s.np / F16X3_TILE),
-                  F16X3_GROUP_M, &tm, &tn);
-  const int m0 = tm * F16X3_TILE, n0 = tn * F16X3_TILE;
-  const int stages = g.stages, warp = threadIdx.x / 32;
+   * and a few columns, whose stages L2 then serves more than once. The
+   * cluster's other block is blockIdx.x ^ 1; a block past the last tile
+   * (the grid rounded up to even) has none, and ptn = -1 says the other
+   * has none. */
+  const int tiles_m = (int)(s.mp / F16X3_TILE), tiles_n = (int)(s.np / F16X3_TILE);
+  const int tiles = tiles_m * tiles_n, other = (int)blockIdx.x ^ 1;
+  const int here = (int)blockIdx.x < tiles;
+  int tm = 0, tn = 0, ptm = 0, ptn = -1;
+  if (here) pg_grouped_tile((int)blockIdx.x, tiles_m, tiles_n, F16X3_GROUP_M, &tm, &tn);
+  if (here && other < tiles) pg_grouped_tile(other, tiles_m, tiles_n, F16X3_GROUP_M, &ptm, &ptn);
+  const int m0 = tm * F16X3_TILE, n0 = tn * F16X3_TILE, pm0 = ptm * F16X3_TILE;
+  const int stages = g.stages, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
   /* A row or column of the tile the split left alone: the whole tile by
    * 3xTF32 on mma.sync (f16x3_tf32x3_tile), once the two warpgroups that
-   * would have multiplied have their registers. */
+   * would have multiplied have their registers. The copying warpgroup
+   * looks at the other tile's rows where it shares tn (then the columns
+   * are the same): both blocks then OR the same lines, the pair's two
+   * tiles', and make the pair or not alike. */
   const int line = (int)(threadIdx.x % F16X3_TILE);
-  const int unsplit = threadIdx.x < F16X3_TILE
+  const int unsplit = !here ? 0
+                      : threadIdx.x < F16X3_TILE
                           ? m0 + line < g.m && scales[m0 + line] == PG_FP16X3_UNSPLIT
                       : threadIdx.x < F16X3_CONSUMERS
                           ? n0 + line < g.n && scales[s.mp + n0 + line] == PG_FP16X3_UNSPLIT
-                          : 0;
-  const int fallback = __syncthreads_or(unsplit);
+                          : ptn == tn && pm0 + line < g.m &&
+                                scales[pm0 + line] == PG_FP16X3_UNSPLIT;
+  const int fallback = __syncthreads_or(threadIdx.x < F16X3_CONSUMERS && unsplit);
+  const int pair_unsplit = __syncthreads_or(unsplit);
+  const int paired = ptn == tn && !pair_unsplit;
 
+  /* The ring's barriers, made before the cluster's one barrier, which every
+   * thread of both blocks meets whatever their mode: the other block's
+   * copies and arrivals find them made. */
   unsigned long long *const full =
       (unsigned long long *)(smem + stages * (F16X3_STAGE_BYTES / 4));
   unsigned long long *const empty = full + stages;
-  wg_ring_init(full, empty, stages, F16X3_CONSUMERS);
+  if (threadIdx.x == 0) {
+    for (int st = 0; st < stages; ++st) {
+      pg_mbar_init(&full[st], 1);
+      pg_mbar_init(&empty[st], paired ? F16X3_PAIR_RELEASES : F16X3_CONSUMERS);
+    }
+    pg_fence_barrier_init();
+    pg_fence_barrier_init_cluster();
+  }
+  pg_cluster_sync();
+  if (!here) return;
   const int k_tiles = (int)(s.kp / F16X3_TILE_K);
   int slot = 0, parity = 0;
 
@@ -227,10 +279,13 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
     /* ---- the copies: one lane of the last warpgroup. maps.a is the
      * workspace as rows of Kp floats, h in the first Kp / 2 of a line and
      * l in the rest: a box of 32 floats x 128 lines is one part of a stage
-     * (64 FP16 of 128 lines), in the 128-byte swizzle. ---- */
+     * (64 FP16 of 128 lines), in the 128-byte swizzle. Paired: B^T's part
+     * `rank` into both blocks, the other part coming from the other's
+     * producer (its bytes count on this block's full[slot] as they land). ---- */
     pg_setmaxnreg_dec(F16X3_PRODUCER_REGS);
-    if (fallback || warp != F16X3_CONSUMERS / 32 || threadIdx.x % 32 != 0) return;
+    if (fallback || warp != F16X3_CONSUMERS / 32 || lane != 0) return;
     pg_tma_prefetch_map(&maps.a);
+    const unsigned rank = pg_cluster_rank();
     const int low = (int)(s.kp / 2), b_line = (int)s.mp + n0;
     for (int kt = 0; kt < k_tiles; ++kt) {
       pg_mbar_wait_parity(&empty[slot], parity ^ 1);
@@ -239,10 +294,25 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
       pg_mbar_arrive_expect_tx(&full[slot], F16X3_STAGE_BYTES);
       pg_tma_load_2d(part, &maps.a, x, m0, &full[slot]);
       pg_tma_load_2d(part + F16X3_PART_BYTES / 4, &maps.a, low + x, m0, &full[slot]);
-      pg_tma_load_2d(part + 2 * F16X3_PART_BYTES / 4, &maps.a, x, b_line, &full[slot]);
-      pg_tma_load_2d(part + 3 * F16X3_PART_BYTES / 4, &maps.a, low + x, b_line, &full[slot]);
+      if (paired) {
+        pg_tma_load_2d_multicast(part + (2 + rank) * (F16X3_PART_BYTES / 4), &maps.a,
+                                 (int)rank * low + x, b_line, &full[slot], F16X3_CLUSTER_MASK);
+      } else {
+        pg_tma_load_2d(part + 2 * F16X3_PART_BYTES / 4, &maps.a, x, b_line, &full[slot]);
+        pg_tma_load_2d(part + 3 * F16X3_PART_BYTES / 4, &maps.a, low + x, b_line, &full[slot]);
+      }
       parity ^= t128_ring_next(&slot, stages);
     }
+    /* Paired: the block stays until both blocks' consumers have released
+     * every slot (the waits go on round the ring: one more a slot), so that
+     * no arrival from the other block reaches its shared memory after it
+     * has gone. The copies into it are all in by then: its own consumers
+     * waited for them. */
+    if (paired)
+      for (int st = 0; st < stages; ++st) {
+        pg_mbar_wait_parity(&empty[slot], parity ^ 1);
+        parity ^= t128_ring_next(&slot, stages);
+      }
     return;
   }
 
@@ -255,6 +325,7 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
     return;
   }
   const int wg = warp / 4;
+  const unsigned rank = pg_cluster_rank();
   float hh[64], x[64], sum[64];
 #pragma unroll
   for (int i = 0; i < 64; ++i) hh[i] = x[i] = sum[i] = 0.f;
@@ -274,7 +345,18 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
     }
     wg_commit();
     wg_wait<0>();
-    pg_mbar_arrive(&empty[slot]);
+    /* Paired: one arrival a warp on the slot's barrier in each block (both
+     * producers write the slot); pg_mbar_arrive_cluster says why its CTA-
+     * scope release is enough (the products that read it are waited for). */
+    if (paired) {
+      __syncwarp();
+      if (lane == 0) {
+        pg_mbar_arrive(&empty[slot]);
+        pg_mbar_arrive_cluster(&empty[slot], rank ^ 1);
+      }
+    } else {
+      pg_mbar_arrive(&empty[slot]);
+    }
     wg_fence_acc(hh);
     wg_fence_acc(x);
 #pragma unroll
@@ -301,8 +383,11 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   (void)tuning;
   const f16x3_shape s = f16x3_shape_of(args->m, args->n, args->k);
   launch->kernel = (const void *)pg_wgmma_fp16x3_kernel;
-  launch->grid_x = s.np / F16X3_TILE * (s.mp / F16X3_TILE); /* in grouped order */
+  /* The tiles in grouped order, rounded up to whole clusters of two. */
+  const long long tiles = s.np / F16X3_TILE * (s.mp / F16X3_TILE);
+  launch->grid_x = (tiles + F16X3_CLUSTER - 1) / F16X3_CLUSTER * F16X3_CLUSTER;
   launch->grid_y = 1;
+  launch->cluster_x = F16X3_CLUSTER;
   const long long scale_lines = (s.mp + s.np + s.kp - 1) / s.kp;
   const int region = pg_workspace_add(&launch->workspace, s.mp + s.np + scale_lines, s.kp);
   launch->views.partials = PG_IN_REGION(region);
@@ -323,13 +408,13 @@ static size_t smem_bytes(int stages) {
   return pg_tma_ring_smem(stages, F16X3_STAGE_BYTES, WG_STAGE_SYNC_BYTES);
 }
 
-/* sm_90a code; the tiles fit an int (the grid's x); the workspace's
- * lines are ints (the first kernel counts them so). */
+/* sm_90a code; the tiles, rounded up to even, fit an int (the grid's x);
+ * the workspace's lines are ints (the first kernel counts them so). */
 static pg_status check(const pg_layout_args *g, char *why, size_t why_size) {
   const pg_status arch = wg_check_sm90a(why, why_size);
   if (arch != PG_OK) return arch;
   const f16x3_shape s = f16x3_shape_of(g->m, g->n, g->k);
-  if ((s.mp / F16X3_TILE) * (s.np / F16X3_TILE) > INT_MAX || s.mp + s.np > INT_MAX / 2) {
+  if ((s.mp / F16X3_TILE) * (s.np / F16X3_TILE) > INT_MAX - 1 || s.mp + s.np > INT_MAX / 2) {
     snprintf(why, why_size, "M = %d, N = %d: past an int of 128 x 128 tiles or of the split's "
                             "lines", g->m, g->n);
     return PG_ERR_UNSUPPORTED;
@@ -347,6 +432,8 @@ static const pg_sass_rule rules[] = {
     {PG_SM90_UP, PG_MUST, "SYNCS.PHASECHK", "nobody waits on an mbarrier (try_wait) any more"},
     {PG_SM90_UP, PG_MUST, "USETMAXREG", "setmaxnreg is gone: the products keep 168 registers"},
     {PG_SM90_UP, PG_MUST, "HMMA", "the fallback tile's 3xTF32 no longer runs on mma.sync"},
+    {PG_SM90_UP, PG_MUST, "UTMALDG.2D.MULTICAST", "B's parts no longer go to both blocks (TMA multicast)"},
+    {PG_SM90_UP, PG_MUST, "UCGABAR_ARV", "no cluster-wide barrier before the blocks use each other's barriers"},
     {PG_SM8X, PG_MUST, "BPT.TRAP", "the sm_80 build no longer traps: it would silently do nothing"},
 };
 
@@ -361,7 +448,8 @@ PG_ENTRY(wgmma_fp16x3) = {
                             "two and split into two FP16 parts (a first kernel), 3 FP16 wgmma "
                             "products a term summed in FP32 registers each stage; a tile whose "
                             "rows or columns span past 2^28 (or hold Inf or NaN) by 3xTF32 on mma.sync; "
-                            "TMA producer warp, two consumer warpgroups; op N, N and one GEMM",
+                            "TMA producer warp, two consumer warpgroups, clusters of 2 along M "
+                            "with B by TMA multicast; op N, N and one GEMM",
              .layouts = PG_LAYOUT_NN},
     .smem_bytes = smem_bytes,
     .configure = configure,
