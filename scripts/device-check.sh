@@ -79,11 +79,13 @@
 #   PG_BENCH_SIZE=4096         bench problem size
 #   PG_SANITIZER_TOOLS="memcheck racecheck synccheck initcheck"
 #   PG_BENCH_STEPS="headline shapes layouts fp16x3 products"  which of the
-#                              bench section's runs to make (default: all):
-#                              the README's table, the shape set, the
-#                              layouts, wgmma_fp16x3 beside 3xTF32 and
-#                              cuBLAS, the product prototypes
-#                              (scripts/products.py)
+#                              bench section's runs to make (default: all
+#                              of these): the README's table, the shape
+#                              set, the layouts, wgmma_fp16x3 beside 3xTF32
+#                              and cuBLAS, the product prototypes
+#                              (scripts/products.py); also layout-counters
+#                              (only when named): Nsight Compute's shares
+#                              for the layouts that miss their targets
 #   PG_PRODUCTS_ARGS="--sizes 4096"  scripts/products.py's arguments
 #   PG_TRAIN_ARGS="--hidden 8192"  python/examples/train.py's arguments
 #   PG_SANITIZER_TESTS="test_gpu_layouts test_gpu_oom"  only these GPU tests
@@ -505,6 +507,19 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
         --variant "$variants" --format csv --quiet
     done
     grep "geometric mean" "$OUT/layouts.csv" >>"$summary"
+  fi
+  # What limits the layouts that miss their targets: each kernel of one
+  # launch of the entry and of cuBLAS beside it, by Nsight Compute at the
+  # GPU's own clocks (layout-counters.txt): its speed-of-light section (time,
+  # SM, L1, L2 and DRAM shares), the FMA pipe and the warps resident.
+  if wants layout-counters; then
+    ncu_tool=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+    for run in "cublas,auto:--size 6144 --op NT" "cublas_tf32,auto_tf32:--size 4096 --op TT" \
+               "cublas,auto:--size 64 --batch 1024"; do
+      run_step "layout counters ${run%%:*} ${run#*:}" "$OUT/layout-counters.txt" "$OUT/summary.txt" 90 \
+        "$ncu_tool" --clock-control none --section SpeedOfLight --metrics sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active \
+        "$cli" bench --variant "${run%%:*}" ${run#*:} --warmup 0 --iters 1 --check off --quiet
+    done
   fi
   # The scaled FP16 form's build beside 3xTF32 and cuBLAS strict, at the
   # issue's squares on uniform inputs, at two on rows spanning 2^+-60 (wide:
