@@ -74,7 +74,8 @@
 #                              alternating, twice (before-after.txt)
 #   PG_BEFORE_STEPS="bench shapes"  what runs on the earlier tree: that
 #                              bench and host cost (bench, the default),
-#                              the shape set (shapes-before.csv)
+#                              the shape set (shapes-before.csv),
+#                              wgmma_fp16x3 (fp16x3, fp16x3-before.csv)
 #   PG_BENCH_ARGS="..."        extra arguments for both bench runs
 #   PG_BENCH_SIZE=4096         bench problem size
 #   PG_SANITIZER_TOOLS="memcheck racecheck synccheck initcheck"
@@ -431,6 +432,16 @@ if (( built )) && [ -n "${PG_BEFORE_TREE:-}" ]; then
         "$before/pipegemm" bench --shapes "${PG_SHAPE_SET:-bench/shapes/set.txt}" \
         --variant cublas,auto --format csv --quiet
       grep "geometric mean" "$OUT/shapes-before.csv" | sed 's/^/before: /' >>"$summary"
+    fi
+    # wgmma_fp16x3 on the earlier tree, beside cuBLAS strict
+    # (fp16x3-before.csv), at the sizes the fp16x3 step times.
+    if [[ " ${PG_BEFORE_STEPS:-bench} " == *" fp16x3 "* ]]; then
+      : >"$OUT/fp16x3-before.csv"
+      for fp16x3_size in 2048 4096 8192 16384; do
+        run_step "fp16x3 before $fp16x3_size" "$OUT/fp16x3-before.csv" "$OUT/before-after.txt" 90 \
+          "$before/pipegemm" bench --variant cublas,wgmma_fp16x3 --size "$fp16x3_size" \
+          --format csv --quiet
+      done
     fi
     for pass in 1 2; do
       [[ " ${PG_BEFORE_STEPS:-bench} " == *" bench "* ]] || break
