@@ -336,9 +336,10 @@ PG_API pg_status pg_sgemm_variant(const pg_variant_info *variant, int stages, in
  * A plan is one call of pg_sgemm_variant decided in advance: arguments
  * checked, the device's limits read, `auto` resolved, the kernel, grid,
  * block, shared memory and parameters (TMA descriptors included) fixed.
- * Launching it does no other host work, so a GEMM repeated on the same
- * buffers (a timing loop, a graph, a solver's inner step) pays for the
- * decision once.
+ * Launching it decides nothing again (it takes the call's workspace from
+ * the library's pool and encodes the tensor maps that point into it), so a
+ * GEMM repeated on the same buffers (a timing loop, a graph, a solver's
+ * inner step) pays for the decision once.
  *
  * A plan belongs to the device that was current when it was made; launch it
  * on a stream of that device (or 0, that device's default stream), from any
