@@ -8,7 +8,8 @@
  * among the denormals; paddings of whole tiles and paddings that end inside
  * a block's lines. Then wgmma_fp16x3 itself where some rows of A and a
  * column of B are past the rule (its 3xTF32 tiles beside its FP16 ones),
- * against FP64. Exit 0 pass, 1 fail, 77 without a GPU. */
+ * at each op(A), op(B), against FP64. Exit 0 pass, 1 fail, 77 without a
+ * GPU. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -114,12 +115,29 @@ static void check(const char *what, const float *host_x, const float *dev_x, lon
   PGT_CUDA(cudaFree(both));
 }
 
+/* x (rows x cols, row-major, device) stored transposed (cols x rows), in
+ * a new device array. */
+static float *transposed(const float *x, int rows, int cols) {
+  float *h = pgt_malloc_host((size_t)rows * cols * sizeof(float));
+  float *t = pgt_malloc_host((size_t)rows * cols * sizeof(float));
+  PGT_CUDA(cudaMemcpy(h, x, (size_t)rows * cols * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) t[(size_t)c * rows + r] = h[(size_t)r * cols + c];
+  float *d = pgt_malloc_device((size_t)rows * cols * sizeof(float));
+  PGT_CUDA(cudaMemcpy(d, t, (size_t)rows * cols * sizeof(float), cudaMemcpyHostToDevice));
+  free(h);
+  free(t);
+  return d;
+}
+
 /* wgmma_fp16x3 on A and B uniform in [-1, 1) but for three rows of A and
  * a column of B spread over 2^+-60 (each past the span rule), all in the
  * first 128: the tiles of the first row and column of tiles run the 3xTF32
- * fallback, the others the FP16 form. C is poisoned first, and all of it
- * is held to the emulated bound against the FP64 reference. Returns 0
- * where this build or GPU cannot run the entry. */
+ * fallback, the others the FP16 form. Each op(A), op(B): the same op(A)
+ * and op(B), stored as that op reads them (A as K x M for op T, B as N x
+ * K), so one FP64 reference serves all four. C is poisoned first, and all
+ * of it is held to the emulated bound. Returns 0 where this build or GPU
+ * cannot run the entry. */
 static int gemm_with_wide_lines(int m, int n, int k) {
   float *a = pgt_malloc_device((size_t)m * k * sizeof(float));
   float *b = pgt_malloc_device((size_t)k * n * sizeof(float));
@@ -139,24 +157,41 @@ static int gemm_with_wide_lines(int m, int n, int k) {
                         sizeof(float), (size_t)k, cudaMemcpyDeviceToDevice));
   PGT_CUDA(cudaFree(column));
   PGT_PG(pgh_reference(m, n, k, 1.0f, a, k, b, n, 0.0f, NULL, n, ref, scale, 0));
-  PGT_PG(pgh_poison(c, m, n, n, 0));
-  const pg_status st = pg_sgemm("wgmma_fp16x3", 0, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n, 0);
+  float *at = transposed(a, m, k), *bt = transposed(b, k, n);
   int ran = 0;
-  if (st == PG_ERR_ARCH || st == PG_ERR_SMEM) {
-    printf("wgmma_fp16x3 with wide lines: not run here (%s)\n", pg_last_error_detail());
-  } else {
+  for (int op = 0; op < 4; ++op) {
+    pg_gemm_desc g = PG_GEMM_DESC_INIT;
+    g.op_a = op & 2 ? PG_OP_T : PG_OP_N;
+    g.op_b = op & 1 ? PG_OP_T : PG_OP_N;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.a = op & 2 ? at : a;
+    g.lda = op & 2 ? m : k;
+    g.b = op & 1 ? bt : b;
+    g.ldb = op & 1 ? k : n;
+    g.c = c;
+    g.ldc = n;
+    PGT_PG(pgh_poison(c, m, n, n, 0));
+    const pg_status st = pg_gemm("wgmma_fp16x3", 0, &g, 0);
+    if (st == PG_ERR_ARCH || st == PG_ERR_SMEM) {
+      printf("wgmma_fp16x3 with wide lines: not run here (%s)\n", pg_last_error_detail());
+      break;
+    }
     PGT_PG(st);
     pgh_check check;
     PGT_PG(pgh_compare(m, n, k, c, n, ref, scale, PG_PRECISION_EMULATED, &check, 0));
     PGT_CUDA(cudaDeviceSynchronize());
-    printf("wgmma_fp16x3 %dx%dx%d with wide lines: %lld of %lld outside the bound (worst %.3g "
-           "of it): %s\n", m, n, k, check.failed, check.checked, check.max_tol_ratio,
-           check.failed ? "FAIL" : "ok");
+    printf("wgmma_fp16x3 %dx%dx%d op %c%c with wide lines: %lld of %lld outside the bound "
+           "(worst %.3g of it): %s\n", m, n, k, op & 2 ? 'T' : 'N', op & 1 ? 'T' : 'N',
+           check.failed, check.checked, check.max_tol_ratio, check.failed ? "FAIL" : "ok");
     failures += check.failed != 0;
     ran = 1;
   }
   PGT_CUDA(cudaFree(a));
   PGT_CUDA(cudaFree(b));
+  PGT_CUDA(cudaFree(at));
+  PGT_CUDA(cudaFree(bt));
   PGT_CUDA(cudaFree(c));
   PGT_CUDA(cudaFree(ref));
   PGT_CUDA(cudaFree(scale));

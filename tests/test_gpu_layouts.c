@@ -18,6 +18,8 @@
  * PG_ERR_UNSUPPORTED, a reason and C untouched (a selector then takes its
  * next candidate); every case TMA reads they must run.
  *
+ * wgmma_fp16x3 (PG_LAYOUT_SOME) at each op on one GEMM, a batch refused.
+ *
  * Then: bad strides and batches refused with C untouched; every study
  * kernel (PG_LAYOUT_NN) refusing op T or a batch with PG_ERR_UNSUPPORTED and
  * a reason, C untouched, while it takes op N, N and one GEMM of the same
@@ -692,6 +694,39 @@ static void some_layouts(const pg_variant_info *v) {
   }
 }
 
+/* wgmma_fp16x3 (PG_LAYOUT_SOME: every op on one GEMM), held to the
+ * emulated bound: each op at partial tiles, at padded leading dimensions
+ * with alpha and beta and K past a stage, and with Inf and NaN (lines the
+ * split leaves to its 3xTF32 tile, which copies a transposed operand
+ * itself); a batch refused with a reason and C untouched. */
+static void fp16x3_layouts(const pg_variant_info *v) {
+  uint64_t seed = 7000;
+  for (int op = 0; op < 4; ++op) {
+    const layout_case take[] = {
+        {"partial tiles", 300, 257, 200, 1, op, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0},
+        {"padded rows, beta", 256, 384, 1000, 1, op, 3, 5, 1, 0, 0, 0, 0.75f, -1.25f, 0},
+        {"Inf and NaN", 130, 129, 70, 1, op, 0, 0, 0, 0, 0, 0, 1.0f, 0.5f, 1},
+    };
+    for (size_t i = 0; i < sizeof take / sizeof take[0]; ++i) run_case(v, &take[i], seed += 10);
+  }
+  const layout_case refused[] = {
+      {"a batch: refused", 128, 128, 64, 2, 0, 0, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0},
+      {"a batch, op T, T, B shared: refused", 128, 128, 64, 7, 3, 0, 0, 0, 0, SHARED, 0, 1.0f,
+       0.5f, 0},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+    problem p;
+    setup(&p, &refused[i], v->name, seed += 10);
+    ++checks;
+    const pg_status st = pg_gemm(v->name, 0, &p.g, stream);
+    if (st != PG_ERR_UNSUPPORTED || pg_last_error_detail()[0] == '\0')
+      fail("%s: pg_gemm returned %s (\"%s\"), want PG_ERR_UNSUPPORTED with a reason", p.name,
+           pg_status_name(st), pg_last_error_detail());
+    c_untouched(&p, "refused");
+    release(&p);
+  }
+}
+
 int main(void) {
   if (!pgt_have_device()) return PG_TEST_SKIP;
   PGT_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -715,6 +750,9 @@ int main(void) {
       bad_strides(v);
       plan_on_other_matrices(v);
       graph_and_bits(v);
+    } else if (v->layouts == PG_LAYOUT_SOME && strcmp(v->name, "wgmma_fp16x3") == 0) {
+      ++some;
+      fp16x3_layouts(v);
     } else if (v->layouts == PG_LAYOUT_SOME) {
       ++some;
       some_layouts(v);

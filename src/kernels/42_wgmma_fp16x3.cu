@@ -53,7 +53,12 @@
  * copying warpgroup reads the scales of the other tile's rows). Any other
  * block runs alone, as before the clusters: four boxes a stage, empty[s]
  * counting its 256 consumer threads. A pair is paced by its slower block.
- * op N, N and one GEMM.
+ *
+ * Every op(A), op(B), one GEMM a call: the first kernel reads op(A)'s rows
+ * and op(B)'s columns where they are stored (f16x3_lines_of: a line of
+ * contiguous elements, or contiguous lines), and the products read only
+ * the workspace; the 3xTF32 tile copies a transposed operand by plain loads
+ * written across (f16x3_tf32x3_stage). A batch is refused.
  * Not in auto_emulated's rules: rows of wide range take every tile to the slower 3xTF32 path, where
  * auto_emulated's wgmma_3xtf32 would run them at full speed
  * (bench/results/products).
@@ -102,15 +107,32 @@ static __host__ __device__ __forceinline__ f16x3_shape f16x3_shape_of(int m, int
   return s;
 }
 
+/* Where the split finds op(A)'s rows and op(B)'s columns as the caller
+ * stores them (host and device): element p of line i at x[i * line + p *
+ * elem]. op(A) = N: A's rows; T (A stored K x M): its columns. op(B) = N:
+ * B's columns; T (B stored N x K): its rows. */
+struct f16x3_lines {
+  long long a_line, a_elem, b_line, b_elem;
+};
+static __host__ __device__ __forceinline__ f16x3_lines f16x3_lines_of(const pg_layout_args &g) {
+  f16x3_lines l;
+  l.a_line = g.op_a ? 1 : g.lda;
+  l.a_elem = g.op_a ? g.lda : 1;
+  l.b_line = g.op_b ? g.ldb : 1;
+  l.b_elem = g.op_b ? 1 : g.ldb;
+  return l;
+}
+
 /* The first kernel: the split of op(A)'s rows and op(B)'s columns into the
  * workspace (g.partials, g.ldp = Kp floats a line: Kp FP16 of h, Kp of l). */
-__global__ void __launch_bounds__(FP16X3_SPLIT_THREADS, FP16X3_SPLIT_MIN_BLOCKS) pg_fp16x3_first_kernel(const pg_gemm_args g) {
+__global__ void __launch_bounds__(FP16X3_SPLIT_THREADS, FP16X3_SPLIT_MIN_BLOCKS) pg_fp16x3_first_kernel(const pg_layout_args g) {
   const f16x3_shape s = f16x3_shape_of(g.m, g.n, g.k);
+  const f16x3_lines l = f16x3_lines_of(g);
   uint16_t *const parts = (uint16_t *)g.partials;
   int *const scales = (int *)(g.partials + (s.mp + s.np) * s.kp);
   fp16x3_split job;
-  job.a = {g.a, g.lda, 1, g.m, (int)s.mp, scales, parts, parts + s.kp, 2 * s.kp};
-  job.b = {g.b, 1, g.ldb, g.n, (int)s.np, scales + s.mp, parts + s.mp * 2 * s.kp,
+  job.a = {g.a, l.a_line, l.a_elem, g.m, (int)s.mp, scales, parts, parts + s.kp, 2 * s.kp};
+  job.b = {g.b, l.b_line, l.b_elem, g.n, (int)s.np, scales + s.mp, parts + s.mp * 2 * s.kp,
            parts + s.mp * 2 * s.kp + s.kp, 2 * s.kp};
   job.len = g.k;
   job.len_padded = (int)s.kp;
@@ -164,14 +186,43 @@ struct f16x3_scaled {
  * NaN where IEEE's products do not. As 40 wgmma_3xtf32's; K FMAs for each
  * NaN output, nothing where there is none. */
 struct f16x3_strict_if_nan {
-  const pg_gemm_args &g;
+  const pg_layout_args &g;
   __device__ float operator()(int m, int n, float v) const {
     if (!isnan(v)) return v;
+    const f16x3_lines l = f16x3_lines_of(g);
     float s = 0.f;
-    for (int k = 0; k < g.k; ++k) s = fmaf(g.a[(size_t)m * g.lda + k], g.b[(size_t)k * g.ldb + n], s);
+    for (int k = 0; k < g.k; ++k)
+      s = fmaf(g.a[m * l.a_line + k * l.a_elem], g.b[n * l.b_line + k * l.b_elem], s);
     return s;
   }
 };
+
+/* A stage of the 3xTF32 tile in 30's layout (A as [m][k], B as [k][n]): an
+ * operand stored so by cp.async (mma_cp_async_operand); a transposed one
+ * by plain loads along its stored rows (coalesced), each written across
+ * into place, zeros past its edges. */
+static __device__ __forceinline__ void f16x3_tf32x3_stage(const pg_layout_args &g, float *stage,
+                                                         int m0, int n0, int k0) {
+  if (!g.op_a) {
+    mma_cp_async_operand(stage, MMA_LDA, MMA_A_PIECES_PER_ROW, g.a, g.lda, m0, k0, g.m, g.k,
+                         g.vec_a);
+  } else {
+    const int m = threadIdx.x % MMA_TILE_M;
+    for (int k = threadIdx.x / MMA_TILE_M; k < MMA_TILE_K; k += MMA_THREADS / MMA_TILE_M)
+      stage[m * MMA_LDA + k] =
+          m0 + m < g.m && k0 + k < g.k ? g.a[(size_t)(k0 + k) * g.lda + m0 + m] : 0.f;
+  }
+  float *const bs = stage + MMA_SMEM_A_FLOATS;
+  if (!g.op_b) {
+    mma_cp_async_operand(bs, MMA_LDB, MMA_B_PIECES_PER_ROW, g.b, g.ldb, k0, n0, g.k, g.n,
+                         g.vec_b);
+  } else {
+    const int k = threadIdx.x % MMA_TILE_K;
+    for (int n = threadIdx.x / MMA_TILE_K; n < MMA_TILE_N; n += MMA_THREADS / MMA_TILE_K)
+      bs[k * MMA_LDB + n] =
+          n0 + n < g.n && k0 + k < g.k ? g.b[(size_t)(n0 + n) * g.ldb + k0 + k] : 0.f;
+  }
+}
 
 /* A tile past the form's rule, by 3xTF32 on mma.sync from the caller's A
  * and B (30 mma_cp_async's pipeline and warp tiles, its fragments split in
@@ -180,14 +231,14 @@ struct f16x3_strict_if_nan {
  * g.stages stages of MMA_STAGE_BYTES in the ring's memory. Inf and NaN
  * reach C through big big alone; a NaN output is computed again in FP32
  * (f16x3_strict_if_nan). */
-static __device__ __forceinline__ void f16x3_tf32x3_tile(const pg_gemm_args &g, float *smem,
+static __device__ __forceinline__ void f16x3_tf32x3_tile(const pg_layout_args &g, float *smem,
                                                         int m0, int n0) {
   const int stages = g.stages;
   mma_acc acc;
   mma_zero(acc);
   const int k_tiles = (int)(((long long)g.k + MMA_TILE_K - 1) / MMA_TILE_K);
   for (int st = 0; st < stages - 1; ++st) {
-    if (st < k_tiles) mma_cp_async_stage(g, smem + st * MMA_STAGE_FLOATS, m0, n0, st * MMA_TILE_K);
+    if (st < k_tiles) f16x3_tf32x3_stage(g, smem + st * MMA_STAGE_FLOATS, m0, n0, st * MMA_TILE_K);
     pg_cp_async_commit();
   }
   int read_slot = 0, write_slot = stages - 1;
@@ -197,7 +248,7 @@ static __device__ __forceinline__ void f16x3_tf32x3_tile(const pg_gemm_args &g, 
     pg_named_barrier_sync(1, F16X3_CONSUMERS);
     const int next = kt + stages - 1;
     if (next < k_tiles)
-      mma_cp_async_stage(g, smem + write_slot * MMA_STAGE_FLOATS, m0, n0, next * MMA_TILE_K);
+      f16x3_tf32x3_stage(g, smem + write_slot * MMA_STAGE_FLOATS, m0, n0, next * MMA_TILE_K);
     pg_cp_async_commit();
     /* A stage's products summed apart, then added into FP32 registers (the
      * tensor cores' sums of 32 terms, as the FP16 form's of 64). */
@@ -218,7 +269,7 @@ static __device__ __forceinline__ void f16x3_tf32x3_tile(const pg_gemm_args &g, 
 #endif
 
 __global__ void __launch_bounds__(F16X3_THREADS, 1)
-    pg_wgmma_fp16x3_kernel(const pg_gemm_args g, const __grid_constant__ pg_tma_maps maps) {
+    pg_wgmma_fp16x3_kernel(const pg_layout_args g, const __grid_constant__ pg_tma_maps maps) {
 #ifdef PG_HAVE_WGMMA
   extern __shared__ float4 smem_raw[];
   float *const smem = (float *)pg_tma_smem_base(smem_raw);
@@ -394,9 +445,10 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   /* Its first kernel as set_first_kernel sets one (copy_operands.cu),
    * with the split's own grid (a warp a row of A, a block 16 columns of B). */
   launch->first.kernel = (const void *)pg_fp16x3_first_kernel;
+  const f16x3_lines l = f16x3_lines_of(*args);
   launch->first.grid_x = fp16x3_split_blocks(
-      fp16x3_units(s.mp, fp16x3_by_columns(args->lda, 1)) +
-      fp16x3_units(s.np, fp16x3_by_columns(1, args->ldb)));
+      fp16x3_units(s.mp, fp16x3_by_columns(l.a_line, l.a_elem)) +
+      fp16x3_units(s.np, fp16x3_by_columns(l.b_line, l.b_elem)));
   launch->first.grid_y = 1;
   launch->first.threads = FP16X3_SPLIT_THREADS;
   launch->first.views.partials = PG_IN_REGION(region);
@@ -413,6 +465,11 @@ static size_t smem_bytes(int stages) {
 static pg_status check(const pg_layout_args *g, char *why, size_t why_size) {
   const pg_status arch = wg_check_sm90a(why, why_size);
   if (arch != PG_OK) return arch;
+  if (g->batch > 1) {
+    snprintf(why, why_size, "wgmma_fp16x3 takes every op(A), op(B) but one GEMM a call, not a "
+                            "batch of %d", g->batch);
+    return PG_ERR_UNSUPPORTED;
+  }
   const f16x3_shape s = f16x3_shape_of(g->m, g->n, g->k);
   if ((s.mp / F16X3_TILE) * (s.np / F16X3_TILE) > INT_MAX - 1 || s.mp + s.np > INT_MAX / 2) {
     snprintf(why, why_size, "M = %d, N = %d: past an int of 128 x 128 tiles or of the split's "
@@ -449,8 +506,9 @@ PG_ENTRY(wgmma_fp16x3) = {
                             "products a term summed in FP32 registers each stage; a tile whose "
                             "rows or columns span past 2^28 (or hold Inf or NaN) by 3xTF32 on mma.sync; "
                             "TMA producer warp, two consumer warpgroups, clusters of 2 along M "
-                            "with B by TMA multicast; op N, N and one GEMM",
-             .layouts = PG_LAYOUT_NN},
+                            "with B by TMA multicast; every op(A), op(B) (the split reads them as "
+                            "stored), one GEMM a call",
+             .layouts = PG_LAYOUT_SOME},
     .smem_bytes = smem_bytes,
     .configure = configure,
     .check = check,
