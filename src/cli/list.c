@@ -120,6 +120,9 @@ static void selector_choices(const pg_variant_info *selector, char *buf, size_t 
 static const char *layouts_text(const pg_variant_info *variant, int at_length) {
   if (variant->layouts == PG_LAYOUT_ANY)
     return at_length ? "op(A), op(B) in {N, T} and strided batches" : "any";
+  if (variant->layouts == PG_LAYOUT_SOME && at_length &&
+      strcmp(variant->name, "wgmma_fp16x3") == 0)
+    return "op(A), op(B) in {N, T} on one GEMM (a batch: PG_ERR_UNSUPPORTED)";
   if (variant->layouts == PG_LAYOUT_SOME)
     return at_length ? "op N, N and one GEMM; a short side's other layouts where its long "
                        "operand runs along K (the rest: PG_ERR_UNSUPPORTED)"

@@ -443,7 +443,8 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   const int region = pg_workspace_add(&launch->workspace, s.mp + s.np + scale_lines, s.kp);
   launch->views.partials = PG_IN_REGION(region);
   /* Its first kernel as set_first_kernel sets one (copy_operands.cu),
-   * with the split's own grid (a warp a row of A, a block 16 columns of B). */
+   * with the split's own grid (op(A)'s rows and op(B)'s columns each in the
+   * form their strides call for: fp16x3_split_body). */
   launch->first.kernel = (const void *)pg_fp16x3_first_kernel;
   const f16x3_lines l = f16x3_lines_of(*args);
   launch->first.grid_x = fp16x3_split_blocks(
@@ -501,7 +502,7 @@ PG_ENTRY(wgmma_fp16x3) = {
              .max_stages = F16X3_MAX_STAGES, .default_stages = F16X3_DEFAULT_STAGES,
              .tile_m = F16X3_TILE, .tile_n = F16X3_TILE, .tile_k = F16X3_TILE_K,
              .threads = F16X3_THREADS,
-             .description = "FP32-accurate: each row of A and column of B scaled by a power of "
+             .description = "FP32-accurate: each row of op(A) and column of op(B) scaled by a power of "
                             "two and split into two FP16 parts (a first kernel), 3 FP16 wgmma "
                             "products a term summed in FP32 registers each stage; a tile whose "
                             "rows or columns span past 2^28 (or hold Inf or NaN) by 3xTF32 on mma.sync; "
