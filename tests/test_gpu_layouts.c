@@ -652,6 +652,20 @@ static void blas_case(int transa, int transb, int batch) {
   free(c);
 }
 
+/* One case an entry of some layouts refuses: PG_ERR_UNSUPPORTED with a
+ * reason, C untouched. */
+static void refused_case(const pg_variant_info *v, const layout_case *lc, uint64_t seed) {
+  problem p;
+  setup(&p, lc, v->name, seed);
+  ++checks;
+  const pg_status st = pg_gemm(v->name, 0, &p.g, stream);
+  if (st != PG_ERR_UNSUPPORTED || pg_last_error_detail()[0] == '\0')
+    fail("%s: pg_gemm returned %s (\"%s\"), want PG_ERR_UNSUPPORTED with a reason", p.name,
+         pg_status_name(st), pg_last_error_detail());
+  c_untouched(&p, "refused");
+  release(&p);
+}
+
 /* ---- an entry of some layouts: skinny_ffma's DOT form --------------------------
  * A short side (1 to 8) whose long operand runs along K: op(B) = T for a
  * short M, op(A) = N for a short N, either op of the short operand, one
@@ -681,17 +695,8 @@ static void some_layouts(const pg_variant_info *v) {
       {"short N, op(A) T: refused", 200, 3, 300, 1, 2, 0, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0},
       {"no short side, op(B) T: refused", 64, 64, 64, 1, 1, 0, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0},
   };
-  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
-    problem p;
-    setup(&p, &refused[i], v->name, seed += 10);
-    ++checks;
-    const pg_status st = pg_gemm(v->name, 0, &p.g, stream);
-    if (st != PG_ERR_UNSUPPORTED || pg_last_error_detail()[0] == '\0')
-      fail("%s: pg_gemm returned %s (\"%s\"), want PG_ERR_UNSUPPORTED with a reason", p.name,
-           pg_status_name(st), pg_last_error_detail());
-    c_untouched(&p, "refused");
-    release(&p);
-  }
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i)
+    refused_case(v, &refused[i], seed += 10);
 }
 
 /* wgmma_fp16x3 (PG_LAYOUT_SOME: every op on one GEMM), held to the
@@ -714,17 +719,8 @@ static void fp16x3_layouts(const pg_variant_info *v) {
       {"a batch, op T, T, B shared: refused", 128, 128, 64, 7, 3, 0, 0, 0, 0, SHARED, 0, 1.0f,
        0.5f, 0},
   };
-  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
-    problem p;
-    setup(&p, &refused[i], v->name, seed += 10);
-    ++checks;
-    const pg_status st = pg_gemm(v->name, 0, &p.g, stream);
-    if (st != PG_ERR_UNSUPPORTED || pg_last_error_detail()[0] == '\0')
-      fail("%s: pg_gemm returned %s (\"%s\"), want PG_ERR_UNSUPPORTED with a reason", p.name,
-           pg_status_name(st), pg_last_error_detail());
-    c_untouched(&p, "refused");
-    release(&p);
-  }
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i)
+    refused_case(v, &refused[i], seed += 10);
 }
 
 int main(void) {

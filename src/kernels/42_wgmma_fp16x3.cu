@@ -197,31 +197,35 @@ struct f16x3_strict_if_nan {
   }
 };
 
+/* A transposed operand's part of a stage, written across: rows r0 .. r0 +
+ * J - 1 of the stored matrix, elements c0 .. c0 + I - 1 of each (read
+ * along the row, coalesced), element i of row j to dst[i * pitch + j];
+ * zeros past its rows and columns. */
+static __device__ __forceinline__ void f16x3_across(float *dst, int pitch, int I, int J,
+                                                   const float *src, int ld, int r0, int c0,
+                                                   int rows, int cols) {
+  const int i = threadIdx.x % I;
+  for (int j = threadIdx.x / I; j < J; j += MMA_THREADS / I)
+    dst[i * pitch + j] =
+        r0 + j < rows && c0 + i < cols ? src[(size_t)(r0 + j) * ld + c0 + i] : 0.f;
+}
+
 /* A stage of the 3xTF32 tile in 30's layout (A as [m][k], B as [k][n]): an
- * operand stored so by cp.async (mma_cp_async_operand); a transposed one
- * by plain loads along its stored rows (coalesced), each written across
- * into place, zeros past its edges. */
+ * operand stored so by cp.async (mma_cp_async_operand), a transposed one
+ * (A stored K x M, B stored N x K) by plain loads written across. */
 static __device__ __forceinline__ void f16x3_tf32x3_stage(const pg_layout_args &g, float *stage,
                                                          int m0, int n0, int k0) {
-  if (!g.op_a) {
+  if (!g.op_a)
     mma_cp_async_operand(stage, MMA_LDA, MMA_A_PIECES_PER_ROW, g.a, g.lda, m0, k0, g.m, g.k,
                          g.vec_a);
-  } else {
-    const int m = threadIdx.x % MMA_TILE_M;
-    for (int k = threadIdx.x / MMA_TILE_M; k < MMA_TILE_K; k += MMA_THREADS / MMA_TILE_M)
-      stage[m * MMA_LDA + k] =
-          m0 + m < g.m && k0 + k < g.k ? g.a[(size_t)(k0 + k) * g.lda + m0 + m] : 0.f;
-  }
+  else
+    f16x3_across(stage, MMA_LDA, MMA_TILE_M, MMA_TILE_K, g.a, g.lda, k0, m0, g.k, g.m);
   float *const bs = stage + MMA_SMEM_A_FLOATS;
-  if (!g.op_b) {
+  if (!g.op_b)
     mma_cp_async_operand(bs, MMA_LDB, MMA_B_PIECES_PER_ROW, g.b, g.ldb, k0, n0, g.k, g.n,
                          g.vec_b);
-  } else {
-    const int k = threadIdx.x % MMA_TILE_K;
-    for (int n = threadIdx.x / MMA_TILE_K; n < MMA_TILE_N; n += MMA_THREADS / MMA_TILE_K)
-      bs[k * MMA_LDB + n] =
-          n0 + n < g.n && k0 + k < g.k ? g.b[(size_t)(n0 + n) * g.ldb + k0 + k] : 0.f;
-  }
+  else
+    f16x3_across(bs, MMA_LDB, MMA_TILE_K, MMA_TILE_N, g.b, g.ldb, n0, k0, g.n, g.k);
 }
 
 /* A tile past the form's rule, by 3xTF32 on mma.sync from the caller's A
