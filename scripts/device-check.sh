@@ -41,6 +41,9 @@
 #                 JSON, gzipped) and run-trace-NAME.txt (the summary and any
 #                 error lines), and run-timeline-NAME.png, which `make
 #                 timeline TRACES=$OUT/trace` draws of them
+#   fp16x3.csv, fp16x3-kernels.txt, layout-counters.txt, shapes-before.csv,
+#   fp16x3-before.csv, before-after.txt: the steps of PG_BENCH_STEPS and
+#                 PG_BEFORE_STEPS that make them (below)
 #   device-check.tar.gz  everything above but summary.txt, in one file (the
 #                 device machine returns few files)
 #
