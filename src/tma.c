@@ -225,24 +225,27 @@ cudaError_t pg_tma_encode_b(const pg_layout_args *g, const pg_tma_boxes *boxes, 
                        boxes->b_swizzle_bytes);
 }
 
-cudaError_t pg_tma_encode_a_parts(const pg_layout_args *g, const pg_tma_boxes *boxes,
-                                  long long rows, pg_tma_maps *maps) {
+/* maps->a over `rows` rows of `cols` floats at `base` (ld apart), in A's
+ * boxes; nothing where K is 0. */
+static cudaError_t encode_a_rows(const pg_layout_args *g, const pg_tma_boxes *boxes,
+                                 const float *base, long long rows, int cols, int ld,
+                                 pg_tma_maps *maps) {
   if (g->k == 0) return cudaSuccess;
   cudaError_t found = pg_tma_find_encoder();
   if (found != cudaSuccess) return found;
   if (rows > INT_MAX) return cudaErrorInvalidValue;
-  return encode_matrix(&maps->a, g->a, (int)rows, g->k, g->lda, boxes->a_box_k, boxes->a_box_m,
+  return encode_matrix(&maps->a, base, (int)rows, cols, ld, boxes->a_box_k, boxes->a_box_m,
                        boxes->a_swizzle_bytes);
+}
+
+cudaError_t pg_tma_encode_a_parts(const pg_layout_args *g, const pg_tma_boxes *boxes,
+                                  long long rows, pg_tma_maps *maps) {
+  return encode_a_rows(g, boxes, g->a, rows, g->k, g->lda, maps);
 }
 
 cudaError_t pg_tma_encode_lines(const pg_layout_args *g, const pg_tma_boxes *boxes,
                                 long long rows, pg_tma_maps *maps) {
-  if (g->k == 0) return cudaSuccess;
-  cudaError_t found = pg_tma_find_encoder();
-  if (found != cudaSuccess) return found;
-  if (rows > INT_MAX) return cudaErrorInvalidValue;
-  return encode_matrix(&maps->a, g->partials, (int)rows, g->ldp, g->ldp, boxes->a_box_k,
-                       boxes->a_box_m, boxes->a_swizzle_bytes);
+  return encode_a_rows(g, boxes, g->partials, rows, g->ldp, g->ldp, maps);
 }
 
 cudaError_t pg_tma_encode_bt(const pg_layout_args *g, const pg_tma_boxes *boxes,

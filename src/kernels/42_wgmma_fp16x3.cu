@@ -401,17 +401,9 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
     wg_commit();
     wg_wait<0>();
     /* Paired: one arrival a warp on the slot's barrier in each block (both
-     * producers write the slot); pg_mbar_arrive_cluster says why its CTA-
-     * scope release is enough (the products that read it are waited for). */
-    if (paired) {
-      __syncwarp();
-      if (lane == 0) {
-        pg_mbar_arrive(&empty[slot]);
-        pg_mbar_arrive_cluster(&empty[slot], rank ^ 1);
-      }
-    } else {
-      pg_mbar_arrive(&empty[slot]);
-    }
+     * producers write the slot); a CTA-scope release is enough, the
+     * products that read it waited for (pg_mbar_arrive_cluster). */
+    pg_mbar_release_slot(&empty[slot], paired, rank);
     wg_fence_acc(hh);
     wg_fence_acc(x);
 #pragma unroll

@@ -385,6 +385,24 @@ static __device__ __forceinline__ void pg_mbar_arrive_cluster(unsigned long long
       : "memory");
 }
 
+/* A consumer's release of a ring slot whose barrier counts its threads
+ * (alone: each thread arrives), or, where both blocks of a cluster of two
+ * write the slot (paired), one arrival a warp on the slot's barrier in each
+ * block, through pg_mbar_arrive_cluster for the other's (`rank`: this
+ * block's). */
+static __device__ __forceinline__ void pg_mbar_release_slot(unsigned long long *bar, int paired,
+                                                            unsigned rank) {
+  if (paired) {
+    __syncwarp();
+    if (threadIdx.x % 32 == 0) {
+      pg_mbar_arrive(bar);
+      pg_mbar_arrive_cluster(bar, rank ^ 1);
+    }
+  } else {
+    pg_mbar_arrive(bar);
+  }
+}
+
 /* pg_tma_load_2d into every block of the cluster that `mask` names (bit r:
  * rank r): the box lands at `dst` in each one's shared memory and counts its
  * bytes on the barrier at `bar` there. */

@@ -338,17 +338,7 @@ static __device__ __forceinline__ void wg_rs_kernel_body(const G &g,
   unsigned frag[4][4];
   /* A slot's release: MULTICAST, one arrival a warp on the slot's barrier
    * in each block of the cluster (both producers write the slot). */
-  auto release = [&](int s) {
-    if (MULTICAST) {
-      __syncwarp();
-      if (lane == 0) {
-        pg_mbar_arrive(&empty[s]);
-        pg_mbar_arrive_cluster(&empty[s], rank ^ 1);
-      }
-    } else {
-      pg_mbar_arrive(&empty[s]);
-    }
-  };
+  auto release = [&](int s) { pg_mbar_release_slot(&empty[s], MULTICAST, rank); };
   for (int tile = first; tile < tiles; tile += step) {
     int tm, tn;
     pg_grouped_tile(tile, tiles_m, order_n, g.group_m, &tm, &tn);
