@@ -525,13 +525,16 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   # What limits the layouts that miss their targets: each kernel of one
   # launch of the entry and of cuBLAS beside it, by Nsight Compute at the
   # GPU's own clocks (layout-counters.txt): its speed-of-light section (time,
-  # SM, L1, L2 and DRAM shares), the FMA pipe and the warps resident.
+  # SM, L1, L2 and DRAM shares), the FMA pipe and the warps resident; the
+  # library's and cuBLAS's kernels only (not the bench's input fills and
+  # clock probe, pgh_*).
   if wants layout-counters; then
     ncu_tool=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
     for run in "cublas,auto:--size 6144 --op NT" "cublas_tf32,auto_tf32:--size 4096 --op TT" \
                "cublas,auto:--size 64 --batch 1024"; do
       run_step "layout counters ${run%%:*} ${run#*:}" "$OUT/layout-counters.txt" "$OUT/summary.txt" 90 \
         "$ncu_tool" --clock-control none --section SpeedOfLight --metrics sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active \
+        --kernel-name regex:'pg_|gemm|nvjet' \
         "$cli" bench --variant "${run%%:*}" ${run#*:} --warmup 0 --iters 1 --check off --quiet
     done
   fi
