@@ -20,6 +20,7 @@
 #ifndef PG_INTERNAL_H
 #define PG_INTERNAL_H
 
+#include <stdint.h>
 #include <cuda.h> /* CUtensorMap only: the driver is reached at run time */
 
 #include "introspect.h"
@@ -54,7 +55,15 @@ extern "C" {
  *                  before it (whole tile rows) go straight to C, each tile
  *                  over all of K; the planes hold rows split_row0 .. m-1
  *                  only. 0: every row is split (or none is, splits <= 1)
- * 128 bytes with no tail padding (`unused` names the last 8), so that
+ *   wide_lines     non-NULL: the kernel computes only the tiles that a
+ *                  split before it left to it, those with a row of op(A)
+ *                  or a column of op(B) whose scale there is
+ *                  PG_FP16X3_UNSPLIT (kernels/fp16x3.h: op(A)'s M rows,
+ *                  rounded up to 128, then op(B)'s columns); the others
+ *                  exit at once. While a plan is made it holds
+ *                  PG_WIDE_LINES_AT_LAUNCH, never read; the launch puts the
+ *                  scales' address in the workspace there (pg_plan_then)
+ * 128 bytes with no tail padding, so that
  * pg_layout_args below extends it at byte 128 in C and C++ alike. Past 128
  * bytes of parameter ptxas allocates these kernels' registers otherwise
  * (nvcc 13.0, sm_90: baseline's 128 registers became 129, one block an SM
@@ -77,7 +86,7 @@ extern "C" {
   int ldp;                                                                                         \
   int own[4];                                                                                      \
   int split_row0;                                                                                  \
-  int unused[2];
+  const int *wide_lines;
 typedef struct {
   PG_GEMM_ARGS_FIELDS
 } pg_gemm_args;
@@ -408,6 +417,16 @@ typedef struct pg_kernel_launch {
   pg_workspace workspace;
   pg_launch_step first; /* operands into the workspace first (kernel NULL: none) */
   pg_launch_step last;  /* partial sums added up after (kernel NULL: none) */
+  /* The entry whose kernel computes, after this launch's, the tiles its
+   * kernel leaves (wgmma_fp16x3's whose lines the split left whole),
+   * planned on the same problem by its own configure function with
+   * wide_lines set; `lines_offset` bytes into the workspace region
+   * `lines_region` (its index) hold the lines' scales. NULL: none. */
+  struct {
+    const char *entry;
+    int lines_region;
+    size_t lines_offset;
+  } then;
   pg_views views;       /* what the entry's kernel reads from the workspace */
   /* 1: the entry's kernel waits for the first kernel's writes itself
    * (pg_grid_dependency_wait before it reads them), so the core launches
@@ -473,10 +492,27 @@ typedef struct {
   const char *what;        /* "kernel", "reduction", ...: "launching its <what>" */
 } pg_plan_step;
 
-#define PG_MAX_STEPS 3
+#define PG_MAX_STEPS 4
+
+/* The plan's last step where the entry's launch names a `then` entry: that
+ * entry's kernel with its own argument (wide_lines pointed at the scales
+ * in the workspace at launch) and tensor maps. step 0: none. */
+typedef struct {
+  pg_tma_maps maps; /* first: the descriptors want 64-byte alignment */
+  pg_layout_args args;
+  const pg_tma_boxes *tma;
+  const pg_variant_entry *entry;
+  int step;
+  int lines_region;
+  size_t lines_offset;
+} pg_plan_then;
+
+/* What wide_lines holds while a plan is made (never read). */
+#define PG_WIDE_LINES_AT_LAUNCH ((const int *)(uintptr_t)64)
 
 struct pg_plan {
   pg_tma_maps maps; /* first: the descriptors want 64-byte alignment */
+  pg_plan_then then;
   const pg_variant_entry *entry; /* what runs (auto resolved); NULL: nothing to do */
   const pg_device *device;
   int stages;

@@ -122,6 +122,18 @@ static void apply_views(pg_layout_args *args, const pg_views *views, const pg_wo
 }
 
 void pg_plan_step_args(const pg_plan *plan, int step, float *base, pg_layout_args *args) {
+  const pg_plan_then *then = &plan->then;
+  if (then->step > 0 && step == then->step) {
+    /* Another entry's kernel on its own argument: only the scales in the
+     * workspace (NULL before there is one). */
+    *args = then->args;
+    args->wide_lines =
+        base != NULL ? (const int *)((const char *)base +
+                                     plan->workspace.region[then->lines_region].offset +
+                                     then->lines_offset)
+                     : NULL;
+    return;
+  }
   *args = plan->args;
   if (base != NULL) apply_views(args, &plan->step[step].views, &plan->workspace, base);
 }
@@ -182,7 +194,9 @@ static pg_status launch_steps(const pg_plan *plan, cudaStream_t stream) {
     pg_tma_maps maps;
     void *params[] = {(void *)&args, (void *)&plan->maps};
     const char *what = NULL;
-    if (base != NULL) {
+    if (i == plan->then.step && i > 0) {
+      params[1] = (void *)&plan->then.maps;
+    } else if (base != NULL) {
       if (i == plan->main_step && plan->tma != NULL &&
           (step->views.a != PG_CALLER || step->views.b != PG_CALLER ||
            plan->tma->workspace_lines)) {
@@ -280,6 +294,18 @@ pg_status pg_plan_launch_with(const pg_plan *plan, const float *a, const float *
     const cudaError_t err = pg_tma_encode(&moved.args, moved.tma, main->views.a == PG_CALLER,
                                           main->views.b == PG_CALLER, &moved.maps);
     if (err != cudaSuccess) return launch_failed(plan, "encoding the tensor maps", err);
+  }
+  if (moved.then.step > 0) {
+    /* The wide tiles' kernel reads the caller's operands (no view). */
+    moved.then.args.a = a;
+    moved.then.args.b = b;
+    moved.then.args.c = c;
+    const cudaError_t err = moved.then.tma != NULL
+                                ? pg_tma_encode(&moved.then.args, moved.then.tma, 1, 1,
+                                                &moved.then.maps)
+                                : cudaSuccess;
+    if (err != cudaSuccess)
+      return launch_failed(plan, "encoding the wide tiles' tensor maps", err);
   }
   return on_device(&moved, stream, launch_plan);
 }

@@ -291,8 +291,57 @@ pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int sta
   return pg_plan_prepare_on(plan, NULL, variant, stages, gemm);
 }
 
+static pg_status prepare(pg_plan *plan, const pg_device *dev, const pg_variant_info *variant,
+                         int stages, const pg_gemm_desc *gemm, const int *wide_lines);
+
+/* The entry's launch names another whose kernel computes the tiles its own
+ * leaves (pg_kernel_launch.then): that entry planned on the same problem,
+ * at its default stages, with wide_lines set, as the plan's last step. It
+ * must plan one kernel that reads no workspace (the scales are the only
+ * thing it reads there); the plan fails otherwise, with the reason. */
+static pg_status add_then(pg_plan *plan, const pg_kernel_launch *kernel,
+                          const pg_gemm_desc *gemm) {
+  const pg_variant_info *info = pg_variant_find(kernel->then.entry);
+  if (info == NULL) {
+    pg_set_error_detail("%s: its wide tiles' entry %s is not in this build", plan->label,
+                        kernel->then.entry);
+    return PG_ERR_UNKNOWN_VARIANT;
+  }
+  pg_plan own, *then = &own;
+  pg_status st = prepare(then, plan->device, info, 0, gemm, PG_WIDE_LINES_AT_LAUNCH);
+  if (st == PG_OK && (then->steps != 1 || then->workspace.bytes > 0 || then->scales_c_only)) {
+    pg_set_error_detail("%s: %s would plan %d launches and %zu bytes of workspace for the wide "
+                        "tiles; it must plan its kernel alone",
+                        plan->label, info->name, then->steps, then->workspace.bytes);
+    st = PG_ERR_UNSUPPORTED;
+  } else if (st != PG_OK) {
+    char why[PG_DETAIL_COPY];
+    snprintf(why, sizeof why, "%s", pg_last_error_detail());
+    pg_set_error_detail("%s: its wide tiles' entry: %s", plan->label, why);
+  }
+  if (st == PG_OK) {
+    pg_plan_then *t = &plan->then;
+    t->maps = then->maps;
+    t->args = then->args;
+    t->tma = then->tma;
+    t->entry = then->entry;
+    t->lines_region = kernel->then.lines_region;
+    t->lines_offset = kernel->then.lines_offset;
+    t->step = plan->steps++;
+    plan->step[t->step] = then->step[0];
+    plan->step[t->step].programmatic = 0; /* the scales are the split's, two launches back */
+    plan->step[t->step].what = "kernel for the wide tiles";
+  }
+  return st;
+}
+
 pg_status pg_plan_prepare_on(pg_plan *plan, const pg_device *dev, const pg_variant_info *variant,
                              int stages, const pg_gemm_desc *gemm) {
+  return prepare(plan, dev, variant, stages, gemm, NULL);
+}
+
+static pg_status prepare(pg_plan *plan, const pg_device *dev, const pg_variant_info *variant,
+                         int stages, const pg_gemm_desc *gemm, const int *wide_lines) {
   memset(plan, 0, sizeof *plan);
   pg_clear_error_detail();
   const pg_variant_entry *entry = NULL;
@@ -304,6 +353,7 @@ pg_status pg_plan_prepare_on(pg_plan *plan, const pg_device *dev, const pg_varia
   if (st != PG_OK) return st;
   plan->device = dev;
   pg_set_problem(&plan->args, gemm);
+  plan->args.wide_lines = wide_lines;
   pg_kernel_launch kernel;
   if (entry->info.kind == PG_KIND_SELECTOR) {
     st = pg_auto_choose(dev, variant, plan, &entry, &stages, &kernel);
@@ -322,6 +372,9 @@ pg_status pg_plan_prepare_on(pg_plan *plan, const pg_device *dev, const pg_varia
   plan->args.stages = stages;
   if (entry->info.kind == PG_KIND_KERNEL)
     st = product_vanishes(&plan->args) ? finish_scale_plan(plan) : finish_plan(plan, &kernel);
+  if (st == PG_OK && entry->info.kind == PG_KIND_KERNEL && !plan->scales_c_only &&
+      kernel.then.entry != NULL)
+    st = add_then(plan, &kernel, gemm);
   if (st != PG_OK) {
     plan->entry = NULL;
     if (variant->kind == PG_KIND_SELECTOR) name_the_selector(variant);

@@ -132,8 +132,11 @@ static float *transposed(const float *x, int rows, int cols) {
 
 /* wgmma_fp16x3 on A and B uniform in [-1, 1) but for three rows of A and
  * a column of B spread over 2^+-60 (each past the span rule), all in the
- * first 128: the tiles of the first row and column of tiles run the 3xTF32
- * fallback, the others the FP16 form. Each op(A), op(B): the same op(A)
+ * first 128: the tiles of the first row and column of tiles run 3xTF32,
+ * the others the FP16 form. 3xTF32 by wgmma_3xtf32's kernel after the FP16
+ * form's (the plan's third launch) where op(A) = N and A's and B's rows are
+ * 16-byte aligned, else by the FP16 form's kernel on mma.sync: the plan is
+ * held to the launches it should make. Each op(A), op(B): the same op(A)
  * and op(B), stored as that op reads them (A as K x M for op T, B as N x
  * K), so one FP64 reference serves all four. C is poisoned first, and all
  * of it is held to the emulated bound. Returns 0 where this build or GPU
@@ -173,18 +176,30 @@ static int gemm_with_wide_lines(int m, int n, int k) {
     g.c = c;
     g.ldc = n;
     PGT_PG(pgh_poison(c, m, n, n, 0));
-    const pg_status st = pg_gemm("wgmma_fp16x3", 0, &g, 0);
+    pg_plan *plan = NULL;
+    const pg_status st = pg_plan_create_gemm(&plan, pg_variant_find("wgmma_fp16x3"), 0, &g);
     if (st == PG_ERR_ARCH || st == PG_ERR_SMEM) {
       printf("wgmma_fp16x3 with wide lines: not run here (%s)\n", pg_last_error_detail());
       break;
     }
     PGT_PG(st);
+    pg_plan_info info = PG_PLAN_INFO_INIT;
+    PGT_PG(pg_plan_describe(plan, &info));
+    const int then = !(op & 2) && g.ldb % 4 == 0 && g.lda % 4 == 0;
+    if (info.launches != (then ? 3 : 2)) {
+      printf("FAIL: wgmma_fp16x3 op %c%c: %d launches, not %d\n", op & 2 ? 'T' : 'N',
+             op & 1 ? 'T' : 'N', info.launches, then ? 3 : 2);
+      ++failures;
+    }
+    PGT_PG(pg_plan_launch(plan, 0));
+    pg_plan_destroy(plan);
     pgh_check check;
     PGT_PG(pgh_compare(m, n, k, c, n, ref, scale, PG_PRECISION_EMULATED, &check, 0));
     PGT_CUDA(cudaDeviceSynchronize());
-    printf("wgmma_fp16x3 %dx%dx%d op %c%c with wide lines: %lld of %lld outside the bound "
-           "(worst %.3g of it): %s\n", m, n, k, op & 2 ? 'T' : 'N', op & 1 ? 'T' : 'N',
-           check.failed, check.checked, check.max_tol_ratio, check.failed ? "FAIL" : "ok");
+    printf("wgmma_fp16x3 %dx%dx%d op %c%c with wide lines (%s): %lld of %lld outside the "
+           "bound (worst %.3g of it): %s\n", m, n, k, op & 2 ? 'T' : 'N', op & 1 ? 'T' : 'N',
+           then ? "wgmma_3xtf32 after" : "mma.sync", check.failed, check.checked,
+           check.max_tol_ratio, check.failed ? "FAIL" : "ok");
     failures += check.failed != 0;
     ran = 1;
   }

@@ -474,6 +474,67 @@ static void test_layout_refusals(void **state) {
   assert_string_equal(plan.entry->info.name, "wgmma_cp_async");
 }
 
+/* wgmma_fp16x3: the split, its kernel, and, where op(A) = N and A's and
+ * B's rows are 16-byte aligned, wgmma_3xtf32's kernel for the tiles past
+ * the span rule (FUSED, at any N, never split: no workspace of its own),
+ * its argument the call's with the scales' address in the workspace,
+ * after the split's lines (src/kernels/42_wgmma_fp16x3.cu). Elsewhere the
+ * FP16 form's kernel computes those tiles itself (leave_wide 0). */
+static void test_wide_tiles_after(void **state) {
+  (void)state;
+  const int sizes[][3] = {{1000, 4000, 700}, {256, 256, 8192}, {300, 260, 200}};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+    const int m = sizes[i][0], n = sizes[i][1], k = sizes[i][2];
+    for (int op_b = 0; op_b < 2; ++op_b) {
+      const pg_gemm_desc gemm = layout_gemm(m, n, k, 0, op_b, 1, 0);
+      const pg_plan plan = plan_gemm("wgmma_fp16x3", &gemm);
+      assert_int_equal(plan.steps, 3);
+      assert_int_equal(plan.main_step, 1);
+      assert_int_equal(plan.then.step, 2);
+      assert_string_equal(plan.then.entry->info.name, "wgmma_3xtf32");
+      assert_int_equal(plan.step[2].programmatic, 0);
+      assert_int_equal(plan.workspace.count, 1); /* the split's alone */
+      assert_int_equal(plan.args.own[0], 1);     /* leave_wide */
+      const long long mp = (m + 127) / 128 * 128, np = (n + 127) / 128 * 128;
+      const long long kp = (k + 63) / 64 * 64;
+      pg_layout_args split, main, wide;
+      pg_plan_step_args(&plan, 0, BASE, &split);
+      pg_plan_step_args(&plan, 1, BASE, &main);
+      pg_plan_step_args(&plan, 2, BASE, &wide);
+      assert_ptr_equal(split.partials, BASE);
+      assert_ptr_equal(main.partials, BASE);
+      assert_null(main.wide_lines);
+      assert_ptr_equal(wide.wide_lines, at((size_t)((mp + np) * kp) * sizeof(float)));
+      assert_ptr_equal(wide.a, ALIGNED(0x10000000));
+      assert_ptr_equal(wide.b, ALIGNED(0x18000000));
+      assert_ptr_equal(wide.c, ALIGNED(0x20000000));
+      assert_int_equal(wide.op_b, op_b);
+      assert_int_equal(wide.splits <= 1, 1);
+      assert_int_equal(plan.step[2].grid_x, (mp / 128) * (np / 128));
+      assert_true(plan.step[2].kernel != plan.step[1].kernel);
+      pg_plan_step_args(&plan, 2, NULL, &wide);
+      assert_null(wide.wide_lines);
+    }
+  }
+  /* op(A) = T, or B 4 bytes off: the FP16 form's kernel keeps them. */
+  const pg_gemm_desc a_t = layout_gemm(1000, 512, 700, 1, 0, 1, 0);
+  pg_plan plan = plan_gemm("wgmma_fp16x3", &a_t);
+  assert_int_equal(plan.steps, 2);
+  assert_int_equal(plan.then.step, 0);
+  assert_int_equal(plan.args.own[0], 0);
+  pg_gemm_desc off = layout_gemm(1000, 511, 700, 0, 0, 1, 0);
+  off.b = ALIGNED(0x18000004);
+  plan = plan_gemm("wgmma_fp16x3", &off);
+  assert_int_equal(plan.steps, 2);
+  assert_int_equal(plan.args.own[0], 0);
+  /* alpha = 0: C = beta C alone. */
+  pg_gemm_desc zero = layout_gemm(1000, 512, 700, 0, 0, 1, 0);
+  zero.alpha = 0.0f;
+  plan = plan_gemm("wgmma_fp16x3", &zero);
+  assert_int_equal(plan.steps, 1);
+  assert_int_equal(plan.then.step, 0);
+}
+
 /* Stream-K: two tiles of partial sums a block, and the fix-up after. */
 static void test_stream_k(void **state) {
   (void)state;
@@ -511,6 +572,7 @@ int main(void) {
       cmocka_unit_test(test_layout_refusals),
       cmocka_unit_test(test_short_side_at_other_layouts),
       cmocka_unit_test(test_stream_k),
+      cmocka_unit_test(test_wide_tiles_after),
   };
   return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }

@@ -50,6 +50,12 @@
  * the reduction (reduce_splits.cu) adds the planes in split order and
  * applies alpha and beta.
  *
+ * After wgmma_fp16x3 (pg_gemm_args.wide_lines, that entry's plan's last
+ * step): the same kernel, FUSED and never split, computes only the tiles
+ * the FP16 form left, those that meet a row or column its split could not
+ * scale (kernels/fp16x3.h, pg_fp16x3_line_unsplit); a block of any other
+ * tile exits before its first barrier.
+ *
  * Tile: 128 x 128 of C (warpgroup w: its 64 columns at 64 w, all 128
  * rows, 64 accumulators and 64 FP32 sums a thread), 32 along K. A stage is
  * 48 KB: A's big [128][32] and small [128][32] parts in the 128-byte
@@ -61,6 +67,7 @@
  *   pipegemm bench --variant cublas,cublas_tf32,wgmma_3xtf32 --stages 2-4
  */
 #include "kernels/first_kernel.cuh"
+#include "kernels/fp16x3.h"
 #include "kernels/layout_first.cuh"
 #include "kernels/wgmma_rs.cuh"
 
@@ -75,6 +82,7 @@ PG_KERNELS_BEGIN
 /* B's fragments sit where 36 has them: after 32 KB of A. */
 static_assert(2 * WG_3X_PART_BYTES == WG_RS_STAGE_A_BYTES, "B's place in the stage");
 static_assert(WG_3X_TILE == WG_RS_TILE_N, "B's 4 boxes (wg_rs_load_b) are the tile's columns");
+static_assert(WG_3X_TILE == PG_FP16X3_TILE, "the wide tiles are wgmma_fp16x3's");
 
 /* The entry's own setting (pg_gemm_args.own, pg_own): K steps whose
  * tensor-core sum goes into FP32 registers at once (0: all of a block's K). */
@@ -237,6 +245,12 @@ static __device__ __forceinline__ void wg_3x_body(const G &g, const pg_tma_maps 
   int tm, tn;
   pg_grouped_tile((int)blockIdx.x % tiles, tiles_m, tiles_n, g.group_m, &tm, &tn);
   const int m0 = tm * WG_3X_TILE, n0 = tn * WG_3X_TILE;
+  /* After wgmma_fp16x3 (wide_lines): only the tiles it left, those with a
+   * line its split could not scale; the others are its. */
+  if (g.wide_lines != nullptr &&
+      !__syncthreads_or(
+          pg_fp16x3_line_unsplit(g.wide_lines, mp, g.m, g.n, m0, n0, (int)threadIdx.x)))
+    return;
 
   if (FUSED && threadIdx.x == 0)
     for (int s = 0; s < stages; ++s) pg_mbar_init(&ready[s], WG_3X_SPLITTERS);
@@ -461,7 +475,8 @@ static void configure_any(pg_layout_args *args, const pg_device *device, const p
   launch->grid_y = 1;
   args->group_m = WG_3X_GROUP_M;
   launch->tma = &any_boxes;
-  if (!args->op_a && args->vec_a && args->vec_b && args->n <= own->emulated_fused_max_n) {
+  if (!args->op_a && args->vec_a && args->vec_b &&
+      (args->n <= own->emulated_fused_max_n || args->wide_lines != NULL)) {
     launch->kernel = (const void *)pg_wgmma_3xtf32_any_kernel<1>;
   } else {
     launch->kernel = (const void *)pg_wgmma_3xtf32_any_kernel<0>;
@@ -469,7 +484,7 @@ static void configure_any(pg_layout_args *args, const pg_device *device, const p
                                     (const void *)pg_layout_first_kernel<LF_SPLIT_3X, wg_3x_parts>);
     launch->first.what = "split of A into its TF32 parts";
   }
-  if (args->batch == 1)
+  if (args->batch == 1 && args->wide_lines == NULL)
     (void)pg_configure_split_k(args, launch, device->sm_count, k_tiles,
                                own->emulated_split_min_k_tiles);
   set_sum_steps(args, own);
@@ -493,11 +508,14 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
    * row's emulated_fused_max_n, the producer warpgroup splits A (a first
    * kernel's pass over A costs more than it saves where N is small); K
    * split where the tiles leave SMs idle (one block an SM), its planes the
-   * workspace. */
-  if (args->vec_a && args->vec_b && args->n <= own.emulated_fused_max_n) {
+   * workspace. After wgmma_fp16x3, FUSED at any N and never split: its
+   * plan takes one kernel without a workspace of its own. */
+  if (args->vec_a && args->vec_b &&
+      (args->n <= own.emulated_fused_max_n || args->wide_lines != NULL)) {
     launch->kernel = (const void *)pg_wgmma_3xtf32_kernel<1>;
-    (void)pg_configure_split_k(args, launch, device->sm_count, k_tiles,
-                               own.emulated_split_min_k_tiles);
+    if (args->wide_lines == NULL)
+      (void)pg_configure_split_k(args, launch, device->sm_count, k_tiles,
+                                 own.emulated_split_min_k_tiles);
     set_sum_steps(args, &own);
     return;
   }

@@ -8,9 +8,12 @@
  * l l dropped (<= 2^-22 |a b|, as 3xTF32's small small). Where a row's or
  * column's nonzeros span more than 2^28 (or hold Inf or NaN) its elements
  * would lose more than 2^-22 of themselves: the first kernel leaves it
- * unsplit, and a tile it meets is computed by 3xTF32 on mma.sync instead
- * (f16x3_tf32x3_tile: slower; it spills a few addresses, in that path
- * only). The rule and its bound: bench/results/products.
+ * unsplit, and a tile it meets is computed by 3xTF32 instead: where op(A)
+ * = N and A's and B's rows are 16-byte aligned, by 40 wgmma_3xtf32's
+ * kernel, launched after this one (the plan's last step, FUSED: it reads
+ * A and B where they are) on the tiles this one leaves; else here, on
+ * mma.sync (f16x3_tf32x3_tile: slower; it spills a few addresses, in that
+ * path only). The rule and its bound: bench/results/products.
  *
  * The first kernel (kernels/fp16x3_split.cuh, test_gpu_fp16x3 holds it to
  * the host's arithmetic) writes into the workspace, for op(A)'s Mp rows
@@ -59,9 +62,7 @@
  * contiguous elements, or contiguous lines), and the products read only
  * the workspace; the 3xTF32 tile copies a transposed operand by plain loads
  * written across (f16x3_tf32x3_stage). A batch is refused.
- * Not in auto_emulated's rules: rows of wide range take every tile to the slower 3xTF32 path, where
- * auto_emulated's wgmma_3xtf32 would run them at full speed
- * (bench/results/products).
+ * Not in auto_emulated's rules yet (bench/results/products).
  *
  *   pipegemm bench --variant cublas,wgmma_3xtf32,wgmma_fp16x3 --size 4096
  */
@@ -71,7 +72,7 @@
 
 PG_KERNELS_BEGIN
 
-#define F16X3_TILE 128                                /* M and N */
+#define F16X3_TILE PG_FP16X3_TILE                     /* M and N: 128 */
 #define F16X3_TILE_K 64                               /* FP16 a stage: 128 bytes a row */
 #define F16X3_PART_BYTES (F16X3_TILE * 128)           /* one part: 16 KB */
 #define F16X3_STAGE_BYTES (4 * F16X3_PART_BYTES)      /* A's h, l, B^T's h, l: 64 KB */
@@ -94,6 +95,14 @@ PG_KERNELS_BEGIN
 static_assert(WG_WARPGROUP * F16X3_PRODUCER_REGS + F16X3_CONSUMERS * F16X3_CONSUMER_REGS <=
                   F16X3_THREADS * (65536 / F16X3_THREADS / 8 * 8),
               "the register split exceeds the launch's registers");
+
+/* The entry's own setting (pg_gemm_args.own): 1 where 40 wgmma_3xtf32's
+ * kernel runs after this one (pg_kernel_launch.then) and computes the tiles
+ * past the span rule, which this kernel then leaves; 0: it computes them
+ * itself, by 3xTF32 on mma.sync. */
+struct f16x3_own {
+  int leave_wide;
+};
 
 /* The workspace's geometry, from the problem alone (host and device). */
 struct f16x3_shape {
@@ -294,19 +303,19 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
   const int stages = g.stages, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
   /* A row or column of the tile the split left alone: the whole tile by
-   * 3xTF32 on mma.sync (f16x3_tf32x3_tile), once the two warpgroups that
+   * 3xTF32, in 40 wgmma_3xtf32's kernel after this one where the plan has
+   * it (leave_wide: this block only meets the cluster's barrier), else
+   * here on mma.sync (f16x3_tf32x3_tile), once the two warpgroups that
    * would have multiplied have their registers. The copying warpgroup
    * looks at the other tile's rows where it shares tn (then the columns
    * are the same): both blocks then OR the same lines, the pair's two
    * tiles', and make the pair or not alike. */
   const int line = (int)(threadIdx.x % F16X3_TILE);
-  const int unsplit = !here ? 0
-                      : threadIdx.x < F16X3_TILE
-                          ? m0 + line < g.m && scales[m0 + line] == PG_FP16X3_UNSPLIT
-                      : threadIdx.x < F16X3_CONSUMERS
-                          ? n0 + line < g.n && scales[s.mp + n0 + line] == PG_FP16X3_UNSPLIT
-                          : ptn == tn && pm0 + line < g.m &&
-                                scales[pm0 + line] == PG_FP16X3_UNSPLIT;
+  const int unsplit =
+      !here ? 0
+      : threadIdx.x < F16X3_CONSUMERS
+          ? pg_fp16x3_line_unsplit(scales, s.mp, g.m, g.n, m0, n0, (int)threadIdx.x)
+          : ptn == tn && pg_fp16x3_line_unsplit(scales, s.mp, g.m, g.n, pm0, n0, line);
   const int fallback = __syncthreads_or(threadIdx.x < F16X3_CONSUMERS && unsplit);
   const int pair_unsplit = __syncthreads_or(unsplit);
   const int paired = ptn == tn && !pair_unsplit;
@@ -326,7 +335,7 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
     pg_fence_barrier_init_cluster();
   }
   pg_cluster_sync();
-  if (!here) return;
+  if (!here || (fallback && pg_own<f16x3_own>(g).leave_wide)) return;
   const int k_tiles = (int)(s.kp / F16X3_TILE_K);
   int slot = 0, parity = 0;
 
@@ -451,6 +460,16 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   launch->first.views.partials = PG_IN_REGION(region);
   launch->first.what = "split";
   launch->tma = &f16x3_boxes;
+  /* The tiles past the span rule by wgmma_3xtf32 after it, at full speed,
+   * where that entry reads A and B where they are with its split inside
+   * (FUSED: op(A) = N, both 16-byte rows); else here, on mma.sync. */
+  const int then = !args->op_a && args->vec_a && args->vec_b;
+  pg_set_own(args, f16x3_own{then});
+  if (then) {
+    launch->then.entry = "wgmma_3xtf32";
+    launch->then.lines_region = region;
+    launch->then.lines_offset = (size_t)((s.mp + s.np) * s.kp) * sizeof(float);
+  }
 }
 
 static size_t smem_bytes(int stages) {
@@ -501,7 +520,9 @@ PG_ENTRY(wgmma_fp16x3) = {
              .description = "FP32-accurate: each row of op(A) and column of op(B) scaled by a power of "
                             "two and split into two FP16 parts (a first kernel), 3 FP16 wgmma "
                             "products a term summed in FP32 registers each stage; a tile whose "
-                            "rows or columns span past 2^28 (or hold Inf or NaN) by 3xTF32 on mma.sync; "
+                            "rows or columns span past 2^28 (or hold Inf or NaN) by 3xTF32: "
+                            "wgmma_3xtf32's kernel after it where op(A) = N and A's and B's rows "
+                            "are 16-byte aligned, else mma.sync in this one; "
                             "TMA producer warp, two consumer warpgroups, clusters of 2 along M "
                             "with B by TMA multicast; every op(A), op(B) (the split reads them as "
                             "stored), one GEMM a call",

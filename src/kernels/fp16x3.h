@@ -132,6 +132,24 @@ PG16_HD static inline int pg_fp16x3_span_ok(float largest, float smallest_nonzer
   return pg16_exponent(largest) - pg16_exponent(smallest_nonzero) <= PG_FP16X3_MAX_SPAN;
 }
 
+/* The tile by which a C tile's form is decided: 128 x 128 (both kernels
+ * that share a call's tiles, 42 wgmma_fp16x3's and 40 wgmma_3xtf32's, have
+ * it). A tile goes the 3xTF32 way where a row of op(A) or a column of
+ * op(B) it meets was left unsplit. Thread t of a block asks about line t:
+ * t < 128 row m0 + t, t < 256 column n0 + t - 128 (their scales at
+ * scales[row] and scales[mp + column], mp = M rounded up to the tile);
+ * past the matrix, or t >= 256, no line (0). */
+#define PG_FP16X3_TILE 128
+PG16_HD static inline int pg_fp16x3_line_unsplit(const int *scales, long long mp, int m, int n,
+                                                 int m0, int n0, int t) {
+  if (t < PG_FP16X3_TILE)
+    return m0 + t < m && scales[m0 + t] == PG_FP16X3_UNSPLIT;
+  if (t < 2 * PG_FP16X3_TILE)
+    return n0 + t - PG_FP16X3_TILE < n &&
+           scales[mp + n0 + t - PG_FP16X3_TILE] == PG_FP16X3_UNSPLIT;
+  return 0;
+}
+
 /* x (of a row whose scale exponent is e) as h + 2^-11 l, FP16 bits. */
 PG16_HD static inline void pg_fp16x3_split(float x, int e, uint16_t *h, uint16_t *l) {
   const float scaled = pg16_scale(x, -e);
