@@ -30,11 +30,13 @@
 #define C_FLOATS ((size_t)M * N)
 
 /* Every tile form of tma_ws (TWS_FORMS: their races show only beside other
- * streams' kernels), stream-K's, and the entries whose shared state the
- * threads race: the device cache, the workspace pool, cuBLAS's handles. */
+ * streams' kernels), stream-K's, the entries whose shared state the
+ * threads race: the device cache, the workspace pool, cuBLAS's handles;
+ * and wgmma_fp16x3, whose plan launches another entry's kernel after its
+ * own, reading the workspace its split wrote. */
 #define FORM_NAME(form, ...) #form,
 static const char *const variants[] = {TWS_FORMS(FORM_NAME) "tma_ws_streamk", "tma", "auto",
-                                       "cp_async", "cublas", "cublas_tf32"};
+                                       "cp_async", "cublas", "cublas_tf32", "wgmma_fp16x3"};
 #define VARIANT_COUNT ((int)(sizeof variants / sizeof variants[0]))
 
 typedef struct {
