@@ -554,14 +554,16 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
         "$cli" bench --variant cublas,wgmma_fp16x3 --stages 2,3 --size "$fp16x3_size" \
         --format csv --quiet
     done
-    # Each of its two kernels' time (the split, then the products), which
-    # pipegemm profile does not separate, and what each moves through DRAM
-    # (fp16x3-kernels.txt), at the GPU's own clocks.
+    # Each of its three kernels' time (the split, the products, and
+    # wgmma_3xtf32's for the tiles past the span rule: on these inputs none,
+    # its blocks only looking), which pipegemm profile does not separate,
+    # and what each moves through DRAM (fp16x3-kernels.txt), at the GPU's
+    # own clocks.
     ncu_tool=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
     for fp16x3_size in 4096 8192; do
       run_step "fp16x3 kernels $fp16x3_size" "$OUT/fp16x3-kernels.txt" "$OUT/summary.txt" 90 \
         "$ncu_tool" --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active \
-        --kernel-name regex:fp16x3 --launch-count 2 \
+        --kernel-name regex:'fp16x3|3xtf32' --launch-count 3 \
         "$cli" bench --variant wgmma_fp16x3 --size "$fp16x3_size" --warmup 0 --iters 1 --check off \
         --quiet
     done

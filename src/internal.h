@@ -306,8 +306,9 @@ typedef struct {
 
 /* ---- a call's launches over one workspace -------------------------------------
  * A plan is a short list of launch steps: at most a first kernel (operands
- * into the workspace), the entry's kernel, and a last one (partial sums
- * added up). The workspace is laid out once, region after region, by the
+ * into the workspace), the entry's kernel, a last one (partial sums added
+ * up), and another entry's on the tiles the entry's left (pg_plan_then).
+ * The workspace is laid out once, region after region, by the
  * helpers that decide what goes in it; a step says which regions its
  * kernel reads as A, as B and as its partial sums (its views), and the
  * launch points the kernel's arguments there. */
@@ -421,11 +422,15 @@ typedef struct pg_kernel_launch {
    * kernel leaves (wgmma_fp16x3's whose lines the split left whole),
    * planned on the same problem by its own configure function with
    * wide_lines set; `lines_offset` bytes into the workspace region
-   * `lines_region` (its index) hold the lines' scales. NULL: none. */
+   * `lines_region` (its index) hold the lines' scales. `own`: this entry's
+   * own settings (pg_gemm_args.own) where that step is in the plan; where
+   * it cannot be (that entry refuses the call), the plan keeps the ones
+   * configure set and has no such step. NULL: none. */
   struct {
     const char *entry;
     int lines_region;
     size_t lines_offset;
+    int own[4];
   } then;
   pg_views views;       /* what the entry's kernel reads from the workspace */
   /* 1: the entry's kernel waits for the first kernel's writes itself

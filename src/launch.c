@@ -2,7 +2,8 @@
  *
  * A plan is a short list of steps (src/internal.h, pg_plan_step): at most
  * a first kernel that writes operands into the call's workspace, the
- * entry's kernel, and a reduction of its partial sums. Launching it is a
+ * entry's kernel, a reduction of its partial sums, and another entry's
+ * kernel on the tiles the entry's left (pg_plan_then). Launching it is a
  * loop over the steps: each gets the call's argument with its views of the
  * workspace applied (an operand or the partial sums pointed at a region),
  * and the entry's kernel the tensor maps of what it reads there, encoded
@@ -125,13 +126,13 @@ void pg_plan_step_args(const pg_plan *plan, int step, float *base, pg_layout_arg
   const pg_plan_then *then = &plan->then;
   if (then->step > 0 && step == then->step) {
     /* Another entry's kernel on its own argument: only the scales in the
-     * workspace (NULL before there is one). */
+     * workspace (their place to be, before there is one). */
     *args = then->args;
     args->wide_lines =
         base != NULL ? (const int *)((const char *)base +
                                      plan->workspace.region[then->lines_region].offset +
                                      then->lines_offset)
-                     : NULL;
+                     : PG_WIDE_LINES_AT_LAUNCH;
     return;
   }
   *args = plan->args;

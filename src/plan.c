@@ -296,43 +296,44 @@ static pg_status prepare(pg_plan *plan, const pg_device *dev, const pg_variant_i
 
 /* The entry's launch names another whose kernel computes the tiles its own
  * leaves (pg_kernel_launch.then): that entry planned on the same problem,
- * at its default stages, with wide_lines set, as the plan's last step. It
- * must plan one kernel that reads no workspace (the scales are the only
- * thing it reads there); the plan fails otherwise, with the reason. */
+ * at its default stages, with wide_lines set, as the plan's last step, and
+ * the entry's own settings for it. Where that entry cannot take the call
+ * as one kernel without a workspace of its own (the scales are all it
+ * reads there: not in this build, its shared memory, its rules) the plan
+ * stays as configure made it, the entry's kernel computing those tiles
+ * itself; a failure that is no refusal (no memory, a CUDA error) fails the
+ * plan. */
 static pg_status add_then(pg_plan *plan, const pg_kernel_launch *kernel,
                           const pg_gemm_desc *gemm) {
   const pg_variant_info *info = pg_variant_find(kernel->then.entry);
-  if (info == NULL) {
-    pg_set_error_detail("%s: its wide tiles' entry %s is not in this build", plan->label,
-                        kernel->then.entry);
-    return PG_ERR_UNKNOWN_VARIANT;
-  }
+  if (info == NULL) return PG_OK;
   pg_plan own, *then = &own;
   pg_status st = prepare(then, plan->device, info, 0, gemm, PG_WIDE_LINES_AT_LAUNCH);
-  if (st == PG_OK && (then->steps != 1 || then->workspace.bytes > 0 || then->scales_c_only)) {
-    pg_set_error_detail("%s: %s would plan %d launches and %zu bytes of workspace for the wide "
-                        "tiles; it must plan its kernel alone",
-                        plan->label, info->name, then->steps, then->workspace.bytes);
-    st = PG_ERR_UNSUPPORTED;
-  } else if (st != PG_OK) {
+  if (st == PG_ERR_ARCH || st == PG_ERR_SMEM || st == PG_ERR_UNSUPPORTED ||
+      st == PG_ERR_STAGES || st == PG_ERR_INVALID_ARG) {
+    pg_clear_error_detail(); /* refused: the tiles stay with the entry's kernel */
+    return PG_OK;
+  }
+  if (st != PG_OK) {
     char why[PG_DETAIL_COPY];
     snprintf(why, sizeof why, "%s", pg_last_error_detail());
     pg_set_error_detail("%s: its wide tiles' entry: %s", plan->label, why);
+    return st;
   }
-  if (st == PG_OK) {
-    pg_plan_then *t = &plan->then;
-    t->maps = then->maps;
-    t->args = then->args;
-    t->tma = then->tma;
-    t->entry = then->entry;
-    t->lines_region = kernel->then.lines_region;
-    t->lines_offset = kernel->then.lines_offset;
-    t->step = plan->steps++;
-    plan->step[t->step] = then->step[0];
-    plan->step[t->step].programmatic = 0; /* the scales are the split's, two launches back */
-    plan->step[t->step].what = "kernel for the wide tiles";
-  }
-  return st;
+  if (then->steps != 1 || then->workspace.bytes > 0 || then->scales_c_only) return PG_OK;
+  memcpy(plan->args.own, kernel->then.own, sizeof plan->args.own);
+  pg_plan_then *t = &plan->then;
+  t->maps = then->maps;
+  t->args = then->args;
+  t->tma = then->tma;
+  t->entry = then->entry;
+  t->lines_region = kernel->then.lines_region;
+  t->lines_offset = kernel->then.lines_offset;
+  t->step = plan->steps++;
+  plan->step[t->step] = then->step[0];
+  plan->step[t->step].programmatic = 0; /* the scales are the split's, two launches back */
+  plan->step[t->step].what = "kernel for the wide tiles";
+  return PG_OK;
 }
 
 pg_status pg_plan_prepare_on(pg_plan *plan, const pg_device *dev, const pg_variant_info *variant,

@@ -192,10 +192,33 @@ static int gemm_with_wide_lines(int m, int n, int k) {
       ++failures;
     }
     PGT_PG(pg_plan_launch(plan, 0));
-    pg_plan_destroy(plan);
     pgh_check check;
     PGT_PG(pgh_compare(m, n, k, c, n, ref, scale, PG_PRECISION_EMULATED, &check, 0));
     PGT_CUDA(cudaDeviceSynchronize());
+    /* The same plan on copies elsewhere (its maps encoded anew, the wide
+     * tiles' kernel's too): the same bits. */
+    const size_t a_bytes = (size_t)m * k * sizeof(float), b_bytes = (size_t)k * n * sizeof(float);
+    const size_t c_bytes = (size_t)m * n * sizeof(float);
+    float *a2 = pgt_malloc_device(a_bytes), *b2 = pgt_malloc_device(b_bytes);
+    float *c2 = pgt_malloc_device(c_bytes);
+    PGT_CUDA(cudaMemcpy(a2, g.a, a_bytes, cudaMemcpyDeviceToDevice));
+    PGT_CUDA(cudaMemcpy(b2, g.b, b_bytes, cudaMemcpyDeviceToDevice));
+    PGT_PG(pgh_poison(c2, m, n, n, 0));
+    PGT_PG(pg_plan_launch_with(plan, a2, b2, c2, 0));
+    pg_plan_destroy(plan);
+    float *h1 = pgt_malloc_host(c_bytes), *h2 = pgt_malloc_host(c_bytes);
+    PGT_CUDA(cudaMemcpy(h1, c, c_bytes, cudaMemcpyDeviceToHost));
+    PGT_CUDA(cudaMemcpy(h2, c2, c_bytes, cudaMemcpyDeviceToHost));
+    if (memcmp(h1, h2, c_bytes) != 0) {
+      printf("FAIL: wgmma_fp16x3 op %c%c: the plan on copies of A and B gave other bits\n",
+             op & 2 ? 'T' : 'N', op & 1 ? 'T' : 'N');
+      ++failures;
+    }
+    free(h1);
+    free(h2);
+    PGT_CUDA(cudaFree(a2));
+    PGT_CUDA(cudaFree(b2));
+    PGT_CUDA(cudaFree(c2));
     printf("wgmma_fp16x3 %dx%dx%d op %c%c with wide lines (%s): %lld of %lld outside the "
            "bound (worst %.3g of it): %s\n", m, n, k, op & 2 ? 'T' : 'N', op & 1 ? 'T' : 'N',
            then ? "wgmma_3xtf32 after" : "mma.sync", check.failed, check.checked,

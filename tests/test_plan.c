@@ -511,20 +511,39 @@ static void test_wide_tiles_after(void **state) {
       assert_int_equal(wide.op_b, op_b);
       assert_int_equal(wide.splits <= 1, 1);
       assert_int_equal(plan.step[2].grid_x, (mp / 128) * (np / 128));
+      assert_int_equal(plan.step[2].cluster_x, 1);
+      assert_int_equal(plan.step[2].threads, plan.then.entry->info.threads);
+      assert_int_equal(plan.step[2].dynamic_smem,
+                       pg_entry_of(&plan.then.entry->info)->smem_bytes(wide.stages));
       assert_true(plan.step[2].kernel != plan.step[1].kernel);
       pg_plan_step_args(&plan, 2, NULL, &wide);
-      assert_null(wide.wide_lines);
+      assert_ptr_equal(wide.wide_lines, PG_WIDE_LINES_AT_LAUNCH); /* no workspace yet */
     }
   }
-  /* op(A) = T, or B 4 bytes off: the FP16 form's kernel keeps them. */
-  const pg_gemm_desc a_t = layout_gemm(1000, 512, 700, 1, 0, 1, 0);
-  pg_plan plan = plan_gemm("wgmma_fp16x3", &a_t);
-  assert_int_equal(plan.steps, 2);
-  assert_int_equal(plan.then.step, 0);
-  assert_int_equal(plan.args.own[0], 0);
-  pg_gemm_desc off = layout_gemm(1000, 511, 700, 0, 0, 1, 0);
-  off.b = ALIGNED(0x18000004);
-  plan = plan_gemm("wgmma_fp16x3", &off);
+  /* op(A) = T, B or A 4 bytes off, a row of B not of 16 bytes: the FP16
+   * form's kernel keeps them. */
+  pg_gemm_desc kept[4];
+  kept[0] = layout_gemm(1000, 512, 700, 1, 0, 1, 0);
+  kept[1] = layout_gemm(1000, 512, 700, 0, 0, 1, 0);
+  kept[1].b = ALIGNED(0x18000004);
+  kept[2] = layout_gemm(1000, 512, 700, 0, 1, 1, 0);
+  kept[2].a = ALIGNED(0x10000004);
+  kept[3] = layout_gemm(1000, 511, 700, 0, 0, 1, 0);
+  pg_plan plan;
+  for (int i = 0; i < 4; ++i) {
+    plan = plan_gemm("wgmma_fp16x3", &kept[i]);
+    assert_int_equal(plan.steps, 2);
+    assert_int_equal(plan.then.step, 0);
+    assert_int_equal(plan.args.own[0], 0);
+  }
+  /* A GPU whose shared memory holds the FP16 form's two stages but not
+   * wgmma_3xtf32's four: the FP16 form's kernel keeps them too. */
+  static pg_device small;
+  small = h200();
+  small.smem_optin = 160 * 1024;
+  const pg_gemm_desc nn = layout_gemm(1000, 512, 700, 0, 0, 1, 0);
+  assert_int_equal(pg_plan_prepare_on(&plan, &small, pg_variant_find("wgmma_fp16x3"), 0, &nn),
+                   PG_OK);
   assert_int_equal(plan.steps, 2);
   assert_int_equal(plan.args.own[0], 0);
   /* alpha = 0: C = beta C alone. */

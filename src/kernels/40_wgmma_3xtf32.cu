@@ -54,7 +54,7 @@
  * step): the same kernel, FUSED and never split, computes only the tiles
  * the FP16 form left, those that meet a row or column its split could not
  * scale (kernels/fp16x3.h, pg_fp16x3_line_unsplit); a block of any other
- * tile exits before its first barrier.
+ * tile exits before its ring's barriers are made.
  *
  * Tile: 128 x 128 of C (warpgroup w: its 64 columns at 64 w, all 128
  * rows, 64 accumulators and 64 FP32 sums a thread), 32 along K. A stage is
@@ -568,7 +568,8 @@ PG_ENTRY(wgmma_3xtf32) = {
              .default_stages = 4, .tile_m = WG_3X_TILE, .tile_n = WG_3X_TILE,
              .tile_k = WG_TILE_K, .threads = WG_RS_THREADS,
              .description = "FP32-accurate: 3 TF32 wgmma products a term (big/small split: A's in "
-                            "shared memory by the producer warps where N <= 512 and op(A) = N, "
+                            "shared memory by the producer warps where N <= 512 (any N for "
+                            "wgmma_fp16x3's wide tiles) and op(A) = N, "
                             "else in a first kernel that reads A as stored; B's in registers, two "
                             "fragment sets, B read in place for either op), K steps summed in "
                             "FP32 registers, K split where the tiles leave SMs idle (one GEMM); "

@@ -97,9 +97,10 @@ static_assert(WG_WARPGROUP * F16X3_PRODUCER_REGS + F16X3_CONSUMERS * F16X3_CONSU
               "the register split exceeds the launch's registers");
 
 /* The entry's own setting (pg_gemm_args.own): 1 where 40 wgmma_3xtf32's
- * kernel runs after this one (pg_kernel_launch.then) and computes the tiles
- * past the span rule, which this kernel then leaves; 0: it computes them
- * itself, by 3xTF32 on mma.sync. */
+ * kernel runs after this one (the plan's then step, pg_kernel_launch.then)
+ * and computes the tiles past the span rule, which this kernel then
+ * leaves; 0 (where that kernel cannot run): it computes them itself, by
+ * 3xTF32 on mma.sync. */
 struct f16x3_own {
   int leave_wide;
 };
@@ -463,12 +464,14 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   /* The tiles past the span rule by wgmma_3xtf32 after it, at full speed,
    * where that entry reads A and B where they are with its split inside
    * (FUSED: op(A) = N, both 16-byte rows); else here, on mma.sync. */
-  const int then = !args->op_a && args->vec_a && args->vec_b;
-  pg_set_own(args, f16x3_own{then});
-  if (then) {
+  pg_set_own(args, f16x3_own{0});
+  if (!args->op_a && args->vec_a && args->vec_b) {
     launch->then.entry = "wgmma_3xtf32";
     launch->then.lines_region = region;
     launch->then.lines_offset = (size_t)((s.mp + s.np) * s.kp) * sizeof(float);
+    const f16x3_own leave = {1};
+    static_assert(sizeof leave <= sizeof launch->then.own, "the own settings fit");
+    memcpy(launch->then.own, &leave, sizeof leave);
   }
 }
 
