@@ -82,15 +82,17 @@
 #   PG_BENCH_ARGS="..."        extra arguments for both bench runs
 #   PG_BENCH_SIZE=4096         bench problem size
 #   PG_SANITIZER_TOOLS="memcheck racecheck synccheck initcheck"
-#   PG_BENCH_STEPS="headline shapes layouts fp16x3 products"  which of the
-#                              bench section's runs to make (default: all
-#                              of these): the README's table, the shape
-#                              set, the layouts, wgmma_fp16x3 beside 3xTF32
-#                              and cuBLAS, the product prototypes
-#                              (scripts/products.py); also layout-counters
+#   PG_BENCH_STEPS="headline shapes layouts fp16x3 products ozaki2"  which
+#                              of the bench section's runs to make
+#                              (default: all of these): the README's table,
+#                              the shape set, the layouts, wgmma_fp16x3
+#                              beside 3xTF32 and cuBLAS, the product
+#                              prototypes (scripts/products.py, and
+#                              scripts/ozaki2.py's); also layout-counters
 #                              (only when named): Nsight Compute's shares
 #                              for the layouts that miss their targets
 #   PG_PRODUCTS_ARGS="--sizes 4096"  scripts/products.py's arguments
+#   PG_OZAKI2_ARGS="--moduli 7,8"  scripts/ozaki2.py's arguments
 #   PG_TRAIN_ARGS="--hidden 8192"  python/examples/train.py's arguments
 #   PG_SANITIZER_TESTS="test_gpu_layouts test_gpu_oom"  only these GPU tests
 #                              under the sanitizer (default: every one)
@@ -468,7 +470,7 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   : >"$OUT/study.txt"
   : >"$OUT/sweep.csv"
   size=${PG_BENCH_SIZE:-4096}
-  bench_steps=" ${PG_BENCH_STEPS:-headline shapes layouts fp16x3 products} "
+  bench_steps=" ${PG_BENCH_STEPS:-headline shapes layouts fp16x3 products ozaki2} "
   wants() { case "$bench_steps" in *" $1 "*) return 0 ;; esac; return 1; }
   if ! wants headline; then
     :
@@ -569,11 +571,17 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
     done
   fi
   # Cheaper exact products as prototypes on XLA's GEMMs (products.csv,
-  # bench/results/products/): FP16x3 scaled, Ozaki II, the JAX presets.
+  # bench/results/products/): FP16x3 scaled, the JAX presets; and Ozaki II
+  # on cuBLAS's INT8 GEMM through torch (ozaki2.csv).
   if wants products; then
     # shellcheck disable=SC2086 # PG_PRODUCTS_ARGS is a list of words
     run_step "products" "$OUT/products.csv" "$OUT/summary.txt" 180 \
       python3 scripts/products.py ${PG_PRODUCTS_ARGS:---sizes 2048,4096,8192}
+  fi
+  if wants ozaki2; then
+    # shellcheck disable=SC2086 # PG_OZAKI2_ARGS is a list of words
+    run_step "ozaki2" "$OUT/ozaki2.csv" "$OUT/summary.txt" 150 \
+      python3 scripts/ozaki2.py ${PG_OZAKI2_ARGS:---sizes 2048,4096,8192}
   fi
   if [ "${PG_SKIP_PROFILE:-0}" != 1 ]; then
     : >"$OUT/profile.txt"

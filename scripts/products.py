@@ -5,7 +5,7 @@ way to build an FP32-accurate product from lower-precision tensor-core
 products costs and how accurate it is, on this GPU, in one process.
 
     python3 scripts/products.py [--sizes 2048,4096,8192] [--kinds uniform,wide]
-                                [--moduli 6,7,8] [--out FILE.csv]
+                                [--out FILE.csv]
 
 Rows (each jitted whole: splitting, scaling, products and the sum):
   fp32            XLA's float32 dot at HIGHEST precision (cuBLAS strict FP32):
@@ -20,14 +20,9 @@ Rows (each jitted whole: splitting, scaling, products and the sum):
   fp16x3_products the three FP16 products alone, on parts split on the host
                   in NumPy: the form's ceiling on these GEMMs, and its error
                   where nothing rewrote the split
-  ozaki2_kN       Ozaki scheme II on INT8: A and B scaled per row / column to
-                  integers, N pairwise-coprime moduli below 256, one INT8
-                  product (INT32 sums, exact) per modulus, the result
-                  rebuilt by the Chinese remainder theorem (Garner's mixed
-                  radix, in INT64 and FP64)
 
-Order: every form but Ozaki II at each size and input, then Ozaki II (slow
-to compile) with fp32 timed again beside it: a run cut short keeps the rest.
+Ozaki scheme II on INT8 is scripts/ozaki2.py's (torch: XLA's compiles of it
+outlasted a device run).
 
 Inputs: uniform in [-1, 1), and "wide": the same times 2^e with e uniform in
 [-20, 20] per element (each row's range spans 2^40). Error as pipegemm bench
@@ -40,7 +35,6 @@ would save the passes over memory that XLA runs here between the products.
 """
 import argparse
 import csv
-import math
 import os
 import statistics
 import sys
@@ -61,7 +55,6 @@ def parse():
     p.add_argument("--sizes", default="2048,4096,8192",
                    help="M = N = K of each square, comma-separated (default 2048,4096,8192)")
     p.add_argument("--kinds", default="uniform,wide", help="inputs: uniform, wide (default both)")
-    p.add_argument("--moduli", default="6,7,8", help="Ozaki II moduli counts (default 6,7,8)")
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--iters", type=int, default=10)
     p.add_argument("--seed", type=int, default=1)
@@ -69,16 +62,12 @@ def parse():
     args = p.parse_args()
     try:
         args.sizes = [int(s) for s in args.sizes.split(",")]
-        args.moduli = [int(s) for s in args.moduli.split(",") if s]
     except ValueError:
-        p.error("--sizes and --moduli take comma-separated integers")
+        p.error("--sizes takes comma-separated integers")
     args.kinds = args.kinds.split(",")
     for kind in args.kinds:
         if kind not in ("uniform", "wide"):
             p.error(f"--kinds: no kind {kind!r} (uniform, wide)")
-    for k in args.moduli:
-        if not 2 <= k <= len(MODULI):
-            p.error(f"--moduli: {k} is not in 2..{len(MODULI)}")
     return args
 
 
@@ -131,60 +120,6 @@ def fp16_split_host(x, axis):
     return scale, high, low
 
 
-# ---- Ozaki scheme II on INT8 ---------------------------------------------------------------
-
-# Pairwise coprime, below 256, largest first: residues in [-(m-1)/2, (m-1)/2]
-# fit INT8, and a product's sum over K stays exact in INT32 for K < 2^17.
-MODULI = (255, 253, 251, 247, 241, 239, 233, 229, 227, 223, 217, 211)
-
-
-def ozaki2(k_moduli, k_dim):
-    moduli = MODULI[:k_moduli]
-    big_m = math.prod(moduli)
-    # Each operand's integers below 2^bits: |sum| <= K 2^(2 bits) < M / 2.
-    bits = max(1, int(math.floor((math.log2(big_m) - 1 - math.log2(k_dim)) / 2)))
-    # Garner: digits v_i = (r_i - x_{i-1}) / (m_0 .. m_{i-1}) mod m_i, the
-    # inverses taken once here.
-    inverses = []
-    for i, m in enumerate(moduli):
-        prefix = math.prod(moduli[:i]) % m
-        inverses.append(pow(prefix, -1, m) if i else 1)
-
-    def residue(x, m):
-        r = jnp.remainder(x, m)  # 0 .. m - 1
-        return jnp.where(r > m // 2, r - m, r).astype(jnp.int8)
-
-    @jax.jit
-    def run(a, b):
-        sa = pow2_scale(a, 1, top=bits - 1).astype(jnp.float64)
-        sb = pow2_scale(b, 0, top=bits - 1).astype(jnp.float64)
-        ai = jnp.trunc(a.astype(jnp.float64) * sa).astype(jnp.int64)
-        bi = jnp.trunc(b.astype(jnp.float64) * sb).astype(jnp.int64)
-        # Garner's mixed radix, every digit and partial in INT32 (each below
-        # 256, their products below 2^16): x = v0 + v1 m0 + v2 m0 m1 + ...,
-        # the digits in the symmetric range of their moduli, summed in FP64.
-        value = None
-        partial = []  # x so far mod each later modulus
-        for i, m in enumerate(moduli):
-            r = jnp.remainder(dot(residue(ai, m), residue(bi, m), out=jnp.int32), m)
-            if i == 0:
-                v = r
-            else:
-                v = jnp.remainder((r - partial[i]) * inverses[i], m)
-            v = jnp.where(v > m // 2, v - m, v)
-            step = math.prod(moduli[:i])
-            if i == 0:
-                partial = [jnp.remainder(v, mj) for mj in moduli]
-            else:
-                for j in range(i + 1, len(moduli)):
-                    partial[j] = jnp.remainder(partial[j] + v * (step % moduli[j]), moduli[j])
-            term = v.astype(jnp.float64) * float(step)
-            value = term if value is None else value + term
-        return (value / (sa * sb)).astype(jnp.float32)
-
-    return run, bits
-
-
 # ---- inputs, error, timing ---------------------------------------------------------------
 
 def inputs(kind, n, seed):
@@ -221,30 +156,23 @@ def time_wall(fn, warmup, iters):
     return statistics.median(times)
 
 
-def measure(args, writer, writer_file, n, kind, ozaki_pass, strict, tf32, presets):
-    """One size and input: fp32, then the pass's forms, a CSV row each (fp32's
-    own row in the first pass only)."""
+def measure(args, writer, writer_file, n, kind, strict, tf32, presets):
+    """One size and input: fp32, then the other forms, a CSV row each."""
     flops = 2.0 * n ** 3
     a_host, b_host = inputs(kind, n, args.seed)
     a, b = jnp.asarray(a_host), jnp.asarray(b_host)
     ref, scale = reference(a_host, b_host)
     forms = [("fp32", 1, lambda: strict(a, b))]
-    unscale = None
-    if not ozaki_pass:
-        forms.append(("tf32", 1, lambda: tf32(a, b)))
-        forms += [(name, int(name[-1]), lambda f=f: f(a, b)) for name, f in presets.items()]
-        forms.append(("fp16x3", 3, lambda: fp16x3(a, b)))
-        # The products on parts split on the host: the form's ceiling on
-        # these GEMMs, and its error with a split nothing rewrote.
-        sa, ah, al = fp16_split_host(a_host, 1)
-        sb, bh, bl = fp16_split_host(b_host, 0)
-        parts = [jnp.asarray(p) for p in (ah, al, bh, bl)]
-        unscale = jnp.asarray(1.0 / (sa.astype(np.float64) * sb.astype(np.float64)))
-        forms.append(("fp16x3_products", 3, lambda: fp16x3_products(*parts)))
-    else:
-        for k_moduli in args.moduli:
-            run, _ = ozaki2(k_moduli, n)
-            forms.append((f"ozaki2_k{k_moduli}", k_moduli, lambda f=run: f(a, b)))
+    forms.append(("tf32", 1, lambda: tf32(a, b)))
+    forms += [(name, int(name[-1]), lambda f=f: f(a, b)) for name, f in presets.items()]
+    forms.append(("fp16x3", 3, lambda: fp16x3(a, b)))
+    # The products on parts split on the host: the form's ceiling on these
+    # GEMMs, and its error with a split nothing rewrote.
+    sa, ah, al = fp16_split_host(a_host, 1)
+    sb, bh, bl = fp16_split_host(b_host, 0)
+    parts = [jnp.asarray(p) for p in (ah, al, bh, bl)]
+    unscale = jnp.asarray(1.0 / (sa.astype(np.float64) * sb.astype(np.float64)))
+    forms.append(("fp16x3_products", 3, lambda: fp16x3_products(*parts)))
     base = None
     for name, products, fn in forms:
         try:
@@ -258,8 +186,6 @@ def measure(args, writer, writer_file, n, kind, ozaki_pass, strict, tf32, preset
             c = (c.astype(jnp.float64) * unscale).astype(jnp.float32)
         if name == "fp32":
             base = ms
-            if ozaki_pass:
-                continue
         emax, emean = errors(c, ref, scale)
         writer.writerow([name, kind, n, products, f"{ms:.4f}", f"{flops / ms / 1e9:.1f}",
                          f"{base / ms:.3f}" if base else "",
@@ -284,13 +210,9 @@ def main():
                                     ("bf16x9", "BF16_BF16_F32_X9"))}
     strict = jax.jit(lambda x, y: dot(x, y, precision=jax.lax.Precision.HIGHEST))
     tf32 = jax.jit(lambda x, y: dot(x, y, precision=jax.lax.Precision.DEFAULT))
-    # Two passes: every form but Ozaki II at every size and input first, then
-    # Ozaki II (whose XLA compiles are slow) with fp32 timed again beside it,
-    # so that a run cut short still has the cheap forms everywhere.
-    for ozaki_pass in (False, True):
-        for n in args.sizes:
-            for kind in args.kinds:
-                measure(args, writer, writer_file, n, kind, ozaki_pass, strict, tf32, presets)
+    for n in args.sizes:
+        for kind in args.kinds:
+            measure(args, writer, writer_file, n, kind, strict, tf32, presets)
     if writer_file is not sys.stdout:
         writer_file.close()
     return 0
