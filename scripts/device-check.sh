@@ -580,8 +580,8 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   fi
   if wants ozaki2; then
     # shellcheck disable=SC2086 # PG_OZAKI2_ARGS is a list of words
-    run_step "ozaki2" "$OUT/ozaki2.csv" "$OUT/summary.txt" 150 \
-      python3 scripts/ozaki2.py ${PG_OZAKI2_ARGS:---sizes 2048,4096,8192}
+    run_step "ozaki2" "$OUT/ozaki2.csv" "$OUT/summary.txt" 240 \
+      python3 scripts/ozaki2.py ${PG_OZAKI2_ARGS:---sizes 2048,4096,8192 --moduli 7,8 --compile 8}
   fi
   if [ "${PG_SKIP_PROFILE:-0}" != 1 ]; then
     : >"$OUT/profile.txt"

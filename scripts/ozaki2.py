@@ -24,7 +24,9 @@ uniform in [-1, 1), and "wide": the same times 2^e, e uniform in [-20, 20]
 per element. Error as pipegemm bench reports it: max and mean |c - ref| /
 (u sum_k |a_ik| |b_kj|), u = 2^-24, against the FP64 product. Speed: the
 median of --iters calls after --warmup, each between CUDA events on torch's
-stream. Without a GPU (--device cpu) it runs the same arithmetic on the CPU
+stream. --compile N also runs N moduli with the split and the rebuild each
+compiled by torch.compile into fused kernels (the first call, compiling,
+is in the warmup): rows ozaki2c_kN. Without a GPU (--device cpu) it runs the same arithmetic on the CPU
 at small sizes, to check the form, not to time it.
 """
 import argparse
@@ -52,18 +54,22 @@ def parse():
     p.add_argument("--iters", type=int, default=10)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--device", default="cuda", help="cuda (default), or cpu to check the form")
+    p.add_argument("--compile", default="",
+                   help="moduli counts also run with the split and the rebuild compiled "
+                        "(torch.compile; rows ozaki2c_kN), comma-separated (default none)")
     p.add_argument("--out", default="-", help="CSV file (default: standard output)")
     args = p.parse_args()
     try:
         args.sizes = [int(s) for s in args.sizes.split(",")]
         args.moduli = [int(s) for s in args.moduli.split(",") if s]
+        args.compile = [int(s) for s in args.compile.split(",") if s]
     except ValueError:
         p.error("--sizes and --moduli take comma-separated integers")
     args.kinds = args.kinds.split(",")
     for kind in args.kinds:
         if kind not in ("uniform", "wide"):
             p.error(f"--kinds: no kind {kind!r} (uniform, wide)")
-    for k in args.moduli:
+    for k in args.moduli + args.compile:
         if not 2 <= k <= len(MODULI):
             p.error(f"--moduli: {k} is not in 2..{len(MODULI)}")
     for n in args.sizes:
@@ -107,15 +113,21 @@ class Ozaki2:
         r = torch.remainder(x, m)  # 0 .. m - 1
         return torch.where(r > m // 2, r - m, r).to(torch.int8)
 
-    def __call__(self, a, b):
+    def split(self, a, b):
+        """The scales, and A's and B's residues, one INT8 matrix a modulus."""
         sa, sb = self.scales(a, 1), self.scales(b, 0)
         ai = torch.trunc(a.to(torch.float64) * sa).to(torch.int64)
         bi = torch.trunc(b.to(torch.float64) * sb).to(torch.int64)
+        return (sa, sb, [self.residue(ai, m) for m in self.moduli],
+                [self.residue(bi, m) for m in self.moduli])
+
+    def rebuild(self, products, sa, sb):
+        """C from the products' residues (INT32), by Garner's mixed radix."""
         value = None
         partial = None  # x so far, mod each modulus
         step = 1        # m_0 .. m_(i-1)
         for i, m in enumerate(self.moduli):
-            r = torch.remainder(int8_mm(self.residue(ai, m), self.residue(bi, m)).to(torch.int64), m)
+            r = torch.remainder(products[i].to(torch.int64), m)
             v = r if i == 0 else torch.remainder((r - partial[i]) * self.inverses[i], m)
             v = torch.where(v > m // 2, v - m, v)  # the digit, symmetric
             if partial is None:
@@ -128,6 +140,21 @@ class Ozaki2:
             value = term if value is None else value + term
             step *= m
         return (value / (sa * sb)).to(torch.float32)
+
+    def __call__(self, a, b):
+        sa, sb, ra, rb = self.split(a, b)
+        return self.rebuild([int8_mm(x, y) for x, y in zip(ra, rb)], sa, sb)
+
+    def compiled(self):
+        """The same with the split and the rebuild each one torch.compile'd
+        graph (fused passes over memory, as a kernel would make them); the
+        products stay cuBLAS's."""
+        split, rebuild = torch.compile(self.split), torch.compile(self.rebuild)
+
+        def run(a, b):
+            sa, sb, ra, rb = split(a, b)
+            return rebuild([int8_mm(x, y) for x, y in zip(ra, rb)], sa, sb)
+        return run
 
 
 def inputs(kind, n, seed, device):
@@ -189,6 +216,10 @@ def main():
             for count in args.moduli:
                 form = Ozaki2(count, n)
                 forms.append((f"ozaki2_k{count}", count, form.bits, lambda f=form: f(a, b)))
+            for count in args.compile:
+                form = Ozaki2(count, n)
+                forms.append((f"ozaki2c_k{count}", count, form.bits,
+                              lambda f=form.compiled(): f(a, b)))
             for label, products, bits, fn in forms:
                 ms = base if label == "fp32" else time_ms(fn, args.warmup, args.iters, cuda)
                 emax, emean = errors(fn(), a, b)
