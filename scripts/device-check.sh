@@ -82,17 +82,20 @@
 #   PG_BENCH_ARGS="..."        extra arguments for both bench runs
 #   PG_BENCH_SIZE=4096         bench problem size
 #   PG_SANITIZER_TOOLS="memcheck racecheck synccheck initcheck"
-#   PG_BENCH_STEPS="headline shapes layouts fp16x3 products ozaki2"  which
-#                              of the bench section's runs to make
+#   PG_BENCH_STEPS="headline shapes layouts fp16x3 products ozaki2 peers"
+#                              which of the bench section's runs to make
 #                              (default: all of these): the README's table,
 #                              the shape set, the layouts, wgmma_fp16x3
 #                              beside 3xTF32 and cuBLAS, the product
 #                              prototypes (scripts/products.py, and
-#                              scripts/ozaki2.py's); also layout-counters
+#                              scripts/ozaki2.py's), the emulated entries
+#                              beside their peers in one process
+#                              (scripts/peers-emulated.py); also layout-counters
 #                              (only when named): Nsight Compute's shares
 #                              for the layouts that miss their targets
 #   PG_PRODUCTS_ARGS="--sizes 4096"  scripts/products.py's arguments
 #   PG_OZAKI2_ARGS="--moduli 7,8"  scripts/ozaki2.py's arguments
+#   PG_PEERS_ARGS="--sizes 4096"  scripts/peers-emulated.py's arguments
 #   PG_TRAIN_ARGS="--hidden 8192"  python/examples/train.py's arguments
 #   PG_SANITIZER_TESTS="test_gpu_layouts test_gpu_oom"  only these GPU tests
 #                              under the sanitizer (default: every one)
@@ -470,7 +473,7 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   : >"$OUT/study.txt"
   : >"$OUT/sweep.csv"
   size=${PG_BENCH_SIZE:-4096}
-  bench_steps=" ${PG_BENCH_STEPS:-headline shapes layouts fp16x3 products ozaki2} "
+  bench_steps=" ${PG_BENCH_STEPS:-headline shapes layouts fp16x3 products ozaki2 peers} "
   wants() { case "$bench_steps" in *" $1 "*) return 0 ;; esac; return 1; }
   if ! wants headline; then
     :
@@ -582,6 +585,15 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
     # shellcheck disable=SC2086 # PG_OZAKI2_ARGS is a list of words
     run_step "ozaki2" "$OUT/ozaki2.csv" "$OUT/summary.txt" 240 \
       python3 scripts/ozaki2.py ${PG_OZAKI2_ARGS:---sizes 2048,4096,8192 --moduli 7,8 --compile 8}
+  fi
+  # pipegemm's emulated entries (this build's library, through the Python
+  # package) beside Triton's tf32x3, JAX's presets and torch's cuBLAS in one
+  # process (peers.csv; bench/results/emulated/).
+  if wants peers; then
+    # shellcheck disable=SC2086 # PG_PEERS_ARGS is a list of words
+    run_step "peers" "$OUT/peers.csv" "$OUT/summary.txt" 300 \
+      env PYTHONPATH="$root/python" PIPEGEMM_LIBRARY="$root/$build/libpipegemm.so" \
+      python3 scripts/peers-emulated.py ${PG_PEERS_ARGS:---sizes 2048,4096,8192}
   fi
   if [ "${PG_SKIP_PROFILE:-0}" != 1 ]; then
     : >"$OUT/profile.txt"

@@ -2,16 +2,20 @@
 """FP32-accurate GEMM elsewhere, for bench/results/emulated/README.md: Triton's
 tl.dot with input_precision="tf32x3", JAX's dot algorithm presets
 TF32_TF32_F32_X3, BF16_BF16_F32_X6 and BF16_BF16_F32_X9, and cuBLAS strict
-FP32 and TF32 (through torch), all in this one process on the same inputs,
-with the error as bench reports it: max and mean |c - ref| / (u sum|a||b|),
-u = 2^-24, against an FP64 reference.
+FP32 and TF32 (through torch), beside pipegemm's auto_emulated,
+wgmma_3xtf32 and wgmma_fp16x3 (its Python package on torch's tensors and
+stream, where it imports: PYTHONPATH=python, PIPEGEMM_LIBRARY=the build's
+libpipegemm.so), all in this one process on the same inputs, with the error
+as bench reports it: max and mean |c - ref| / (u sum|a||b|), u = 2^-24,
+against an FP64 reference.
 
     python3 scripts/peers-emulated.py [--sizes 2048,4096,8192] [--out FILE.csv]
 
 Needs a GPU and python3 with torch, triton and jax (CUDA); a peer that is
 missing is reported and left out. Speed: the median of --iters timed calls
 after --warmup; torch and Triton timed with CUDA events, JAX (its own
-stream) by the wall clock around each call and block_until_ready. Every
+stream) by the wall clock around each call and block_until_ready; pipegemm
+by CUDA events, as torch. Every
 ratio is to torch's cuBLAS strict FP32 in this process, at the same shape.
 """
 import argparse
@@ -143,6 +147,13 @@ def main():
         print(f"peers-emulated.py: Triton left out: {e}", file=sys.stderr)
         triton_run = None
     try:
+        import pipegemm
+        ours = [v for v in ("auto_emulated", "wgmma_3xtf32", "wgmma_fp16x3")
+                if v in {e.name for e in pipegemm.variants()}]
+    except Exception as e:
+        print(f"peers-emulated.py: pipegemm left out: {e}", file=sys.stderr)
+        ours = []
+    try:
         jnp, presets = jax_peers()
     except Exception as e:
         print(f"peers-emulated.py: JAX left out: {e}", file=sys.stderr)
@@ -168,6 +179,15 @@ def main():
             ms = time_events(lambda: torch.matmul(a, b, out=c), args.warmup, args.iters)
             record(peer, "torch.matmul", ms, c)
         torch.backends.cuda.matmul.allow_tf32 = False
+        for variant in ours:
+            c = torch.empty((m, n), device="cuda")
+            try:
+                ms = time_events(lambda: pipegemm.matmul(a, b, out=c, variant=variant),
+                                 args.warmup, args.iters)
+            except Exception as e:  # an entry this GPU or build lacks
+                print(f"peers-emulated.py: pipegemm {variant} at {size}: {e}", file=sys.stderr)
+                continue
+            record("pipegemm_" + variant, "pipegemm.matmul", ms, c)
         if triton_run is not None:
             best = None
             for cfg in triton_configs:
