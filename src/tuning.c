@@ -97,6 +97,8 @@ static const pg_tuning h200 = {
     .emulated_sum_min_k = 4096,
     .emulated_split_min_k_tiles = 4,
     .emulated_fused_max_n = 512,
+    /* bench/results/products: every stage, measured; more not yet */
+    .fp16x3_sum_stages = 1,
 
     /* bench/results/partial-waves ("Launches that overlap") */
     .programmatic_launch = 1,
@@ -147,7 +149,7 @@ static int env_int(const char *name) {
  * with the environment halfway through a process. -1: not set. */
 static struct {
   int group_m, blocks_per_sm, sum_steps, split_min_k_tiles, programmatic, split_in_clusters,
-      fused_split;
+      fused_split, fp16x3_sum_stages;
 } overrides;
 static pthread_once_t overrides_once = PTHREAD_ONCE_INIT;
 
@@ -159,6 +161,7 @@ static void read_overrides(void) {
   overrides.programmatic = env_int("PIPEGEMM_PROGRAMMATIC_LAUNCH");
   overrides.split_in_clusters = env_int("PIPEGEMM_SPLIT_IN_CLUSTERS");
   overrides.fused_split = env_int("PIPEGEMM_EMULATED_FUSED_SPLIT");
+  overrides.fp16x3_sum_stages = env_int("PIPEGEMM_FP16X3_SUM_STAGES");
 }
 
 pg_tuning pg_tuning_row(int cc, int sm_count) {
@@ -196,5 +199,6 @@ pg_tuning pg_tuning_with_env(const pg_tuning *row) {
   if (overrides.programmatic >= 0) t.programmatic_launch = overrides.programmatic != 0;
   if (overrides.split_in_clusters >= 0) t.split_in_clusters = overrides.split_in_clusters != 0;
   if (overrides.fused_split >= 0) t.emulated_fused_max_n = overrides.fused_split ? INT_MAX : 0;
+  if (overrides.fp16x3_sum_stages >= 1) t.fp16x3_sum_stages = overrides.fp16x3_sum_stages;
   return t;
 }

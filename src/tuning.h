@@ -103,6 +103,10 @@ typedef struct {
    * the producer warpgroup, where TMA reads A and B in place); above it, a
    * first kernel writes A's parts into the workspace. */
   int emulated_fused_max_n;
+  /* wgmma_fp16x3: stages (of 64 of K) whose three products the tensor
+   * cores sum before the sum is added into FP32 registers (1: every
+   * stage). */
+  int fp16x3_sum_stages;
 
   /* ---- Launches ---- */
   /* 1: a kernel that waits for the one before it in a call (a tma_ws form
@@ -150,6 +154,7 @@ pg_tuning pg_tuning_row(int cc, int sm_count);
  * PIPEGEMM_EMULATED_SUM_STEPS (emulated_sum_steps at every K:
  * emulated_sum_min_k 0), PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES,
  * PIPEGEMM_EMULATED_FUSED_SPLIT (1 fuses at every N, 0 at none),
+ * PIPEGEMM_FP16X3_SUM_STAGES (fp16x3_sum_stages, 1 or more),
  * PIPEGEMM_PROGRAMMATIC_LAUNCH and PIPEGEMM_SPLIT_IN_CLUSTERS (0: off, any
  * other number: on).
  * The environment is read once, at the process's first plan. */

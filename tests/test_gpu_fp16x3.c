@@ -21,6 +21,7 @@
 #include "measure/harness.h"
 #include "pipegemm.h"
 #include "kernels/fp16x3.h"
+#include "tuning.h" /* pg_tuning_reread_environment */
 
 static int failures;
 static uint64_t lcg = 11;
@@ -264,8 +265,17 @@ int main(void) {
     free(x);
     PGT_CUDA(cudaFree(dev));
   }
-  /* The GEMM on both sides of the rule: partial tiles, K past a stage. */
-  if (gemm_with_wide_lines(300, 257, 200)) (void)gemm_with_wide_lines(256, 384, 1000);
+  /* The GEMM on both sides of the rule: partial tiles, K past a stage;
+   * then with the tensor cores summing 3 stages at a time (16 stages of K:
+   * five periods and one of a stage), as PIPEGEMM_FP16X3_SUM_STAGES asks. */
+  if (gemm_with_wide_lines(300, 257, 200) && gemm_with_wide_lines(256, 384, 1000)) {
+    setenv("PIPEGEMM_FP16X3_SUM_STAGES", "3", 1);
+    pg_tuning_reread_environment(); /* the library reads it once */
+    printf("PIPEGEMM_FP16X3_SUM_STAGES=3:\n");
+    (void)gemm_with_wide_lines(256, 384, 1000);
+    unsetenv("PIPEGEMM_FP16X3_SUM_STAGES");
+    pg_tuning_reread_environment();
+  }
   /* Bad arguments: refused, nothing launched. */
   if (pg_fp16x3_split_lines(NULL, 1, 1, 4, 4, 4, 4, NULL, NULL, NULL, 4, 0) != PG_ERR_INVALID_ARG ||
       pg_fp16x3_split_lines(NULL, 1, 1, 4, 4, 3, 4, NULL, NULL, NULL, 4, 0) != PG_ERR_INVALID_ARG) {

@@ -96,13 +96,16 @@ static_assert(WG_WARPGROUP * F16X3_PRODUCER_REGS + F16X3_CONSUMERS * F16X3_CONSU
                   F16X3_THREADS * (65536 / F16X3_THREADS / 8 * 8),
               "the register split exceeds the launch's registers");
 
-/* The entry's own setting (pg_gemm_args.own): 1 where 40 wgmma_3xtf32's
- * kernel runs after this one (the plan's then step, pg_kernel_launch.then)
- * and computes the tiles past the span rule, which this kernel then
- * leaves; 0 (where that kernel cannot run): it computes them itself, by
- * 3xTF32 on mma.sync. */
+/* The entry's own settings (pg_gemm_args.own). leave_wide: 1 where 40
+ * wgmma_3xtf32's kernel runs after this one (the plan's then step,
+ * pg_kernel_launch.then) and computes the tiles past the span rule, which
+ * this kernel then leaves; 0 (where that kernel cannot run): it computes
+ * them itself, by 3xTF32 on mma.sync. sum_stages: the stages whose
+ * products the tensor cores sum before the FP32 registers take the sum
+ * (the tuning row's fp16x3_sum_stages). */
 struct f16x3_own {
   int leave_wide;
+  int sum_stages;
 };
 
 /* The workspace's geometry, from the problem alone (host and device). */
@@ -383,7 +386,11 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
 
   /* ---- the products: warpgroup wg its 64 rows of the tile. A stage's
    * slot goes back as soon as its products are done, before the sums, so
-   * one warpgroup adds while the other's products run. ---- */
+   * one warpgroup adds while the other's products run. The tensor cores
+   * sum sum_stages stages (a period) before the FP32 registers take their
+   * sum: within a period, a stage's products are issued behind the one
+   * before's, whose slot goes back once they are done (wgmma's wait for
+   * all groups but the newest); the period's last waits for all. ---- */
   pg_setmaxnreg_inc(F16X3_CONSUMER_REGS);
   if (fallback) {
     f16x3_tf32x3_tile(g, smem, m0, n0);
@@ -391,34 +398,45 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
   }
   const int wg = warp / 4;
   const unsigned rank = pg_cluster_rank();
+  const int period = max(1, pg_own<f16x3_own>(g).sum_stages);
   float hh[64], x[64], sum[64];
 #pragma unroll
   for (int i = 0; i < 64; ++i) hh[i] = x[i] = sum[i] = 0.f;
-  for (int kt = 0; kt < k_tiles; ++kt) {
-    pg_mbar_wait_parity(&full[slot], parity);
-    const float *const stage = smem + slot * (F16X3_STAGE_BYTES / 4);
-    /* This warpgroup's 64 rows of A's parts, all 128 rows of B^T's. */
-    const uint64_t ah = wg_desc(stage + wg * 64 * 32), al = ah + F16X3_PART_BYTES / 16;
-    const uint64_t bh = wg_desc(stage + 2 * F16X3_PART_BYTES / 4), bl = bh + F16X3_PART_BYTES / 16;
-    wg_fence();
+  /* Both waits are on every path (a wait on one branch only would have
+   * ptxas serialize every wgmma); the last stage's slot goes back after the
+   * period's wait for all. */
+  for (int kt0 = 0; kt0 < k_tiles; kt0 += period) {
+    const int n = min(period, k_tiles - kt0);
+    int held = 0; /* the slot of the stage before, its products maybe running */
+    for (int j = 0; j < n; ++j) {
+      pg_mbar_wait_parity(&full[slot], parity);
+      const float *const stage = smem + slot * (F16X3_STAGE_BYTES / 4);
+      /* This warpgroup's 64 rows of A's parts, all 128 rows of B^T's. */
+      const uint64_t ah = wg_desc(stage + wg * 64 * 32), al = ah + F16X3_PART_BYTES / 16;
+      const uint64_t bh = wg_desc(stage + 2 * F16X3_PART_BYTES / 4), bl = bh + F16X3_PART_BYTES / 16;
+      wg_fence();
 #pragma unroll
-    for (int kk = 0; kk < F16X3_TILE_K / 16; ++kk) { /* 32 bytes a K step: +2 */
-      const int more = kk > 0;
-      f16x3_mma(hh, ah + 2 * kk, bh + 2 * kk, more);
-      f16x3_mma(x, ah + 2 * kk, bl + 2 * kk, more);
-      f16x3_mma(x, al + 2 * kk, bh + 2 * kk, 1);
+      for (int kk = 0; kk < F16X3_TILE_K / 16; ++kk) { /* 32 bytes a K step: +2 */
+        const int more = kk > 0 || j > 0; /* a period's first products start afresh */
+        f16x3_mma(hh, ah + 2 * kk, bh + 2 * kk, more);
+        f16x3_mma(x, ah + 2 * kk, bl + 2 * kk, more);
+        f16x3_mma(x, al + 2 * kk, bh + 2 * kk, 1);
+      }
+      wg_commit();
+      wg_wait<1>(); /* the stage before's products are done */
+      /* Paired: one arrival a warp on the slot's barrier in each block (both
+       * producers write the slot); a CTA-scope release is enough, the
+       * products that read it waited for (pg_mbar_arrive_cluster). */
+      if (j > 0) pg_mbar_release_slot(&empty[held], paired, rank);
+      held = slot;
+      parity ^= t128_ring_next(&slot, stages);
     }
-    wg_commit();
     wg_wait<0>();
-    /* Paired: one arrival a warp on the slot's barrier in each block (both
-     * producers write the slot); a CTA-scope release is enough, the
-     * products that read it waited for (pg_mbar_arrive_cluster). */
-    pg_mbar_release_slot(&empty[slot], paired, rank);
+    pg_mbar_release_slot(&empty[held], paired, rank);
     wg_fence_acc(hh);
     wg_fence_acc(x);
 #pragma unroll
     for (int i = 0; i < 64; ++i) sum[i] += fmaf(0x1p-11f, x[i], hh[i]);
-    parity ^= t128_ring_next(&slot, stages);
   }
 
   /* C = alpha 2^(e_A + e_B) sum + beta C (C unread where beta = 0). */
@@ -437,7 +455,6 @@ static const pg_tma_boxes f16x3_boxes = {.a_box_k = F16X3_TILE_K / 2, .a_box_m =
 static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
-  (void)tuning;
   const f16x3_shape s = f16x3_shape_of(args->m, args->n, args->k);
   launch->kernel = (const void *)pg_wgmma_fp16x3_kernel;
   /* The tiles in grouped order, rounded up to whole clusters of two. */
@@ -464,12 +481,13 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   /* The tiles past the span rule by wgmma_3xtf32 after it, at full speed,
    * where that entry reads A and B where they are with its split inside
    * (FUSED: op(A) = N, both 16-byte rows); else here, on mma.sync. */
-  pg_set_own(args, f16x3_own{0});
+  const int sum_stages = pg_tuning_with_env(tuning).fp16x3_sum_stages;
+  pg_set_own(args, f16x3_own{0, sum_stages});
   if (!args->op_a && args->vec_a && args->vec_b) {
     launch->then.entry = "wgmma_3xtf32";
     launch->then.lines_region = region;
     launch->then.lines_offset = (size_t)((s.mp + s.np) * s.kp) * sizeof(float);
-    const f16x3_own leave = {1};
+    const f16x3_own leave = {1, sum_stages};
     static_assert(sizeof leave <= sizeof launch->then.own, "the own settings fit");
     memcpy(launch->then.own, &leave, sizeof leave);
   }
