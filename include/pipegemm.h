@@ -196,9 +196,8 @@ typedef struct {
 
 /* pg_variant_info.layouts: op N, N and one GEMM (a study kernel), every
  * combination of op(A), op(B) and any batch, or op N, N and some others
- * (skinny_ffma: a short side whose long operand runs along K;
- * wgmma_fp16x3: every op on one GEMM); such an entry refuses the rest with
- * PG_ERR_UNSUPPORTED and its reason. */
+ * (skinny_ffma: a short side whose long operand runs along K); such an
+ * entry refuses the rest with PG_ERR_UNSUPPORTED and its reason. */
 #define PG_LAYOUT_NN 0
 #define PG_LAYOUT_ANY 1
 #define PG_LAYOUT_SOME 2

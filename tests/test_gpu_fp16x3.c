@@ -140,9 +140,11 @@ static float *transposed(const float *x, int rows, int cols) {
  * held to the launches it should make. Each op(A), op(B): the same op(A)
  * and op(B), stored as that op reads them (A as K x M for op T, B as N x
  * K), so one FP64 reference serves all four. C is poisoned first, and all
- * of it is held to the emulated bound. Returns 0 where this build or GPU
- * cannot run the entry. */
-static int gemm_with_wide_lines(int m, int n, int k) {
+ * of it is held to the emulated bound. `wide` 0: no wide line, every tile
+ * the FP16 form's (pairs of tiles in clusters); `stages`: the entry's
+ * (0: its default). Returns 0 where this build or GPU cannot run the
+ * entry. */
+static int gemm_with_wide_lines(int m, int n, int k, int wide, int stages) {
   float *a = pgt_malloc_device((size_t)m * k * sizeof(float));
   float *b = pgt_malloc_device((size_t)k * n * sizeof(float));
   float *c = pgt_malloc_device((size_t)m * n * sizeof(float));
@@ -151,15 +153,17 @@ static int gemm_with_wide_lines(int m, int n, int k) {
   PGT_PG(pgh_fill(a, m, k, k, 21, PGH_UNIFORM, 0));
   PGT_PG(pgh_fill(b, k, n, n, 22, PGH_UNIFORM, 0));
   const int wide_rows[] = {5, 17, 100}, wide_col = 7;
-  for (int r = 0; r < 3; ++r)
+  for (int r = 0; r < 3 && wide; ++r)
     PGT_PG(pgh_fill(a + (size_t)wide_rows[r] * k, 1, k, k, 23 + r, PGH_WIDE, 0));
-  /* The column: filled dense, then copied in (a fill of k x 1 at ld n would
-   * poison the rest of its span). */
-  float *column = pgt_malloc_device((size_t)k * sizeof(float));
-  PGT_PG(pgh_fill(column, k, 1, 1, 27, PGH_WIDE, 0));
-  PGT_CUDA(cudaMemcpy2D(b + wide_col, (size_t)n * sizeof(float), column, sizeof(float),
-                        sizeof(float), (size_t)k, cudaMemcpyDeviceToDevice));
-  PGT_CUDA(cudaFree(column));
+  if (wide) {
+    /* The column: filled dense, then copied in (a fill of k x 1 at ld n
+     * would poison the rest of its span). */
+    float *column = pgt_malloc_device((size_t)k * sizeof(float));
+    PGT_PG(pgh_fill(column, k, 1, 1, 27, PGH_WIDE, 0));
+    PGT_CUDA(cudaMemcpy2D(b + wide_col, (size_t)n * sizeof(float), column, sizeof(float),
+                          sizeof(float), (size_t)k, cudaMemcpyDeviceToDevice));
+    PGT_CUDA(cudaFree(column));
+  }
   PGT_PG(pgh_reference(m, n, k, 1.0f, a, k, b, n, 0.0f, NULL, n, ref, scale, 0));
   float *at = transposed(a, m, k), *bt = transposed(b, k, n);
   int ran = 0;
@@ -178,7 +182,7 @@ static int gemm_with_wide_lines(int m, int n, int k) {
     g.ldc = n;
     PGT_PG(pgh_poison(c, m, n, n, 0));
     pg_plan *plan = NULL;
-    const pg_status st = pg_plan_create_gemm(&plan, pg_variant_find("wgmma_fp16x3"), 0, &g);
+    const pg_status st = pg_plan_create_gemm(&plan, pg_variant_find("wgmma_fp16x3"), stages, &g);
     if (st == PG_ERR_ARCH || st == PG_ERR_SMEM) {
       printf("wgmma_fp16x3 with wide lines: not run here (%s)\n", pg_last_error_detail());
       break;
@@ -220,8 +224,9 @@ static int gemm_with_wide_lines(int m, int n, int k) {
     PGT_CUDA(cudaFree(a2));
     PGT_CUDA(cudaFree(b2));
     PGT_CUDA(cudaFree(c2));
-    printf("wgmma_fp16x3 %dx%dx%d op %c%c with wide lines (%s): %lld of %lld outside the "
+    printf("wgmma_fp16x3 %dx%dx%d op %c%c, %d stages, %s (%s): %lld of %lld outside the "
            "bound (worst %.3g of it): %s\n", m, n, k, op & 2 ? 'T' : 'N', op & 1 ? 'T' : 'N',
+           info.stages, wide ? "wide lines" : "no wide line",
            then ? "wgmma_3xtf32 after" : "mma.sync", check.failed, check.checked,
            check.max_tol_ratio, check.failed ? "FAIL" : "ok");
     failures += check.failed != 0;
@@ -235,6 +240,75 @@ static int gemm_with_wide_lines(int m, int n, int k) {
   PGT_CUDA(cudaFree(ref));
   PGT_CUDA(cudaFree(scale));
   return ran;
+}
+
+/* A batch of `batch` GEMMs, B shared (stride 0), op(B) N and T, 16-byte
+ * rows: A uniform in [-1, 1) but for a wide row in GEMM 1 alone, so that
+ * GEMM 1's first row of tiles goes to wgmma_3xtf32's kernel after the FP16
+ * form's and the other GEMMs' tiles all stay the FP16 form's (each GEMM's
+ * tiles decided by its own lines). Every member against FP64. */
+static void batch_with_a_wide_row(int m, int n, int k, int batch) {
+  float *a = pgt_malloc_device((size_t)batch * m * k * sizeof(float));
+  float *b = pgt_malloc_device((size_t)k * n * sizeof(float));
+  float *c = pgt_malloc_device((size_t)batch * m * n * sizeof(float));
+  double *ref = pgt_malloc_device((size_t)batch * m * n * sizeof(double));
+  double *scale = pgt_malloc_device((size_t)batch * m * n * sizeof(double));
+  PGT_PG(pgh_fill(a, batch * m, k, k, 41, PGH_UNIFORM, 0));
+  PGT_PG(pgh_fill(b, k, n, n, 42, PGH_UNIFORM, 0));
+  PGT_PG(pgh_fill(a + ((size_t)m + 9) * k, 1, k, k, 43, PGH_WIDE, 0)); /* GEMM 1, row 9 */
+  float *bt = transposed(b, k, n);
+  for (int op_b = 0; op_b < 2; ++op_b) {
+    pg_gemm_desc g = PG_GEMM_DESC_INIT;
+    g.op_b = op_b ? PG_OP_T : PG_OP_N;
+    g.m = m;
+    g.n = n;
+    g.k = k;
+    g.a = a;
+    g.lda = k;
+    g.b = op_b ? bt : b;
+    g.ldb = op_b ? k : n;
+    g.c = c;
+    g.ldc = n;
+    g.batch = batch;
+    g.stride_a = (long long)m * k;
+    g.stride_b = 0;
+    g.stride_c = (long long)m * n;
+    PGT_PG(pgh_reference_gemm(&g, NULL, ref, scale, 0));
+    PGT_PG(pgh_poison(c, batch * m, n, n, 0));
+    pg_plan *plan = NULL;
+    PGT_PG(pg_plan_create_gemm(&plan, pg_variant_find("wgmma_fp16x3"), 0, &g));
+    pg_plan_info info = PG_PLAN_INFO_INIT;
+    PGT_PG(pg_plan_describe(plan, &info));
+    if (info.launches != 3) {
+      printf("FAIL: wgmma_fp16x3 batch of %d, op N%c: %d launches, not 3\n", batch,
+             op_b ? 'T' : 'N', info.launches);
+      ++failures;
+    }
+    PGT_PG(pg_plan_launch(plan, 0));
+    pg_plan_destroy(plan);
+    long long failed = 0, checked = 0;
+    double worst = 0.0;
+    for (int z = 0; z < batch; ++z) {
+      pgh_check check;
+      const size_t off = (size_t)z * m * n;
+      PGT_PG(pgh_compare(m, n, k, c + off, n, ref + off, scale + off, PG_PRECISION_EMULATED,
+                         &check, 0));
+      failed += check.failed;
+      checked += check.checked;
+      if (check.max_tol_ratio > worst) worst = check.max_tol_ratio;
+    }
+    PGT_CUDA(cudaDeviceSynchronize());
+    printf("wgmma_fp16x3 batch of %d %dx%dx%d op N%c, a wide row in GEMM 1: %lld of %lld "
+           "outside the bound (worst %.3g of it): %s\n", batch, m, n, k, op_b ? 'T' : 'N',
+           failed, checked, worst, failed ? "FAIL" : "ok");
+    failures += failed != 0;
+  }
+  PGT_CUDA(cudaFree(a));
+  PGT_CUDA(cudaFree(b));
+  PGT_CUDA(cudaFree(bt));
+  PGT_CUDA(cudaFree(c));
+  PGT_CUDA(cudaFree(ref));
+  PGT_CUDA(cudaFree(scale));
 }
 
 int main(void) {
@@ -267,12 +341,18 @@ int main(void) {
   }
   /* The GEMM on both sides of the rule: partial tiles, K past a stage;
    * then with the tensor cores summing 3 stages at a time (16 stages of K:
-   * five periods and one of a stage), as PIPEGEMM_FP16X3_SUM_STAGES asks. */
-  if (gemm_with_wide_lines(300, 257, 200) && gemm_with_wide_lines(256, 384, 1000)) {
+   * five periods and one of a stage), as PIPEGEMM_FP16X3_SUM_STAGES asks,
+   * with wide lines and without (every tile in a pair of a cluster), at 2
+   * and 3 stages. */
+  if (gemm_with_wide_lines(300, 257, 200, 1, 0) && gemm_with_wide_lines(256, 384, 1000, 1, 0)) {
+    batch_with_a_wide_row(256, 256, 200, 3);
     setenv("PIPEGEMM_FP16X3_SUM_STAGES", "3", 1);
     pg_tuning_reread_environment(); /* the library reads it once */
     printf("PIPEGEMM_FP16X3_SUM_STAGES=3:\n");
-    (void)gemm_with_wide_lines(256, 384, 1000);
+    for (int stages = 2; stages <= 3; ++stages) {
+      (void)gemm_with_wide_lines(256, 384, 1000, 1, stages);
+      (void)gemm_with_wide_lines(256, 256, 1000, 0, stages);
+    }
     unsetenv("PIPEGEMM_FP16X3_SUM_STAGES");
     pg_tuning_reread_environment();
   }

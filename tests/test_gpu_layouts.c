@@ -18,7 +18,8 @@
  * PG_ERR_UNSUPPORTED, a reason and C untouched (a selector then takes its
  * next candidate); every case TMA reads they must run.
  *
- * wgmma_fp16x3 (PG_LAYOUT_SOME) at each op on one GEMM, a batch refused.
+ * wgmma_fp16x3 takes every layout too; beside the cases above, each op at
+ * larger shapes (several tiles, pairs of them in clusters).
  *
  * Then: bad strides and batches refused with C untouched; every study
  * kernel (PG_LAYOUT_NN) refusing op T or a batch with PG_ERR_UNSUPPORTED and
@@ -699,10 +700,11 @@ static void some_layouts(const pg_variant_info *v) {
     refused_case(v, &refused[i], seed += 10);
 }
 
-/* wgmma_fp16x3 (PG_LAYOUT_SOME: every op on one GEMM), held to the
- * emulated bound: each op at partial tiles, at padded leading dimensions
- * with alpha and beta and K past a stage, and at alpha = 0 with NaN in A
- * and B (neither read); a batch refused with a reason and C untouched.
+/* wgmma_fp16x3 beyond every_layout's cases, held to the emulated bound:
+ * each op at partial tiles, at padded leading dimensions with alpha and
+ * beta and K past a stage, several tiles over a batch (a GEMM's tiles in
+ * pairs of a cluster, the batch's GEMMs one after the other on the grid),
+ * B shared, with 16-byte rows (wgmma_3xtf32's kernel after it) and not.
  * Its 3xTF32 tiles at each op: test_gpu_fp16x3. */
 static void fp16x3_layouts(const pg_variant_info *v) {
   uint64_t seed = 7000;
@@ -710,17 +712,12 @@ static void fp16x3_layouts(const pg_variant_info *v) {
     const layout_case take[] = {
         {"partial tiles", 300, 257, 200, 1, op, 0, 0, 0, 0, 0, 0, 1.0f, 0.0f, 0},
         {"padded rows, beta", 256, 384, 1000, 1, op, 3, 5, 1, 0, 0, 0, 0.75f, -1.25f, 0},
-        {"alpha 0, NaN A and B", 130, 129, 70, 1, op, 0, 0, 0, 0, 0, 0, 0.0f, 1.5f, 1},
+        {"several tiles, a batch, gaps", 300, 257, 200, 3, op, 0, 0, 0, 5, 3, 7, 1.0f, 0.5f, 0},
+        {"several tiles, a batch, B shared, 16-byte rows", 256, 384, 136, 3, op, 0, 0, 0, 0,
+         SHARED, 0, 1.0f, 0.0f, 0},
     };
     for (size_t i = 0; i < sizeof take / sizeof take[0]; ++i) run_case(v, &take[i], seed += 10);
   }
-  const layout_case refused[] = {
-      {"a batch: refused", 128, 128, 64, 2, 0, 0, 0, 0, 0, 0, 0, 1.0f, 0.5f, 0},
-      {"a batch, op T, T, B shared: refused", 128, 128, 64, 7, 3, 0, 0, 0, 0, SHARED, 0, 1.0f,
-       0.5f, 0},
-  };
-  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i)
-    refused_case(v, &refused[i], seed += 10);
 }
 
 int main(void) {
@@ -743,12 +740,10 @@ int main(void) {
     if (v->layouts == PG_LAYOUT_ANY) {
       ++any;
       every_layout(v);
+      if (strcmp(v->name, "wgmma_fp16x3") == 0) fp16x3_layouts(v);
       bad_strides(v);
       plan_on_other_matrices(v);
       graph_and_bits(v);
-    } else if (v->layouts == PG_LAYOUT_SOME && strcmp(v->name, "wgmma_fp16x3") == 0) {
-      ++some;
-      fp16x3_layouts(v);
     } else if (v->layouts == PG_LAYOUT_SOME) {
       ++some;
       some_layouts(v);

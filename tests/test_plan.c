@@ -546,6 +546,22 @@ static void test_wide_tiles_after(void **state) {
                    PG_OK);
   assert_int_equal(plan.steps, 2);
   assert_int_equal(plan.args.own[0], 0);
+  /* A batch of 3, B shared: each A's lines, then B's once; each GEMM's
+   * tiles rounded up to whole pairs; the wide tiles' kernel over the
+   * batch's tiles. */
+  const pg_gemm_desc batch = layout_gemm(300, 260, 200, 0, 0, 3, 1);
+  plan = plan_gemm("wgmma_fp16x3", &batch);
+  assert_int_equal(plan.steps, 3);
+  const long long lines = 3 * 384 + 384, kp = 256;
+  assert_int_equal(plan.workspace.region[0].rows, lines + (lines + kp - 1) / kp);
+  assert_int_equal(plan.workspace.region[0].ld, kp);
+  assert_int_equal(plan.step[1].grid_x, 3 * 10); /* 3 x 3 tiles, rounded up to 10 */
+  assert_int_equal(plan.step[2].grid_x, 3 * 9);
+  pg_layout_args wide;
+  pg_plan_step_args(&plan, 2, BASE, &wide);
+  assert_ptr_equal(wide.wide_lines, at((size_t)(lines * kp) * sizeof(float)));
+  assert_int_equal(wide.batch, 3);
+  assert_int_equal(wide.stride_b, 0);
   /* alpha = 0: C = beta C alone. */
   pg_gemm_desc zero = layout_gemm(1000, 512, 700, 0, 0, 1, 0);
   zero.alpha = 0.0f;

@@ -221,7 +221,7 @@ def matmul(a, b, *, out=None, alpha=1.0, beta=0.0, variant="auto", stages=0):
     rows, no unit stride) is copied first, and CopyWarning says so. A study
     kernel (Variant.layouts "NN") reads op N, N and one GEMM alone: an op T
     operand is copied for it, and a batch is a loop. So is an entry of some
-    layouts ("some": skinny_ffma, wgmma_fp16x3) named here (the selectors
+    layouts ("some": skinny_ffma) named here (the selectors
     run skinny_ffma's other layouts where it takes them).
 
     out: the result's shape, of the same kind, on the same device, sharing

@@ -29,9 +29,10 @@
  * ring of mbarriers; warpgroup w multiplies rows 64 w .. of the 128 x 128
  * tile, each term's three products a K step of 16 into two accumulator sets
  * (hh, and hl + lh), gives the slot back once they are done, and adds them
- * into FP32 registers (sum += hh + 2^-11 x): the tensor cores' sums are of
- * 64 terms, and one warpgroup adds while the other's products run (no
- * block-wide barrier after the start). The tiles go in grouped order
+ * into FP32 registers (sum += hh + 2^-11 x) every sum_stages stages (the
+ * tuning row's fp16x3_sum_stages, 1 by default): the tensor cores' sums
+ * are of 64 sum_stages terms, and one warpgroup adds while the other's
+ * products run (no block-wide barrier after the start). The tiles go in grouped order
  * (pg_grouped_tile, 8 rows of tiles a group): in row order a wave of
  * blocks at 8192^3 read 16 GB from DRAM, its stages seldom found in L2.
  *
@@ -57,11 +58,13 @@
  * block runs alone, as before the clusters: four boxes a stage, empty[s]
  * counting its 256 consumer threads. A pair is paced by its slower block.
  *
- * Every op(A), op(B), one GEMM a call: the first kernel reads op(A)'s rows
- * and op(B)'s columns where they are stored (f16x3_lines_of: a line of
- * contiguous elements, or contiguous lines), and the products read only
- * the workspace; the 3xTF32 tile copies a transposed operand by plain loads
- * written across (f16x3_tf32x3_stage). A batch is refused.
+ * Every op(A), op(B) and a batch in one launch: the first kernel reads
+ * op(A)'s rows and op(B)'s columns where they are stored (f16x3_lines_of:
+ * a line of contiguous elements, or contiguous lines), each A and B of the
+ * batch once (one for all where its stride is 0), and the products read
+ * only the workspace, GEMM z's tiles the grid's z-th run of blocks; the
+ * 3xTF32 tile copies a transposed operand by plain loads written across
+ * (f16x3_tf32x3_stage).
  * Not in auto_emulated's rules yet (bench/results/products).
  *
  *   pipegemm bench --variant cublas,wgmma_3xtf32,wgmma_fp16x3 --size 4096
@@ -108,15 +111,20 @@ struct f16x3_own {
   int sum_stages;
 };
 
-/* The workspace's geometry, from the problem alone (host and device). */
+/* The workspace's geometry, from the problem alone (host and device): M
+ * and N rounded up to the tile, K to F16X3_TILE_K (at least one); the
+ * split's lines over the batch (kernels/fp16x3.h: op(A)'s for each A, then
+ * op(B)'s for each B, one for all where a stride is 0), Kp floats each
+ * (Kp FP16 of h, Kp of l), then their scales. */
 struct f16x3_shape {
-  long long mp, np, kp; /* M and N rounded up to the tile, K to F16X3_TILE_K (at least one) */
+  long long mp, np, kp, lines;
 };
-static __host__ __device__ __forceinline__ f16x3_shape f16x3_shape_of(int m, int n, int k) {
+static __host__ __device__ __forceinline__ f16x3_shape f16x3_shape_of(const pg_layout_args &g) {
   f16x3_shape s;
-  s.mp = ((long long)m + F16X3_TILE - 1) / F16X3_TILE * F16X3_TILE;
-  s.np = ((long long)n + F16X3_TILE - 1) / F16X3_TILE * F16X3_TILE;
-  s.kp = ((long long)(k > 0 ? k : 1) + F16X3_TILE_K - 1) / F16X3_TILE_K * F16X3_TILE_K;
+  s.mp = ((long long)g.m + F16X3_TILE - 1) / F16X3_TILE * F16X3_TILE;
+  s.np = ((long long)g.n + F16X3_TILE - 1) / F16X3_TILE * F16X3_TILE;
+  s.kp = ((long long)(g.k > 0 ? g.k : 1) + F16X3_TILE_K - 1) / F16X3_TILE_K * F16X3_TILE_K;
+  s.lines = pg_fp16x3_lines(s.mp, s.np, g.batch, g.stride_a, g.stride_b);
   return s;
 }
 
@@ -136,17 +144,20 @@ static __host__ __device__ __forceinline__ f16x3_lines f16x3_lines_of(const pg_l
   return l;
 }
 
-/* The first kernel: the split of op(A)'s rows and op(B)'s columns into the
- * workspace (g.partials, g.ldp = Kp floats a line: Kp FP16 of h, Kp of l). */
+/* The first kernel: the split of op(A)'s rows and op(B)'s columns, of each
+ * matrix of the batch, into the workspace (g.partials, g.ldp = Kp floats a
+ * line). */
 __global__ void __launch_bounds__(FP16X3_SPLIT_THREADS, FP16X3_SPLIT_MIN_BLOCKS) pg_fp16x3_first_kernel(const pg_layout_args g) {
-  const f16x3_shape s = f16x3_shape_of(g.m, g.n, g.k);
+  const f16x3_shape s = f16x3_shape_of(g);
   const f16x3_lines l = f16x3_lines_of(g);
   uint16_t *const parts = (uint16_t *)g.partials;
-  int *const scales = (int *)(g.partials + (s.mp + s.np) * s.kp);
+  int *const scales = (int *)(g.partials + s.lines * s.kp);
+  const long long b0 = pg_fp16x3_b_first(s.mp, s.np, g.batch, g.stride_a, g.stride_b, 0);
   fp16x3_split job;
-  job.a = {g.a, l.a_line, l.a_elem, g.m, (int)s.mp, scales, parts, parts + s.kp, 2 * s.kp};
-  job.b = {g.b, l.b_line, l.b_elem, g.n, (int)s.np, scales + s.mp, parts + s.mp * 2 * s.kp,
-           parts + s.mp * 2 * s.kp + s.kp, 2 * s.kp};
+  job.a = {g.a, l.a_line, l.a_elem, g.m, (int)s.mp, scales, parts, parts + s.kp, 2 * s.kp,
+           g.stride_a != 0 ? g.batch : 1, g.stride_a};
+  job.b = {g.b, l.b_line, l.b_elem, g.n, (int)s.np, scales + b0, parts + b0 * 2 * s.kp,
+           parts + b0 * 2 * s.kp + s.kp, 2 * s.kp, g.stride_b != 0 ? g.batch : 1, g.stride_b};
   job.len = g.k;
   job.len_padded = (int)s.kp;
   fp16x3_split_body(job);
@@ -268,7 +279,7 @@ static __device__ __forceinline__ void f16x3_tf32x3_tile(const pg_layout_args &g
       f16x3_tf32x3_stage(g, smem + write_slot * MMA_STAGE_FLOATS, m0, n0, next * MMA_TILE_K);
     pg_cp_async_commit();
     /* A stage's products summed apart, then added into FP32 registers (the
-     * tensor cores' sums of 32 terms, as the FP16 form's of 64). */
+     * tensor cores' sums of 32 terms, as the FP16 form's of 64 a stage). */
     mma_acc part;
     mma_zero(part);
     mma_compute_stage<1>(smem + read_slot * MMA_STAGE_FLOATS, part);
@@ -290,18 +301,28 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
 #ifdef PG_HAVE_WGMMA
   extern __shared__ float4 smem_raw[];
   float *const smem = (float *)pg_tma_smem_base(smem_raw);
-  const f16x3_shape s = f16x3_shape_of(g.m, g.n, g.k);
-  const int *const scales = (const int *)(g.partials + (s.mp + s.np) * s.kp);
-  /* Grouped tile order: a wave's blocks share F16X3_GROUP_M rows of tiles
-   * and a few columns, whose stages L2 then serves more than once. The
-   * cluster's other block is blockIdx.x ^ 1; a block past the last tile
-   * (the grid rounded up to even) has none, and ptn = -1 says the other
-   * has none. */
+  const f16x3_shape s = f16x3_shape_of(g);
+  const int *const scales = (const int *)(g.partials + s.lines * s.kp);
+  /* GEMM z of the batch: blocks z tiles_even .. (z + 1) tiles_even - 1 (its
+   * tiles, rounded up to even), its lines (and their scales) from a_first
+   * and b_first on, C at z stride_c. Grouped tile order within it: a
+   * wave's blocks share F16X3_GROUP_M rows of tiles and a few columns,
+   * whose stages L2 then serves more than once. The cluster's other block
+   * is the next or the one before (t ^ 1); a block past the last tile has
+   * none, and ptn = -1 says the other has none. */
   const int tiles_m = (int)(s.mp / F16X3_TILE), tiles_n = (int)(s.np / F16X3_TILE);
-  const int tiles = tiles_m * tiles_n, other = (int)blockIdx.x ^ 1;
-  const int here = (int)blockIdx.x < tiles;
+  const int tiles = tiles_m * tiles_n, tiles_even = (tiles + 1) / 2 * 2;
+  const int z = (int)blockIdx.x / tiles_even, t = (int)blockIdx.x % tiles_even, other = t ^ 1;
+  const long long a_first = pg_fp16x3_a_first(s.mp, g.stride_a, z);
+  const long long b_first = pg_fp16x3_b_first(s.mp, s.np, g.batch, g.stride_a, g.stride_b, z);
+  const int *const rows = scales + a_first, *const cols = scales + b_first;
+  pg_layout_args gz = g; /* GEMM z's operands and C */
+  gz.a += (size_t)(g.stride_a != 0 ? z : 0) * g.stride_a;
+  gz.b += (size_t)(g.stride_b != 0 ? z : 0) * g.stride_b;
+  gz.c += (size_t)z * g.stride_c;
+  const int here = t < tiles;
   int tm = 0, tn = 0, ptm = 0, ptn = -1;
-  if (here) pg_grouped_tile((int)blockIdx.x, tiles_m, tiles_n, F16X3_GROUP_M, &tm, &tn);
+  if (here) pg_grouped_tile(t, tiles_m, tiles_n, F16X3_GROUP_M, &tm, &tn);
   if (here && other < tiles) pg_grouped_tile(other, tiles_m, tiles_n, F16X3_GROUP_M, &ptm, &ptn);
   const int m0 = tm * F16X3_TILE, n0 = tn * F16X3_TILE, pm0 = ptm * F16X3_TILE;
   const int stages = g.stages, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -318,8 +339,8 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
   const int unsplit =
       !here ? 0
       : threadIdx.x < F16X3_CONSUMERS
-          ? pg_fp16x3_line_unsplit(scales, s.mp, g.m, g.n, m0, n0, (int)threadIdx.x)
-          : ptn == tn && pg_fp16x3_line_unsplit(scales, s.mp, g.m, g.n, pm0, n0, line);
+          ? pg_fp16x3_line_unsplit(rows, cols, g.m, g.n, m0, n0, (int)threadIdx.x)
+          : ptn == tn && pg_fp16x3_line_unsplit(rows, cols, g.m, g.n, pm0, n0, line);
   const int fallback = __syncthreads_or(threadIdx.x < F16X3_CONSUMERS && unsplit);
   const int pair_unsplit = __syncthreads_or(unsplit);
   const int paired = ptn == tn && !pair_unsplit;
@@ -354,14 +375,14 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
     if (fallback || warp != F16X3_CONSUMERS / 32 || lane != 0) return;
     pg_tma_prefetch_map(&maps.a);
     const unsigned rank = pg_cluster_rank();
-    const int low = (int)(s.kp / 2), b_line = (int)s.mp + n0;
+    const int low = (int)(s.kp / 2), a_line = (int)a_first + m0, b_line = (int)b_first + n0;
     for (int kt = 0; kt < k_tiles; ++kt) {
       pg_mbar_wait_parity(&empty[slot], parity ^ 1);
       float *const part = smem + slot * (F16X3_STAGE_BYTES / 4);
       const int x = kt * (F16X3_TILE_K / 2);
       pg_mbar_arrive_expect_tx(&full[slot], F16X3_STAGE_BYTES);
-      pg_tma_load_2d(part, &maps.a, x, m0, &full[slot]);
-      pg_tma_load_2d(part + F16X3_PART_BYTES / 4, &maps.a, low + x, m0, &full[slot]);
+      pg_tma_load_2d(part, &maps.a, x, a_line, &full[slot]);
+      pg_tma_load_2d(part + F16X3_PART_BYTES / 4, &maps.a, low + x, a_line, &full[slot]);
       if (paired) {
         pg_tma_load_2d_multicast(part + (2 + rank) * (F16X3_PART_BYTES / 4), &maps.a,
                                  (int)rank * low + x, b_line, &full[slot], F16X3_CLUSTER_MASK);
@@ -393,7 +414,7 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
    * all groups but the newest); the period's last waits for all. ---- */
   pg_setmaxnreg_inc(F16X3_CONSUMER_REGS);
   if (fallback) {
-    f16x3_tf32x3_tile(g, smem, m0, n0);
+    f16x3_tf32x3_tile(gz, smem, m0, n0);
     return;
   }
   const int wg = warp / 4;
@@ -440,7 +461,7 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
   }
 
   /* C = alpha 2^(e_A + e_B) sum + beta C (C unread where beta = 0). */
-  wg_epilogue<F16X3_TILE>(g, m0 + 64 * wg, n0, sum, f16x3_scaled{scales, scales + s.mp, g.n});
+  wg_epilogue<F16X3_TILE>(gz, m0 + 64 * wg, n0, sum, f16x3_scaled{rows, cols, g.n});
 #else
   pg_tma_unavailable();
 #endif
@@ -450,20 +471,21 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
 static const pg_tma_boxes f16x3_boxes = {.a_box_k = F16X3_TILE_K / 2, .a_box_m = F16X3_TILE,
                                          .a_swizzle_bytes = 128, .workspace_lines = 1};
 
-/* The split first, into the workspace: Mp + Np lines of Kp floats (each
- * line's h and l), then the scales (Mp + Np ints, in lines of Kp). */
+/* The split first, into the workspace: its lines of Kp floats (each
+ * line's h and l; f16x3_shape), then their scales (ints, in lines of Kp). */
 static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
   (void)device;
-  const f16x3_shape s = f16x3_shape_of(args->m, args->n, args->k);
+  const f16x3_shape s = f16x3_shape_of(*args);
   launch->kernel = (const void *)pg_wgmma_fp16x3_kernel;
-  /* The tiles in grouped order, rounded up to whole clusters of two. */
+  /* Each GEMM's tiles in grouped order, rounded up to whole clusters of
+   * two, the batch's GEMMs one after the other. */
   const long long tiles = s.np / F16X3_TILE * (s.mp / F16X3_TILE);
-  launch->grid_x = (tiles + F16X3_CLUSTER - 1) / F16X3_CLUSTER * F16X3_CLUSTER;
+  launch->grid_x = (tiles + F16X3_CLUSTER - 1) / F16X3_CLUSTER * F16X3_CLUSTER * args->batch;
   launch->grid_y = 1;
   launch->cluster_x = F16X3_CLUSTER;
-  const long long scale_lines = (s.mp + s.np + s.kp - 1) / s.kp;
-  const int region = pg_workspace_add(&launch->workspace, s.mp + s.np + scale_lines, s.kp);
+  const long long scale_lines = (s.lines + s.kp - 1) / s.kp;
+  const int region = pg_workspace_add(&launch->workspace, s.lines + scale_lines, s.kp);
   launch->views.partials = PG_IN_REGION(region);
   /* Its first kernel as set_first_kernel sets one (copy_operands.cu),
    * with the split's own grid (op(A)'s rows and op(B)'s columns each in the
@@ -471,8 +493,10 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   launch->first.kernel = (const void *)pg_fp16x3_first_kernel;
   const f16x3_lines l = f16x3_lines_of(*args);
   launch->first.grid_x = fp16x3_split_blocks(
-      fp16x3_units(s.mp, fp16x3_by_columns(l.a_line, l.a_elem)) +
-      fp16x3_units(s.np, fp16x3_by_columns(l.b_line, l.b_elem)));
+      fp16x3_units(s.mp, fp16x3_by_columns(l.a_line, l.a_elem)) *
+          (args->stride_a != 0 ? args->batch : 1) +
+      fp16x3_units(s.np, fp16x3_by_columns(l.b_line, l.b_elem)) *
+          (args->stride_b != 0 ? args->batch : 1));
   launch->first.grid_y = 1;
   launch->first.threads = FP16X3_SPLIT_THREADS;
   launch->first.views.partials = PG_IN_REGION(region);
@@ -486,7 +510,7 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   if (!args->op_a && args->vec_a && args->vec_b) {
     launch->then.entry = "wgmma_3xtf32";
     launch->then.lines_region = region;
-    launch->then.lines_offset = (size_t)((s.mp + s.np) * s.kp) * sizeof(float);
+    launch->then.lines_offset = (size_t)(s.lines * s.kp) * sizeof(float);
     const f16x3_own leave = {1, sum_stages};
     static_assert(sizeof leave <= sizeof launch->then.own, "the own settings fit");
     memcpy(launch->then.own, &leave, sizeof leave);
@@ -497,20 +521,17 @@ static size_t smem_bytes(int stages) {
   return pg_tma_ring_smem(stages, F16X3_STAGE_BYTES, WG_STAGE_SYNC_BYTES);
 }
 
-/* sm_90a code; the tiles, rounded up to even, fit an int (the grid's x);
- * the workspace's lines are ints (the first kernel counts them so). */
+/* sm_90a code; the batch's tiles, each GEMM's rounded up to even, fit an
+ * int (the grid's x); the workspace's lines are ints (TMA's coordinates,
+ * and the first kernel counts them so). */
 static pg_status check(const pg_layout_args *g, char *why, size_t why_size) {
   const pg_status arch = wg_check_sm90a(why, why_size);
   if (arch != PG_OK) return arch;
-  if (g->batch > 1) {
-    snprintf(why, why_size, "wgmma_fp16x3 takes every op(A), op(B) but one GEMM a call, not a "
-                            "batch of %d", g->batch);
-    return PG_ERR_UNSUPPORTED;
-  }
-  const f16x3_shape s = f16x3_shape_of(g->m, g->n, g->k);
-  if ((s.mp / F16X3_TILE) * (s.np / F16X3_TILE) > INT_MAX - 1 || s.mp + s.np > INT_MAX / 2) {
-    snprintf(why, why_size, "M = %d, N = %d: past an int of 128 x 128 tiles or of the split's "
-                            "lines", g->m, g->n);
+  const f16x3_shape s = f16x3_shape_of(*g);
+  const long long tiles = (s.mp / F16X3_TILE) * (s.np / F16X3_TILE);
+  if ((tiles + 1) / 2 * 2 * g->batch > INT_MAX || s.lines + s.lines / s.kp + 1 > INT_MAX / 2) {
+    snprintf(why, why_size, "M = %d, N = %d, a batch of %d: past an int of 128 x 128 tiles or "
+                            "of the split's lines", g->m, g->n, g->batch);
     return PG_ERR_UNSUPPORTED;
   }
   return PG_OK;
@@ -540,14 +561,15 @@ PG_ENTRY(wgmma_fp16x3) = {
              .threads = F16X3_THREADS,
              .description = "FP32-accurate: each row of op(A) and column of op(B) scaled by a power of "
                             "two and split into two FP16 parts (a first kernel), 3 FP16 wgmma "
-                            "products a term summed in FP32 registers each stage; a tile whose "
+                            "products a term summed in FP32 registers every stage (or "
+                            "fp16x3_sum_stages); a tile whose "
                             "rows or columns span past 2^28 (or hold Inf or NaN) by 3xTF32: "
                             "wgmma_3xtf32's kernel after it where op(A) = N and A's and B's rows "
                             "are 16-byte aligned, else mma.sync in this one; "
                             "TMA producer warp, two consumer warpgroups, clusters of 2 along M "
                             "with B by TMA multicast; every op(A), op(B) (the split reads them as "
-                            "stored), one GEMM a call",
-             .layouts = PG_LAYOUT_SOME},
+                            "stored) and a batch in one launch",
+             .layouts = PG_LAYOUT_ANY},
     .smem_bytes = smem_bytes,
     .configure = configure,
     .check = check,

@@ -136,18 +136,32 @@ PG16_HD static inline int pg_fp16x3_span_ok(float largest, float smallest_nonzer
  * that share a call's tiles, 42 wgmma_fp16x3's and 40 wgmma_3xtf32's, have
  * it). A tile goes the 3xTF32 way where a row of op(A) or a column of
  * op(B) it meets was left unsplit. Thread t of a block asks about line t:
- * t < 128 row m0 + t, t < 256 column n0 + t - 128 (their scales at
- * scales[row] and scales[mp + column], mp = M rounded up to the tile);
- * past the matrix, or t >= 256, no line (0). */
+ * t < 128 row m0 + t (its scale at rows[m0 + t]), t < 256 column n0 + t -
+ * 128 (at cols[n0 + t - 128]); past the matrix, or t >= 256, no line (0). */
 #define PG_FP16X3_TILE 128
-PG16_HD static inline int pg_fp16x3_line_unsplit(const int *scales, long long mp, int m, int n,
+PG16_HD static inline int pg_fp16x3_line_unsplit(const int *rows, const int *cols, int m, int n,
                                                  int m0, int n0, int t) {
-  if (t < PG_FP16X3_TILE)
-    return m0 + t < m && scales[m0 + t] == PG_FP16X3_UNSPLIT;
+  if (t < PG_FP16X3_TILE) return m0 + t < m && rows[m0 + t] == PG_FP16X3_UNSPLIT;
   if (t < 2 * PG_FP16X3_TILE)
-    return n0 + t - PG_FP16X3_TILE < n &&
-           scales[mp + n0 + t - PG_FP16X3_TILE] == PG_FP16X3_UNSPLIT;
+    return n0 + t - PG_FP16X3_TILE < n && cols[n0 + t - PG_FP16X3_TILE] == PG_FP16X3_UNSPLIT;
   return 0;
+}
+
+/* The split's lines over a batch of GEMMs: op(A)'s mp rows (M rounded up
+ * to the tile) for each A of the batch (one A for all where its stride is
+ * 0), then op(B)'s np columns for each B (likewise); line i's scale is
+ * scales[i], after all of them. The first line of GEMM z's op(A), of its
+ * op(B), and the lines in all. */
+PG16_HD static inline long long pg_fp16x3_a_first(long long mp, long long stride_a, int z) {
+  return stride_a != 0 ? (long long)z * mp : 0;
+}
+PG16_HD static inline long long pg_fp16x3_b_first(long long mp, long long np, int batch,
+                                                  long long stride_a, long long stride_b, int z) {
+  return (stride_a != 0 ? batch : 1) * mp + (stride_b != 0 ? (long long)z * np : 0);
+}
+PG16_HD static inline long long pg_fp16x3_lines(long long mp, long long np, int batch,
+                                                long long stride_a, long long stride_b) {
+  return (stride_a != 0 ? batch : 1) * mp + (stride_b != 0 ? batch : 1) * np;
 }
 
 /* x (of a row whose scale exponent is e) as h + 2^-11 l, FP16 bits. */

@@ -32,7 +32,7 @@ extern "C" pg_status pg_fp16x3_split_lines(const float *x, long long line_stride
   if ((long long)lines_padded * len_padded == 0 && lines == 0) return PG_OK;
   fp16x3_split g;
   memset(&g, 0, sizeof g);
-  g.a = {x, line_stride, elem_stride, lines, lines_padded, scales, hi, lo, pitch};
+  g.a = {x, line_stride, elem_stride, lines, lines_padded, scales, hi, lo, pitch, 1, 0};
   g.len = len;
   g.len_padded = len_padded;
   void *params[] = {&g};

@@ -25,7 +25,9 @@
 
 /* One operand: `lines` lines of the call's `len` (padded to lines_padded
  * lines, the extra ones zero), the scales, and h and l of line i at hi + i
- * * pitch and lo + i * pitch (FP16 bits, len_padded of them). */
+ * * pitch and lo + i * pitch (FP16 bits, len_padded of them); `batches`
+ * such matrices, the b-th at x + b * batch_stride, its lines' scales and
+ * parts lines_padded lines after the one before's. */
 struct fp16x3_operand {
   const float *x;
   long long line_stride, elem_stride;
@@ -33,6 +35,8 @@ struct fp16x3_operand {
   int *scales;
   uint16_t *hi, *lo;
   long long pitch;
+  int batches;
+  long long batch_stride;
 };
 
 struct fp16x3_split {
@@ -269,9 +273,18 @@ static __device__ __forceinline__ void fp16x3_split_columns(const fp16x3_operand
   }
 }
 
-/* One block's work of operand o: its unit `unit`. */
-static __device__ __forceinline__ void fp16x3_split_unit(const fp16x3_operand &o, int by_columns,
-                                                         int len, int len_padded, long long unit) {
+/* One block's work of operand o: its unit `unit` of matrix `unit / per`
+ * of the batch (per: the units a matrix takes). */
+static __device__ __forceinline__ void fp16x3_split_unit(const fp16x3_operand &whole,
+                                                         int by_columns, int len, int len_padded,
+                                                         long long unit, long long per) {
+  const long long b = unit / per;
+  unit -= b * per;
+  fp16x3_operand o = whole;
+  o.x += b * o.batch_stride;
+  o.scales += b * o.lines_padded;
+  o.hi += b * o.lines_padded * o.pitch;
+  o.lo += b * o.lines_padded * o.pitch;
   if (by_columns) {
     fp16x3_split_columns(o, len, len_padded, unit * FP16X3_COLUMN_LINES);
   } else {
@@ -287,16 +300,18 @@ static __device__ __forceinline__ void fp16x3_split_unit(const fp16x3_operand &o
 static __device__ __forceinline__ void fp16x3_split_body(const fp16x3_split &g) {
   const int a_columns = fp16x3_by_columns(g.a.line_stride, g.a.elem_stride);
   const int b_columns = fp16x3_by_columns(g.b.line_stride, g.b.elem_stride);
-  const long long a_units = fp16x3_units(g.a.lines_padded, a_columns);
-  const long long units = a_units + fp16x3_units(g.b.lines_padded, b_columns);
+  const long long a_per = fp16x3_units(g.a.lines_padded, a_columns);
+  const long long b_per = fp16x3_units(g.b.lines_padded, b_columns);
+  const long long a_units = a_per * g.a.batches;
+  const long long units = a_units + b_per * g.b.batches;
   for (long long u = blockIdx.x; u < units; u += gridDim.x) {
     /* Each operand in a branch of its own: a copy of one chosen at run
      * time would hold all its fields in registers, a reference put the job
      * in local memory. */
     if (u >= a_units)
-      fp16x3_split_unit(g.b, b_columns, g.len, g.len_padded, u - a_units);
+      fp16x3_split_unit(g.b, b_columns, g.len, g.len_padded, u - a_units, b_per);
     else
-      fp16x3_split_unit(g.a, a_columns, g.len, g.len_padded, u);
+      fp16x3_split_unit(g.a, a_columns, g.len, g.len_padded, u, a_per);
   }
 }
 
