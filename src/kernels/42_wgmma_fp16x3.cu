@@ -316,10 +316,6 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
   const long long a_first = pg_fp16x3_a_first(s.mp, g.stride_a, z);
   const long long b_first = pg_fp16x3_b_first(s.mp, s.np, g.batch, g.stride_a, g.stride_b, z);
   const int *const rows = scales + a_first, *const cols = scales + b_first;
-  pg_layout_args gz = g; /* GEMM z's operands and C */
-  gz.a += (size_t)(g.stride_a != 0 ? z : 0) * g.stride_a;
-  gz.b += (size_t)(g.stride_b != 0 ? z : 0) * g.stride_b;
-  gz.c += (size_t)z * g.stride_c;
   const int here = t < tiles;
   int tm = 0, tn = 0, ptm = 0, ptn = -1;
   if (here) pg_grouped_tile(t, tiles_m, tiles_n, F16X3_GROUP_M, &tm, &tn);
@@ -414,6 +410,10 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
    * all groups but the newest); the period's last waits for all. ---- */
   pg_setmaxnreg_inc(F16X3_CONSUMER_REGS);
   if (fallback) {
+    pg_layout_args gz = g; /* GEMM z's operands and C */
+    gz.a += (size_t)(g.stride_a != 0 ? z : 0) * g.stride_a;
+    gz.b += (size_t)(g.stride_b != 0 ? z : 0) * g.stride_b;
+    gz.c += (size_t)z * g.stride_c;
     f16x3_tf32x3_tile(gz, smem, m0, n0);
     return;
   }
@@ -461,6 +461,8 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
   }
 
   /* C = alpha 2^(e_A + e_B) sum + beta C (C unread where beta = 0). */
+  pg_layout_args gz = g; /* GEMM z's C */
+  gz.c += (size_t)z * g.stride_c;
   wg_epilogue<F16X3_TILE>(gz, m0 + 64 * wg, n0, sum, f16x3_scaled{rows, cols, g.n});
 #else
   pg_tma_unavailable();

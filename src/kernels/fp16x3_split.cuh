@@ -116,10 +116,11 @@ static __device__ __forceinline__ void fp16x3_parts(float x, int e, uint16_t *h,
  * aligned, an 8-byte store of four halves where its parts are), the loads
  * of FP16X3_LOADS quads issued before any is split. */
 static __device__ __forceinline__ void fp16x3_split_rows(const fp16x3_operand &o, int len,
-                                                         int len_padded, long long i) {
+                                                         int len_padded, long long i,
+                                                         long long b) {
   const int lane = threadIdx.x % 32;
-  const long long es = o.elem_stride;
-  const float *x = o.x + i * o.line_stride;
+  const long long es = o.elem_stride, at = b * o.lines_padded + i; /* its scale, parts */
+  const float *x = o.x + b * o.batch_stride + i * o.line_stride;
   const bool vec = es == 1 && ((uintptr_t)x & 15) == 0;
   int e = PG_FP16X3_UNSPLIT;
   if (i < o.lines) {
@@ -138,9 +139,9 @@ static __device__ __forceinline__ void fp16x3_split_rows(const fp16x3_operand &o
                  __shfl_xor_sync(0xffffffffu, span.smallest, d),
                  __shfl_xor_sync(0xffffffffu, span.finite, d));
     e = span.scale();
-    if (lane == 0) o.scales[i] = e;
+    if (lane == 0) o.scales[at] = e;
   }
-  uint16_t *const hi = o.hi + i * o.pitch, *const lo = o.lo + i * o.pitch;
+  uint16_t *const hi = o.hi + at * o.pitch, *const lo = o.lo + at * o.pitch;
   const bool vec_out = ((uintptr_t)hi & 7) == 0 && ((uintptr_t)lo & 7) == 0;
   for (long long p0 = 4 * lane; p0 < len_padded; p0 += 128 * FP16X3_LOADS) {
     float4 v[FP16X3_LOADS];
@@ -185,7 +186,8 @@ static __device__ __forceinline__ void fp16x3_split_rows(const fp16x3_operand &o
  * before any is split) split into a shared tile and written out along
  * each line, a warp a line's h or l, 16 bytes a lane where aligned. */
 static __device__ __forceinline__ void fp16x3_split_columns(const fp16x3_operand &o, int len,
-                                                            int len_padded, long long first) {
+                                                            int len_padded, long long first,
+                                                            long long b) {
   enum { LINES = FP16X3_COLUMN_LINES, QUADS = LINES / 4, ROWS = FP16X3_SPLIT_THREADS / QUADS,
          CHUNK = FP16X3_COLUMN_CHUNK, PER = CHUNK / ROWS, WARPS = FP16X3_SPLIT_WARPS,
          PITCH = CHUNK + 8 /* halves: rows 16-byte aligned, two lines a bank apart */ };
@@ -195,9 +197,10 @@ static __device__ __forceinline__ void fp16x3_split_columns(const fp16x3_operand
   const int t = (int)threadIdx.x, quad = t % QUADS, row = t / QUADS;
   const int warp = t / 32, lane = t % 32;
   const long long es = o.elem_stride, line0 = first + 4 * quad;
-  const float *const x = o.x + line0 * o.line_stride;
+  const float *const x0 = o.x + b * o.batch_stride, *const x = x0 + line0 * o.line_stride;
   const long long have = o.lines - line0; /* of the thread's four lines */
-  const bool vec = ((uintptr_t)(o.x + first) & 15) == 0 && es % 4 == 0;
+  const bool vec = ((uintptr_t)(x0 + first) & 15) == 0 && es % 4 == 0;
+  const long long at = b * o.lines_padded; /* its scales' and parts' first line */
   fp16x3_span span[4];
 #pragma unroll 4
   for (long long p = row; p < len; p += ROWS) {
@@ -228,7 +231,7 @@ static __device__ __forceinline__ void fp16x3_split_columns(const fp16x3_operand
     int e = PG_FP16X3_UNSPLIT;
     if (first + t < o.lines) {
       e = all.scale();
-      o.scales[first + t] = e;
+      o.scales[at + first + t] = e;
     }
     scale_s[t] = e;
   }
@@ -260,7 +263,7 @@ static __device__ __forceinline__ void fp16x3_split_columns(const fp16x3_operand
       const long long line = first + j;
       if (line >= o.lines_padded) continue; /* the block's last lines past the padding */
       const uint16_t *const from = part < LINES ? h_s[j] : l_s[j];
-      uint16_t *const to = (part < LINES ? o.hi : o.lo) + line * o.pitch + k0;
+      uint16_t *const to = (part < LINES ? o.hi : o.lo) + (at + line) * o.pitch + k0;
       const long long left = len_padded - k0;
       if (vec_out && left >= CHUNK) {
         for (int p = 8 * lane; p < CHUNK; p += 256)
@@ -275,21 +278,16 @@ static __device__ __forceinline__ void fp16x3_split_columns(const fp16x3_operand
 
 /* One block's work of operand o: its unit `unit` of matrix `unit / per`
  * of the batch (per: the units a matrix takes). */
-static __device__ __forceinline__ void fp16x3_split_unit(const fp16x3_operand &whole,
-                                                         int by_columns, int len, int len_padded,
-                                                         long long unit, long long per) {
-  const long long b = unit / per;
+static __device__ __forceinline__ void fp16x3_split_unit(const fp16x3_operand &o, int by_columns,
+                                                         int len, int len_padded, int unit,
+                                                         int per) {
+  const int b = unit / per; /* ints: a plan's lines, and so its units, are */
   unit -= b * per;
-  fp16x3_operand o = whole;
-  o.x += b * o.batch_stride;
-  o.scales += b * o.lines_padded;
-  o.hi += b * o.lines_padded * o.pitch;
-  o.lo += b * o.lines_padded * o.pitch;
   if (by_columns) {
-    fp16x3_split_columns(o, len, len_padded, unit * FP16X3_COLUMN_LINES);
+    fp16x3_split_columns(o, len, len_padded, unit * FP16X3_COLUMN_LINES, b);
   } else {
     const long long i = unit * FP16X3_SPLIT_WARPS + threadIdx.x / 32;
-    if (i < o.lines_padded) fp16x3_split_rows(o, len, len_padded, i);
+    if (i < o.lines_padded) fp16x3_split_rows(o, len, len_padded, i, b);
   }
 }
 
@@ -300,11 +298,11 @@ static __device__ __forceinline__ void fp16x3_split_unit(const fp16x3_operand &w
 static __device__ __forceinline__ void fp16x3_split_body(const fp16x3_split &g) {
   const int a_columns = fp16x3_by_columns(g.a.line_stride, g.a.elem_stride);
   const int b_columns = fp16x3_by_columns(g.b.line_stride, g.b.elem_stride);
-  const long long a_per = fp16x3_units(g.a.lines_padded, a_columns);
-  const long long b_per = fp16x3_units(g.b.lines_padded, b_columns);
-  const long long a_units = a_per * g.a.batches;
-  const long long units = a_units + b_per * g.b.batches;
-  for (long long u = blockIdx.x; u < units; u += gridDim.x) {
+  const int a_per = (int)fp16x3_units(g.a.lines_padded, a_columns);
+  const int b_per = (int)fp16x3_units(g.b.lines_padded, b_columns);
+  const int a_units = a_per * g.a.batches;
+  const int units = a_units + b_per * g.b.batches;
+  for (int u = blockIdx.x; u < units; u += gridDim.x) {
     /* Each operand in a branch of its own: a copy of one chosen at run
      * time would hold all its fields in registers, a reference put the job
      * in local memory. */
