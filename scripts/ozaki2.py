@@ -32,10 +32,11 @@ at small sizes, to check the form, not to time it.
 import argparse
 import csv
 import math
-import statistics
 import sys
 
 import torch
+
+from cuda_timing import time_events
 
 U = 2.0 ** -24
 # Pairwise coprime, below 256, largest first: residues in -(m-1)/2 .. (m-1)/2
@@ -177,19 +178,11 @@ def errors(c, a, b):
 
 
 def time_ms(fn, warmup, iters, cuda):
+    if cuda:
+        return time_events(fn, warmup, iters)
     for _ in range(warmup):
         fn()
-    if not cuda:
-        return float("nan")
-    times = []
-    for _ in range(iters):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+    return float("nan")
 
 
 def main():

@@ -27,6 +27,8 @@ import time
 
 import torch
 
+from cuda_timing import time_events  # scripts/cuda_timing.py
+
 # JAX takes most of the GPU's memory at its start unless told not to.
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
@@ -42,21 +44,6 @@ def parse():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", default="-", help="CSV file (default: standard output)")
     return p.parse_args()
-
-
-def time_events(fn, warmup, iters):
-    """Median milliseconds of fn() by CUDA events on torch's stream."""
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(iters):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def time_wall(fn, warmup, iters):
