@@ -58,9 +58,9 @@ extern "C" {
  *   wide_lines     non-NULL: the kernel computes only the tiles that a
  *                  split before it left to it, those with a row of op(A)
  *                  or a column of op(B) whose scale there is
- *                  PG_FP16X3_UNSPLIT (kernels/fp16x3.h: op(A)'s M rows,
- *                  rounded up to 128, then op(B)'s columns); the others
- *                  exit at once. While a plan is made it holds
+ *                  PG_FP16X3_UNSPLIT (kernels/fp16x3.h: GEMM z's lines
+ *                  from pg_fp16x3_a_first and _b_first); the others exit
+ *                  at once. While a plan is made it holds
  *                  PG_WIDE_LINES_AT_LAUNCH, never read; the launch puts the
  *                  scales' address in the workspace there (pg_plan_then)
  * 128 bytes with no tail padding, so that

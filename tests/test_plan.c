@@ -496,6 +496,7 @@ static void test_wide_tiles_after(void **state) {
       assert_int_equal(plan.workspace.count, 1); /* the split's alone */
       assert_int_equal(plan.args.own[0], 1);     /* leave_wide */
       const long long mp = (m + 127) / 128 * 128, np = (n + 127) / 128 * 128;
+      const long long ml = (m + 15) / 16 * 16, nl = (n + 15) / 16 * 16; /* a matrix's lines */
       const long long kp = (k + 63) / 64 * 64;
       pg_layout_args split, main, wide;
       pg_plan_step_args(&plan, 0, BASE, &split);
@@ -504,7 +505,7 @@ static void test_wide_tiles_after(void **state) {
       assert_ptr_equal(split.partials, BASE);
       assert_ptr_equal(main.partials, BASE);
       assert_null(main.wide_lines);
-      assert_ptr_equal(wide.wide_lines, at((size_t)((mp + np) * kp) * sizeof(float)));
+      assert_ptr_equal(wide.wide_lines, at((size_t)((ml + nl) * kp) * sizeof(float)));
       assert_ptr_equal(wide.a, ALIGNED(0x10000000));
       assert_ptr_equal(wide.b, ALIGNED(0x18000000));
       assert_ptr_equal(wide.c, ALIGNED(0x20000000));
@@ -546,16 +547,16 @@ static void test_wide_tiles_after(void **state) {
                    PG_OK);
   assert_int_equal(plan.steps, 2);
   assert_int_equal(plan.args.own[0], 0);
-  /* A batch of 3, B shared: each A's lines, then B's once; each GEMM's
-   * tiles rounded up to whole pairs; the wide tiles' kernel over the
-   * batch's tiles. */
+  /* A batch of 3, B shared: each A's lines (M rounded up to 16), then B's
+   * once; the batch's tiles rounded up to a whole pair; the wide tiles'
+   * kernel over the batch's tiles. */
   const pg_gemm_desc batch = layout_gemm(300, 260, 200, 0, 0, 3, 1);
   plan = plan_gemm("wgmma_fp16x3", &batch);
   assert_int_equal(plan.steps, 3);
-  const long long lines = 3 * 384 + 384, kp = 256;
+  const long long lines = 3 * 304 + 272, kp = 256;
   assert_int_equal(plan.workspace.region[0].rows, lines + (lines + kp - 1) / kp);
   assert_int_equal(plan.workspace.region[0].ld, kp);
-  assert_int_equal(plan.step[1].grid_x, 3 * 10); /* 3 x 3 tiles, rounded up to 10 */
+  assert_int_equal(plan.step[1].grid_x, 28); /* 3 x 3 x 3 tiles, rounded up to even */
   assert_int_equal(plan.step[2].grid_x, 3 * 9);
   pg_layout_args wide;
   pg_plan_step_args(&plan, 2, BASE, &wide);

@@ -248,10 +248,10 @@ static __device__ __forceinline__ void wg_3x_body(const G &g, const pg_tma_maps 
   /* After wgmma_fp16x3 (wide_lines): only the tiles it left, those with a
    * line its split could not scale (GEMM z's lines); the others are its. */
   if (g.wide_lines != nullptr) {
-    const long long np = (long long)tiles_n * WG_3X_TILE;
-    const int *const rows = g.wide_lines + pg_fp16x3_a_first(mp, pg_stride_a(g), z);
+    const long long ml = pg_fp16x3_padded(g.m), nl = pg_fp16x3_padded(g.n);
+    const int *const rows = g.wide_lines + pg_fp16x3_a_first(ml, pg_stride_a(g), z);
     const int *const cols =
-        g.wide_lines + pg_fp16x3_b_first(mp, np, pg_batch(g), pg_stride_a(g), pg_stride_b(g), z);
+        g.wide_lines + pg_fp16x3_b_first(ml, nl, pg_batch(g), pg_stride_a(g), pg_stride_b(g), z);
     if (!__syncthreads_or(pg_fp16x3_line_unsplit(rows, cols, g.m, g.n, m0, n0, (int)threadIdx.x)))
       return;
   }

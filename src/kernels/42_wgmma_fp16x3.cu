@@ -61,10 +61,13 @@
  * Every op(A), op(B) and a batch in one launch: the first kernel reads
  * op(A)'s rows and op(B)'s columns where they are stored (f16x3_lines_of:
  * a line of contiguous elements, or contiguous lines), each A and B of the
- * batch once (one for all where its stride is 0), and the products read
- * only the workspace, GEMM z's tiles the grid's z-th run of blocks; the
- * 3xTF32 tile copies a transposed operand by plain loads written across
- * (f16x3_tf32x3_stage).
+ * batch once (one for all where its stride is 0), a matrix's lines
+ * padded to 16 (a tile's box of 128 lines may read on into the next
+ * matrix's, for rows and columns of C that are not stored), and the
+ * products read only the workspace, the batch's tiles one GEMM after
+ * another on the grid (two blocks of a cluster may be tiles of two GEMMs
+ * that share B); the 3xTF32 tile copies a transposed operand by plain
+ * loads written across (f16x3_tf32x3_stage).
  * Not in auto_emulated's rules yet (bench/results/products).
  *
  *   pipegemm bench --variant cublas,wgmma_3xtf32,wgmma_fp16x3 --size 4096
@@ -112,19 +115,22 @@ struct f16x3_own {
 };
 
 /* The workspace's geometry, from the problem alone (host and device): M
- * and N rounded up to the tile, K to F16X3_TILE_K (at least one); the
+ * and N rounded up to the tile; a matrix's lines, M (N) rounded up to
+ * PG_FP16X3_LINE_PAD; K rounded up to F16X3_TILE_K (at least one); the
  * split's lines over the batch (kernels/fp16x3.h: op(A)'s for each A, then
  * op(B)'s for each B, one for all where a stride is 0), Kp floats each
  * (Kp FP16 of h, Kp of l), then their scales. */
 struct f16x3_shape {
-  long long mp, np, kp, lines;
+  long long mp, np, ml, nl, kp, lines;
 };
 static __host__ __device__ __forceinline__ f16x3_shape f16x3_shape_of(const pg_layout_args &g) {
   f16x3_shape s;
   s.mp = ((long long)g.m + F16X3_TILE - 1) / F16X3_TILE * F16X3_TILE;
   s.np = ((long long)g.n + F16X3_TILE - 1) / F16X3_TILE * F16X3_TILE;
+  s.ml = pg_fp16x3_padded(g.m);
+  s.nl = pg_fp16x3_padded(g.n);
   s.kp = ((long long)(g.k > 0 ? g.k : 1) + F16X3_TILE_K - 1) / F16X3_TILE_K * F16X3_TILE_K;
-  s.lines = pg_fp16x3_lines(s.mp, s.np, g.batch, g.stride_a, g.stride_b);
+  s.lines = pg_fp16x3_lines(s.ml, s.nl, g.batch, g.stride_a, g.stride_b);
   return s;
 }
 
@@ -152,11 +158,11 @@ __global__ void __launch_bounds__(FP16X3_SPLIT_THREADS, FP16X3_SPLIT_MIN_BLOCKS)
   const f16x3_lines l = f16x3_lines_of(g);
   uint16_t *const parts = (uint16_t *)g.partials;
   int *const scales = (int *)(g.partials + s.lines * s.kp);
-  const long long b0 = pg_fp16x3_b_first(s.mp, s.np, g.batch, g.stride_a, g.stride_b, 0);
+  const long long b0 = pg_fp16x3_b_first(s.ml, s.nl, g.batch, g.stride_a, g.stride_b, 0);
   fp16x3_split job;
-  job.a = {g.a, l.a_line, l.a_elem, g.m, (int)s.mp, scales, parts, parts + s.kp, 2 * s.kp,
+  job.a = {g.a, l.a_line, l.a_elem, g.m, (int)s.ml, scales, parts, parts + s.kp, 2 * s.kp,
            g.stride_a != 0 ? g.batch : 1, g.stride_a};
-  job.b = {g.b, l.b_line, l.b_elem, g.n, (int)s.np, scales + b0, parts + b0 * 2 * s.kp,
+  job.b = {g.b, l.b_line, l.b_elem, g.n, (int)s.nl, scales + b0, parts + b0 * 2 * s.kp,
            parts + b0 * 2 * s.kp + s.kp, 2 * s.kp, g.stride_b != 0 ? g.batch : 1, g.stride_b};
   job.len = g.k;
   job.len_padded = (int)s.kp;
@@ -303,24 +309,28 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
   float *const smem = (float *)pg_tma_smem_base(smem_raw);
   const f16x3_shape s = f16x3_shape_of(g);
   const int *const scales = (const int *)(g.partials + s.lines * s.kp);
-  /* GEMM z of the batch: blocks z tiles_even .. (z + 1) tiles_even - 1 (its
-   * tiles, rounded up to even), its lines (and their scales) from a_first
-   * and b_first on, C at z stride_c. Grouped tile order within it: a
-   * wave's blocks share F16X3_GROUP_M rows of tiles and a few columns,
-   * whose stages L2 then serves more than once. The cluster's other block
-   * is the next or the one before (t ^ 1); a block past the last tile has
-   * none, and ptn = -1 says the other has none. */
+  /* Block i: GEMM z = i / tiles of the batch, its tile i % tiles in
+   * grouped order (a wave's blocks share F16X3_GROUP_M rows of tiles and a
+   * few columns, whose stages L2 then serves more than once), its lines
+   * (and their scales) from a_first and b_first on, C at z stride_c. The
+   * cluster's other block is i ^ 1 (the grid rounded up to even: the last
+   * may have none); the two share B's tile where they read the same lines
+   * of B (same_b: the same GEMM's tile column, or another GEMM's where B is
+   * shared), the other's rows then at its a_first. */
   const int tiles_m = (int)(s.mp / F16X3_TILE), tiles_n = (int)(s.np / F16X3_TILE);
-  const int tiles = tiles_m * tiles_n, tiles_even = (tiles + 1) / 2 * 2;
-  const int z = (int)blockIdx.x / tiles_even, t = (int)blockIdx.x % tiles_even, other = t ^ 1;
-  const long long a_first = pg_fp16x3_a_first(s.mp, g.stride_a, z);
-  const long long b_first = pg_fp16x3_b_first(s.mp, s.np, g.batch, g.stride_a, g.stride_b, z);
-  const int *const rows = scales + a_first, *const cols = scales + b_first;
-  const int here = t < tiles;
-  int tm = 0, tn = 0, ptm = 0, ptn = -1;
-  if (here) pg_grouped_tile(t, tiles_m, tiles_n, F16X3_GROUP_M, &tm, &tn);
-  if (here && other < tiles) pg_grouped_tile(other, tiles_m, tiles_n, F16X3_GROUP_M, &ptm, &ptn);
+  const int tiles = tiles_m * tiles_n, all = tiles * g.batch;
+  const int i = (int)blockIdx.x, other = i ^ 1, here = i < all;
+  const int z = i / tiles, pz = other / tiles;
+  int tm = 0, tn = 0, ptm = 0, ptn = 0;
+  pg_grouped_tile(i % tiles, tiles_m, tiles_n, F16X3_GROUP_M, &tm, &tn);
+  pg_grouped_tile(other % tiles, tiles_m, tiles_n, F16X3_GROUP_M, &ptm, &ptn);
   const int m0 = tm * F16X3_TILE, n0 = tn * F16X3_TILE, pm0 = ptm * F16X3_TILE;
+  const long long a_first = pg_fp16x3_a_first(s.ml, g.stride_a, z);
+  const long long b_first = pg_fp16x3_b_first(s.ml, s.nl, g.batch, g.stride_a, g.stride_b, z);
+  const long long pb_first = pg_fp16x3_b_first(s.ml, s.nl, g.batch, g.stride_a, g.stride_b, pz);
+  const int same_b = here && other < all && pb_first + ptn * F16X3_TILE == b_first + n0;
+  const int *const rows = scales + a_first, *const cols = scales + b_first;
+  const int *const prows = scales + pg_fp16x3_a_first(s.ml, g.stride_a, pz);
   const int stages = g.stages, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 
   /* A row or column of the tile the split left alone: the whole tile by
@@ -328,18 +338,18 @@ __global__ void __launch_bounds__(F16X3_THREADS, 1)
    * it (leave_wide: this block only meets the cluster's barrier), else
    * here on mma.sync (f16x3_tf32x3_tile), once the two warpgroups that
    * would have multiplied have their registers. The copying warpgroup
-   * looks at the other tile's rows where it shares tn (then the columns
-   * are the same): both blocks then OR the same lines, the pair's two
-   * tiles', and make the pair or not alike. */
+   * looks at the other tile's rows where the two share B's lines (then the
+   * columns are the same): both blocks then OR the same lines, the pair's
+   * two tiles', and make the pair or not alike. */
   const int line = (int)(threadIdx.x % F16X3_TILE);
   const int unsplit =
       !here ? 0
       : threadIdx.x < F16X3_CONSUMERS
           ? pg_fp16x3_line_unsplit(rows, cols, g.m, g.n, m0, n0, (int)threadIdx.x)
-          : ptn == tn && pg_fp16x3_line_unsplit(rows, cols, g.m, g.n, pm0, n0, line);
+          : same_b && pg_fp16x3_line_unsplit(prows, cols, g.m, g.n, pm0, n0, line);
   const int fallback = __syncthreads_or(threadIdx.x < F16X3_CONSUMERS && unsplit);
   const int pair_unsplit = __syncthreads_or(unsplit);
-  const int paired = ptn == tn && !pair_unsplit;
+  const int paired = same_b && !pair_unsplit;
 
   /* The ring's barriers, made before the cluster's one barrier, which every
    * thread of both blocks meets whatever their mode: the other block's
@@ -480,10 +490,10 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   (void)device;
   const f16x3_shape s = f16x3_shape_of(*args);
   launch->kernel = (const void *)pg_wgmma_fp16x3_kernel;
-  /* Each GEMM's tiles in grouped order, rounded up to whole clusters of
-   * two, the batch's GEMMs one after the other. */
-  const long long tiles = s.np / F16X3_TILE * (s.mp / F16X3_TILE);
-  launch->grid_x = (tiles + F16X3_CLUSTER - 1) / F16X3_CLUSTER * F16X3_CLUSTER * args->batch;
+  /* Each GEMM's tiles in grouped order, the batch's GEMMs one after the
+   * other, rounded up to whole clusters of two. */
+  const long long tiles = s.np / F16X3_TILE * (s.mp / F16X3_TILE) * args->batch;
+  launch->grid_x = (tiles + F16X3_CLUSTER - 1) / F16X3_CLUSTER * F16X3_CLUSTER;
   launch->grid_y = 1;
   launch->cluster_x = F16X3_CLUSTER;
   const long long scale_lines = (s.lines + s.kp - 1) / s.kp;
@@ -495,9 +505,9 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   launch->first.kernel = (const void *)pg_fp16x3_first_kernel;
   const f16x3_lines l = f16x3_lines_of(*args);
   launch->first.grid_x = fp16x3_split_blocks(
-      fp16x3_units(s.mp, fp16x3_by_columns(l.a_line, l.a_elem)) *
+      fp16x3_units(s.ml, fp16x3_by_columns(l.a_line, l.a_elem)) *
           (args->stride_a != 0 ? args->batch : 1) +
-      fp16x3_units(s.np, fp16x3_by_columns(l.b_line, l.b_elem)) *
+      fp16x3_units(s.nl, fp16x3_by_columns(l.b_line, l.b_elem)) *
           (args->stride_b != 0 ? args->batch : 1));
   launch->first.grid_y = 1;
   launch->first.threads = FP16X3_SPLIT_THREADS;
@@ -530,8 +540,8 @@ static pg_status check(const pg_layout_args *g, char *why, size_t why_size) {
   const pg_status arch = wg_check_sm90a(why, why_size);
   if (arch != PG_OK) return arch;
   const f16x3_shape s = f16x3_shape_of(*g);
-  const long long tiles = (s.mp / F16X3_TILE) * (s.np / F16X3_TILE);
-  if ((tiles + 1) / 2 * 2 * g->batch > INT_MAX || s.lines + s.lines / s.kp + 1 > INT_MAX / 2) {
+  const long long tiles = (s.mp / F16X3_TILE) * (s.np / F16X3_TILE) * g->batch;
+  if ((tiles + 1) / 2 * 2 > INT_MAX || s.lines + s.lines / s.kp + 1 > INT_MAX / 2) {
     snprintf(why, why_size, "M = %d, N = %d, a batch of %d: past an int of 128 x 128 tiles or "
                             "of the split's lines", g->m, g->n, g->batch);
     return PG_ERR_UNSUPPORTED;

@@ -147,21 +147,28 @@ PG16_HD static inline int pg_fp16x3_line_unsplit(const int *rows, const int *col
   return 0;
 }
 
-/* The split's lines over a batch of GEMMs: op(A)'s mp rows (M rounded up
- * to the tile) for each A of the batch (one A for all where its stride is
- * 0), then op(B)'s np columns for each B (likewise); line i's scale is
- * scales[i], after all of them. The first line of GEMM z's op(A), of its
- * op(B), and the lines in all. */
-PG16_HD static inline long long pg_fp16x3_a_first(long long mp, long long stride_a, int z) {
-  return stride_a != 0 ? (long long)z * mp : 0;
+/* The split's lines over a batch of GEMMs: op(A)'s ml rows (M rounded up
+ * to PG_FP16X3_LINE_PAD) for each A of the batch (one A for all where its
+ * stride is 0), then op(B)'s nl columns for each B (likewise); line i's
+ * scale is scales[i], after all of them. A tile's 128 lines may run past
+ * its matrix's into the next one's (or past the map, where TMA reads
+ * zeros): they meet only rows and columns of C past M and N, which are
+ * not stored. The first line of GEMM z's op(A), of its op(B), and the
+ * lines in all. */
+#define PG_FP16X3_LINE_PAD 16
+PG16_HD static inline long long pg_fp16x3_padded(int lines) {
+  return ((long long)lines + PG_FP16X3_LINE_PAD - 1) / PG_FP16X3_LINE_PAD * PG_FP16X3_LINE_PAD;
 }
-PG16_HD static inline long long pg_fp16x3_b_first(long long mp, long long np, int batch,
+PG16_HD static inline long long pg_fp16x3_a_first(long long ml, long long stride_a, int z) {
+  return stride_a != 0 ? (long long)z * ml : 0;
+}
+PG16_HD static inline long long pg_fp16x3_b_first(long long ml, long long nl, int batch,
                                                   long long stride_a, long long stride_b, int z) {
-  return (stride_a != 0 ? batch : 1) * mp + (stride_b != 0 ? (long long)z * np : 0);
+  return (stride_a != 0 ? batch : 1) * ml + (stride_b != 0 ? (long long)z * nl : 0);
 }
-PG16_HD static inline long long pg_fp16x3_lines(long long mp, long long np, int batch,
+PG16_HD static inline long long pg_fp16x3_lines(long long ml, long long nl, int batch,
                                                 long long stride_a, long long stride_b) {
-  return (stride_a != 0 ? batch : 1) * mp + (stride_b != 0 ? batch : 1) * np;
+  return (stride_a != 0 ? batch : 1) * ml + (stride_b != 0 ? batch : 1) * nl;
 }
 
 /* x (of a row whose scale exponent is e) as h + 2^-11 l, FP16 bits. */
