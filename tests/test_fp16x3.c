@@ -3,7 +3,9 @@
  * between two, the split keeping 22 bits of each element of a row whose
  * nonzeros span at most 2^28 (at the top of FP32's range, at its smallest
  * normals and among its denormals too), the span rule's edge, and an
- * element past the span losing more: what the rule is for. */
+ * element past the span losing more: what the rule is for; then where a
+ * batch's lines lie in the workspace, and the tile rule two kernels
+ * share. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -142,12 +144,64 @@ static void test_span_rule(void **state) {
   assert_true(split_error(0x1p40f, e) == 0.0);
 }
 
+/* A batch's lines (pg_fp16x3_a_first, _b_first, _lines): each GEMM's
+ * op(A) lines and op(B) lines inside the whole, A's before B's, a shared
+ * operand's the same for every GEMM, anyone else's apart from every other
+ * GEMM's; the split writes matrix b of an operand at its first line plus
+ * b times its padded count, which is the same place. */
+static void test_batch_lines(void **state) {
+  (void)state;
+  const int dims[][2] = {{3, 5}, {16, 17}, {300, 260}, {1, 1}};
+  for (size_t d = 0; d < sizeof dims / sizeof dims[0]; ++d)
+    for (int batch = 1; batch <= 5; batch += 2)
+      for (int shared = 0; shared < 4; ++shared) {
+        const long long ml = pg_fp16x3_padded(dims[d][0]), nl = pg_fp16x3_padded(dims[d][1]);
+        assert_int_equal(ml % PG_FP16X3_LINE_PAD, 0);
+        assert_true(ml >= dims[d][0] && ml < dims[d][0] + PG_FP16X3_LINE_PAD);
+        const long long sa = shared & 1 ? 0 : 1000, sb = shared & 2 ? 0 : 1000;
+        const long long lines = pg_fp16x3_lines(ml, nl, batch, sa, sb);
+        const long long b0 = pg_fp16x3_b_first(ml, nl, batch, sa, sb, 0);
+        for (int z = 0; z < batch; ++z) {
+          const long long a = pg_fp16x3_a_first(ml, sa, z);
+          const long long b = pg_fp16x3_b_first(ml, nl, batch, sa, sb, z);
+          assert_int_equal(a, sa ? z * ml : 0);       /* the split's matrix z of A */
+          assert_int_equal(b, b0 + (sb ? z * nl : 0)); /* and of B */
+          assert_true(a >= 0 && a + ml <= b0);
+          assert_true(b >= b0 && b + nl <= lines);
+        }
+        assert_int_equal(lines, b0 + (sb ? batch : 1) * nl);
+      }
+}
+
+/* The tile rule (pg_fp16x3_line_unsplit): thread t < 128 asks about row
+ * m0 + t, t < 256 about column n0 + t - 128, each only inside the matrix;
+ * the others about nothing. */
+static void test_tile_rule(void **state) {
+  (void)state;
+  int rows[300], cols[300];
+  for (int i = 0; i < 300; ++i) rows[i] = cols[i] = 0;
+  rows[130] = PG_FP16X3_UNSPLIT;
+  cols[5] = PG_FP16X3_UNSPLIT;
+  rows[299] = PG_FP16X3_UNSPLIT; /* past m = 290: never asked */
+  int row_hits = 0, col_hits = 0;
+  for (int t = 0; t < 384; ++t) {
+    row_hits += pg_fp16x3_line_unsplit(rows, cols, 290, 200, 128, 0, t) && t < 128;
+    col_hits += pg_fp16x3_line_unsplit(rows, cols, 290, 200, 128, 0, t) && t >= 128;
+  }
+  assert_int_equal(row_hits, 1); /* row 130 */
+  assert_int_equal(col_hits, 1); /* column 5 */
+  for (int t = 0; t < 384; ++t) /* the last tile row: rows 256 .. 289 only */
+    assert_false(pg_fp16x3_line_unsplit(rows, cols, 290, 200, 256, 128, t));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fp16_rounding),
       cmocka_unit_test(test_exponent_and_scale),
       cmocka_unit_test(test_split_keeps_22_bits),
       cmocka_unit_test(test_span_rule),
+      cmocka_unit_test(test_batch_lines),
+      cmocka_unit_test(test_tile_rule),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
