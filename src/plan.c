@@ -307,7 +307,7 @@ static pg_status add_then(pg_plan *plan, const pg_kernel_launch *kernel,
                           const pg_gemm_desc *gemm) {
   const pg_variant_info *info = pg_variant_find(kernel->then.entry);
   if (info == NULL) return PG_OK;
-  pg_plan own, *then = &own;
+  pg_plan planned, *then = &planned; /* its plan, whose one step and maps are taken */
   pg_status st = prepare(then, plan->device, info, 0, gemm, PG_WIDE_LINES_AT_LAUNCH);
   if (st == PG_ERR_ARCH || st == PG_ERR_SMEM || st == PG_ERR_UNSUPPORTED ||
       st == PG_ERR_STAGES || st == PG_ERR_INVALID_ARG) {

@@ -131,6 +131,19 @@ static float *transposed(const float *x, int rows, int cols) {
   return d;
 }
 
+/* What a plan runs (pg_plan_describe), counted a failure where it makes
+ * other than `want` launches (3: the split, the FP16 form's kernel and
+ * wgmma_3xtf32's for the wide tiles; 2: no third). `what` names the call. */
+static pg_plan_info launches_are(const pg_plan *plan, int want, const char *what) {
+  pg_plan_info info = PG_PLAN_INFO_INIT;
+  PGT_PG(pg_plan_describe(plan, &info));
+  if (info.launches != want) {
+    printf("FAIL: wgmma_fp16x3 %s: %d launches, not %d\n", what, info.launches, want);
+    ++failures;
+  }
+  return info;
+}
+
 /* wgmma_fp16x3 on A and B uniform in [-1, 1) but for three rows of A and
  * a column of B spread over 2^+-60 (each past the span rule), all in the
  * first 128: the tiles of the first row and column of tiles run 3xTF32,
@@ -188,14 +201,10 @@ static int gemm_with_wide_lines(int m, int n, int k, int wide, int stages) {
       break;
     }
     PGT_PG(st);
-    pg_plan_info info = PG_PLAN_INFO_INIT;
-    PGT_PG(pg_plan_describe(plan, &info));
     const int then = !(op & 2) && g.ldb % 4 == 0 && g.lda % 4 == 0;
-    if (info.launches != (then ? 3 : 2)) {
-      printf("FAIL: wgmma_fp16x3 op %c%c: %d launches, not %d\n", op & 2 ? 'T' : 'N',
-             op & 1 ? 'T' : 'N', info.launches, then ? 3 : 2);
-      ++failures;
-    }
+    char what[32];
+    snprintf(what, sizeof what, "op %c%c", op & 2 ? 'T' : 'N', op & 1 ? 'T' : 'N');
+    const pg_plan_info info = launches_are(plan, then ? 3 : 2, what);
     PGT_PG(pg_plan_launch(plan, 0));
     pgh_check check;
     PGT_PG(pgh_compare(m, n, k, c, n, ref, scale, PG_PRECISION_EMULATED, &check, 0));
@@ -277,13 +286,9 @@ static void batch_with_a_wide_row(int m, int n, int k, int batch) {
     PGT_PG(pgh_poison(c, batch * m, n, n, 0));
     pg_plan *plan = NULL;
     PGT_PG(pg_plan_create_gemm(&plan, pg_variant_find("wgmma_fp16x3"), 0, &g));
-    pg_plan_info info = PG_PLAN_INFO_INIT;
-    PGT_PG(pg_plan_describe(plan, &info));
-    if (info.launches != 3) {
-      printf("FAIL: wgmma_fp16x3 batch of %d, op N%c: %d launches, not 3\n", batch,
-             op_b ? 'T' : 'N', info.launches);
-      ++failures;
-    }
+    char what[48];
+    snprintf(what, sizeof what, "batch of %d, op N%c", batch, op_b ? 'T' : 'N');
+    (void)launches_are(plan, 3, what);
     PGT_PG(pg_plan_launch(plan, 0));
     pg_plan_destroy(plan);
     long long failed = 0, checked = 0;
