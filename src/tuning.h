@@ -51,7 +51,7 @@ enum {
   PG_SKINNY_FORMS
 };
 
-#define PG_AUTO_MAX_RULES 16 /* a list holds at most 15 and its NULL end */
+#define PG_AUTO_MAX_RULES 20 /* a list holds at most 19 and its NULL end */
 
 typedef struct {
   /* ---- Which GPU the row is for ---- */

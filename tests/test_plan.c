@@ -563,6 +563,19 @@ static void test_wide_tiles_after(void **state) {
   assert_ptr_equal(wide.wide_lines, at((size_t)(lines * kp) * sizeof(float)));
   assert_int_equal(wide.batch, 3);
   assert_int_equal(wide.stride_b, 0);
+  /* auto_emulated: the FP16 form from about 3000 of K (its split's pass
+   * and a tile's start and end weigh less), its three launches; 3xTF32
+   * below; a batch of them as one. */
+  const pg_gemm_desc big = layout_gemm(4096, 4096, 4096, 0, 1, 1, 0);
+  plan = plan_gemm("auto_emulated", &big);
+  assert_string_equal(plan.entry->info.name, "wgmma_fp16x3");
+  assert_int_equal(plan.steps, 3);
+  const pg_gemm_desc mid = layout_gemm(2048, 2048, 2048, 0, 0, 1, 0);
+  plan = plan_gemm("auto_emulated", &mid);
+  assert_string_equal(plan.entry->info.name, "wgmma_3xtf32");
+  const pg_gemm_desc big_batch = layout_gemm(4096, 4096, 4096, 0, 0, 2, 0);
+  plan = plan_gemm("auto_emulated", &big_batch);
+  assert_string_equal(plan.entry->info.name, "wgmma_fp16x3");
   /* alpha = 0: C = beta C alone. */
   pg_gemm_desc zero = layout_gemm(1000, 512, 700, 0, 0, 1, 0);
   zero.alpha = 0.0f;

@@ -68,7 +68,7 @@
  * another on the grid (two blocks of a cluster may be tiles of two GEMMs
  * that share B); the 3xTF32 tile copies a transposed operand by plain
  * loads written across (f16x3_tf32x3_stage).
- * Not in auto_emulated's rules yet (bench/results/products).
+ * auto_emulated runs it where K is long enough (src/tuning.c).
  *
  *   pipegemm bench --variant cublas,wgmma_3xtf32,wgmma_fp16x3 --size 4096
  */
