@@ -41,7 +41,7 @@
 #                 JSON, gzipped) and run-trace-NAME.txt (the summary and any
 #                 error lines), and run-timeline-NAME.png, which `make
 #                 timeline TRACES=$OUT/trace` draws of them
-#   fp16x3.csv, fp16x3-kernels.txt, layout-counters.txt, shapes-before.csv,
+#   emulated-set.csv, fp16x3.csv, fp16x3-kernels.txt, layout-counters.txt, shapes-before.csv,
 #   fp16x3-before.csv, before-after.txt: the steps of PG_BENCH_STEPS and
 #                 PG_BEFORE_STEPS that make them (below)
 #   device-check.tar.gz  everything above but summary.txt, in one file (the
@@ -82,10 +82,11 @@
 #   PG_BENCH_ARGS="..."        extra arguments for both bench runs
 #   PG_BENCH_SIZE=4096         bench problem size
 #   PG_SANITIZER_TOOLS="memcheck racecheck synccheck initcheck"
-#   PG_BENCH_STEPS="headline shapes layouts fp16x3 products ozaki2 peers"
+#   PG_BENCH_STEPS="headline shapes layouts emulated fp16x3 products ozaki2 peers"
 #                              which of the bench section's runs to make
 #                              (default: all of these): the README's table,
-#                              the shape set, the layouts, wgmma_fp16x3
+#                              the shape set, the layouts, the emulated
+#                              entries on the set (each input kind), wgmma_fp16x3
 #                              beside 3xTF32 and cuBLAS, the product
 #                              prototypes (scripts/products.py, and
 #                              scripts/ozaki2.py's), the emulated entries
@@ -473,7 +474,7 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   : >"$OUT/study.txt"
   : >"$OUT/sweep.csv"
   size=${PG_BENCH_SIZE:-4096}
-  bench_steps=" ${PG_BENCH_STEPS:-headline shapes layouts fp16x3 products ozaki2 peers} "
+  bench_steps=" ${PG_BENCH_STEPS:-headline shapes layouts emulated fp16x3 products ozaki2 peers} "
   wants() { case "$bench_steps" in *" $1 "*) return 0 ;; esac; return 1; }
   if ! wants headline; then
     :
@@ -547,6 +548,18 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   # issue's squares on uniform inputs, at two on rows spanning 2^+-60 (wide:
   # its tiles fall back to 3xTF32 there), each checked against FP64; then its
   # stage counts (fp16x3.csv).
+  # The FP32-accurate entries on the committed set, beside cuBLAS strict and
+  # auto, on each kind of input (emulated-set.csv): the uniform and the wide
+  # inputs at every shape, the tiny ones at the accuracy shapes.
+  if wants emulated; then
+    : >"$OUT/emulated-set.csv"
+    for inputs in uniform:set wide:set tiny:emulated-accuracy; do
+      run_step "emulated ${inputs%%:*}" "$OUT/emulated-set.csv" "$OUT/summary.txt" 200 \
+        "$cli" bench --shapes "bench/shapes/${inputs#*:}.txt" --inputs "${inputs%%:*}" \
+        --variant cublas,auto,wgmma_3xtf32,wgmma_fp16x3,auto_emulated --format csv --quiet
+    done
+    grep "geometric mean" "$OUT/emulated-set.csv" >>"$summary"
+  fi
   if wants fp16x3; then
     : >"$OUT/fp16x3.csv"
     for run in uniform:2048 uniform:4096 uniform:8192 uniform:16384 wide:2048 wide:4096; do
@@ -554,7 +567,7 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
         "$cli" bench --variant cublas,wgmma_3xtf32,wgmma_fp16x3 --size "${run#*:}" \
         --inputs "${run%%:*}" --format csv --quiet
     done
-    for fp16x3_size in 4096 8192 16384; do
+    for fp16x3_size in 2048 4096 8192 16384; do
       run_step "fp16x3 stages $fp16x3_size" "$OUT/fp16x3.csv" "$OUT/summary.txt" 90 \
         "$cli" bench --variant cublas,wgmma_fp16x3 --stages 2,3 --size "$fp16x3_size" \
         --format csv --quiet
