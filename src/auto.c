@@ -123,8 +123,15 @@ static pg_status rule_speed(const pg_device *dev, const pg_auto_rule *rule,
                             double *speed) {
   plan->args = *problem;
   const pg_status st = pg_decide_entry(dev, candidate, stages, plan, kernel, 1);
-  if (st == PG_OK) *speed = predicted_speed(dev, rule, &candidate->info, &plan->args, kernel);
-  return st;
+  if (st != PG_OK) return st;
+  if (kernel->model.data_may_stall) {
+    pg_set_error_detail("%s: on some inputs this layout's plan falls back to a slow path; a "
+                        "selector leaves it out",
+                        candidate->info.name);
+    return PG_ERR_UNSUPPORTED;
+  }
+  *speed = predicted_speed(dev, rule, &candidate->info, &plan->args, kernel);
+  return PG_OK;
 }
 
 /* A selector's candidates on `problem`, in its rules' order, a row each

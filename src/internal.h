@@ -381,6 +381,11 @@ typedef struct {
    * operands TMA cannot read (pg_configure_operand_copies), charged as
    * memory traffic; 0: none. */
   long long copied_floats;
+  /* 1: on some inputs this launch runs far below its predicted speed (a
+   * data-dependent fallback the plan cannot avoid: wgmma_fp16x3's wide
+   * tiles on mma.sync where wgmma_3xtf32 cannot take them), so a selector
+   * leaves it out; the entry named alone still runs it. */
+  int data_may_stall;
 } pg_model_hints;
 
 /* A kernel entry's launch, as its configure function decides it: which

@@ -576,6 +576,18 @@ static void test_wide_tiles_after(void **state) {
   const pg_gemm_desc big_batch = layout_gemm(4096, 4096, 4096, 0, 0, 2, 0);
   plan = plan_gemm("auto_emulated", &big_batch);
   assert_string_equal(plan.entry->info.name, "wgmma_fp16x3");
+  /* Where wgmma_3xtf32 cannot take the wide tiles after it (rows not of 16
+   * bytes: 4095; op(A) = T), the FP16 form would keep them on mma.sync, a
+   * tenth of the speed on wide inputs: auto_emulated runs 3xTF32 there,
+   * while the entry named alone still plans, in two launches. */
+  const pg_gemm_desc odd = layout_gemm(4095, 4095, 4095, 0, 0, 1, 0);
+  plan = plan_gemm("auto_emulated", &odd);
+  assert_string_equal(plan.entry->info.name, "wgmma_3xtf32");
+  plan = plan_gemm("wgmma_fp16x3", &odd);
+  assert_int_equal(plan.steps, 2);
+  const pg_gemm_desc a_t = layout_gemm(4096, 4096, 4096, 1, 0, 1, 0);
+  plan = plan_gemm("auto_emulated", &a_t);
+  assert_string_equal(plan.entry->info.name, "wgmma_3xtf32");
   /* alpha = 0: C = beta C alone. */
   pg_gemm_desc zero = layout_gemm(1000, 512, 700, 0, 0, 1, 0);
   zero.alpha = 0.0f;

@@ -516,7 +516,9 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   launch->tma = &f16x3_boxes;
   /* The tiles past the span rule by wgmma_3xtf32 after it, at full speed,
    * where that entry reads A and B where they are with its split inside
-   * (FUSED: op(A) = N, both 16-byte rows); else here, on mma.sync. */
+   * (FUSED: op(A) = N, both 16-byte rows); else here, on mma.sync, at a
+   * tenth of the speed or less on inputs of wide rows (0.39x cuBLAS at
+   * 4095^3, bench/results/products): a selector runs wgmma_3xtf32 then. */
   const int sum_stages = pg_tuning_with_env(tuning).fp16x3_sum_stages;
   pg_set_own(args, f16x3_own{0, sum_stages});
   if (!args->op_a && args->vec_a && args->vec_b) {
@@ -526,6 +528,8 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
     const f16x3_own leave = {1, sum_stages};
     static_assert(sizeof leave <= sizeof launch->then.own, "the own settings fit");
     memcpy(launch->then.own, &leave, sizeof leave);
+  } else {
+    launch->model.data_may_stall = 1;
   }
 }
 
