@@ -49,6 +49,8 @@
 #
 # Environment:
 #   PG_SKIP_SANITIZER=1  PG_SKIP_BENCH=1 (bench and study)  PG_SKIP_TESTS=1
+#   PG_TEST_REGEX=test_gpu_fp16x3  only the tests CTest's -R picks, in place
+#                              of make test
 #   PG_SKIP_PROFILE=1  PG_SKIP_STUDIES=1 (studies, stage and size sweeps)
 #   PG_SKIP_TRACE=1 (pipeline traces)  PG_SKIP_PYTHON=1 (the Python package)
 #   PG_PYTHON_REQUIRE=torch,cupy  frameworks the Python GPU tests fail without
@@ -228,7 +230,11 @@ grep -E "error|warning" "$OUT/build.log" | head -n 20 >>"$summary"
 
 # ---- tests --------------------------------------------------------------------
 if (( built )) && [ "${PG_SKIP_TESTS:-0}" != 1 ]; then
-  if (( have_deps )); then
+  if [ -n "${PG_TEST_REGEX:-}" ]; then
+    # Only the tests named (a short call), on the build configured above.
+    run_step "ctest -R $PG_TEST_REGEX" "$OUT/build.log" "$OUT/build.log" ${PG_TEST_LIMIT_S:-320} \
+      ctest --test-dir "$build" -R "$PG_TEST_REGEX" --output-on-failure
+  elif (( have_deps )); then
     # The README's test command, on the build configured above; the host
     # and cli tests on every core beside the GPU tests, which take the GPU
     # one at a time (their RESOURCE_LOCK, tests/CMakeLists.txt).
