@@ -46,11 +46,12 @@
   {.variant = "cp_async_any", .stages = 3, .speed_percent = 10, .blocks_per_sm = 2}
 
 /* auto_emulated's own candidates on the H200, ahead of the strict ones
- * (the first on a tie). wgmma_fp16x3: bench/results/products (2.88 /
- * 3.10 / 3.04x cuBLAS strict at 4096 / 8192 / 16384^3, 1.98x at 2048^3,
- * where 3xTF32's 2.06x is faster): its k_overhead, the split's pass and a
- * tile's start and end, puts it behind wgmma_3xtf32 below about 3000 of
- * K; wgmma_3xtf32: bench/results/emulated */
+ * (the first on a tie). wgmma_fp16x3: fitted to its H200 run at tree
+ * 89fdcbb (2.88 / 3.10 / 3.04x cuBLAS strict at 4096 / 8192 / 16384^3,
+ * 1.98x at 2048^3, where 3xTF32's 2.06x is faster): its k_overhead, the
+ * split's pass and a tile's start and end, puts it behind wgmma_3xtf32
+ * below about 3000 of K, as the H100's run of the set confirms
+ * (bench/results/products); wgmma_3xtf32: bench/results/emulated */
 #define H200_EMULATED_RULES                                                                    \
   {.variant = "wgmma_fp16x3",                                                                  \
    .stages = 2,                                                                                \
