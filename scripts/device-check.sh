@@ -41,7 +41,7 @@
 #                 JSON, gzipped) and run-trace-NAME.txt (the summary and any
 #                 error lines), and run-timeline-NAME.png, which `make
 #                 timeline TRACES=$OUT/trace` draws of them
-#   emulated-set.csv, fp16x3.csv, fp16x3-kernels.txt, layout-counters.txt, shapes-before.csv,
+#   emulated-set.csv, fp16x3.csv, fp16x3-split.csv, fp16x3-kernels.txt, layout-counters.txt, shapes-before.csv,
 #   fp16x3-before.csv, before-after.txt: the steps of PG_BENCH_STEPS and
 #                 PG_BEFORE_STEPS that make them (below)
 #   device-check.tar.gz  everything above but summary.txt, in one file (the
@@ -590,6 +590,18 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
           --format csv --quiet
       done
     done
+    # The split walked by 1, 2 or 4 blocks an SM instead of a block a unit
+    # of lines (fp16x3_split_blocks_per_sm): fewer lines in flight, so that
+    # its second read of a line may hit L2 (fp16x3-split.csv; the split's
+    # DRAM bytes at 2, in fp16x3-kernels.txt).
+    : >"$OUT/fp16x3-split.csv"
+    for walkers in 1 2 4; do
+      for fp16x3_size in 4096 8192; do
+        run_step "fp16x3 split walkers $walkers $fp16x3_size" "$OUT/fp16x3-split.csv" "$OUT/summary.txt" 90 \
+          env PIPEGEMM_FP16X3_SPLIT_BLOCKS_PER_SM="$walkers" \
+          "$cli" bench --variant cublas,wgmma_fp16x3 --size "$fp16x3_size" --format csv --quiet
+      done
+    done
     # Each of its three kernels' time (the split, the products, and
     # wgmma_3xtf32's for the tiles past the span rule: on these inputs none,
     # its blocks only looking), which pipegemm profile does not separate,
@@ -603,6 +615,11 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
         "$cli" bench --variant wgmma_fp16x3 --size "$fp16x3_size" --warmup 0 --iters 1 --check off \
         --quiet
     done
+    run_step "fp16x3 split kernel, 2 walkers, 8192" "$OUT/fp16x3-kernels.txt" "$OUT/summary.txt" 60 \
+      env PIPEGEMM_FP16X3_SPLIT_BLOCKS_PER_SM=2 "$ncu_tool" --clock-control none \
+      --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed \
+      --kernel-name regex:'fp16x3_first' --launch-count 1 \
+      "$cli" bench --variant wgmma_fp16x3 --size 8192 --warmup 0 --iters 1 --check off --quiet
   fi
   # Cheaper exact products as prototypes on XLA's GEMMs (products.csv,
   # bench/results/products/): FP16x3 scaled, the JAX presets; and Ozaki II

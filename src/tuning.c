@@ -107,8 +107,11 @@ static const pg_tuning h200 = {
     .emulated_sum_min_k = 4096,
     .emulated_split_min_k_tiles = 4,
     .emulated_fused_max_n = 512,
-    /* bench/results/products: every stage, measured; more not yet */
+    /* bench/results/products: every stage (2 and 4 bought nothing); a
+     * block a unit of the split's lines (fewer, walking them, not yet
+     * measured) */
     .fp16x3_sum_stages = 1,
+    .fp16x3_split_blocks_per_sm = 0,
 
     /* bench/results/partial-waves ("Launches that overlap") */
     .programmatic_launch = 1,
@@ -159,7 +162,7 @@ static int env_int(const char *name) {
  * with the environment halfway through a process. -1: not set. */
 static struct {
   int group_m, blocks_per_sm, sum_steps, split_min_k_tiles, programmatic, split_in_clusters,
-      fused_split, fp16x3_sum_stages;
+      fused_split, fp16x3_sum_stages, fp16x3_split_blocks_per_sm;
 } overrides;
 static pthread_once_t overrides_once = PTHREAD_ONCE_INIT;
 
@@ -172,6 +175,7 @@ static void read_overrides(void) {
   overrides.split_in_clusters = env_int("PIPEGEMM_SPLIT_IN_CLUSTERS");
   overrides.fused_split = env_int("PIPEGEMM_EMULATED_FUSED_SPLIT");
   overrides.fp16x3_sum_stages = env_int("PIPEGEMM_FP16X3_SUM_STAGES");
+  overrides.fp16x3_split_blocks_per_sm = env_int("PIPEGEMM_FP16X3_SPLIT_BLOCKS_PER_SM");
 }
 
 pg_tuning pg_tuning_row(int cc, int sm_count) {
@@ -210,5 +214,7 @@ pg_tuning pg_tuning_with_env(const pg_tuning *row) {
   if (overrides.split_in_clusters >= 0) t.split_in_clusters = overrides.split_in_clusters != 0;
   if (overrides.fused_split >= 0) t.emulated_fused_max_n = overrides.fused_split ? INT_MAX : 0;
   if (overrides.fp16x3_sum_stages >= 1) t.fp16x3_sum_stages = overrides.fp16x3_sum_stages;
+  if (overrides.fp16x3_split_blocks_per_sm >= 0)
+    t.fp16x3_split_blocks_per_sm = overrides.fp16x3_split_blocks_per_sm;
   return t;
 }

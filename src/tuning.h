@@ -107,6 +107,11 @@ typedef struct {
    * cores sum before the sum is added into FP32 registers (1: every
    * stage). */
   int fp16x3_sum_stages;
+  /* wgmma_fp16x3's split: 0, a block a unit of lines, all of them in the
+   * grid; n > 0, n blocks an SM walk the units, so that fewer lines are in
+   * flight at once and the second read of each (the split, after its span)
+   * may find it still in L2. */
+  int fp16x3_split_blocks_per_sm;
 
   /* ---- Launches ---- */
   /* 1: a kernel that waits for the one before it in a call (a tma_ws form
@@ -155,6 +160,7 @@ pg_tuning pg_tuning_row(int cc, int sm_count);
  * emulated_sum_min_k 0), PIPEGEMM_EMULATED_SPLIT_MIN_K_TILES,
  * PIPEGEMM_EMULATED_FUSED_SPLIT (1 fuses at every N, 0 at none),
  * PIPEGEMM_FP16X3_SUM_STAGES (fp16x3_sum_stages, 1 or more),
+ * PIPEGEMM_FP16X3_SPLIT_BLOCKS_PER_SM (fp16x3_split_blocks_per_sm),
  * PIPEGEMM_PROGRAMMATIC_LAUNCH and PIPEGEMM_SPLIT_IN_CLUSTERS (0: off, any
  * other number: on).
  * The environment is read once, at the process's first plan. */

@@ -588,6 +588,17 @@ static void test_wide_tiles_after(void **state) {
   const pg_gemm_desc a_t = layout_gemm(4096, 4096, 4096, 1, 0, 1, 0);
   plan = plan_gemm("auto_emulated", &a_t);
   assert_string_equal(plan.entry->info.name, "wgmma_3xtf32");
+  /* The split: a block a unit of lines (4096 rows of A, 8 a block; 4096
+   * columns of B, 16 a block), or n blocks an SM walking them. */
+  const pg_gemm_desc square = layout_gemm(4096, 4096, 4096, 0, 0, 1, 0);
+  plan = plan_gemm("wgmma_fp16x3", &square);
+  assert_int_equal(plan.step[0].grid_x, 4096 / 8 + 4096 / 16);
+  static pg_device walking;
+  walking = h200();
+  walking.tuning.fp16x3_split_blocks_per_sm = 2;
+  assert_int_equal(pg_plan_prepare_on(&plan, &walking, pg_variant_find("wgmma_fp16x3"), 0, &square),
+                   PG_OK);
+  assert_int_equal(plan.step[0].grid_x, 2 * 132);
   /* alpha = 0: C = beta C alone. */
   pg_gemm_desc zero = layout_gemm(1000, 512, 700, 0, 0, 1, 0);
   zero.alpha = 0.0f;

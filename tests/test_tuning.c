@@ -135,6 +135,13 @@ static void test_tuning_table(void **state) {
   assert_int_equal(pg_tuning_for(90, 132).emulated_fused_max_n, INT_MAX);
   assert_int_equal(unsetenv("PIPEGEMM_EMULATED_FUSED_SPLIT"), 0);
   pg_tuning_reread_environment();
+  assert_int_equal(h200.fp16x3_split_blocks_per_sm, 0);
+  assert_int_equal(setenv("PIPEGEMM_FP16X3_SPLIT_BLOCKS_PER_SM", "2", 1), 0);
+  pg_tuning_reread_environment();
+  assert_int_equal(pg_tuning_for(90, 132).fp16x3_split_blocks_per_sm, 2);
+  assert_int_equal(unsetenv("PIPEGEMM_FP16X3_SPLIT_BLOCKS_PER_SM"), 0);
+  pg_tuning_reread_environment();
+  assert_int_equal(pg_tuning_for(90, 132).fp16x3_split_blocks_per_sm, 0);
   /* A call's kernels launched programmatically unless the environment
    * asks for plain stream order (any non-zero number: programmatic). */
   assert_int_equal(h200.programmatic_launch, 1);

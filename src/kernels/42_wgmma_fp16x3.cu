@@ -487,8 +487,8 @@ static const pg_tma_boxes f16x3_boxes = {.a_box_k = F16X3_TILE_K / 2, .a_box_m =
  * line's h and l; f16x3_shape), then their scales (ints, in lines of Kp). */
 static void configure(pg_layout_args *args, const pg_device *device, const pg_tuning *tuning,
                       pg_kernel_launch *launch) {
-  (void)device;
   const f16x3_shape s = f16x3_shape_of(*args);
+  const pg_tuning own = pg_tuning_with_env(tuning);
   launch->kernel = (const void *)pg_wgmma_fp16x3_kernel;
   /* Each GEMM's tiles in grouped order, the batch's GEMMs one after the
    * other, rounded up to whole clusters of two. */
@@ -504,11 +504,13 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
    * form their strides call for: fp16x3_split_body). */
   launch->first.kernel = (const void *)pg_fp16x3_first_kernel;
   const f16x3_lines l = f16x3_lines_of(*args);
-  launch->first.grid_x = fp16x3_split_blocks(
-      fp16x3_units(s.ml, fp16x3_by_columns(l.a_line, l.a_elem)) *
-          (args->stride_a != 0 ? args->batch : 1) +
-      fp16x3_units(s.nl, fp16x3_by_columns(l.b_line, l.b_elem)) *
-          (args->stride_b != 0 ? args->batch : 1));
+  const long long units = fp16x3_units(s.ml, fp16x3_by_columns(l.a_line, l.a_elem)) *
+                              (args->stride_a != 0 ? args->batch : 1) +
+                          fp16x3_units(s.nl, fp16x3_by_columns(l.b_line, l.b_elem)) *
+                              (args->stride_b != 0 ? args->batch : 1);
+  /* A block a unit, or the tuning row's blocks an SM walking them. */
+  const long long walkers = (long long)device->sm_count * own.fp16x3_split_blocks_per_sm;
+  launch->first.grid_x = fp16x3_split_blocks(walkers > 0 && walkers < units ? walkers : units);
   launch->first.grid_y = 1;
   launch->first.threads = FP16X3_SPLIT_THREADS;
   launch->first.views.partials = PG_IN_REGION(region);
@@ -519,7 +521,7 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
    * (FUSED: op(A) = N, both 16-byte rows); else here, on mma.sync, at a
    * tenth of the speed or less on inputs of wide rows (0.39x cuBLAS at
    * 4095^3, bench/results/products): a selector runs wgmma_3xtf32 then. */
-  const int sum_stages = pg_tuning_with_env(tuning).fp16x3_sum_stages;
+  const int sum_stages = own.fp16x3_sum_stages;
   pg_set_own(args, f16x3_own{0, sum_stages});
   if (!args->op_a && args->vec_a && args->vec_b) {
     launch->then.entry = "wgmma_3xtf32";
