@@ -53,7 +53,8 @@ def time_wall(fn, warmup, iters, rounds=5):
     each round waiting only for its last result, its time over its calls."""
     for _ in range(warmup):
         fn().block_until_ready()
-    per = max(1, iters // rounds)
+    rounds = max(1, min(rounds, iters))
+    per = iters // rounds
     times = []
     for _ in range(rounds):
         t0 = time.perf_counter()

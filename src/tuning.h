@@ -110,7 +110,8 @@ typedef struct {
   /* wgmma_fp16x3's split: 0, a block a unit of lines, all of them in the
    * grid; n > 0, n blocks an SM walk the units, so that fewer lines are in
    * flight at once and the second read of each (the split, after its span)
-   * may find it still in L2. */
+   * may find it still in L2. More than an SM holds (3, its launch bounds)
+   * leaves the rest for a second wave. */
   int fp16x3_split_blocks_per_sm;
 
   /* ---- Launches ---- */

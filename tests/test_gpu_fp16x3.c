@@ -359,12 +359,16 @@ int main(void) {
       (void)gemm_with_wide_lines(256, 256, 1000, 0, stages);
     }
     unsetenv("PIPEGEMM_FP16X3_SUM_STAGES");
-    /* The split walked by one block an SM (more units of lines than SMs:
-     * 1500 rows of A are 188 units, a batch of 3 x 700 rows 264). */
+    /* The split walked by one block an SM (more units of lines than SMs
+     * at op(A) = N: 1500 rows of A are 188 units, a batch of 3 x 700 rows
+     * 264; 2304 columns of B are 144 units of 16, so that blocks take two
+     * column units one after the other, and at op(A) = T A's 256 columns
+     * 16 more). */
     setenv("PIPEGEMM_FP16X3_SPLIT_BLOCKS_PER_SM", "1", 1);
     pg_tuning_reread_environment();
     printf("PIPEGEMM_FP16X3_SPLIT_BLOCKS_PER_SM=1:\n");
     (void)gemm_with_wide_lines(1500, 257, 200, 1, 0);
+    (void)gemm_with_wide_lines(256, 2304, 200, 1, 0);
     batch_with_a_wide_row(700, 256, 200, 3);
     unsetenv("PIPEGEMM_FP16X3_SPLIT_BLOCKS_PER_SM");
     pg_tuning_reread_environment();

@@ -520,7 +520,12 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
    * where that entry reads A and B where they are with its split inside
    * (FUSED: op(A) = N, both 16-byte rows); else here, on mma.sync, at a
    * tenth of the speed or less on inputs of wide rows (0.39x cuBLAS at
-   * 4095^3, bench/results/products): a selector runs wgmma_3xtf32 then. */
+   * 4095^3, bench/results/products): a selector runs wgmma_3xtf32 then.
+   * The condition is wgmma_3xtf32's for its split inside with wide_lines
+   * set (its configure). plan.c's add_then also drops the step where that
+   * entry refuses for another reason (too little shared memory for its
+   * default stages, sizes near INT_MAX), which an sm_90 GPU does not meet
+   * short of those sizes. */
   const int sum_stages = own.fp16x3_sum_stages;
   pg_set_own(args, f16x3_own{0, sum_stages});
   if (!args->op_a && args->vec_a && args->vec_b) {
