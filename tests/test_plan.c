@@ -289,6 +289,18 @@ static pg_plan plan_gemm(const char *variant, const pg_gemm_desc *gemm) {
   return plan;
 }
 
+/* auto_emulated's plan of `gemm`, held to run `entry`. */
+static pg_plan auto_emulated_runs(const pg_gemm_desc *gemm, const char *entry) {
+  const pg_plan plan = plan_gemm("auto_emulated", gemm);
+  assert_string_equal(plan.entry->info.name, entry);
+  return plan;
+}
+/* The same of a square-ish problem, op(B) = N, `batch` GEMMs. */
+static pg_plan auto_emulated_runs_at(int m, int n, int k, int op_a, int batch, const char *entry) {
+  const pg_gemm_desc gemm = layout_gemm(m, n, k, op_a, 0, batch, 0);
+  return auto_emulated_runs(&gemm, entry);
+}
+
 /* A short side against a long operand along K (x @ W.T for a few rows of
  * x): skinny_ffma's DOT form, one kernel over all of K, 32 long rows a
  * block, the batch on y; strict auto runs it. The layouts of a short side
@@ -567,27 +579,18 @@ static void test_wide_tiles_after(void **state) {
    * and a tile's start and end weigh less), its three launches; 3xTF32
    * below; a batch of them as one. */
   const pg_gemm_desc big = layout_gemm(4096, 4096, 4096, 0, 1, 1, 0);
-  plan = plan_gemm("auto_emulated", &big);
-  assert_string_equal(plan.entry->info.name, "wgmma_fp16x3");
-  assert_int_equal(plan.steps, 3);
-  const pg_gemm_desc mid = layout_gemm(2048, 2048, 2048, 0, 0, 1, 0);
-  plan = plan_gemm("auto_emulated", &mid);
-  assert_string_equal(plan.entry->info.name, "wgmma_3xtf32");
-  const pg_gemm_desc big_batch = layout_gemm(4096, 4096, 4096, 0, 0, 2, 0);
-  plan = plan_gemm("auto_emulated", &big_batch);
-  assert_string_equal(plan.entry->info.name, "wgmma_fp16x3");
+  assert_int_equal(auto_emulated_runs(&big, "wgmma_fp16x3").steps, 3);
+  (void)auto_emulated_runs_at(2048, 2048, 2048, 0, 1, "wgmma_3xtf32");
+  (void)auto_emulated_runs_at(4096, 4096, 4096, 0, 2, "wgmma_fp16x3");
   /* Where wgmma_3xtf32 cannot take the wide tiles after it (rows not of 16
    * bytes: 4095; op(A) = T), the FP16 form would keep them on mma.sync, a
    * tenth of the speed on wide inputs: auto_emulated runs 3xTF32 there,
    * while the entry named alone still plans, in two launches. */
   const pg_gemm_desc odd = layout_gemm(4095, 4095, 4095, 0, 0, 1, 0);
-  plan = plan_gemm("auto_emulated", &odd);
-  assert_string_equal(plan.entry->info.name, "wgmma_3xtf32");
+  (void)auto_emulated_runs(&odd, "wgmma_3xtf32");
   plan = plan_gemm("wgmma_fp16x3", &odd);
   assert_int_equal(plan.steps, 2);
-  const pg_gemm_desc a_t = layout_gemm(4096, 4096, 4096, 1, 0, 1, 0);
-  plan = plan_gemm("auto_emulated", &a_t);
-  assert_string_equal(plan.entry->info.name, "wgmma_3xtf32");
+  (void)auto_emulated_runs_at(4096, 4096, 4096, 1, 1, "wgmma_3xtf32");
   /* The split: a block a unit of lines (4096 rows of A, 8 a block; 4096
    * columns of B, 16 a block), or n blocks an SM walking them. */
   const pg_gemm_desc square = layout_gemm(4096, 4096, 4096, 0, 0, 1, 0);
