@@ -42,16 +42,16 @@ static long long launch_blocks(const pg_kernel_launch *kernel) {
          (kernel->grid_z > 0 ? kernel->grid_z : 1);
 }
 
-/* auto's prediction for a candidate's plan (src/tuning.h): its speed at
- * full waves x the fill of its waves x the share of its tiles' area that is
- * the problem's x (with fixed costs in K) K over K plus a call's cost and a
- * block's K over itself plus a block's cost (src/tuning.h) x, where a first
- * kernel copies operands TMA cannot read, K over K plus the copies' cost:
- * their bytes (read and written) at the tuning row's FLOPs a byte, over the
- * 2 M N FLOPs a unit of K is. */
+/* auto's prediction for a candidate's plan (src/tuning.h), in the rule's
+ * unit: the plan's time is its kernel's at its speed where its waves are
+ * full x the fill of its waves x the share of its tiles' area that is the
+ * problem's x (with fixed costs in K) K over K plus a tile's cost and a
+ * block's K over itself plus a block's cost x a persistent grid's factor;
+ * plus a first kernel's bytes at the tuning row's FLOPs a byte; plus the
+ * rule's fixed time a call. `unit_tflops`: what the rule's 100 stands for. */
 static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
                               const pg_variant_info *info, const pg_layout_args *args,
-                              const pg_kernel_launch *kernel) {
+                              const pg_kernel_launch *kernel, int unit_tflops) {
   double fill = 1.0, useful = 1.0;
   const long long blocks = launch_blocks(kernel);
   const long long slots = (long long)(rule->blocks_per_sm > 0 ? rule->blocks_per_sm : 1) *
@@ -72,16 +72,19 @@ static double predicted_speed(const pg_device *dev, const pg_auto_rule *rule,
   const double kb = info->tile_k > 0 ? (double)pg_block_k(args, info->tile_k) : k;
   const double k_share = rule->k_overhead > 0 ? k / (k + rule->k_overhead) : 1.0;
   const double kb_share = rule->k_block_overhead > 0 ? kb / (kb + rule->k_block_overhead) : 1.0;
-  double copy_share = 1.0;
-  if (kernel->model.copied_floats > 0 && k > 0.0 && args->m > 0 && args->n > 0) {
-    const double copy_k = (double)dev->tuning.flops_per_byte * 2.0 * sizeof(float) *
-                          (double)kernel->model.copied_floats / (2.0 * (double)args->m * args->n);
-    copy_share = k / (k + copy_k);
-  }
   const double factor =
       kernel->persistent_blocks_per_sm > 0 && kernel->model.speed_factor > 0.0 ? kernel->model.speed_factor
                                                                          : 1.0;
-  return rule->speed_percent * fill * useful * k_share * kb_share * copy_share * factor;
+  const double speed = rule->speed_percent * fill * useful * k_share * kb_share * factor;
+  /* The costs in time, as FLOPs at the FP32 unit's rate (flops_per_byte
+   * is that rate over the memory's), then in the rule's unit. */
+  const double work = 2.0 * (double)args->m * args->n * k * (args->batch > 1 ? args->batch : 1);
+  const double fp32_unit = dev->tuning.unit_tflops;
+  const double fp32_flops = kernel->model.first_bytes * dev->tuning.flops_per_byte +
+                            rule->call_us * 1e6 * fp32_unit;
+  if (speed <= 0.0 || work <= 0.0 || fp32_flops <= 0.0 || fp32_unit <= 0.0 || unit_tflops <= 0)
+    return speed;
+  return 100.0 * work / (100.0 * work / speed + fp32_flops * unit_tflops / fp32_unit);
 }
 
 /* The entry a tuning rule names, if a selector of `precision` may run it: a
@@ -108,6 +111,12 @@ static const pg_auto_rule *selector_rules(const pg_device *dev, const pg_variant
   }
 }
 
+/* What speed_percent 100 stands for in a selector's rules, TFLOP/s. */
+static int selector_unit_tflops(const pg_device *dev, const pg_variant_info *selector) {
+  return selector->precision == PG_PRECISION_TF32 ? dev->tuning.tf32_unit_tflops
+                                                  : dev->tuning.unit_tflops;
+}
+
 /* A rule's stage count for its candidate: the rule's, or the entry's
  * default; 0 where it is past the entry's range (the rule is skipped). */
 static int rule_stages(const pg_auto_rule *rule, const pg_variant_info *info) {
@@ -116,9 +125,10 @@ static int rule_stages(const pg_auto_rule *rule, const pg_variant_info *info) {
 }
 
 /* One rule's candidate on the problem at `stages`: plans it (plan->args
- * from `problem`) and, where the device runs it, its predicted speed. */
+ * from `problem`) and, where the device runs it, its predicted speed in
+ * the rule's unit (unit_tflops). */
 static pg_status rule_speed(const pg_device *dev, const pg_auto_rule *rule,
-                            const pg_variant_entry *candidate, int stages,
+                            const pg_variant_entry *candidate, int stages, int unit_tflops,
                             const pg_layout_args *problem, pg_plan *plan, pg_kernel_launch *kernel,
                             double *speed) {
   plan->args = *problem;
@@ -130,7 +140,7 @@ static pg_status rule_speed(const pg_device *dev, const pg_auto_rule *rule,
                         candidate->info.name);
     return PG_ERR_UNSUPPORTED;
   }
-  *speed = predicted_speed(dev, rule, &candidate->info, &plan->args, kernel);
+  *speed = predicted_speed(dev, rule, &candidate->info, &plan->args, kernel, unit_tflops);
   return PG_OK;
 }
 
@@ -143,6 +153,7 @@ static int rank_candidates(const pg_device *dev, const pg_variant_info *selector
                            const pg_layout_args *problem, pg_plan *plan, pg_kernel_launch *kernel,
                            pg_model_row *rows, int max_rows, int *chosen) {
   const pg_auto_rule *rules = selector_rules(dev, selector);
+  const int unit = selector_unit_tflops(dev, selector);
   int count = 0;
   double best = -1.0;
   *chosen = -1;
@@ -156,7 +167,8 @@ static int rank_candidates(const pg_device *dev, const pg_variant_info *selector
     row->stages = s;
     row->speed = 0.0;
     row->blocks = row->block_k = 0;
-    row->status = rule_speed(dev, &rules[i], candidate, s, problem, plan, kernel, &row->speed);
+    row->status =
+        rule_speed(dev, &rules[i], candidate, s, unit, problem, plan, kernel, &row->speed);
     if (row->status == PG_OK) {
       row->blocks = launch_blocks(kernel);
       row->block_k = candidate->info.tile_k > 0 ? pg_block_k(&plan->args, candidate->info.tile_k)

@@ -377,10 +377,10 @@ typedef struct {
    * blocks over the slots of the waves they take (a plan whose blocks
    * differ in length: pg_configure_split_tail). */
   double fill;
-  /* Floats a first kernel copies (read once, written once) where it copies
-   * operands TMA cannot read (pg_configure_operand_copies), charged as
-   * memory traffic; 0: none. */
-  long long copied_floats;
+  /* Bytes a first kernel reads and writes that the rule's speed does not
+   * count (operands TMA cannot read, A^T, an emulated entry's split),
+   * charged as memory traffic at the tuning row's flops_per_byte; 0: none. */
+  double first_bytes;
   /* 1: on some inputs this launch runs far below its predicted speed (a
    * data-dependent fallback the plan cannot avoid: wgmma_fp16x3's wide
    * tiles on mma.sync where wgmma_3xtf32 cannot take them), so a selector

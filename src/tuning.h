@@ -11,8 +11,10 @@ extern "C" {
 #endif
 
 /* One of a selector's candidates. For a call the selector plans each
- * candidate and runs the best predicted: speed_percent x wave fill x
- * useful share x K share x block K share (docs/tuning.md). */
+ * candidate and runs the best predicted: its time is the work at
+ * speed_percent x wave fill x useful share x K share x block K share,
+ * plus a first kernel's bytes at the memory's rate, plus call_us
+ * (docs/tuning.md). */
 typedef struct {
   /* The registry entry's stable name; a name the registry lacks, or one
    * outside the selector's precision, is skipped. */
@@ -26,13 +28,17 @@ typedef struct {
   /* Its blocks resident on an SM at once: the size of a wave (x SMs) whose
    * fill the model counts. */
   int blocks_per_sm;
-  /* A call's fixed cost (a first kernel, launches), in elements of K: the
-   * speed is scaled by K / (K + k_overhead); 0: none. */
+  /* A cost that grows with the tiles' area, not with K (each tile's start
+   * and end), in elements of K: the speed is scaled by K / (K +
+   * k_overhead); 0: none. */
   int k_overhead;
   /* A block's fixed cost (its pipeline's fill, paid again by each range of
    * a split K), in elements of K: scaled by Kb / (Kb + k_block_overhead),
    * Kb a block's K; 0: none. */
   int k_block_overhead;
+  /* A call's fixed time, microseconds: its launches, its pipeline's fill
+   * and drain where one wave holds every block. */
+  int call_us;
 } pg_auto_rule;
 
 /* skinny_ffma's forms, the indices of skinny_rate_percent: its short-M
@@ -82,8 +88,12 @@ typedef struct {
   int tma_ws_split_unit_cost;
   /* The GPU's FP32 FMA rate (FLOPs a second) over the bandwidth its memory
    * keeps for plain loads and stores (bytes a second): prices a split's
-   * reduction and an operand's copy in the models. */
+   * reduction and a first kernel's bytes in the models. */
   int flops_per_byte;
+  /* TFLOP/s that speed_percent 100 stands for: tma_ws's (auto,
+   * auto_emulated) and cuBLAS TF32's (auto_tf32), at 8192^3; they turn a
+   * rule's call_us and a first kernel's bytes into the model's units. */
+  int unit_tflops, tf32_unit_tflops;
   /* 1: a split K's ranges of a tile are added up in a cluster of their
    * blocks, through shared memory, where the clusters fit (the tma_ws
    * forms, skinny_ffma); 0: always in planes and a second kernel. */

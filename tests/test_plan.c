@@ -342,7 +342,7 @@ static void test_short_side_at_other_layouts(void **state) {
 static void test_b_transposed_read_in_place(void **state) {
   (void)state;
   const char *const entries[] = {"wgmma_tma_rs", "wgmma_tma_coop_n256", "wgmma_cp_async"};
-  const pg_gemm_desc gemm = layout_gemm(1024, 768, 512, 0, 1, 1, 0);
+  const pg_gemm_desc gemm = layout_gemm(1024, 768, 1024, 0, 1, 1, 0);
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; ++i) {
     const pg_plan plan = plan_gemm(entries[i], &gemm);
     assert_int_equal(plan.steps, 1);
@@ -611,6 +611,45 @@ static void test_wide_tiles_after(void **state) {
 }
 
 /* Stream-K: two tiles of partial sums a block, and the fix-up after. */
+/* `entry`'s launch on `gemm`, as auto's model sees it (pg_decide_entry). */
+static pg_kernel_launch model_launch(const char *entry, const pg_gemm_desc *gemm) {
+  static pg_device device;
+  device = h200();
+  pg_plan plan;
+  memset(&plan, 0, sizeof plan);
+  pg_set_problem(&plan.args, gemm);
+  pg_kernel_launch launch;
+  const pg_variant_info *info = pg_variant_find(entry);
+  assert_int_equal(pg_decide_entry(&device, pg_entry_of(info), info->default_stages, &plan,
+                                   &launch, 1),
+                   PG_OK);
+  return launch;
+}
+
+/* The emulated entries' first kernels as memory traffic in auto's model
+ * (first_bytes): wgmma_fp16x3's split reads each element of op(A)'s rows
+ * and op(B)'s columns twice and writes two FP16 of it (each A of a batch,
+ * a shared B once); wgmma_3xtf32's reads A once and writes its two parts,
+ * and copies B where TMA cannot read it (ldb 1001). With the rules' fixed
+ * time a call (call_us), auto_emulated runs strict FP32 at 512^3, where
+ * 3xTF32 was 0.78x cuBLAS strict and auto 1.10x, and 3xTF32 at 768^3 (1.27
+ * against 1.14x; H100, bench/results/products). */
+static void test_emulated_model(void **state) {
+  (void)state;
+  const pg_gemm_desc batch = layout_gemm(300, 260, 200, 0, 0, 3, 1);
+  assert_true(model_launch("wgmma_fp16x3", &batch).model.first_bytes ==
+              12.0 * 200 * (3 * 300 + 260));
+  const pg_gemm_desc odd = layout_gemm(1000, 1001, 700, 0, 0, 1, 0);
+  assert_true(model_launch("wgmma_3xtf32", &odd).model.first_bytes ==
+              4.0 * (3 * 1000 * 700 + 2 * 700 * 1001));
+  const pg_gemm_desc fused = layout_gemm(1000, 512, 700, 0, 0, 1, 0);
+  assert_true(model_launch("wgmma_3xtf32", &fused).model.first_bytes == 0.0);
+  const pg_gemm_desc small = layout_gemm(512, 512, 512, 0, 0, 1, 0);
+  assert_int_equal(plan_gemm("auto_emulated", &small).entry->info.precision,
+                   PG_PRECISION_STRICT);
+  (void)auto_emulated_runs_at(768, 768, 768, 0, 1, "wgmma_3xtf32");
+}
+
 static void test_stream_k(void **state) {
   (void)state;
   const pg_plan plan = plan_of("tma_ws_streamk", 1408, 1408, 4096, ALIGNED(0x10000000), 4096,
@@ -648,6 +687,7 @@ int main(void) {
       cmocka_unit_test(test_short_side_at_other_layouts),
       cmocka_unit_test(test_stream_k),
       cmocka_unit_test(test_wide_tiles_after),
+      cmocka_unit_test(test_emulated_model),
   };
   return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }

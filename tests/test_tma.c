@@ -363,7 +363,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(launch.first.threads, PG_FIRST_THREADS);
   assert_int_equal(launch.first.grid_x, 6); /* 5840 floats, 1024 a block */
   assert_int_equal(launch.first.grid_y, 1);
-  assert_int_equal(launch.model.copied_floats, 100 * 36 + 35 * 64);
+  assert_true(launch.model.first_bytes == 8.0 * (100 * 36 + 35 * 64));
   assert_int_equal(launch.programmatic, 1); /* the kernel waits for the copies */
   /* A alone: no B rows. */
   pg_layout_args h = aligned_args();
@@ -374,7 +374,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(view_rows(&launch, launch.views.b), 0);
   assert_int_equal(h.ldp, 36);
   assert_int_equal(launch.first.grid_x, 4); /* 3600 floats */
-  assert_int_equal(launch.model.copied_floats, 100 * 36);
+  assert_true(launch.model.first_bytes == 8.0 * (100 * 36));
   assert_int_equal(launch.workspace.bytes, (size_t)100 * 36 * sizeof(float));
   /* Rows of 2052 (K = 2050): 205200 floats, 201 blocks; on a GPU of 2 SMs
    * one wave of 8. */
@@ -387,7 +387,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(pg_configure_operand_copies(&w, &device, &launch), 1);
   assert_int_equal(w.ldp, 2052);
   assert_int_equal(launch.first.grid_x, 201);
-  assert_int_equal(launch.model.copied_floats, 100 * 2052);
+  assert_true(launch.model.first_bytes == 8.0 * (100 * 2052));
   pg_layout_args w2 = w;
   w2.ldp = 0;
   device.sm_count = 2;
@@ -406,7 +406,7 @@ static void test_operand_copies(void **state) {
   assert_int_equal(view_rows(&launch, launch.views.b), 36);
   assert_int_equal(view_ld(&launch, launch.views.b), 64);
   assert_int_equal(launch.first.grid_x, 3); /* 2304 floats */
-  assert_int_equal(launch.model.copied_floats, 36 * 64);
+  assert_true(launch.model.first_bytes == 8.0 * (36 * 64));
   assert_int_equal(launch.workspace.bytes, (size_t)36 * 64 * sizeof(float));
 }
 

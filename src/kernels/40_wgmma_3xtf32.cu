@@ -487,6 +487,9 @@ static void configure_any(pg_layout_args *args, const pg_device *device, const p
     (void)lf_configure<LF_SPLIT_3X>(args, launch,
                                     (const void *)pg_layout_first_kernel<LF_SPLIT_3X, wg_3x_parts>);
     launch->first.what = "split of A into its TF32 parts";
+    lf_job job[2];
+    lf_jobs<LF_SPLIT_3X>(*args, job);
+    launch->model.first_bytes = lf_bytes(job[0]) + lf_bytes(job[1]);
   }
   if (args->batch == 1 && args->wide_lines == NULL)
     (void)pg_configure_split_k(args, launch, device->sm_count, k_tiles,
@@ -531,6 +534,8 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   /* A thread row splits one row of A into both parts. */
   pg_configure_first_kernel(args, launch, (const void *)pg_split_a_kernel, rows / 2 + b_rows,
                             rows, ldp, b_rows, ldb_copy);
+  /* A read once and written twice, B's copy read and written once. */
+  launch->model.first_bytes = sizeof(float) * (3.0 * args->m * args->k + 2.0 * b_rows * args->n);
   /* The planes of a split K after A's parts and B's copy. */
   (void)pg_configure_split_k(args, launch, device->sm_count, k_tiles,
                              own.emulated_split_min_k_tiles);

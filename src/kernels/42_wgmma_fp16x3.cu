@@ -515,6 +515,12 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
   launch->first.threads = FP16X3_SPLIT_THREADS;
   launch->first.views.partials = PG_IN_REGION(region);
   launch->first.what = "split";
+  /* For auto's model: every element of the lines read twice (its line's
+   * span, then its parts) and written as two FP16. */
+  launch->model.first_bytes =
+      (2.0 * sizeof(float) + 2.0 * sizeof(uint16_t)) * args->k *
+      ((double)args->m * (args->stride_a != 0 ? args->batch : 1) +
+       (double)args->n * (args->stride_b != 0 ? args->batch : 1));
   launch->tma = &f16x3_boxes;
   /* The tiles past the span rule by wgmma_3xtf32 after it, at full speed,
    * where that entry reads A and B where they are with its split inside

@@ -156,7 +156,7 @@ extern "C" int pg_configure_operand_copies(pg_layout_args *args, const pg_device
   const long long least = (s.floats >> 30) + 1; /* a span below 2^31 floats (co_copy_range) */
   launch->first.grid_x = grid > least ? grid : least;
   launch->first.grid_y = 1;
-  launch->model.copied_floats = s.floats;
+  launch->model.first_bytes = 2.0 * sizeof(float) * (double)s.floats; /* read and written */
   launch->programmatic = 1; /* the kernel waits for it */
   return 1;
 }

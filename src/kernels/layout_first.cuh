@@ -92,6 +92,12 @@ static __host__ __device__ inline long long lf_region_rows(const lf_job &j) {
   return j.matrices * (j.split ? 2 : 1) * j.out_rows;
 }
 
+/* The bytes a job reads and writes: each element read once, written once
+ * (twice where it is split), for auto's model (pg_model_hints.first_bytes). */
+static __host__ __device__ inline double lf_bytes(const lf_job &j) {
+  return (double)j.matrices * j.rows * j.cols * sizeof(float) * (j.split ? 3 : 2);
+}
+
 /* MODE's jobs on the caller's operands: job[0] A's, job[1] B's. */
 template <int MODE>
 static __host__ __device__ inline void lf_jobs(const pg_layout_args &g, lf_job job[2]) {

@@ -70,7 +70,8 @@ extern "C" int pg_configure_layout_transposes(pg_layout_args *args, pg_kernel_la
   /* A^T is what op(A) = T costs over op N (B^T is the NN call's as well):
    * charged as the copy it is. */
   if (args->op_a)
-    launch->model.copied_floats =
-        (args->stride_a != 0 && args->batch > 1 ? args->batch : 1) * (long long)args->m * args->k;
+    launch->model.first_bytes = 2.0 * sizeof(float) *
+                                (args->stride_a != 0 && args->batch > 1 ? args->batch : 1) *
+                                (double)args->m * args->k;
   return 1;
 }
