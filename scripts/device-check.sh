@@ -578,18 +578,6 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
         "$cli" bench --variant cublas,wgmma_fp16x3 --stages 2,3 --size "$fp16x3_size" \
         --format csv --quiet
     done
-    # Stages the tensor cores sum before the FP32 registers take the sum
-    # (fp16x3_sum_stages): speed and error at 2 and 4, at 2 and 3 stages,
-    # against 1's above (fp16x3-sum.csv, a process each).
-    : >"$OUT/fp16x3-sum.csv"
-    for sum_stages in 2 4; do
-      for fp16x3_size in 4096 8192; do
-        run_step "fp16x3 sum $sum_stages $fp16x3_size" "$OUT/fp16x3-sum.csv" "$OUT/summary.txt" 90 \
-          env PIPEGEMM_FP16X3_SUM_STAGES="$sum_stages" \
-          "$cli" bench --variant cublas,wgmma_fp16x3 --stages 2,3 --size "$fp16x3_size" \
-          --format csv --quiet
-      done
-    done
     # The split walked by 1, 2 or 3 blocks an SM (3: what its launch bounds
     # promise fit) against a block a unit of lines (0), in one process
     # each (fp16x3_split_blocks_per_sm): fewer lines in flight, so that its
