@@ -134,7 +134,9 @@ static pg_status rule_speed(const pg_device *dev, const pg_auto_rule *rule,
   plan->args = *problem;
   const pg_status st = pg_decide_entry(dev, candidate, stages, plan, kernel, 1);
   if (st != PG_OK) return st;
-  if (kernel->model.data_may_stall) {
+  /* Its kernel would compute the tiles its then-entry cannot take, far
+   * slower on inputs that have such tiles. */
+  if (kernel->then.entry != NULL && pg_then_alone(dev, kernel->then.entry, problem) != PG_OK) {
     pg_set_error_detail("%s: on some inputs this layout's plan falls back to a slow path; a "
                         "selector leaves it out",
                         candidate->info.name);

@@ -381,11 +381,6 @@ typedef struct {
    * count (operands TMA cannot read, A^T, an emulated entry's split),
    * charged as memory traffic at the tuning row's flops_per_byte; 0: none. */
   double first_bytes;
-  /* 1: on some inputs this launch runs far below its predicted speed (a
-   * data-dependent fallback the plan cannot avoid: wgmma_fp16x3's wide
-   * tiles on mma.sync where wgmma_3xtf32 cannot take them), so a selector
-   * leaves it out; the entry named alone still runs it. */
-  int data_may_stall;
 } pg_model_hints;
 
 /* A kernel entry's launch, as its configure function decides it: which
@@ -428,9 +423,11 @@ typedef struct pg_kernel_launch {
    * planned on the same problem by its own configure function with
    * wide_lines set; `lines_offset` bytes into the workspace region
    * `lines_region` (its index) hold the lines' scales. `own`: this entry's
-   * own settings (pg_gemm_args.own) where that step is in the plan; where
-   * it cannot be (that entry refuses the call), the plan keeps the ones
-   * configure set and has no such step. NULL: none. */
+   * own settings (pg_gemm_args.own) where that step is in the plan. Where
+   * it cannot be (pg_then_alone), the plan keeps the ones configure set
+   * and has no such step: the kernel computes those tiles itself, on a
+   * path far slower, so a selector leaves such a plan out (the entry named
+   * alone still runs it). NULL: none. */
   struct {
     const char *entry;
     int lines_region;
@@ -573,6 +570,13 @@ pg_gemm_desc pg_gemm_desc_of(int m, int n, int k, float alpha, const float *a, i
  * rules (0 when no real problem is at hand). */
 pg_status pg_decide_entry(const pg_device *dev, const pg_variant_entry *entry, int stages,
                           pg_plan *plan, pg_kernel_launch *kernel, int layout);
+
+/* Whether `entry` (a launch's then.entry) computes the tiles that launch's
+ * kernel leaves on `problem` (as the call describes it) as one kernel
+ * without a workspace of its own, the scales being all it reads there:
+ * PG_OK, or why not (its refusal, or PG_ERR_UNSUPPORTED). The plan (add_then)
+ * and the selectors ask alike. */
+pg_status pg_then_alone(const pg_device *dev, const char *entry, const pg_layout_args *problem);
 
 /* A selector's choice for the problem in plan->args (src/auto.c): of its
  * rules' candidates that the device runs, the best predicted; the winner's

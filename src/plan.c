@@ -294,24 +294,52 @@ pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int sta
 static pg_status prepare(pg_plan *plan, const pg_device *dev, const pg_variant_info *variant,
                          int stages, const pg_gemm_desc *gemm, const int *wide_lines);
 
+/* A status by which an entry declines a call (as against a failure). */
+static int is_refusal(pg_status st) {
+  return st == PG_ERR_ARCH || st == PG_ERR_SMEM || st == PG_ERR_UNSUPPORTED ||
+         st == PG_ERR_STAGES || st == PG_ERR_INVALID_ARG;
+}
+
+pg_status pg_then_alone(const pg_device *dev, const char *entry, const pg_layout_args *problem) {
+  const pg_variant_info *info = pg_variant_find(entry);
+  if (info == NULL) {
+    pg_set_error_detail("%s is not in this build", entry);
+    return PG_ERR_UNSUPPORTED;
+  }
+  pg_plan then;
+  memset(&then, 0, sizeof then);
+  then.args = *problem;
+  then.args.wide_lines = PG_WIDE_LINES_AT_LAUNCH;
+  pg_kernel_launch kernel;
+  const pg_status st =
+      pg_decide_entry(dev, pg_entry_of(info), info->default_stages, &then, &kernel, 1);
+  if (st != PG_OK) return st;
+  if (kernel.first.kernel != NULL || kernel.last.kernel != NULL || kernel.workspace.count > 0) {
+    pg_set_error_detail("%s takes this layout only with a kernel before or after its own",
+                        entry);
+    return PG_ERR_UNSUPPORTED;
+  }
+  return PG_OK;
+}
+
 /* The entry's launch names another whose kernel computes the tiles its own
- * leaves (pg_kernel_launch.then): that entry planned on the same problem,
- * at its default stages, with wide_lines set, as the plan's last step, and
- * the entry's own settings for it. Where that entry cannot take the call
- * as one kernel without a workspace of its own (the scales are all it
- * reads there: not in this build, its shared memory, its rules) the plan
- * stays as configure made it, the entry's kernel computing those tiles
- * itself; a failure that is no refusal (no memory, a CUDA error) fails the
- * plan. */
+ * leaves (pg_kernel_launch.then): where that one runs alone
+ * (pg_then_alone), it is planned on the same problem, at its default
+ * stages, with wide_lines set, as the plan's last step, with the entry's
+ * own settings for it; else the plan stays as configure made it, the
+ * entry's kernel computing those tiles itself. A failure that is no
+ * refusal (no memory, a CUDA error) fails the plan. */
 static pg_status add_then(pg_plan *plan, const pg_kernel_launch *kernel,
                           const pg_gemm_desc *gemm) {
-  const pg_variant_info *info = pg_variant_find(kernel->then.entry);
-  if (info == NULL) return PG_OK;
+  pg_layout_args problem;
+  pg_set_problem(&problem, gemm);
   pg_plan planned, *then = &planned; /* its plan, whose one step and maps are taken */
-  pg_status st = prepare(then, plan->device, info, 0, gemm, PG_WIDE_LINES_AT_LAUNCH);
-  if (st == PG_ERR_ARCH || st == PG_ERR_SMEM || st == PG_ERR_UNSUPPORTED ||
-      st == PG_ERR_STAGES || st == PG_ERR_INVALID_ARG) {
-    pg_clear_error_detail(); /* refused: the tiles stay with the entry's kernel */
+  pg_status st = pg_then_alone(plan->device, kernel->then.entry, &problem);
+  if (st == PG_OK)
+    st = prepare(then, plan->device, pg_variant_find(kernel->then.entry), 0, gemm,
+                 PG_WIDE_LINES_AT_LAUNCH);
+  if (is_refusal(st)) {
+    pg_clear_error_detail(); /* the tiles stay with the entry's kernel */
     return PG_OK;
   }
   if (st != PG_OK) {
@@ -320,7 +348,6 @@ static pg_status add_then(pg_plan *plan, const pg_kernel_launch *kernel,
     pg_set_error_detail("%s: its wide tiles' entry: %s", plan->label, why);
     return st;
   }
-  if (then->steps != 1 || then->workspace.bytes > 0 || then->scales_c_only) return PG_OK;
   memcpy(plan->args.own, kernel->then.own, sizeof plan->args.own);
   pg_plan_then *t = &plan->then;
   t->maps = then->maps;

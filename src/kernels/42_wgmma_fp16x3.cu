@@ -523,27 +523,19 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
        (double)args->n * (args->stride_b != 0 ? args->batch : 1));
   launch->tma = &f16x3_boxes;
   /* The tiles past the span rule by wgmma_3xtf32 after it, at full speed,
-   * where that entry reads A and B where they are with its split inside
-   * (FUSED: op(A) = N, both 16-byte rows); else here, on mma.sync, at a
-   * tenth of the speed or less on inputs of wide rows (0.39x cuBLAS at
-   * 4095^3, bench/results/products): a selector runs wgmma_3xtf32 then.
-   * The condition is wgmma_3xtf32's for its split inside with wide_lines
-   * set (its configure). plan.c's add_then also drops the step where that
-   * entry refuses for another reason (too little shared memory for its
-   * default stages, sizes near INT_MAX), which an sm_90 GPU does not meet
-   * short of those sizes. */
+   * where that entry runs alone (pg_then_alone: op(A) = N and both
+   * operands' rows of 16 bytes, its split inside); else here, on mma.sync,
+   * at a tenth of the speed or less on inputs of wide rows (0.39x cuBLAS
+   * at 4095^3, bench/results/products), and a selector leaves the plan
+   * out. */
   const int sum_stages = own.fp16x3_sum_stages;
   pg_set_own(args, f16x3_own{0, sum_stages});
-  if (!args->op_a && args->vec_a && args->vec_b) {
-    launch->then.entry = "wgmma_3xtf32";
-    launch->then.lines_region = region;
-    launch->then.lines_offset = (size_t)(s.lines * s.kp) * sizeof(float);
-    const f16x3_own leave = {1, sum_stages};
-    static_assert(sizeof leave <= sizeof launch->then.own, "the own settings fit");
-    memcpy(launch->then.own, &leave, sizeof leave);
-  } else {
-    launch->model.data_may_stall = 1;
-  }
+  launch->then.entry = "wgmma_3xtf32";
+  launch->then.lines_region = region;
+  launch->then.lines_offset = (size_t)(s.lines * s.kp) * sizeof(float);
+  const f16x3_own leave = {1, sum_stages};
+  static_assert(sizeof leave <= sizeof launch->then.own, "the own settings fit");
+  memcpy(launch->then.own, &leave, sizeof leave);
 }
 
 static size_t smem_bytes(int stages) {
