@@ -98,6 +98,9 @@
 #                              for the layouts that miss their targets
 #   PG_PRODUCTS_ARGS="--sizes 4096"  scripts/products.py's arguments
 #   PG_OZAKI2_ARGS="--moduli 7,8"  scripts/ozaki2.py's arguments
+#   PG_FP16X3_PARTS="walkers stages"  which of the fp16x3 step's runs to make
+#                              (default: all of squares stages walkers
+#                              kernels)
 #   PG_PEERS_ARGS="--sizes 4096"  scripts/peers-emulated.py's arguments
 #   PG_TRAIN_ARGS="--hidden 8192"  python/examples/train.py's arguments
 #   PG_SANITIZER_TESTS="test_gpu_layouts test_gpu_oom"  only these GPU tests
@@ -566,18 +569,24 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
   # issue's squares on uniform inputs, at two on rows spanning 2^+-60 (wide:
   # its tiles fall back to 3xTF32 there), each checked against FP64; then its
   # stage counts (fp16x3.csv).
-  if wants fp16x3; then
-    : >"$OUT/fp16x3.csv"
+  fp16x3_parts=" ${PG_FP16X3_PARTS:-squares stages walkers kernels} "
+  part() { wants fp16x3 && [[ "$fp16x3_parts" == *" $1 "* ]]; }
+  if wants fp16x3; then : >"$OUT/fp16x3.csv"; fi
+  if part squares; then
     for run in uniform:2048 uniform:4096 uniform:8192 uniform:16384 wide:2048 wide:4096; do
       run_step "fp16x3 ${run/:/ }" "$OUT/fp16x3.csv" "$OUT/summary.txt" 120 \
         "$cli" bench --variant cublas,wgmma_3xtf32,wgmma_fp16x3 --size "${run#*:}" \
         --inputs "${run%%:*}" --format csv --quiet
     done
+  fi
+  if part stages; then
     for fp16x3_size in 2048 4096 8192 16384; do
       run_step "fp16x3 stages $fp16x3_size" "$OUT/fp16x3.csv" "$OUT/summary.txt" 90 \
         "$cli" bench --variant cublas,wgmma_fp16x3 --stages 2,3 --size "$fp16x3_size" \
         --format csv --quiet
     done
+  fi
+  if part walkers; then
     # The split walked by 1, 2 or 3 blocks an SM (3: what its launch bounds
     # promise fit) against a block a unit of lines (0), in one process
     # each (fp16x3_split_blocks_per_sm): fewer lines in flight, so that its
@@ -591,6 +600,8 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
           "$cli" bench --variant cublas,wgmma_fp16x3 --size "$fp16x3_size" --format csv --quiet
       done
     done
+  fi
+  if part kernels; then
     # Each of its three kernels' time (the split, the products, and
     # wgmma_3xtf32's for the tiles past the span rule: on these inputs none,
     # its blocks only looking), which pipegemm profile does not separate,
