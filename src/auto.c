@@ -136,11 +136,15 @@ static pg_status rule_speed(const pg_device *dev, const pg_auto_rule *rule,
   if (st != PG_OK) return st;
   /* Its kernel would compute the tiles its then-entry cannot take, far
    * slower on inputs that have such tiles. */
-  if (kernel->then.entry != NULL && pg_then_alone(dev, kernel->then.entry, problem) != PG_OK) {
-    pg_set_error_detail("%s: on some inputs this layout's plan falls back to a slow path; a "
-                        "selector leaves it out",
-                        candidate->info.name);
-    return PG_ERR_UNSUPPORTED;
+  if (kernel->then.entry != NULL) {
+    const pg_status then = pg_then_alone(dev, kernel->then.entry, problem);
+    if (then != PG_OK && !pg_is_refusal(then)) return then;
+    if (then != PG_OK) {
+      pg_set_error_detail("%s: %s cannot take its wide tiles here, which its own kernel then "
+                          "takes far slower; a selector leaves it out",
+                          candidate->info.name, kernel->then.entry);
+      return PG_ERR_UNSUPPORTED;
+    }
   }
   *speed = predicted_speed(dev, rule, &candidate->info, &plan->args, kernel, unit_tflops);
   return PG_OK;

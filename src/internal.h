@@ -578,6 +578,10 @@ pg_status pg_decide_entry(const pg_device *dev, const pg_variant_entry *entry, i
  * and the selectors ask alike. */
 pg_status pg_then_alone(const pg_device *dev, const char *entry, const pg_layout_args *problem);
 
+/* Whether `st` is an entry declining a call (arch, shared memory, layout,
+ * stages, arguments), as against a failure (no memory, CUDA). */
+int pg_is_refusal(pg_status st);
+
 /* A selector's choice for the problem in plan->args (src/auto.c): of its
  * rules' candidates that the device runs, the best predicted; the winner's
  * entry, stage count and launch, plan->args as it planned them. */

@@ -294,8 +294,7 @@ pg_status pg_plan_prepare(pg_plan *plan, const pg_variant_info *variant, int sta
 static pg_status prepare(pg_plan *plan, const pg_device *dev, const pg_variant_info *variant,
                          int stages, const pg_gemm_desc *gemm, const int *wide_lines);
 
-/* A status by which an entry declines a call (as against a failure). */
-static int is_refusal(pg_status st) {
+int pg_is_refusal(pg_status st) {
   return st == PG_ERR_ARCH || st == PG_ERR_SMEM || st == PG_ERR_UNSUPPORTED ||
          st == PG_ERR_STAGES || st == PG_ERR_INVALID_ARG;
 }
@@ -310,9 +309,11 @@ pg_status pg_then_alone(const pg_device *dev, const char *entry, const pg_layout
   memset(&then, 0, sizeof then);
   then.args = *problem;
   then.args.wide_lines = PG_WIDE_LINES_AT_LAUNCH;
+  pg_device facts = *dev; /* its launch alone, no kernel loaded: prepare loads it */
+  facts.model_only = 1;
   pg_kernel_launch kernel;
   const pg_status st =
-      pg_decide_entry(dev, pg_entry_of(info), info->default_stages, &then, &kernel, 1);
+      pg_decide_entry(&facts, pg_entry_of(info), info->default_stages, &then, &kernel, 1);
   if (st != PG_OK) return st;
   if (kernel.first.kernel != NULL || kernel.last.kernel != NULL || kernel.workspace.count > 0) {
     pg_set_error_detail("%s takes this layout only with a kernel before or after its own",
@@ -338,7 +339,7 @@ static pg_status add_then(pg_plan *plan, const pg_kernel_launch *kernel,
   if (st == PG_OK)
     st = prepare(then, plan->device, pg_variant_find(kernel->then.entry), 0, gemm,
                  PG_WIDE_LINES_AT_LAUNCH);
-  if (is_refusal(st)) {
+  if (pg_is_refusal(st)) {
     pg_clear_error_detail(); /* the tiles stay with the entry's kernel */
     return PG_OK;
   }

@@ -90,7 +90,8 @@
 static const pg_tuning h200 = {
     .cc = 90,
     .sm_count = 132,
-    .measured_on = "NVIDIA H200, bench/results/tma-ws/, shape-set/ and tensor-cores/",
+    .measured_on = "NVIDIA H200, bench/results/tma-ws/, shape-set/ and tensor-cores/; the "
+                   "emulated rules on an H100, products/",
 
     /* bench/results/tma-ws and partial-waves ("tma_ws on a
      * persistent grid where K <= 128") */

@@ -86,7 +86,7 @@ typedef struct {
    * fill, its partial sums' stores), in K steps, for the model that
    * chooses the split (pg_configure_split_tail). */
   int tma_ws_split_unit_cost;
-  /* The GPU's FP32 FMA rate (FLOPs a second) over the bandwidth its memory
+  /* The GPU's FP32 FMA rate (unit_tflops) over the bandwidth its memory
    * keeps for plain loads and stores (bytes a second): prices a split's
    * reduction and a first kernel's bytes in the models. */
   int flops_per_byte;

@@ -610,7 +610,6 @@ static void test_wide_tiles_after(void **state) {
   assert_int_equal(plan.then.step, 0);
 }
 
-/* Stream-K: two tiles of partial sums a block, and the fix-up after. */
 /* `entry`'s launch on `gemm`, as auto's model sees it (pg_decide_entry). */
 static pg_kernel_launch model_launch(const char *entry, const pg_gemm_desc *gemm) {
   static pg_device device;
@@ -650,6 +649,7 @@ static void test_emulated_model(void **state) {
   (void)auto_emulated_runs_at(768, 768, 768, 0, 1, "wgmma_3xtf32");
 }
 
+/* Stream-K: two tiles of partial sums a block, and the fix-up after. */
 static void test_stream_k(void **state) {
   (void)state;
   const pg_plan plan = plan_of("tma_ws_streamk", 1408, 1408, 4096, ALIGNED(0x10000000), 4096,
