@@ -41,7 +41,7 @@
 #                 JSON, gzipped) and run-trace-NAME.txt (the summary and any
 #                 error lines), and run-timeline-NAME.png, which `make
 #                 timeline TRACES=$OUT/trace` draws of them
-#   emulated-set.csv, fp16x3.csv, fp16x3-split.csv, fp16x3-kernels.txt, layout-counters.txt, shapes-before.csv,
+#   emulated-set.csv, emulated-kernels.txt, fp16x3.csv, fp16x3-split.csv, fp16x3-kernels.txt, layout-counters.txt, shapes-before.csv,
 #   fp16x3-before.csv, before-after.txt: the steps of PG_BENCH_STEPS and
 #                 PG_BEFORE_STEPS that make them (below)
 #   device-check.tar.gz  everything above but summary.txt, in one file (the
@@ -564,6 +564,17 @@ if (( built )) && [ -x "$cli" ] && [ "${PG_SKIP_BENCH:-0}" != 1 ]; then
         --variant cublas,auto,wgmma_3xtf32,wgmma_fp16x3,auto_emulated --format csv --quiet
     done
     grep "geometric mean" "$OUT/emulated-set.csv" >>"$summary"
+    # Where 3xTF32's time goes at small squares (a call's fixed time in
+    # auto's model): each launch's own duration (emulated-kernels.txt),
+    # beside the call's time in emulated-set.csv.
+    ncu_tool=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+    for emulated_size in 512 1024; do
+      run_step "emulated kernels $emulated_size" "$OUT/emulated-kernels.txt" "$OUT/summary.txt" 60 \
+        "$ncu_tool" --clock-control none --metrics gpu__time_duration.sum \
+        --kernel-name regex:'3xtf32|reduce|split' \
+        "$cli" bench --variant wgmma_3xtf32 --size "$emulated_size" --warmup 0 --iters 1 \
+        --check off --quiet
+    done
   fi
   # The scaled FP16 form's build beside 3xTF32 and cuBLAS strict, at the
   # issue's squares on uniform inputs, at two on rows spanning 2^+-60 (wide:
