@@ -549,13 +549,13 @@ static void test_wide_tiles_after(void **state) {
     assert_int_equal(plan.then.step, 0);
     assert_int_equal(plan.args.own[0], 0);
   }
-  /* A GPU whose shared memory holds the FP16 form's two stages but not
+  /* A GPU whose shared memory holds the FP16 form at two stages but not
    * wgmma_3xtf32's four: the FP16 form's kernel keeps them too. */
   static pg_device small;
   small = h200();
   small.smem_optin = 160 * 1024;
   const pg_gemm_desc nn = layout_gemm(1000, 512, 700, 0, 0, 1, 0);
-  assert_int_equal(pg_plan_prepare_on(&plan, &small, pg_variant_find("wgmma_fp16x3"), 0, &nn),
+  assert_int_equal(pg_plan_prepare_on(&plan, &small, pg_variant_find("wgmma_fp16x3"), 2, &nn),
                    PG_OK);
   assert_int_equal(plan.steps, 2);
   assert_int_equal(plan.args.own[0], 0);

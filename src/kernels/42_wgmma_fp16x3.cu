@@ -85,9 +85,11 @@ PG_KERNELS_BEGIN
 #define F16X3_CONSUMERS 256                           /* two warpgroups multiply */
 #define F16X3_THREADS (F16X3_CONSUMERS + WG_WARPGROUP) /* and one copies */
 #define F16X3_MAX_STAGES 3
-/* Two stages: 2.87 / 3.08 / 3.09x cuBLAS strict at 4096 / 8192 / 16384^3
- * against three's 2.85 / 2.98 / 2.81 (H100, bench/results/products). */
-#define F16X3_DEFAULT_STAGES 2
+/* Three stages: 1.81 / 3.03 / 3.38 / 3.76x cuBLAS strict at 2048 / 4096 /
+ * 8192 / 16384^3 against two's 1.75 / 2.82 / 3.31 / 3.54 (H100, tree
+ * 84831d4; an earlier tree's H200 run preferred two by 3 %:
+ * bench/results/products). */
+#define F16X3_DEFAULT_STAGES 3
 #define F16X3_GROUP_M 8 /* tile rows a group of the tile order */
 /* Clusters of two blocks along the grid's x; a pair's empty[s] counts one
  * arrival from each consumer warp of either block. */
