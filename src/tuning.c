@@ -47,10 +47,11 @@
 
 /* auto_emulated's own candidates, ahead of the strict ones (the first on a
  * tie), fitted to the H100's run of the committed set at tree 251e513
- * (bench/results/products): the model's times within 8 % (FP16, at 2
+ * (bench/results/products): the model's times within 9 % (FP16, at 2
  * stages; 3 are 2-7 % faster, tree 84831d4, and the figure is left at 2's,
- * which at 2048^3 still runs 3xTF32 where it is faster) and 13 % (3xTF32)
- * rms of the measured at every shape where M and N >= 512. The
+ * which at 2048^3 still runs 3xTF32 where it is faster) and 12 % (3xTF32)
+ * rms of the measured at the shapes where M and N >= 512 (31 and 32 % for
+ * the rules before). The
  * split's pass is its first kernel's bytes (pg_model_hints.first_bytes);
  * call_us is a call's fixed time beyond the strict rules', which carry
  * none: the FP16 form's three launches, 3xTF32's fill and its split K's
