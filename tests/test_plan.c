@@ -632,7 +632,8 @@ static pg_kernel_launch model_launch(const char *entry, const pg_gemm_desc *gemm
  * and copies B where TMA cannot read it (ldb 1001). With the rules' fixed
  * time a call (call_us), auto_emulated runs strict FP32 at 512^3, where
  * 3xTF32 was 0.78x cuBLAS strict and auto 1.10x, and 3xTF32 at 768^3 (1.27
- * against 1.14x; H100, bench/results/products). */
+ * against 1.14x; H100, bench/results/products). And pg_then_alone, which
+ * the plan and the selectors ask of the wide tiles' entry. */
 static void test_emulated_model(void **state) {
   (void)state;
   const pg_gemm_desc batch = layout_gemm(300, 260, 200, 0, 0, 3, 1);
@@ -647,6 +648,19 @@ static void test_emulated_model(void **state) {
   assert_int_equal(plan_gemm("auto_emulated", &small).entry->info.precision,
                    PG_PRECISION_STRICT);
   (void)auto_emulated_runs_at(768, 768, 768, 0, 1, "wgmma_3xtf32");
+  /* The wide tiles' entry runs alone where its split is inside (op(A) =
+   * N, 16-byte rows), not where it needs its first kernel (op(A) = T, ldb
+   * 1001), nor where it is not in the build. */
+  const pg_device device = h200();
+  pg_layout_args problem;
+  pg_set_problem(&problem, &fused);
+  assert_int_equal(pg_then_alone(&device, "wgmma_3xtf32", &problem), PG_OK);
+  assert_int_equal(pg_then_alone(&device, "no_such_entry", &problem), PG_ERR_UNSUPPORTED);
+  pg_set_problem(&problem, &odd);
+  assert_int_equal(pg_then_alone(&device, "wgmma_3xtf32", &problem), PG_ERR_UNSUPPORTED);
+  const pg_gemm_desc a_t = layout_gemm(1000, 512, 700, 1, 0, 1, 0);
+  pg_set_problem(&problem, &a_t);
+  assert_int_equal(pg_then_alone(&device, "wgmma_3xtf32", &problem), PG_ERR_UNSUPPORTED);
 }
 
 /* Stream-K: two tiles of partial sums a block, and the fix-up after. */
