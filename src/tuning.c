@@ -51,8 +51,8 @@
  * stages; 3 are 2-7 % faster, tree 84831d4, and the figure is left at 2's,
  * which at 2048^3 still runs 3xTF32 where it is faster) and 12 % (3xTF32)
  * rms of the measured at the shapes where M and N >= 512 (31 and 32 % for
- * the rules before). The
- * split's pass is its first kernel's bytes (pg_model_hints.first_bytes);
+ * the rules before). The split's pass is its first kernel's bytes
+ * (pg_model_hints.first_bytes);
  * call_us is a call's fixed time beyond the strict rules', which carry
  * none: the FP16 form's three launches, 3xTF32's fill and its split K's
  * reduction. So the FP16 form runs where M N K is large enough that its
@@ -120,8 +120,8 @@ static const pg_tuning h200 = {
     .emulated_split_min_k_tiles = 4,
     .emulated_fused_max_n = 512,
     /* bench/results/products: every stage (2 and 4 bought nothing); a
-     * block a unit of the split's lines (fewer, walking them, not yet
-     * measured) */
+     * block a unit of the split's lines (1 to 3 blocks an SM walking them
+     * bought nothing) */
     .fp16x3_sum_stages = 1,
     .fp16x3_split_blocks_per_sm = 0,
 

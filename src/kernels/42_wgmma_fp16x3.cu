@@ -68,7 +68,8 @@
  * another on the grid (two blocks of a cluster may be tiles of two GEMMs
  * that share B); the 3xTF32 tile copies a transposed operand by plain
  * loads written across (f16x3_tf32x3_stage).
- * auto_emulated runs it where K is long enough (src/tuning.c).
+ * auto_emulated runs it where its products outweigh its split
+ * (src/tuning.c).
  *
  *   pipegemm bench --variant cublas,wgmma_3xtf32,wgmma_fp16x3 --size 4096
  */
@@ -521,8 +522,7 @@ static void configure(pg_layout_args *args, const pg_device *device, const pg_tu
    * span, then its parts) and written as two FP16. */
   launch->model.first_bytes =
       (2.0 * sizeof(float) + 2.0 * sizeof(uint16_t)) * args->k *
-      ((double)args->m * (args->stride_a != 0 ? args->batch : 1) +
-       (double)args->n * (args->stride_b != 0 ? args->batch : 1));
+      (double)pg_fp16x3_lines(args->m, args->n, args->batch, args->stride_a, args->stride_b);
   launch->tma = &f16x3_boxes;
   /* The tiles past the span rule by wgmma_3xtf32 after it, at full speed,
    * where that entry runs alone (pg_then_alone: op(A) = N and both
